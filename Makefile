@@ -1,0 +1,8 @@
+# Regenerate the API code from proto/ (offline once the module cache holds
+# the tools pinned in tools/go.mod).
+.PHONY: generate test
+generate:
+	go run -modfile=tools/go.mod github.com/bufbuild/buf/cmd/buf generate
+
+test:
+	go test ./...
