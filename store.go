@@ -64,3 +64,20 @@ type Store interface {
 	// Close releases the store.
 	Close() error
 }
+
+// Document is a JSON document kept by kind and id: a pairing event's
+// snapshot, an opponent finder's sizing model or one of its player models.
+type Document struct {
+	ID   string
+	Body []byte
+}
+
+// DocumentStore keeps documents for the parts of Cupid whose state is one
+// JSON value per thing (pairing events, opponent caches) rather than rows.
+type DocumentStore interface {
+	PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error
+	DeleteDocument(ctx context.Context, kind, id string) error
+	// Documents lists a kind's documents in id order after the cursor
+	// (exclusive), at most limit of them (all when limit ≤ 0).
+	Documents(ctx context.Context, kind, after string, limit int) ([]Document, error)
+}

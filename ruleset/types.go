@@ -112,6 +112,10 @@ type Ruleset struct {
 	// Quality weighs the criteria of a good match (seed 004) into the one
 	// score the engine maximises. Cupid extension.
 	Quality *QualityWeights `json:"quality,omitempty"`
+
+	// src remembers where Parse found each value, so that Validate can
+	// point at lines and columns. Nil for a Ruleset built in Go.
+	src *source
 }
 
 // Alliance is the team layout of a match (seed 003 "alliance"). All four

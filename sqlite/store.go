@@ -1,0 +1,465 @@
+// Package sqlite is Cupid's embedded store: tickets, matches, events and the
+// state of pairing events and opponent finders in one SQLite file, through a
+// pure-Go driver so the binary needs no C toolchain.
+//
+// Durability: the database runs in WAL mode with synchronous=FULL, so a
+// transaction that returned has reached the disk; the caller acknowledges a
+// ticket only after that. Writes go through one connection (SQLite allows one
+// writer at a time anyway); the matchmaker batches concurrent creates into one
+// transaction, which is what makes thousands of durable tickets per second
+// possible with one fsync per batch.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Store implements cupid.Store on SQLite.
+type Store struct {
+	w *sql.DB // the single writer connection
+	r *sql.DB // readers (WAL lets them run beside the writer)
+}
+
+var _ cupid.Store = (*Store)(nil)
+
+// Open opens (creating if needed) the database file at path and brings its
+// schema up to date.
+func Open(path string) (*Store, error) {
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: create data directory: %w", err)
+		}
+	}
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	w, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	}
+	w.SetMaxOpenConns(1)
+	if _, err := w.Exec(schema); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: create schema in %s: %w", path, err)
+	}
+	r, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&mode=ro")
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
+	}
+	r.SetMaxOpenConns(4)
+	return &Store{w: w, r: r}, nil
+}
+
+// Close closes both connections.
+func (s *Store) Close() error {
+	return errors.Join(s.r.Close(), s.w.Close())
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS tickets (
+	id         TEXT PRIMARY KEY,
+	queue      TEXT NOT NULL,
+	request_id TEXT UNIQUE,
+	state      TEXT NOT NULL,
+	created_at INTEGER NOT NULL,
+	match_id   TEXT,
+	body       BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tickets_state ON tickets (state, created_at);
+CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (queue, state, created_at);
+CREATE TABLE IF NOT EXISTS matches (
+	id         TEXT PRIMARY KEY,
+	created_at INTEGER NOT NULL,
+	body       BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+	ticket_id TEXT NOT NULL,
+	kind      TEXT NOT NULL,
+	at        INTEGER NOT NULL,
+	match_id  TEXT
+);
+CREATE INDEX IF NOT EXISTS events_ticket ON events (ticket_id, seq);
+CREATE TABLE IF NOT EXISTS documents (
+	kind TEXT NOT NULL,
+	id   TEXT NOT NULL,
+	body BLOB NOT NULL,
+	updated_at INTEGER NOT NULL,
+	PRIMARY KEY (kind, id)
+);
+`
+
+// CreateTickets stores the tickets in one transaction. A ticket whose
+// RequestID was seen before is not stored again; the earlier one is returned
+// in its place.
+func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, error) {
+	out := make([]*cupid.Ticket, len(ts))
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO tickets (id, queue, request_id, state, created_at, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		ev, err := tx.PrepareContext(ctx, `INSERT INTO events (ticket_id, kind, at) VALUES (?, ?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ev.Close()
+		for i, t := range ts {
+			body, err := json.Marshal(t)
+			if err != nil {
+				return err
+			}
+			var rid any
+			if t.RequestID != "" {
+				rid = t.RequestID
+			}
+			res, err := ins.ExecContext(ctx, t.ID, t.Key.Queue, rid, string(t.State), t.CreatedAt.UnixNano(), body)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				prev, err := scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE request_id = ?`, t.RequestID))
+				if err != nil {
+					return err
+				}
+				out[i] = prev
+				continue
+			}
+			if _, err := ev.ExecContext(ctx, t.ID, string(cupid.EventCreated), t.CreatedAt.UnixNano()); err != nil {
+				return err
+			}
+			out[i] = t
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Ticket returns one ticket.
+func (s *Store) Ticket(ctx context.Context, id string) (*cupid.Ticket, error) {
+	t, err := scanTicket(s.r.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cupid.NotFound("id", "no ticket %q", id)
+	}
+	return t, err
+}
+
+// Tickets lists tickets oldest first.
+func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
+	var where []string
+	var args []any
+	if f.Queue != "" {
+		where = append(where, "queue = ?")
+		args = append(args, f.Queue)
+	}
+	if f.State != "" {
+		where = append(where, "state = ?")
+		args = append(args, string(f.State))
+	}
+	q := `SELECT body, state, match_id FROM tickets`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created_at, id"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	return s.queryTickets(ctx, s.r, q, args...)
+}
+
+// WaitingTickets returns every waiting ticket, oldest first.
+func (s *Store) WaitingTickets(ctx context.Context) ([]*cupid.Ticket, error) {
+	return s.queryTickets(ctx, s.r, `SELECT body, state, match_id FROM tickets WHERE state = ? ORDER BY created_at, id`, string(cupid.StateWaiting))
+}
+
+// FinishTicket moves a waiting ticket to a final state.
+func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, now time.Time) (*cupid.Ticket, cupid.Event, error) {
+	if state != cupid.StateCancelled && state != cupid.StateExpired {
+		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
+	}
+	var t *cupid.Ticket
+	var ev cupid.Event
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		t, err = scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return cupid.NotFound("id", "no ticket %q", id)
+		}
+		if err != nil {
+			return err
+		}
+		if t.State != cupid.StateWaiting {
+			return cupid.Conflict("id", "ticket %q is already %s", id, t.State)
+		}
+		t.State = state
+		t.UpdatedAt = now
+		body, err := json.Marshal(t)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, body = ? WHERE id = ?`, string(state), body, id); err != nil {
+			return err
+		}
+		kind := cupid.EventCancelled
+		if state == cupid.StateExpired {
+			kind = cupid.EventExpired
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO events (ticket_id, kind, at) VALUES (?, ?, ?)`, id, string(kind), now.UnixNano())
+		if err != nil {
+			return err
+		}
+		seq, _ := res.LastInsertId()
+		ev = cupid.Event{Seq: seq, TicketID: id, Kind: kind, At: now}
+		return nil
+	})
+	if err != nil {
+		return nil, cupid.Event{}, err
+	}
+	return t, ev, nil
+}
+
+// CommitMatches stores each match atomically with its tickets' state change,
+// in one transaction for the batch. A match naming a ticket that is not
+// waiting (cancelled meanwhile, or in another match) is refused whole.
+func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, []cupid.Event, error) {
+	ok := make([]bool, len(ms))
+	var events []cupid.Event
+	err := s.tx(ctx, func(tx *sql.Tx) error {
+		events = events[:0]
+		for i, m := range ms {
+			committed, evs, err := commitMatch(ctx, tx, m)
+			if err != nil {
+				return err
+			}
+			ok[i] = committed
+			events = append(events, evs...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return ok, events, nil
+}
+
+// commitMatch commits one match inside tx, under a savepoint so a refused
+// match leaves nothing behind.
+func commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid.Event, error) {
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT m`); err != nil {
+		return false, nil, err
+	}
+	refuse := func() (bool, []cupid.Event, error) {
+		_, err := tx.ExecContext(ctx, `ROLLBACK TO m; RELEASE m`)
+		return false, nil, err
+	}
+	body, err := json.Marshal(m)
+	if err != nil {
+		return false, nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO matches (id, created_at, body) VALUES (?, ?, ?)`, m.ID, m.CreatedAt.UnixNano(), body); err != nil {
+		return false, nil, err
+	}
+	var events []cupid.Event
+	for _, id := range m.TicketIDs() {
+		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return refuse()
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		if t.State != cupid.StateWaiting {
+			return refuse()
+		}
+		t.State = cupid.StateMatched
+		t.MatchID = m.ID
+		t.UpdatedAt = m.CreatedAt
+		tb, err := json.Marshal(t)
+		if err != nil {
+			return false, nil, err
+		}
+		// The state condition makes the update itself the guard: even a
+		// second writer could not move a ticket into two matches.
+		res, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, match_id = ?, body = ? WHERE id = ? AND state = ?`,
+			string(cupid.StateMatched), m.ID, tb, id, string(cupid.StateWaiting))
+		if err != nil {
+			return false, nil, err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return refuse()
+		}
+		res, err = tx.ExecContext(ctx, `INSERT INTO events (ticket_id, kind, at, match_id) VALUES (?, ?, ?, ?)`, id, string(cupid.EventMatched), m.CreatedAt.UnixNano(), m.ID)
+		if err != nil {
+			return false, nil, err
+		}
+		seq, _ := res.LastInsertId()
+		events = append(events, cupid.Event{Seq: seq, TicketID: id, Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
+	}
+	if _, err := tx.ExecContext(ctx, `RELEASE m`); err != nil {
+		return false, nil, err
+	}
+	return true, events, nil
+}
+
+// Match returns a committed match.
+func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
+	var body []byte
+	err := s.r.QueryRowContext(ctx, `SELECT body FROM matches WHERE id = ?`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cupid.NotFound("match_id", "no match %q", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var m cupid.Match
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, fmt.Errorf("sqlite: decode match %s: %w", id, err)
+	}
+	return &m, nil
+}
+
+// Events returns a ticket's events after seq.
+func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]cupid.Event, error) {
+	rows, err := s.r.QueryContext(ctx, `SELECT seq, kind, at, match_id FROM events WHERE ticket_id = ? AND seq > ? ORDER BY seq`, ticketID, afterSeq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cupid.Event
+	for rows.Next() {
+		var ev cupid.Event
+		var at int64
+		var kind string
+		var matchID sql.NullString
+		if err := rows.Scan(&ev.Seq, &kind, &at, &matchID); err != nil {
+			return nil, err
+		}
+		ev.TicketID = ticketID
+		ev.Kind = cupid.EventKind(kind)
+		ev.At = time.Unix(0, at).UTC()
+		if matchID.Valid {
+			ev.Match = &cupid.Match{ID: matchID.String}
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range out {
+		if out[i].Match != nil {
+			m, err := s.Match(ctx, out[i].Match.ID)
+			if err != nil {
+				return nil, err
+			}
+			out[i].Match = m
+		}
+	}
+	return out, nil
+}
+
+// PutDocument stores a JSON document of a kind (a pairing event, a sizing
+// model) under an id, replacing any earlier one.
+func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES (?, ?, ?, ?)
+			ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`, kind, id, body, now.UnixNano())
+		return err
+	})
+}
+
+// DeleteDocument removes a document; removing a missing one is not an error.
+func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
+	return s.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE kind = ? AND id = ?`, kind, id)
+		return err
+	})
+}
+
+// Documents returns every document of a kind, by id, in id order after the
+// cursor (exclusive), at most limit of them (all when limit ≤ 0).
+func (s *Store) Documents(ctx context.Context, kind, after string, limit int) ([]cupid.Document, error) {
+	q := `SELECT id, body FROM documents WHERE kind = ? AND id > ? ORDER BY id`
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
+	}
+	rows, err := s.r.QueryContext(ctx, q, kind, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cupid.Document
+	for rows.Next() {
+		var d cupid.Document
+		if err := rows.Scan(&d.ID, &d.Body); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := s.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	if err := f(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("sqlite: commit: %w", err)
+	}
+	return nil
+}
+
+type rowScanner interface{ Scan(...any) error }
+
+func scanTicket(row rowScanner) (*cupid.Ticket, error) {
+	var body []byte
+	var state string
+	var matchID sql.NullString
+	if err := row.Scan(&body, &state, &matchID); err != nil {
+		return nil, err
+	}
+	var t cupid.Ticket
+	if err := json.Unmarshal(body, &t); err != nil {
+		return nil, fmt.Errorf("sqlite: decode ticket: %w", err)
+	}
+	t.State = cupid.TicketState(state)
+	if matchID.Valid {
+		t.MatchID = matchID.String
+	}
+	return &t, nil
+}
+
+func (s *Store) queryTickets(ctx context.Context, db *sql.DB, q string, args ...any) ([]*cupid.Ticket, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cupid.Ticket
+	for rows.Next() {
+		t, err := scanTicket(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}

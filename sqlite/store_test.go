@@ -1,0 +1,210 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func openTemp(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "cupid.db")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, path
+}
+
+func ticket(id, rid string, age time.Duration) *cupid.Ticket {
+	return &cupid.Ticket{
+		ID: id, Key: cupid.QueueKey{Queue: "duel"}, RequestID: rid, State: cupid.StateWaiting,
+		Players:   []cupid.Player{{ID: "p-" + id, Attributes: map[string]cupid.Value{"mmr": cupid.Number(1500)}}},
+		CreatedAt: t0.Add(-age), ExpiresAt: t0.Add(time.Hour),
+	}
+}
+
+func TestCreateIsIdempotentByRequestID(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	got, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "r1", 0), ticket("b", "", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0].ID != "a" || got[1].ID != "b" {
+		t.Fatalf("created %s, %s", got[0].ID, got[1].ID)
+	}
+	again, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("c", "r1", 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again[0].ID != "a" {
+		t.Fatalf("retry with request id r1 returned %q, want the first ticket a", again[0].ID)
+	}
+	if _, err := s.Ticket(ctx, "c"); cupid.ErrorCode(err) != cupid.CodeNotFound {
+		t.Fatalf("the retry stored a second ticket: err=%v", err)
+	}
+}
+
+func TestCommitMatchesNeverPutsATicketInTwoMatches(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	if _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 3), ticket("b", "", 2), ticket("c", "", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	m1 := &cupid.Match{ID: "m1", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}
+	m2 := &cupid.Match{ID: "m2", Teams: []cupid.Team{{TicketIDs: []string{"c"}}, {TicketIDs: []string{"a"}}}, CreatedAt: t0}
+	ok, events, err := s.CommitMatches(ctx, []*cupid.Match{m1, m2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok[0] || ok[1] {
+		t.Fatalf("commit results %v, want [true false]", ok)
+	}
+	if len(events) != 2 {
+		t.Fatalf("%d events, want 2 (a and b matched)", len(events))
+	}
+	c, err := s.Ticket(ctx, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.State != cupid.StateWaiting || c.MatchID != "" {
+		t.Fatalf("refused match changed c: %+v", c)
+	}
+	if _, err := s.Match(ctx, "m2"); cupid.ErrorCode(err) != cupid.CodeNotFound {
+		t.Fatalf("refused match m2 was stored: %v", err)
+	}
+	a, _ := s.Ticket(ctx, "a")
+	if a.State != cupid.StateMatched || a.MatchID != "m1" {
+		t.Fatalf("a = %s/%s, want matched/m1", a.State, a.MatchID)
+	}
+}
+
+func TestFinishTicket(t *testing.T) {
+	cases := []struct {
+		name  string
+		state cupid.TicketState
+		pre   func(s *Store)
+		code  cupid.Code
+	}{
+		{"cancel waiting", cupid.StateCancelled, nil, ""},
+		{"expire waiting", cupid.StateExpired, nil, ""},
+		{"cancel twice", cupid.StateCancelled, func(s *Store) {
+			s.FinishTicket(context.Background(), "a", cupid.StateCancelled, t0)
+		}, cupid.CodeConflict},
+		{"cancel matched", cupid.StateCancelled, func(s *Store) {
+			s.CreateTickets(context.Background(), []*cupid.Ticket{ticket("b", "", 0)})
+			s.CommitMatches(context.Background(), []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a", "b"}}}}})
+		}, cupid.CodeConflict},
+		{"bad state", cupid.StateMatched, nil, cupid.CodeInvalid},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, _ := openTemp(t)
+			ctx := context.Background()
+			s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 0)})
+			if c.pre != nil {
+				c.pre(s)
+			}
+			before, _ := s.Ticket(ctx, "a")
+			tk, ev, err := s.FinishTicket(ctx, "a", c.state, t0)
+			if cupid.ErrorCode(err) != c.code && !(c.code == "" && err == nil) {
+				t.Fatalf("err = %v, want code %q", err, c.code)
+			}
+			if c.code != "" {
+				after, _ := s.Ticket(ctx, "a")
+				if after.State != before.State {
+					t.Fatalf("a failed finish changed the state from %s to %s", before.State, after.State)
+				}
+				return
+			}
+			if tk.State != c.state || ev.Seq == 0 {
+				t.Fatalf("ticket %s, event %+v", tk.State, ev)
+			}
+		})
+	}
+}
+
+func TestEventsSurviveReopenAndResumeAfterSeq(t *testing.T) {
+	s, path := openTemp(t)
+	ctx := context.Background()
+	s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 10*time.Second), ticket("b", "", 5*time.Second)})
+	s.CommitMatches(ctx, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}})
+	s.Close()
+
+	s2, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	evs, err := s2.Events(ctx, "a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[0].Kind != cupid.EventCreated || evs[1].Kind != cupid.EventMatched {
+		t.Fatalf("events %+v", evs)
+	}
+	if evs[1].Match == nil || len(evs[1].Match.Teams) != 2 {
+		t.Fatalf("matched event lost its match: %+v", evs[1].Match)
+	}
+	rest, _ := s2.Events(ctx, "a", evs[0].Seq)
+	if len(rest) != 1 || rest[0].Seq != evs[1].Seq {
+		t.Fatalf("after seq %d got %+v", evs[0].Seq, rest)
+	}
+	a, _ := s2.Ticket(ctx, "a")
+	if !a.CreatedAt.Equal(t0.Add(-10 * time.Second)) {
+		t.Fatalf("created_at %v lost across reopen", a.CreatedAt)
+	}
+}
+
+func TestWaitingTicketsOldestFirst(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	var ts []*cupid.Ticket
+	for i := 0; i < 5; i++ {
+		ts = append(ts, ticket(fmt.Sprint(i), "", time.Duration(i)*time.Second))
+	}
+	s.CreateTickets(ctx, ts)
+	s.FinishTicket(ctx, "2", cupid.StateCancelled, t0)
+	w, err := s.WaitingTickets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, t := range w {
+		ids = append(ids, t.ID)
+	}
+	if fmt.Sprint(ids) != "[4 3 1 0]" {
+		t.Fatalf("waiting %v, want [4 3 1 0]", ids)
+	}
+}
+
+func TestDocuments(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	for _, id := range []string{"b", "a", "c"} {
+		if err := s.PutDocument(ctx, "k", id, []byte(`{"v":"`+id+`"}`), t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.PutDocument(ctx, "k", "a", []byte(`{"v":"a2"}`), t0)
+	s.DeleteDocument(ctx, "k", "c")
+	docs, err := s.Documents(ctx, "k", "", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 2 || docs[0].ID != "a" || string(docs[0].Body) != `{"v":"a2"}` || docs[1].ID != "b" {
+		t.Fatalf("documents %+v", docs)
+	}
+	page, _ := s.Documents(ctx, "k", "a", 1)
+	if len(page) != 1 || page[0].ID != "b" {
+		t.Fatalf("page after a: %+v", page)
+	}
+}
