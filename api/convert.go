@@ -1,0 +1,194 @@
+package api
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/structpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/matchmaker"
+)
+
+// attributesIn turns protobuf Values into domain Values: numbers, strings
+// and lists of strings are accepted; anything else is an error naming the
+// attribute.
+func attributesIn(field string, in map[string]*structpb.Value) (map[string]cupid.Value, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]cupid.Value, len(in))
+	for _, name := range cupid.SortedKeys(in) {
+		v, err := valueIn(field+"."+name, in[name])
+		if err != nil {
+			return nil, err
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+func valueIn(field string, v *structpb.Value) (cupid.Value, error) {
+	switch k := v.GetKind().(type) {
+	case *structpb.Value_NumberValue:
+		if math.IsNaN(k.NumberValue) || math.IsInf(k.NumberValue, 0) {
+			return cupid.Value{}, cupid.Invalid(field, "must be a finite number, got %v", k.NumberValue)
+		}
+		return cupid.Number(k.NumberValue), nil
+	case *structpb.Value_StringValue:
+		return cupid.String(k.StringValue), nil
+	case *structpb.Value_ListValue:
+		items := k.ListValue.GetValues()
+		ss := make([]string, len(items))
+		for i, it := range items {
+			s, ok := it.GetKind().(*structpb.Value_StringValue)
+			if !ok {
+				return cupid.Value{}, cupid.Invalid(fmt.Sprintf("%s[%d]", field, i), "lists may hold only strings")
+			}
+			ss[i] = s.StringValue
+		}
+		return cupid.Strings(ss...), nil
+	}
+	return cupid.Value{}, cupid.Invalid(field, "must be a number, a string or a list of strings")
+}
+
+func attributesOut(in map[string]cupid.Value) map[string]*structpb.Value {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*structpb.Value, len(in))
+	for k, v := range in {
+		switch v.Kind {
+		case cupid.KindNumber:
+			out[k] = structpb.NewNumberValue(v.Number)
+		case cupid.KindString:
+			out[k] = structpb.NewStringValue(v.String)
+		case cupid.KindStrings:
+			items := make([]*structpb.Value, len(v.Strings))
+			for i, s := range v.Strings {
+				items[i] = structpb.NewStringValue(s)
+			}
+			out[k] = structpb.NewListValue(&structpb.ListValue{Values: items})
+		}
+	}
+	return out
+}
+
+func ticketIn(r *cupidv1.CreateTicketRequest) (*cupid.Ticket, error) {
+	if r.GetQueue() == "" {
+		return nil, cupid.Invalid("queue", "required")
+	}
+	t := &cupid.Ticket{
+		Key:       cupid.QueueKey{Queue: r.GetQueue(), Version: r.GetVersion(), Custom: r.GetCustomKey()},
+		Latencies: r.GetLatencies(),
+		RequestID: r.GetRequestId(),
+	}
+	for i, p := range r.GetPlayers() {
+		attrs, err := attributesIn(fmt.Sprintf("players[%d].attributes", i), p.GetAttributes())
+		if err != nil {
+			return nil, err
+		}
+		t.Players = append(t.Players, cupid.Player{ID: p.GetId(), Attributes: attrs})
+	}
+	attrs, err := attributesIn("attributes", r.GetAttributes())
+	if err != nil {
+		return nil, err
+	}
+	t.Attributes = attrs
+	// Seed 003's reserved key client_version splits pools like version.
+	if cv, ok := t.Attributes["client_version"]; ok && t.Key.Version == "" && cv.Kind == cupid.KindString {
+		t.Key.Version = cv.String
+	}
+	return t, nil
+}
+
+var stateOut = map[cupid.TicketState]cupidv1.TicketState{
+	cupid.StateWaiting:   cupidv1.TicketState_TICKET_STATE_WAITING,
+	cupid.StateMatched:   cupidv1.TicketState_TICKET_STATE_MATCHED,
+	cupid.StateCancelled: cupidv1.TicketState_TICKET_STATE_CANCELLED,
+	cupid.StateExpired:   cupidv1.TicketState_TICKET_STATE_EXPIRED,
+}
+
+var stateIn = map[cupidv1.TicketState]cupid.TicketState{
+	cupidv1.TicketState_TICKET_STATE_UNSPECIFIED: "",
+	cupidv1.TicketState_TICKET_STATE_WAITING:     cupid.StateWaiting,
+	cupidv1.TicketState_TICKET_STATE_MATCHED:     cupid.StateMatched,
+	cupidv1.TicketState_TICKET_STATE_CANCELLED:   cupid.StateCancelled,
+	cupidv1.TicketState_TICKET_STATE_EXPIRED:     cupid.StateExpired,
+}
+
+func ticketOut(t *cupid.Ticket, m *cupid.Match, why *engine.Explanation, now time.Time) *cupidv1.Ticket {
+	out := &cupidv1.Ticket{
+		Id:         t.ID,
+		Queue:      t.Key.Queue,
+		Version:    t.Key.Version,
+		CustomKey:  t.Key.Custom,
+		Latencies:  t.Latencies,
+		Attributes: attributesOut(t.Attributes),
+		RequestId:  t.RequestID,
+		State:      stateOut[t.State],
+		CreatedAt:  timestamppb.New(t.CreatedAt),
+		ExpiresAt:  timestamppb.New(t.ExpiresAt),
+		MatchId:    t.MatchID,
+	}
+	for _, p := range t.Players {
+		out.Players = append(out.Players, &cupidv1.Player{Id: p.ID, Attributes: attributesOut(p.Attributes)})
+	}
+	end := now
+	if t.State.Final() && !t.UpdatedAt.IsZero() {
+		end = t.UpdatedAt
+	}
+	out.Waited = durationpb.New(end.Sub(t.CreatedAt))
+	if m != nil {
+		out.Match = matchOut(m)
+	}
+	if why != nil {
+		out.Why = explanationOut(why)
+	}
+	return out
+}
+
+func matchOut(m *cupid.Match) *cupidv1.Match {
+	out := &cupidv1.Match{
+		Id:        m.ID,
+		Queue:     m.Key.Queue,
+		Quality:   &cupidv1.Quality{Score: m.Quality.Score, Parts: m.Quality.Parts},
+		CreatedAt: timestamppb.New(m.CreatedAt),
+	}
+	for _, t := range m.Teams {
+		out.Teams = append(out.Teams, &cupidv1.Team{TicketIds: t.TicketIDs, PlayerIds: t.PlayerIDs})
+	}
+	return out
+}
+
+func eventOut(ev cupid.Event) *cupidv1.TicketEvent {
+	out := &cupidv1.TicketEvent{
+		Seq:      ev.Seq,
+		TicketId: ev.TicketID,
+		Kind:     string(ev.Kind),
+		At:       timestamppb.New(ev.At),
+	}
+	if ev.Match != nil {
+		out.Match = matchOut(ev.Match)
+	}
+	return out
+}
+
+func poolStatsOut(p matchmaker.PoolStats) *cupidv1.PoolStats {
+	return &cupidv1.PoolStats{
+		Queue:          p.Key.Queue,
+		Version:        p.Key.Version,
+		CustomKey:      p.Key.Custom,
+		Waiting:        int64(p.Waiting),
+		PlayersWaiting: int64(p.Players),
+		OldestWait:     durationpb.New(p.OldestWait),
+		MatchesFormed:  p.MatchesFormed,
+		MeanQuality:    p.MeanQuality,
+		RulesetVersion: int32(p.RulesetVersion),
+	}
+}

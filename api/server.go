@@ -1,0 +1,117 @@
+// Package api is Cupid's transport: Connect handlers (gRPC, gRPC-Web and
+// JSON over HTTP on one port), WebSocket event streams for game clients,
+// health and metrics endpoints, and the mapping of domain errors to
+// protocol codes.
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/matchmaker"
+)
+
+// MaxRequestBytes bounds every request body. A ticket of 100 players with
+// 64 attributes each stays far below it.
+const MaxRequestBytes = 1 << 20
+
+// Options configure the HTTP handler.
+type Options struct {
+	Matchmaker *matchmaker.Service
+	Logger     *slog.Logger
+	// Gatherer serves /metrics; none when nil.
+	Gatherer prometheus.Gatherer
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Ready tells /readyz whether the server takes traffic.
+	Ready *atomic.Bool
+	// WebSocketAnyOrigin accepts WebSocket upgrades from pages of any
+	// origin (browsers send Origin; native clients do not).
+	WebSocketAnyOrigin bool
+}
+
+type server struct {
+	mm          *matchmaker.Service
+	log         *slog.Logger
+	now         func() time.Time
+	wsAnyOrigin bool
+}
+
+// Handler returns the server's HTTP handler.
+func Handler(o Options) http.Handler {
+	s := &server{mm: o.Matchmaker, log: o.Logger, now: o.Now, wsAnyOrigin: o.WebSocketAnyOrigin}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	opts := []connect.HandlerOption{
+		connect.WithReadMaxBytes(MaxRequestBytes),
+		connect.WithRecover(func(_ context.Context, spec connect.Spec, _ http.Header, r any) error {
+			s.log.Error("panic in handler", "procedure", spec.Procedure, "panic", r)
+			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
+		}),
+	}
+	mux := http.NewServeMux()
+	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now}, opts...))
+	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if o.Ready != nil && !o.Ready.Load() {
+			http.Error(w, "starting", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte("ready\n"))
+	})
+	if o.Gatherer != nil {
+		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	}
+	return limitBody(mux)
+}
+
+// limitBody caps request bodies for the non-Connect handlers too.
+func limitBody(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes+4096)
+		h.ServeHTTP(w, r)
+	})
+}
+
+// httpError answers a plain HTTP request with a JSON error in the shape of
+// Connect's: {"code": "...", "message": "..."}.
+func httpError(w http.ResponseWriter, err error) {
+	code := connect.CodeInternal
+	msg := "internal error"
+	var e *cupid.Error
+	if errors.As(err, &e) {
+		code = codeOf(e.Code)
+		msg = e.Error()
+	}
+	status := map[connect.Code]int{
+		connect.CodeInvalidArgument:    http.StatusBadRequest,
+		connect.CodeNotFound:           http.StatusNotFound,
+		connect.CodeFailedPrecondition: http.StatusConflict,
+		connect.CodeUnavailable:        http.StatusServiceUnavailable,
+		connect.CodeResourceExhausted:  http.StatusRequestEntityTooLarge,
+		connect.CodeUnauthenticated:    http.StatusUnauthorized,
+		connect.CodePermissionDenied:   http.StatusForbidden,
+		connect.CodeInternal:           http.StatusInternalServerError,
+	}[code]
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"code": code.String(), "message": msg})
+}

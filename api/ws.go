@@ -1,0 +1,71 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// watchSocket serves GET /v1/tickets/{id}/ws?after_seq=N: the same events
+// as WatchTicket, as JSON text messages (the Connect JSON form of
+// TicketEvent), for game clients that cannot speak gRPC. The server closes
+// the socket normally after the final event; on any other close the client
+// reconnects with the last seq it saw.
+func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var after int64
+	if v := r.URL.Query().Get("after_seq"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			httpError(w, cupid.Invalid("after_seq", "must be a non-negative integer, got %q", v))
+			return
+		}
+		after = n
+	}
+	// Fail before the upgrade when the ticket does not exist, so the client
+	// gets a plain HTTP error it can read.
+	if _, err := s.mm.GetTicket(r.Context(), id); err != nil {
+		httpError(w, err)
+		return
+	}
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: s.wsAnyOrigin})
+	if err != nil {
+		return // Accept has answered the client
+	}
+	c.SetReadLimit(4096)
+	// Reading drives pings/pongs and notices the client going away.
+	ctx := c.CloseRead(r.Context())
+	marshal := protojson.MarshalOptions{UseProtoNames: false}
+	err = s.mm.Watch(ctx, id, after, func(ev cupid.Event) error {
+		b, err := marshal.Marshal(eventOut(ev))
+		if err != nil {
+			return err
+		}
+		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		return c.Write(wctx, websocket.MessageText, b)
+	})
+	if err == nil {
+		c.Close(websocket.StatusNormalClosure, "final event sent")
+		return
+	}
+	if errors.Is(err, context.Canceled) {
+		c.CloseNow()
+		return
+	}
+	c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
