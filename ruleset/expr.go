@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/cupid-match/cupid"
@@ -297,12 +298,30 @@ func compileExpr(src, scope string, score bool) (*vm.Program, error) {
 func exprError(err error) error {
 	var fe *file.Error
 	if errors.As(err, &fe) {
+		for _, name := range disabledBuiltins {
+			if fe.Message == "unknown name "+name {
+				fe.Message += " (" + strings.Join(disabledBuiltins, ", ") + " are not available in rulesets)"
+			}
+		}
+		fe.Message += scopeHint(fe.Message)
 		if fe.Line > 0 {
 			return fmt.Errorf("does not compile: %s (line %d, column %d of the expression)", fe.Message, fe.Line, fe.Column+1)
 		}
 		return fmt.Errorf("does not compile: %s", fe.Message)
 	}
 	return fmt.Errorf("does not compile: %v", err)
+}
+
+// scopeHint explains an unknown name that belongs to the other scope, the
+// likeliest cause of that error.
+func scopeHint(msg string) string {
+	switch msg {
+	case "unknown name teams", "unknown name match":
+		return ` (a "pair" expression sees ticket and candidate; set "scope": "match" to see match and teams)`
+	case "unknown name ticket", "unknown name candidate":
+		return ` (a "match" expression sees match and teams; set "scope": "pair" to see ticket and candidate)`
+	}
+	return ""
 }
 
 // budgetVisitor collects what checkBudget needs from one walk of the tree.

@@ -221,6 +221,12 @@ func (r *reader) value(depth int) *node {
 		n.kind = kindNull
 	case c == '\'':
 		r.fail(r.off, "strings must be in double quotes, not single quotes")
+	case isWordByte(c):
+		end := r.off
+		for end < len(r.data) && isWordByte(r.data[end]) {
+			end++
+		}
+		r.fail(r.off, "unexpected %q: expected a value (strings need double quotes)", string(r.data[r.off:end]))
 	case c == '}' || c == ']':
 		r.fail(r.off, "unexpected %s: a value is missing", r.describe(r.off))
 	default:
@@ -284,13 +290,13 @@ func (r *reader) object(n *node, depth int) {
 			r.path = r.path[:len(r.path)-1]
 		}
 		seen[key] = true
+		r.path = append(r.path, key)
 		r.space()
 		if r.off >= len(r.data) || r.data[r.off] != ':' {
 			r.fail(r.off, "unexpected %s: expected ':' after key %q", r.describe(r.off), key)
 		}
 		r.off++
 		r.space()
-		r.path = append(r.path, key)
 		v := r.value(depth + 1)
 		r.path = r.path[:len(r.path)-1]
 		n.keys = append(n.keys, key)

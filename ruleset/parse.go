@@ -24,6 +24,11 @@ func Parse(data []byte) (*Ruleset, error) {
 	d := &decoder{pos: map[string]Pos{}, probs: probs}
 	rs := d.ruleset(root)
 	if len(d.probs) > 0 {
+		// Validation will not run, so say here what it would say first
+		// about a document that is not a ruleset at all.
+		if root.kind == kindObject && !contains(root.keys, "alliance") {
+			d.problem(root, "alliance", "required: the number of teams and of players per team")
+		}
 		d.probs.sortByPosition()
 		return nil, d.probs
 	}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+)
+
+// TestMain lets the test binary play the cupid binary: with CUPID_EXEC set
+// it runs the command line in CUPID_ARGS instead of the tests, so the kill
+// test can start a real server process without a separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("CUPID_EXEC") == "1" {
+		var args []string
+		json.Unmarshal([]byte(os.Getenv("CUPID_ARGS")), &args)
+		root := rootCmd()
+		root.SetArgs(args)
+		if err := root.Execute(); err != nil {
+			fmt.Fprintln(os.Stderr, "cupid:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// process is a server running as a child process.
+type process struct {
+	cmd *exec.Cmd
+	url string
+}
+
+func startProcess(t *testing.T, data string) *process {
+	t.Helper()
+	args, _ := json.Marshal([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--log-format", "json"})
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "CUPID_EXEC=1", "CUPID_ARGS="+string(args))
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			var line struct {
+				Msg  string `json:"msg"`
+				Addr string `json:"addr"`
+			}
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	p := &process{cmd: cmd}
+	t.Cleanup(func() { p.kill() })
+	select {
+	case a := <-addr:
+		p.url = "http://" + a
+	case <-time.After(60 * time.Second):
+		t.Fatal("server process did not start listening")
+	}
+	return p
+}
+
+func (p *process) kill() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+}
+
+func (p *process) client() cupidv1connect.TicketServiceClient {
+	return cupidv1connect.NewTicketServiceClient(h2cClient(), p.url, connect.WithGRPC())
+}
+
+// TestKillDashNineLosesNothing creates tickets from many goroutines, kills
+// the server with SIGKILL while they are in flight, restarts it on the same
+// data and checks: every acknowledged ticket is there; waiting ones kept
+// their age and still match; matched ones report their match; no ticket is
+// in two matches; a watcher that reconnects gets what it missed.
+func TestKillDashNineLosesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	data := t.TempDir()
+	p := startProcess(t, data)
+	c := p.client()
+
+	type acked struct {
+		id      string
+		created time.Time
+		mmr     float64
+	}
+	var (
+		mu   sync.Mutex
+		acks []acked
+		wg   sync.WaitGroup
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	for w := 0; w < 8; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				// Pairs (w, i even/odd) share a skill far from every
+				// other pair: each pair matches, nobody else does.
+				mmr := float64(100000*w + 1000*(i/2))
+				if i%7 == 6 {
+					mmr += 500 // a loner: waits
+				}
+				res, err := c.CreateTicket(ctx, connect.NewRequest(&cupidv1.CreateTicketRequest{
+					Queue: "duel", Players: []*cupidv1.Player{player(fmt.Sprintf("w%d-%d", w, i), mmr)},
+				}))
+				if err != nil {
+					return // the server died under us; not acknowledged
+				}
+				mu.Lock()
+				acks = append(acks, acked{res.Msg.GetTicket().GetId(), res.Msg.GetTicket().GetCreatedAt().AsTime(), mmr})
+				n := len(acks)
+				mu.Unlock()
+				if n == 300 {
+					p.cmd.Process.Signal(syscall.SIGKILL)
+				}
+			}
+		}(w)
+	}
+	p.cmd.Wait()
+	cancel()
+	wg.Wait()
+	if len(acks) < 300 {
+		t.Fatalf("only %d tickets acknowledged before the kill", len(acks))
+	}
+
+	p2 := startProcess(t, data)
+	c2 := p2.client()
+	inMatch := map[string]string{} // ticket → match
+	var waiting []acked
+	for _, a := range acks {
+		res, err := c2.GetTicket(context.Background(), connect.NewRequest(&cupidv1.GetTicketRequest{Id: a.id}))
+		if err != nil {
+			t.Fatalf("acknowledged ticket %s lost after kill -9: %v", a.id, err)
+		}
+		tk := res.Msg.GetTicket()
+		if !tk.GetCreatedAt().AsTime().Equal(a.created) {
+			t.Fatalf("ticket %s created_at %v, acknowledged as %v", a.id, tk.GetCreatedAt().AsTime(), a.created)
+		}
+		switch tk.GetState() {
+		case cupidv1.TicketState_TICKET_STATE_WAITING:
+			waiting = append(waiting, a)
+		case cupidv1.TicketState_TICKET_STATE_MATCHED:
+			m := tk.GetMatch()
+			found := false
+			for _, team := range m.GetTeams() {
+				for _, id := range team.GetTicketIds() {
+					if prev, ok := inMatch[id]; ok && prev != m.GetId() {
+						t.Fatalf("ticket %s is in two matches: %s and %s", id, prev, m.GetId())
+					}
+					inMatch[id] = m.GetId()
+					found = found || id == a.id
+				}
+			}
+			if !found {
+				t.Fatalf("ticket %s says match %s, which does not hold it", a.id, m.GetId())
+			}
+		default:
+			t.Fatalf("ticket %s is %v after restart", a.id, tk.GetState())
+		}
+	}
+	if len(waiting) == 0 {
+		t.Fatal("no waiting ticket survived to test the reload; the loners should wait")
+	}
+	t.Logf("%d acknowledged before kill: %d matched, %d waiting", len(acks), len(inMatch), len(waiting))
+
+	// Reloaded tickets are back in their pools: a partner of equal skill
+	// matches them. A watcher resuming after the created event gets the
+	// match it missed.
+	w := waiting[0]
+	evs, err := c2.WatchTicket(context.Background(), connect.NewRequest(&cupidv1.WatchTicketRequest{Id: w.id}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !evs.Receive() || evs.Msg().GetKind() != "created" {
+		t.Fatalf("first event of %s: %v %v", w.id, evs.Msg(), evs.Err())
+	}
+	createdSeq := evs.Msg().GetSeq()
+	evs.Close()
+	create(t, c2, "duel", player("late-partner", w.mmr))
+	ev := waitFinal(t, c2, w.id, createdSeq)
+	if ev.GetKind() != "matched" {
+		t.Fatalf("reloaded ticket's final event %q, want matched", ev.GetKind())
+	}
+}

@@ -1,0 +1,216 @@
+package engine
+
+import (
+	"slices"
+	"sort"
+)
+
+// index keeps waiting tickets sorted by the primary distance attribute (the
+// first matching rule), so an anchor finds its nearest candidates by binary
+// search and a walk outward instead of a scan of the whole pool. It is a list
+// of sorted chunks: inserting costs a chunk's worth of copying rather than
+// the whole pool's, and a pass can read long runs of keys contiguously.
+//
+// Entries are (key, slot) pairs ordered by key then slot. Removed tickets
+// stay in the index until the pool compacts (pool.go); readers skip them.
+type index struct {
+	chunks []ichunk
+	n      int
+}
+
+type ichunk struct {
+	keys  []float64
+	slots []int32
+}
+
+// Chunk sizes: a chunk splits when it outgrows maxChunk; bulk builds fill
+// chunks to chunkFill.
+const (
+	chunkFill = 512
+	maxChunk  = 1024
+)
+
+// ipos is a position in the index: chunk and offset.
+type ipos struct{ c, i int }
+
+func less(k1 float64, s1 int32, k2 float64, s2 int32) bool {
+	return k1 < k2 || (k1 == k2 && s1 < s2)
+}
+
+// search returns the first position whose entry is not less than (k, s).
+func (x *index) search(k float64, s int32) ipos {
+	c := sort.Search(len(x.chunks), func(c int) bool {
+		ch := &x.chunks[c]
+		last := len(ch.keys) - 1
+		return !less(ch.keys[last], ch.slots[last], k, s)
+	})
+	if c == len(x.chunks) {
+		return ipos{c, 0}
+	}
+	ch := &x.chunks[c]
+	i := sort.Search(len(ch.keys), func(i int) bool { return !less(ch.keys[i], ch.slots[i], k, s) })
+	return ipos{c, i}
+}
+
+// insert adds one entry.
+func (x *index) insert(k float64, s int32) {
+	x.n++
+	if len(x.chunks) == 0 {
+		x.chunks = append(x.chunks, ichunk{keys: []float64{k}, slots: []int32{s}})
+		return
+	}
+	p := x.search(k, s)
+	if p.c == len(x.chunks) {
+		p = ipos{p.c - 1, len(x.chunks[p.c-1].keys)}
+	}
+	ch := &x.chunks[p.c]
+	ch.keys = slices.Insert(ch.keys, p.i, k)
+	ch.slots = slices.Insert(ch.slots, p.i, s)
+	if len(ch.keys) > maxChunk {
+		half := len(ch.keys) / 2
+		right := ichunk{
+			keys:  append([]float64(nil), ch.keys[half:]...),
+			slots: append([]int32(nil), ch.slots[half:]...),
+		}
+		ch.keys = ch.keys[:half:half]
+		ch.slots = ch.slots[:half:half]
+		x.chunks = slices.Insert(x.chunks, p.c+1, right)
+	}
+}
+
+// rebuild replaces the index with the given entries, which must be sorted.
+func (x *index) rebuild(keys []float64, slots []int32) {
+	x.chunks = x.chunks[:0]
+	x.n = len(keys)
+	for i := 0; i < len(keys); i += chunkFill {
+		j := min(i+chunkFill, len(keys))
+		ch := ichunk{keys: make([]float64, j-i, chunkFill*2), slots: make([]int32, j-i, chunkFill*2)}
+		copy(ch.keys, keys[i:j])
+		copy(ch.slots, slots[i:j])
+		x.chunks = append(x.chunks, ch)
+	}
+}
+
+// all returns every entry in order.
+func (x *index) all() ([]float64, []int32) {
+	keys := make([]float64, 0, x.n)
+	slots := make([]int32, 0, x.n)
+	for _, ch := range x.chunks {
+		keys = append(keys, ch.keys...)
+		slots = append(slots, ch.slots...)
+	}
+	return keys, slots
+}
+
+// merge adds many entries at once (a bulk load or a reload after restart):
+// one sort of the newcomers and one merge, instead of one insert each.
+func (x *index) merge(keys []float64, slots []int32) {
+	type kv struct {
+		k float64
+		s int32
+	}
+	add := make([]kv, len(keys))
+	for i := range keys {
+		add[i] = kv{keys[i], slots[i]}
+	}
+	sort.Slice(add, func(i, j int) bool { return less(add[i].k, add[i].s, add[j].k, add[j].s) })
+	oldK, oldS := x.all()
+	outK := make([]float64, 0, len(oldK)+len(add))
+	outS := make([]int32, 0, len(oldK)+len(add))
+	i, j := 0, 0
+	for i < len(oldK) || j < len(add) {
+		if j == len(add) || (i < len(oldK) && less(oldK[i], oldS[i], add[j].k, add[j].s)) {
+			outK, outS = append(outK, oldK[i]), append(outS, oldS[i])
+			i++
+		} else {
+			outK, outS = append(outK, add[j].k), append(outS, add[j].s)
+			j++
+		}
+	}
+	x.rebuild(outK, outS)
+}
+
+// filter drops the entries for which keep is false (compaction).
+func (x *index) filter(keep func(slot int32) bool) {
+	n := 0
+	out := x.chunks[:0]
+	for _, ch := range x.chunks {
+		w := 0
+		for i, s := range ch.slots {
+			if keep(s) {
+				ch.keys[w], ch.slots[w] = ch.keys[i], s
+				w++
+			}
+		}
+		if w > 0 {
+			ch.keys, ch.slots = ch.keys[:w], ch.slots[:w]
+			out = append(out, ch)
+			n += w
+		}
+	}
+	clear(x.chunks[len(out):])
+	x.chunks = out
+	x.n = n
+}
+
+// cursor walks the index in one direction from a position.
+type cursor struct {
+	x    *index
+	p    ipos
+	down bool
+}
+
+// next returns the entry under the cursor and moves it; ok is false at the
+// end of the index.
+func (c *cursor) next() (k float64, s int32, ok bool) {
+	x := c.x
+	if c.down {
+		for c.p.c >= 0 && c.p.i < 0 {
+			c.p.c--
+			if c.p.c >= 0 {
+				c.p.i = len(x.chunks[c.p.c].keys) - 1
+			}
+		}
+		if c.p.c < 0 {
+			return 0, 0, false
+		}
+		ch := &x.chunks[c.p.c]
+		k, s = ch.keys[c.p.i], ch.slots[c.p.i]
+		c.p.i--
+		return k, s, true
+	}
+	for c.p.c < len(x.chunks) && c.p.i >= len(x.chunks[c.p.c].keys) {
+		c.p.c++
+		c.p.i = 0
+	}
+	if c.p.c >= len(x.chunks) {
+		return 0, 0, false
+	}
+	ch := &x.chunks[c.p.c]
+	k, s = ch.keys[c.p.i], ch.slots[c.p.i]
+	c.p.i++
+	return k, s, true
+}
+
+// peek returns the key under the cursor without moving it.
+func (c *cursor) peek() (float64, int32, bool) {
+	saved := c.p
+	k, s, ok := c.next()
+	c.p = saved
+	return k, s, ok
+}
+
+// around returns two cursors starting next to (k, s): one walking down from
+// just below it, one walking up from just above it. (k, s) itself is skipped
+// when present.
+func (x *index) around(k float64, s int32) (down, up cursor) {
+	p := x.search(k, s)
+	up = cursor{x: x, p: p}
+	if uk, us, ok := up.peek(); ok && uk == k && us == s {
+		up.next()
+	}
+	dp := p
+	dp.i--
+	down = cursor{x: x, p: dp, down: true}
+	return down, up
+}
