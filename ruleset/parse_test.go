@@ -18,9 +18,9 @@ func TestParseProblems(t *testing.T) {
 		want []string
 	}{
 		{"unknown field with path", `{` + alliance1v1 + `, "matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 1}, {"atribute": "elo"}]}`,
-			[]string{`1:172: matching_rule[1].atribute: unknown field (did you mean "attribute"?)`}},
+			[]string{`1:179: matching_rule[1].atribute: unknown field (did you mean "attribute"?)`}},
 		{"unknown field far from any", `{` + alliance1v1 + `, "zzz": 1}`,
-			[]string{`1:99: zzz: unknown field`}},
+			[]string{`1:98: zzz: unknown field`}},
 		{"not an object", `[1]`, []string{"1:1: a ruleset must be a JSON object, not an array"}},
 		{"every problem", `{"alliance": {"min_number": "2", "max_number": true, "player_min_number": 1.5, "player_max_number": -1e10}}`,
 			[]string{
@@ -30,9 +30,9 @@ func TestParseProblems(t *testing.T) {
 				"1:101: alliance.player_max_number: -1e10 is out of range (at most 1000000000 in absolute value)",
 			}},
 		{"duplicate key", `{` + alliance1v1 + `, "auto_backfill": true, "auto_backfill": false}`,
-			[]string{"1:120: auto_backfill: duplicate key: it is already set above"}},
+			[]string{"1:121: auto_backfill: duplicate key: it is already set above"}},
 		{"literal type", `{` + alliance1v1 + `, "comparison_rule": [{"attribute": "level", "operator": ">=", "value": true}]}`,
-			[]string{"1:160: comparison_rule[0].value: must be a number or a string, not a boolean"}},
+			[]string{"1:168: comparison_rule[0].value: must be a number or a string, not a boolean"}},
 		{"missing alliance reported with other problems", `{"matchPool": "x"}`,
 			[]string{"1:1: alliance: required: the number of teams and of players per team", "1:2: matchPool: unknown field"}},
 	}

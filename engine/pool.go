@@ -1,0 +1,415 @@
+package engine
+
+import (
+	"sort"
+	"time"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// Options tune a pool's work bounds and feed it optional inputs. The zero
+// value is a good default.
+type Options struct {
+	// Seed drives the only randomness of the engine (tie-breaking restarts
+	// of the team-balancing heuristic), so a pool replays exactly.
+	Seed int64
+	// Candidates is how many compatible candidates an anchor gathers, as a
+	// multiple of the players a full match still needs (default 3). More
+	// finds better-balanced matches and costs time.
+	Candidates int
+	// ScanLimit bounds how many waiting tickets one anchor looks at while
+	// gathering candidates (default 20000), so a pool full of incompatible
+	// tickets costs bounded time per anchor.
+	ScanLimit int
+	// ExactTeamSize is the largest team (in players) that team balancing
+	// solves exactly; beyond it a heuristic runs (default 12, see
+	// balance.go).
+	ExactTeamSize int
+	// Met reports whether two players have met recently; when set, the
+	// quality score gains the "variety" criterion. The server fills it from
+	// its match history; the engine only reads it.
+	Met func(a, b string) bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.Candidates <= 0 {
+		o.Candidates = 3
+	}
+	if o.ScanLimit <= 0 {
+		o.ScanLimit = 20000
+	}
+	if o.ExactTeamSize <= 0 {
+		o.ExactTeamSize = 12
+	}
+	return o
+}
+
+// Proposal is a match the pool formed. Its tickets have left the pool; the
+// server commits the match (assigning Match.ID) or, if it cannot, hands the
+// tickets back with Return.
+type Proposal struct {
+	// Match has its teams, quality, key and creation time set; ID is empty.
+	Match cupid.Match
+	// Tickets are the matched tickets, team by team.
+	Tickets []*cupid.Ticket
+	// Region is where the match should be hosted: the region every ticket
+	// accepts with the lowest worst latency. Empty without latency rules.
+	// (cupid.Match has no field for it yet.)
+	Region string
+	// Roles maps each player to the role it plays, when the ruleset has
+	// role quotas. (cupid.Match has no field for it yet.)
+	Roles map[string]string
+	// AnchorID is the ticket the match was built around; its wait decided
+	// the flex level.
+	AnchorID string
+	// Level is the anchor's flex level: how many relaxation steps had
+	// passed.
+	Level int
+}
+
+// Stats are a pool's counters for metrics and the dashboard.
+type Stats struct {
+	// Tickets and Players waiting now.
+	Tickets, Players int
+	// Steps, AnchorTries and Scanned count work done since New.
+	Steps, AnchorTries, Scanned uint64
+	// Formed counts proposals; Returned counts tickets handed back.
+	Formed, Returned uint64
+	// QualitySum is the sum of the formed matches' scores (divide by
+	// Formed for the mean).
+	QualitySum float64
+}
+
+// Pool is the waiting room of one queue key: the state machine the
+// matchmaker drives from a single goroutine. It does no I/O, reads no clock
+// and starts no goroutines; every decision depends only on the tickets, the
+// ruleset and the times passed in, so the simulator and tests replay it
+// exactly. A Pool is not safe for concurrent use.
+type Pool struct {
+	key  cupid.QueueKey
+	r    *rules
+	opts Options
+
+	entries []entry
+	nums    []float64 // stride floats per slot
+	stride  int
+	free    []int32
+	ids     map[string]int32
+	seq     uint64
+
+	// order lists slots oldest first (by CreatedAt, then arrival);
+	// orderSorted is false after an out-of-order Add until the next sort.
+	order       []int32
+	orderSorted bool
+	// idx is the primary-attribute index; pending holds slots added since
+	// the last flush.
+	idx     index
+	pending []int32
+
+	live, players, dead int
+
+	// dirty lists slots to try as anchors at the next Step; allDirty asks
+	// for every ticket; fresh lists newcomers whose neighbours may now
+	// match.
+	dirty    []int32
+	allDirty bool
+	fresh    []int32
+	lastStep time.Time
+	stepped  bool
+
+	needsExtra    bool
+	strIDs        map[string]uint32
+	regions       map[string]uint8
+	regionNames   []string
+	platforms     map[string]uint8
+	platformNames []string
+
+	stats Stats
+	sc    scratch
+}
+
+// New makes an empty pool for one queue key under a ruleset. The ruleset is
+// compiled once here; an error names the ruleset field the engine cannot run
+// with.
+func New(key cupid.QueueKey, rs *ruleset.Ruleset, opts Options) (*Pool, error) {
+	r, err := compile(rs)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pool{
+		key:         key,
+		opts:        opts.withDefaults(),
+		ids:         make(map[string]int32),
+		orderSorted: true,
+		strIDs:      make(map[string]uint32),
+		regions:     make(map[string]uint8),
+		platforms:   make(map[string]uint8),
+	}
+	p.setRules(r)
+	return p, nil
+}
+
+func (p *Pool) setRules(r *rules) {
+	p.r = r
+	p.stride = len(r.dist)
+	for _, c := range r.comps {
+		if c.gate && !c.isStr {
+			p.stride += 2
+		}
+	}
+	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
+		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0
+}
+
+// Key is the queue key the pool serves.
+func (p *Pool) Key() cupid.QueueKey { return p.key }
+
+// Check reports whether Add would accept the ticket, without changing the
+// pool: the API calls it before storing a ticket so that a ticket that could
+// never match is refused up front with the field at fault (a party larger
+// than a team, a missing or non-finite attribute a rule needs, latencies all
+// above the cap, a role the queue does not have…).
+func (p *Pool) Check(t *cupid.Ticket) error {
+	if err := p.check(t); err != nil {
+		return err
+	}
+	if _, dup := p.ids[t.ID]; dup {
+		return cupid.Conflict("id", "ticket %q is already waiting in this pool", t.ID)
+	}
+	return nil
+}
+
+// Add puts a waiting ticket in the pool. Its age counts from t.CreatedAt, so
+// tickets reloaded after a restart keep the relaxation they had earned. The
+// pool keeps the pointer and never modifies the ticket.
+func (p *Pool) Add(t *cupid.Ticket) error {
+	if err := p.Check(t); err != nil {
+		return err
+	}
+	p.insert(t)
+	return nil
+}
+
+func (p *Pool) insert(t *cupid.Ticket) int32 {
+	var slot int32
+	if n := len(p.free); n > 0 {
+		slot = p.free[n-1]
+		p.free = p.free[:n-1]
+	} else {
+		slot = int32(len(p.entries))
+		p.entries = append(p.entries, entry{})
+		for range p.stride {
+			p.nums = append(p.nums, 0)
+		}
+	}
+	p.seq++
+	e := &p.entries[slot]
+	*e = entry{t: t, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, alive: true}
+	p.extract(t, e, p.numsOf(slot))
+	p.ids[t.ID] = slot
+	if n := len(p.order); n > 0 && p.orderSorted {
+		last := &p.entries[p.order[n-1]]
+		if last.created > e.created {
+			p.orderSorted = false
+		}
+	}
+	p.order = append(p.order, slot)
+	if len(p.r.dist) > 0 {
+		p.pending = append(p.pending, slot)
+	}
+	p.live++
+	p.players += int(e.size)
+	p.markDirty(slot, dirtySelf)
+	p.fresh = append(p.fresh, slot)
+	return slot
+}
+
+func (p *Pool) numsOf(slot int32) []float64 {
+	return p.nums[int(slot)*p.stride : int(slot+1)*p.stride]
+}
+
+func (p *Pool) markDirty(slot int32, why uint8) {
+	e := &p.entries[slot]
+	if e.dirty == dirtyNone {
+		p.dirty = append(p.dirty, slot)
+	}
+	if e.dirty == dirtyNone || why == dirtySelf {
+		e.dirty = why
+	}
+}
+
+// Remove takes a ticket out of the pool (cancelled or expired) and reports
+// whether it was waiting here.
+func (p *Pool) Remove(id string) bool {
+	slot, ok := p.ids[id]
+	if !ok {
+		return false
+	}
+	p.kill(slot)
+	p.maybeCompact()
+	return true
+}
+
+func (p *Pool) kill(slot int32) {
+	e := &p.entries[slot]
+	delete(p.ids, e.t.ID)
+	e.alive = false
+	p.live--
+	p.players -= int(e.size)
+	p.dead++
+}
+
+// Return puts back the tickets of a proposal the server could not commit.
+// They keep their CreatedAt, so they lose neither age nor relaxation, and
+// are tried again at the next Step. Tickets already waiting are skipped.
+func (p *Pool) Return(tickets []*cupid.Ticket) {
+	for _, t := range tickets {
+		if t == nil {
+			continue
+		}
+		if _, dup := p.ids[t.ID]; dup {
+			continue
+		}
+		if p.check(t) != nil {
+			continue
+		}
+		p.insert(t)
+		p.stats.Returned++
+	}
+}
+
+// Len is the number of waiting tickets.
+func (p *Pool) Len() int { return p.live }
+
+// Players is the number of waiting players.
+func (p *Pool) Players() int { return p.players }
+
+// Stats returns the pool's counters.
+func (p *Pool) Stats() Stats {
+	s := p.stats
+	s.Tickets, s.Players = p.live, p.players
+	return s
+}
+
+// Tickets returns the waiting tickets oldest first, for snapshots and tests.
+func (p *Pool) Tickets() []*cupid.Ticket {
+	p.sortOrder()
+	out := make([]*cupid.Ticket, 0, p.live)
+	for _, s := range p.order {
+		if e := &p.entries[s]; e.alive {
+			out = append(out, e.t)
+		}
+	}
+	return out
+}
+
+// SetRuleset replaces the pool's ruleset while tickets wait. Waiting tickets
+// stay, keep their age and are all tried again at the next Step under the
+// new rules. Tickets the new ruleset refuses (Check would fail) are taken
+// out and returned with their errors, so the server can end them with a
+// reason instead of letting them wait forever. On error nothing changes.
+func (p *Pool) SetRuleset(rs *ruleset.Ruleset) (evicted []Eviction, err error) {
+	r, err := compile(rs)
+	if err != nil {
+		return nil, err
+	}
+	old := p.Tickets()
+	fresh := &Pool{
+		key: p.key, opts: p.opts, ids: make(map[string]int32), orderSorted: true,
+		strIDs: make(map[string]uint32), regions: make(map[string]uint8), platforms: make(map[string]uint8),
+		stats: p.stats, lastStep: p.lastStep, stepped: p.stepped,
+	}
+	fresh.setRules(r)
+	for _, t := range old {
+		if err := fresh.check(t); err != nil {
+			evicted = append(evicted, Eviction{Ticket: t, Err: err})
+			continue
+		}
+		fresh.insert(t)
+	}
+	fresh.allDirty = true
+	*p = *fresh
+	return evicted, nil
+}
+
+// Eviction is a ticket a new ruleset refused, with the reason.
+type Eviction struct {
+	Ticket *cupid.Ticket
+	Err    error
+}
+
+// sortOrder restores oldest-first order after out-of-order Adds (reloads,
+// Returns).
+func (p *Pool) sortOrder() {
+	if p.orderSorted {
+		return
+	}
+	sort.Slice(p.order, func(i, j int) bool {
+		a, b := &p.entries[p.order[i]], &p.entries[p.order[j]]
+		return a.created < b.created || (a.created == b.created && a.seq < b.seq)
+	})
+	p.orderSorted = true
+}
+
+// flush moves pending slots into the index: one by one when few, by a sort
+// and merge when many (bulk loads).
+func (p *Pool) flush() {
+	if len(p.pending) == 0 {
+		return
+	}
+	if len(p.pending) > 256 && len(p.pending) > p.idx.n/16 {
+		keys := make([]float64, len(p.pending))
+		for i, s := range p.pending {
+			keys[i] = p.entries[s].key
+		}
+		p.idx.merge(keys, p.pending)
+	} else {
+		for _, s := range p.pending {
+			p.idx.insert(p.entries[s].key, s)
+		}
+	}
+	p.pending = p.pending[:0]
+}
+
+// maybeCompact drops removed tickets from the order and the index once they
+// are a quarter of what is stored, and frees their slots for reuse.
+func (p *Pool) maybeCompact() {
+	if p.dead < 1024 || p.dead*4 < len(p.order) {
+		return
+	}
+	p.compact()
+}
+
+func (p *Pool) compact() {
+	p.flush()
+	keep := func(s int32) bool { return p.entries[s].alive }
+	w := 0
+	for _, s := range p.order {
+		if keep(s) {
+			p.order[w] = s
+			w++
+		} else {
+			p.freeSlot(s)
+		}
+	}
+	p.order = p.order[:w]
+	p.idx.filter(keep)
+	filterSlots := func(list []int32) []int32 {
+		out := list[:0]
+		for _, s := range list {
+			if keep(s) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	p.dirty = filterSlots(p.dirty)
+	p.fresh = filterSlots(p.fresh)
+	p.dead = 0
+}
+
+func (p *Pool) freeSlot(s int32) {
+	p.entries[s] = entry{}
+	p.free = append(p.free, s)
+}
