@@ -192,3 +192,17 @@ func poolStatsOut(p matchmaker.PoolStats) *cupidv1.PoolStats {
 		RulesetVersion: int32(p.RulesetVersion),
 	}
 }
+
+func explanationOut(e *engine.Explanation) *cupidv1.WaitExplanation {
+	out := &cupidv1.WaitExplanation{Summary: e.Summary, Candidates: int64(e.Compatible)}
+	if !e.NextRelaxation.IsZero() {
+		out.NextRelaxation = timestamppb.New(e.NextRelaxation)
+	}
+	if e.Self != "" {
+		out.Blocks = append(out.Blocks, &cupidv1.RuleBlock{Rule: "self", Detail: e.Self})
+	}
+	for _, b := range e.Blocks {
+		out.Blocks = append(out.Blocks, &cupidv1.RuleBlock{Rule: b.Rule, Excluded: int64(b.Removed), Detail: b.Nearest})
+	}
+	return out
+}

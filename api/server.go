@@ -66,6 +66,7 @@ func Handler(o Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now}, opts...))
+	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"sort"
 	"time"
 
@@ -12,8 +11,13 @@ import (
 // "envelope": the qualities of an acceptable match at a point in a ticket's
 // wait). Levels are numbered by how many relaxation steps have passed, so a
 // ticket's level only grows, and each envelope is at least as permissive as
-// the one before it: compile enforces that relaxation never tightens, even
-// when a ruleset's steps would.
+// the one before it: buildLevels enforces that relaxation never tightens,
+// even if a ruleset's steps would.
+//
+// Whose wait picks the level: the anchor's. Every rule of a match is judged
+// at the flex level of the ticket the match is built around (seed 003's
+// pivot), except latency, where bidirectional filtering also asks each
+// candidate to have expanded to the region by its own wait.
 type envelope struct {
 	// Alliance (teams) in force.
 	minTeams, maxTeams, minPlayers, maxPlayers int
@@ -40,218 +44,93 @@ type envelope struct {
 // capacity is the number of players in a full match at this level.
 func (e *envelope) capacity() int { return e.maxTeams * e.maxPlayers }
 
-// maxLatencySteps bounds how many expansion steps a ruleset can create, so a
-// 1 ms expansion every 1 ms cannot make the level table huge.
-const maxLatencySteps = 4096
+// maxLevels bounds the level table, so a 1 ms expansion every 1 ms cannot
+// make it huge; beyond it the last envelope stays in force.
+const maxLevels = 4096
 
-// buildLevels collects every wait at which something relaxes and tabulates
-// the envelope after each.
+// buildLevels collects every wait at which something relaxes (the ruleset's
+// NextChange) and tabulates the envelope after each.
 func (r *rules) buildLevels() {
-	rs := r.src
-	var pts []time.Duration
-	add := func(d time.Duration) {
-		if d > 0 {
-			pts = append(pts, d)
-		}
-	}
-	for _, f := range rs.AllianceFlexingRule {
-		add(secs(f.Duration))
-	}
-	for _, f := range rs.FlexingRule {
-		add(secs(f.Duration))
-	}
-	if l := r.lat; l != nil {
-		if l.step > 0 && l.rate > 0 {
-			for k := 1; k <= maxLatencySteps; k++ {
-				add(time.Duration(k*l.rate) * time.Millisecond)
-				if l.initial+k*l.step >= l.max {
-					break
-				}
-			}
-		}
-		add(l.disableAfter)
-	}
-	for _, c := range rs.ComparisonRule {
-		for _, f := range c.Flexing {
-			add(secs(f.Duration))
-		}
-	}
-	for _, c := range rs.CollectionRule {
-		for _, f := range c.Flexing {
-			add(secs(f.Duration))
-		}
-	}
-	for _, t := range rs.TeamRule {
-		for _, f := range t.Flexing {
-			add(secs(f.Duration))
-		}
-	}
-	for _, t := range rs.MatchTotal {
-		for _, f := range t.Flexing {
-			add(secs(f.Duration))
-		}
-	}
-	if rs.Roles != nil {
-		for _, q := range rs.Roles.Quotas {
-			for _, f := range q.Flexing {
-				add(secs(f.Duration))
-			}
-		}
-	}
-	for _, f := range rs.Filter {
-		add(secs(f.DisableAfter))
-	}
-	sort.Slice(pts, func(i, j int) bool { return pts[i] < pts[j] })
 	r.steps = r.steps[:0]
-	for i, p := range pts {
-		if i == 0 || p != pts[i-1] {
-			r.steps = append(r.steps, p)
+	w := time.Duration(0)
+	for len(r.steps) < maxLevels {
+		next, ok := r.c.NextChange(w)
+		if !ok || next <= w {
+			break
 		}
+		r.steps = append(r.steps, next)
+		w = next
 	}
 	r.envs = make([]envelope, len(r.steps)+1)
 	for lv := range r.envs {
-		var w time.Duration
+		var at time.Duration
 		if lv > 0 {
-			w = r.steps[lv-1]
+			at = r.steps[lv-1]
 		}
-		e := r.envelopeAt(w)
+		e := r.envelopeAt(at)
 		if lv > 0 {
-			e.loosen(&r.envs[lv-1], r)
+			e.loosen(&r.envs[lv-1])
 		}
 		r.envs[lv] = e
 	}
 }
 
-// envelopeAt evaluates every flexible number of the ruleset after waiting w,
-// as the ruleset writes it.
+// envelopeAt evaluates every flexible number of the ruleset after waiting w.
 func (r *rules) envelopeAt(w time.Duration) envelope {
-	rs := r.src
+	c := r.c
 	var e envelope
-
-	a := rs.Alliance
-	flexes := append([]ruleset.AllianceFlex(nil), rs.AllianceFlexingRule...)
-	sort.SliceStable(flexes, func(i, j int) bool { return flexes[i].Duration < flexes[j].Duration })
-	for _, f := range flexes {
-		if secs(f.Duration) > w {
-			break
-		}
-		if f.MinNumber > 0 {
-			a.MinNumber = f.MinNumber
-		}
-		if f.MaxNumber > 0 {
-			a.MaxNumber = f.MaxNumber
-		}
-		if f.PlayerMinNumber > 0 {
-			a.PlayerMinNumber = f.PlayerMinNumber
-		}
-		if f.PlayerMaxNumber > 0 {
-			a.PlayerMaxNumber = f.PlayerMaxNumber
-		}
-	}
-	e.maxTeams, e.maxPlayers = max(a.MaxNumber, 1), max(a.PlayerMaxNumber, 1)
-	// An unset minimum means "full": the strict reading, so that a ruleset
-	// that forgot a minimum never starts half-empty matches.
-	e.minTeams, e.minPlayers = a.MinNumber, a.PlayerMinNumber
-	if e.minTeams <= 0 || e.minTeams > e.maxTeams {
-		e.minTeams = min(max(e.minTeams, 0), e.maxTeams)
-		if e.minTeams == 0 {
-			e.minTeams = e.maxTeams
-		}
-	}
-	if e.minPlayers <= 0 || e.minPlayers > e.maxPlayers {
-		e.minPlayers = min(max(e.minPlayers, 0), e.maxPlayers)
-		if e.minPlayers == 0 {
-			e.minPlayers = e.maxPlayers
-		}
-	}
+	a := c.AllianceAt(w)
+	e.minTeams, e.maxTeams = max(a.MinNumber, 1), max(a.MaxNumber, 1)
+	e.minPlayers, e.maxPlayers = max(a.PlayerMinNumber, 1), max(a.PlayerMaxNumber, 1)
+	e.minTeams = min(e.minTeams, e.maxTeams)
+	e.minPlayers = min(e.minPlayers, e.maxPlayers)
 
 	e.ref = make([]float64, len(r.dist))
-	for i, d := range r.dist {
-		ref := d.ref0
-		best := time.Duration(-1)
-		for _, f := range rs.FlexingRule {
-			crit := f.Criteria
-			if crit == "" {
-				crit = ruleset.CriteriaDistance
-			}
-			want := ruleset.CriteriaDistance
-			if d.spread {
-				want = ruleset.CriteriaSpread
-			}
-			if f.Attribute != d.attr || crit != want || secs(f.Duration) > w {
-				continue
-			}
-			if secs(f.Duration) >= best {
-				best, ref = secs(f.Duration), f.Reference
-			}
-		}
-		e.ref[i] = ref
+	for i := range r.dist {
+		e.ref[i] = c.ReferenceAt(i, w)
 	}
-
 	if r.lat != nil {
-		e.latRange = r.lat.rangeAt(w)
-		e.bidir = r.lat.disableAfter == 0 || w < r.lat.disableAfter
+		e.latRange = r.latRange(w)
+		e.bidir = r.lat.Bidirectional(w)
 	}
-
-	e.compNum = make([]float64, len(rs.ComparisonRule))
-	for i, c := range rs.ComparisonRule {
-		if c.Value != nil && !c.Value.IsString {
-			e.compNum[i] = flexAt(c.Value.Number, sortedFlex(c.Flexing), w)
+	e.compNum = make([]float64, len(c.Comparisons))
+	for i, cmp := range c.Comparisons {
+		if cmp.Threshold != nil {
+			e.compNum[i] = cmp.Threshold.At(w)
 		}
 	}
-	e.collMin = make([]int, len(rs.CollectionRule))
-	for i, c := range rs.CollectionRule {
-		base := 1
-		if c.MinCount != nil {
-			base = *c.MinCount
-		}
-		e.collMin[i] = int(flexAt(float64(base), sortedFlex(c.Flexing), w))
-	}
-	e.teamDiff = make([]float64, len(rs.TeamRule))
-	for i, t := range rs.TeamRule {
-		e.teamDiff[i] = flexAt(t.MaxDifference, sortedFlex(t.Flexing), w)
-	}
-	e.totalMin = make([]float64, len(rs.MatchTotal))
-	e.totalMax = make([]float64, len(rs.MatchTotal))
-	for i, t := range rs.MatchTotal {
-		lo, hi := math.Inf(-1), math.Inf(1)
-		if t.Min != nil {
-			lo = *t.Min
-		}
-		if t.Max != nil {
-			hi = *t.Max
-		}
-		fl := append([]ruleset.RangeFlex(nil), t.Flexing...)
-		sort.SliceStable(fl, func(i, j int) bool { return fl[i].Duration < fl[j].Duration })
-		for _, f := range fl {
-			if secs(f.Duration) > w {
-				break
-			}
-			if f.Min != nil {
-				lo = *f.Min
-			}
-			if f.Max != nil {
-				hi = *f.Max
-			}
-		}
-		e.totalMin[i], e.totalMax[i] = lo, hi
-	}
-	if r.roles != nil {
-		e.roleMin = make([]int, len(rs.Roles.Quotas))
-		for i, q := range rs.Roles.Quotas {
-			e.roleMin[i] = max(int(flexAt(float64(q.Min), sortedFlex(q.Flexing), w)), 0)
+	e.collMin = make([]int, len(c.Collections))
+	for i, col := range c.Collections {
+		if col.MinCount != nil {
+			e.collMin[i] = int(col.MinCount.At(w))
 		}
 	}
-	e.filterOn = make([]bool, len(r.filters))
-	for i, f := range r.filters {
-		e.filterOn[i] = f.disableAfter == 0 || w < f.disableAfter
+	e.teamDiff = make([]float64, len(c.Teams))
+	for i, t := range c.Teams {
+		e.teamDiff[i] = t.MaxDifference.At(w)
+	}
+	e.totalMin = make([]float64, len(c.Totals))
+	e.totalMax = make([]float64, len(c.Totals))
+	for i, t := range c.Totals {
+		e.totalMin[i], e.totalMax[i] = t.Min.At(w), t.Max.At(w)
+	}
+	if c.Roles != nil {
+		e.roleMin = make([]int, len(c.Roles.Quotas))
+		for i, q := range c.Roles.Quotas {
+			e.roleMin[i] = max(int(q.Min.At(w)), 0)
+		}
+	}
+	e.filterOn = make([]bool, len(c.Filters))
+	for i, f := range c.Filters {
+		e.filterOn[i] = f.ActiveAt(w)
 	}
 	return e
 }
 
-// loosen makes e at least as permissive as prev: the rule of the house is
-// that waiting longer never makes a match harder to get.
-func (e *envelope) loosen(prev *envelope, r *rules) {
+// loosen makes e at least as permissive as prev: waiting longer never makes
+// a match harder to get. Validation already refuses tightening steps; this
+// keeps the property even for a ruleset built in Go without validation.
+func (e *envelope) loosen(prev *envelope) {
 	e.minTeams = min(e.minTeams, prev.minTeams)
 	e.minPlayers = min(e.minPlayers, prev.minPlayers)
 	e.maxTeams = max(e.maxTeams, prev.maxTeams)
@@ -261,17 +140,6 @@ func (e *envelope) loosen(prev *envelope, r *rules) {
 	}
 	e.latRange = max(e.latRange, prev.latRange)
 	e.bidir = e.bidir && prev.bidir
-	for i, c := range r.comps {
-		if !c.gate || c.isStr {
-			continue
-		}
-		switch c.op {
-		case ruleset.OpGreater, ruleset.OpGreaterEqual:
-			e.compNum[i] = min(e.compNum[i], prev.compNum[i])
-		case ruleset.OpLess, ruleset.OpLessEqual:
-			e.compNum[i] = max(e.compNum[i], prev.compNum[i])
-		}
-	}
 	for i := range e.collMin {
 		e.collMin[i] = min(e.collMin[i], prev.collMin[i])
 	}
@@ -290,14 +158,30 @@ func (e *envelope) loosen(prev *envelope, r *rules) {
 	}
 }
 
+// loosenGates applies the never-tighten rule to numeric comparison gates,
+// whose relaxing direction depends on the operator.
+func (r *rules) loosenGates() {
+	for lv := 1; lv < len(r.envs); lv++ {
+		e, prev := &r.envs[lv], &r.envs[lv-1]
+		for i, c := range r.comps {
+			if !c.gate || c.isStr {
+				continue
+			}
+			switch c.op {
+			case ruleset.OpGreater, ruleset.OpGreaterEqual:
+				e.compNum[i] = min(e.compNum[i], prev.compNum[i])
+			case ruleset.OpLess, ruleset.OpLessEqual:
+				e.compNum[i] = max(e.compNum[i], prev.compNum[i])
+			}
+		}
+	}
+}
+
 // level is the flex level of a ticket that has waited w: how many
 // relaxation steps it has passed.
 func (r *rules) level(w time.Duration) int {
 	return sort.Search(len(r.steps), func(i int) bool { return r.steps[i] > w })
 }
-
-// envAt is the envelope in force after waiting w.
-func (r *rules) envAt(w time.Duration) *envelope { return &r.envs[r.level(w)] }
 
 // nextStep is the wait at which a ticket that has waited w next relaxes, if
 // it ever does.

@@ -15,7 +15,12 @@ import (
 // stay in the index until the pool compacts (pool.go); readers skip them.
 type index struct {
 	chunks []ichunk
-	n      int
+	// lastKey and lastSlot mirror each chunk's last entry, so the binary
+	// search over chunks reads one contiguous array instead of touching
+	// every chunk it passes.
+	lastKey  []float64
+	lastSlot []int32
+	n        int
 }
 
 type ichunk struct {
@@ -39,10 +44,8 @@ func less(k1 float64, s1 int32, k2 float64, s2 int32) bool {
 
 // search returns the first position whose entry is not less than (k, s).
 func (x *index) search(k float64, s int32) ipos {
-	c := sort.Search(len(x.chunks), func(c int) bool {
-		ch := &x.chunks[c]
-		last := len(ch.keys) - 1
-		return !less(ch.keys[last], ch.slots[last], k, s)
+	c := sort.Search(len(x.lastKey), func(c int) bool {
+		return !less(x.lastKey[c], x.lastSlot[c], k, s)
 	})
 	if c == len(x.chunks) {
 		return ipos{c, 0}
@@ -57,6 +60,7 @@ func (x *index) insert(k float64, s int32) {
 	x.n++
 	if len(x.chunks) == 0 {
 		x.chunks = append(x.chunks, ichunk{keys: []float64{k}, slots: []int32{s}})
+		x.lastKey, x.lastSlot = append(x.lastKey[:0], k), append(x.lastSlot[:0], s)
 		return
 	}
 	p := x.search(k, s)
@@ -75,12 +79,23 @@ func (x *index) insert(k float64, s int32) {
 		ch.keys = ch.keys[:half:half]
 		ch.slots = ch.slots[:half:half]
 		x.chunks = slices.Insert(x.chunks, p.c+1, right)
+		x.lastKey = slices.Insert(x.lastKey, p.c+1, 0)
+		x.lastSlot = slices.Insert(x.lastSlot, p.c+1, 0)
+		x.setLast(p.c + 1)
 	}
+	x.setLast(p.c)
+}
+
+// setLast refreshes the mirror of chunk c's last entry.
+func (x *index) setLast(c int) {
+	ch := &x.chunks[c]
+	x.lastKey[c], x.lastSlot[c] = ch.keys[len(ch.keys)-1], ch.slots[len(ch.slots)-1]
 }
 
 // rebuild replaces the index with the given entries, which must be sorted.
 func (x *index) rebuild(keys []float64, slots []int32) {
 	x.chunks = x.chunks[:0]
+	x.lastKey, x.lastSlot = x.lastKey[:0], x.lastSlot[:0]
 	x.n = len(keys)
 	for i := 0; i < len(keys); i += chunkFill {
 		j := min(i+chunkFill, len(keys))
@@ -88,6 +103,8 @@ func (x *index) rebuild(keys []float64, slots []int32) {
 		copy(ch.keys, keys[i:j])
 		copy(ch.slots, slots[i:j])
 		x.chunks = append(x.chunks, ch)
+		x.lastKey = append(x.lastKey, keys[j-1])
+		x.lastSlot = append(x.lastSlot, slots[j-1])
 	}
 }
 
@@ -130,27 +147,20 @@ func (x *index) merge(keys []float64, slots []int32) {
 	x.rebuild(outK, outS)
 }
 
-// filter drops the entries for which keep is false (compaction).
+// filter drops the entries for which keep is false (compaction) and
+// repacks the rest into full chunks.
 func (x *index) filter(keep func(slot int32) bool) {
-	n := 0
-	out := x.chunks[:0]
+	keys := make([]float64, 0, x.n)
+	slots := make([]int32, 0, x.n)
 	for _, ch := range x.chunks {
-		w := 0
 		for i, s := range ch.slots {
 			if keep(s) {
-				ch.keys[w], ch.slots[w] = ch.keys[i], s
-				w++
+				keys = append(keys, ch.keys[i])
+				slots = append(slots, s)
 			}
 		}
-		if w > 0 {
-			ch.keys, ch.slots = ch.keys[:w], ch.slots[:w]
-			out = append(out, ch)
-			n += w
-		}
 	}
-	clear(x.chunks[len(out):])
-	x.chunks = out
-	x.n = n
+	x.rebuild(keys, slots)
 }
 
 // cursor walks the index in one direction from a position.

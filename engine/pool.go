@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"math"
 	"sort"
 	"time"
 
@@ -93,6 +94,10 @@ type Pool struct {
 
 	entries []entry
 	nums    []float64 // stride floats per slot
+	// masks caches each ticket's own-range region set for the Step at
+	// maskAt (latency rules only).
+	masks  []uint64
+	maskAt []int64
 	stride  int
 	free    []int32
 	ids     map[string]int32
@@ -108,6 +113,10 @@ type Pool struct {
 	pending []int32
 
 	live, players, dead int
+	// idxDead counts removed tickets still in the index; the index is
+	// rebuilt without them once they outnumber the living, so walks stay
+	// short even in the middle of a pass that matches most of the pool.
+	idxDead int
 
 	// dirty lists slots to try as anchors at the next Step; allDirty asks
 	// for every ticket; fresh lists newcomers whose neighbours may now
@@ -119,6 +128,7 @@ type Pool struct {
 	stepped  bool
 
 	needsExtra    bool
+	teamRules     bool // any rule judged on complete teams (teams.go)
 	strIDs        map[string]uint32
 	regions       map[string]uint8
 	regionNames   []string
@@ -132,7 +142,7 @@ type Pool struct {
 // New makes an empty pool for one queue key under a ruleset. The ruleset is
 // compiled once here; an error names the ruleset field the engine cannot run
 // with.
-func New(key cupid.QueueKey, rs *ruleset.Ruleset, opts Options) (*Pool, error) {
+func New(key cupid.QueueKey, rs *ruleset.Compiled, opts Options) (*Pool, error) {
 	r, err := compile(rs)
 	if err != nil {
 		return nil, err
@@ -158,6 +168,13 @@ func (p *Pool) setRules(r *rules) {
 			p.stride += 2
 		}
 	}
+	p.teamRules = r.roles != nil || len(r.teams) > 0 || len(r.filters) > 0
+	for _, c := range r.colls {
+		p.teamRules = p.teamRules || (c.team && !c.contains)
+	}
+	for _, c := range r.comps {
+		p.teamRules = p.teamRules || (!c.gate && c.op == ruleset.OpNotEqual)
+	}
 	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
 		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0
 }
@@ -174,7 +191,7 @@ func (p *Pool) Check(t *cupid.Ticket) error {
 	if err := p.check(t); err != nil {
 		return err
 	}
-	if _, dup := p.ids[t.ID]; dup {
+	if _, dup := p.lookupID(t.ID); dup {
 		return cupid.Conflict("id", "ticket %q is already waiting in this pool", t.ID)
 	}
 	return nil
@@ -202,10 +219,17 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 		for range p.stride {
 			p.nums = append(p.nums, 0)
 		}
+		if p.r.lat != nil {
+			p.masks = append(p.masks, 0)
+			p.maskAt = append(p.maskAt, math.MinInt64)
+		}
 	}
 	p.seq++
 	e := &p.entries[slot]
-	*e = entry{t: t, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, alive: true}
+	*e = entry{t: t, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, slot: slot, alive: true}
+	if p.r.lat != nil {
+		p.maskAt[slot] = math.MinInt64
+	}
 	p.extract(t, e, p.numsOf(slot))
 	p.ids[t.ID] = slot
 	if n := len(p.order); n > 0 && p.orderSorted {
@@ -242,7 +266,7 @@ func (p *Pool) markDirty(slot int32, why uint8) {
 // Remove takes a ticket out of the pool (cancelled or expired) and reports
 // whether it was waiting here.
 func (p *Pool) Remove(id string) bool {
-	slot, ok := p.ids[id]
+	slot, ok := p.lookupID(id)
 	if !ok {
 		return false
 	}
@@ -251,10 +275,16 @@ func (p *Pool) Remove(id string) bool {
 	return true
 }
 
+// kill marks a ticket gone. Its id stays in the id map until compaction
+// (lookupID checks liveness): deleting from a map of a million ids one by one
+// costs more than the rest of a pass, while rebuilding the map of survivors
+// after a pass that matched most of the pool costs almost nothing.
 func (p *Pool) kill(slot int32) {
 	e := &p.entries[slot]
-	delete(p.ids, e.t.ID)
 	e.alive = false
+	if len(p.r.dist) > 0 {
+		p.idxDead++
+	}
 	p.live--
 	p.players -= int(e.size)
 	p.dead++
@@ -268,7 +298,7 @@ func (p *Pool) Return(tickets []*cupid.Ticket) {
 		if t == nil {
 			continue
 		}
-		if _, dup := p.ids[t.ID]; dup {
+		if _, dup := p.lookupID(t.ID); dup {
 			continue
 		}
 		if p.check(t) != nil {
@@ -309,7 +339,7 @@ func (p *Pool) Tickets() []*cupid.Ticket {
 // new rules. Tickets the new ruleset refuses (Check would fail) are taken
 // out and returned with their errors, so the server can end them with a
 // reason instead of letting them wait forever. On error nothing changes.
-func (p *Pool) SetRuleset(rs *ruleset.Ruleset) (evicted []Eviction, err error) {
+func (p *Pool) SetRuleset(rs *ruleset.Compiled) (evicted []Eviction, err error) {
 	r, err := compile(rs)
 	if err != nil {
 		return nil, err
@@ -383,6 +413,7 @@ func (p *Pool) maybeCompact() {
 
 func (p *Pool) compact() {
 	p.flush()
+	p.pruneIDs()
 	keep := func(s int32) bool { return p.entries[s].alive }
 	w := 0
 	for _, s := range p.order {
@@ -395,6 +426,7 @@ func (p *Pool) compact() {
 	}
 	p.order = p.order[:w]
 	p.idx.filter(keep)
+	p.idxDead = 0
 	filterSlots := func(list []int32) []int32 {
 		out := list[:0]
 		for _, s := range list {
@@ -407,6 +439,50 @@ func (p *Pool) compact() {
 	p.dirty = filterSlots(p.dirty)
 	p.fresh = filterSlots(p.fresh)
 	p.dead = 0
+}
+
+// maybeCompactIndex drops removed tickets from the index alone; safe in the
+// middle of a pass, since it leaves the order list (which the pass walks)
+// untouched.
+func (p *Pool) maybeCompactIndex() {
+	if p.idxDead < 4096 || p.idxDead < p.idx.n-p.idxDead {
+		return
+	}
+	p.flush()
+	p.idx.filter(func(s int32) bool { return p.entries[s].alive })
+	p.idxDead = 0
+}
+
+// lookupID finds a waiting ticket's slot.
+func (p *Pool) lookupID(id string) (int32, bool) {
+	slot, ok := p.ids[id]
+	if !ok || !p.entries[slot].alive {
+		return 0, false
+	}
+	return slot, true
+}
+
+// pruneIDs removes dead tickets from the id map before their slots are
+// freed: by rebuilding the map when most ids are dead, else one by one.
+func (p *Pool) pruneIDs() {
+	if p.dead > p.live {
+		ids := make(map[string]int32, p.live)
+		for _, s := range p.order {
+			if e := &p.entries[s]; e.alive {
+				ids[e.t.ID] = s
+			}
+		}
+		p.ids = ids
+		return
+	}
+	for _, s := range p.order {
+		e := &p.entries[s]
+		if !e.alive {
+			if cur, ok := p.ids[e.t.ID]; ok && cur == s {
+				delete(p.ids, e.t.ID)
+			}
+		}
+	}
 }
 
 func (p *Pool) freeSlot(s int32) {

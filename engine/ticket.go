@@ -21,6 +21,7 @@ type entry struct {
 	key     float64 // primary distance attribute (party average)
 	size    int32   // players
 	tried   int32   // flex level of the last failed anchor attempt; -1: none
+	slot    int32   // the entry's own index in Pool.entries
 	alive   bool
 	dirty   uint8 // dirtyNone, dirtySelf or dirtyNeighbour
 	x       *extra
@@ -49,7 +50,8 @@ type extra struct {
 	accept  uint64     // platforms every player accepts
 	roles   []uint64   // per player: acceptable roles
 	pref    []int8     // per player: first-choice role, -1 none
-	view    map[string]any
+	view    *ruleset.TicketView // expression view, built at viewAt
+	viewAt  int64
 }
 
 type regLat struct {
@@ -71,17 +73,17 @@ func lookup(t *cupid.Ticket, p *cupid.Player, name string) (cupid.Value, bool) {
 // number reads a required finite numeric attribute of player i.
 func number(t *cupid.Ticket, i int, name, rule string) (float64, error) {
 	v, ok := lookup(t, &t.Players[i], name)
-	field := fmt.Sprintf("players[%d].attributes.%s", i, name)
-	if !ok {
-		return 0, cupid.Invalid(field, "required by %s", rule)
+	if ok && v.Kind == cupid.KindNumber && cupid.Finite(v.Number) {
+		return v.Number, nil
 	}
-	if v.Kind != cupid.KindNumber {
+	field := fmt.Sprintf("players[%d].attributes.%s", i, name)
+	switch {
+	case !ok:
+		return 0, cupid.Invalid(field, "required by %s", rule)
+	case v.Kind != cupid.KindNumber:
 		return 0, cupid.Invalid(field, "must be a number (%s)", rule)
 	}
-	if !cupid.Finite(v.Number) {
-		return 0, cupid.Invalid(field, "must be a finite number, not %v", v.Number)
-	}
-	return v.Number, nil
+	return 0, cupid.Invalid(field, "must be a finite number, not %v", v.Number)
 }
 
 // strs reads a string or string-list attribute as a list; ok is false when
@@ -149,13 +151,13 @@ func (p *Pool) check(t *cupid.Ticket) error {
 				return err
 			}
 		}
-		for _, tr := range r.teams {
-			if _, err := number(t, i, tr.attr, tr.path); err != nil {
+		for k, tr := range r.teams {
+			if _, err := number(t, i, tr.Attribute, ruleIndex("team_rule", k)); err != nil {
 				return err
 			}
 		}
-		for _, tr := range r.totals {
-			if _, err := number(t, i, tr.attr, tr.path); err != nil {
+		for k, tr := range r.totals {
+			if _, err := number(t, i, tr.Attribute, ruleIndex("match_total", k)); err != nil {
 				return err
 			}
 		}
@@ -381,8 +383,8 @@ func (p *Pool) checkCross(t *cupid.Ticket) error {
 	cur := make([]string, len(t.Players))
 	acc := make([][]string, len(t.Players))
 	for i := range t.Players {
-		field := fmt.Sprintf("players[%d].attributes.%s", i, c.current)
-		v, ok := lookup(t, &t.Players[i], c.current)
+		field := fmt.Sprintf("players[%d].attributes.%s", i, c.Current)
+		v, ok := lookup(t, &t.Players[i], c.Current)
 		if !ok {
 			return cupid.Invalid(field, "required by cross_play (the player's own platform)")
 		}
@@ -390,7 +392,7 @@ func (p *Pool) checkCross(t *cupid.Ticket) error {
 			return cupid.Invalid(field, "must be a platform name (cross_play)")
 		}
 		cur[i] = v.String
-		list, ok, err := strs(t, i, c.accepted)
+		list, ok, err := strs(t, i, c.Accepted)
 		if err != nil {
 			return err
 		}
@@ -402,45 +404,37 @@ func (p *Pool) checkCross(t *cupid.Ticket) error {
 	for i := range cur {
 		for j := range cur {
 			if !slices.Contains(acc[j], cur[i]) {
-				return cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", j, c.accepted), "the party's own platform %q is not accepted", cur[i])
+				return cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", j, c.Accepted), "the party's own platform %q is not accepted", cur[i])
 			}
 		}
 	}
-	newPlat := 0
-	for _, s := range cur {
-		if _, ok := p.platforms[s]; !ok {
-			newPlat++
-		}
-	}
-	for _, l := range acc {
-		for _, s := range l {
-			if _, ok := p.platforms[s]; !ok {
-				newPlat++
-			}
-		}
-	}
-	if len(p.platforms)+newPlat > 64 && newPlat > 0 {
-		if len(p.platformsAfter(cur, acc)) > 64 {
-			return cupid.Invalid("players", "more than 64 distinct platforms in one queue")
-		}
+	if len(p.platformsAfter(cur, acc)) > 64 {
+		return cupid.Invalid("players", "more than 64 distinct platforms in one queue")
 	}
 	return nil
 }
 
-func (p *Pool) platformsAfter(cur []string, acc [][]string) map[string]bool {
-	m := make(map[string]bool, len(p.platforms)+4)
-	for k := range p.platforms {
-		m[k] = true
+// platformsAfter lists the platforms the pool would know after adding a
+// ticket's; only the new ones are collected, so the usual case is cheap.
+func (p *Pool) platformsAfter(cur []string, acc [][]string) []string {
+	var extra []string
+	note := func(s string) {
+		if _, ok := p.platforms[s]; !ok && !slices.Contains(extra, s) {
+			extra = append(extra, s)
+		}
 	}
 	for _, s := range cur {
-		m[s] = true
+		note(s)
 	}
 	for _, l := range acc {
 		for _, s := range l {
-			m[s] = true
+			note(s)
 		}
 	}
-	return m
+	if len(extra) == 0 {
+		return nil
+	}
+	return append(extra, p.platformNames...)
 }
 
 func (p *Pool) checkLatencies(t *cupid.Ticket) error {
@@ -465,12 +459,12 @@ func (p *Pool) checkLatencies(t *cupid.Ticket) error {
 		if best < 0 || ms < best {
 			best = ms
 		}
-		if _, ok := p.regions[region]; !ok && int(ms) <= l.max {
+		if _, ok := p.regions[region]; !ok && int(ms) <= l.MaxMs {
 			newRegions++
 		}
 	}
-	if int(best) > l.max {
-		return cupid.Invalid("latencies", "every region is above region_latency_max_ms (%d ms; best is %d ms), so the ticket could never match", l.max, best)
+	if int(best) > l.MaxMs {
+		return cupid.Invalid("latencies", "every region is above region_latency_max_ms (%d ms; best is %d ms), so the ticket could never match", l.MaxMs, best)
 	}
 	if len(p.regionNames)+newRegions > 64 {
 		return cupid.Invalid("latencies", "more than 64 distinct regions in one queue")
@@ -519,7 +513,7 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	e.x = x
 	if r.lat != nil {
 		for region, ms := range t.Latencies {
-			if int(ms) > r.lat.max {
+			if int(ms) > r.lat.MaxMs {
 				continue
 			}
 			x.lats = append(x.lats, regLat{region: p.region(region), ms: ms})
@@ -596,9 +590,9 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	if c := r.cross; c != nil {
 		x.accept = ^uint64(0)
 		for i := range t.Players {
-			v, _ := lookup(t, &t.Players[i], c.current)
+			v, _ := lookup(t, &t.Players[i], c.Current)
 			x.plat |= 1 << p.platform(v.String)
-			list, ok, _ := strs(t, i, c.accepted)
+			list, ok, _ := strs(t, i, c.Accepted)
 			if !ok {
 				list = []string{v.String}
 			}

@@ -132,7 +132,7 @@ func ParseConfig(data []byte, dir string) (*Config, error) {
 		default:
 			return nil, cupid.Invalid(field+".ruleset", "a queue needs a ruleset")
 		}
-		if _, err := ruleset.Parse(q.rulesetJSON); err != nil {
+		if _, err := ruleset.Load(q.rulesetJSON); err != nil {
 			return nil, fmt.Errorf("%s.ruleset: %w", field, err)
 		}
 	}

@@ -30,7 +30,7 @@ type pool struct {
 }
 
 func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
-	eng, err := engine.New(key, q.rules, engine.Options{Seed: s.seed})
+	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed)})
 	if err != nil {
 		// The ruleset was accepted by the same constructor when the queue
 		// was configured, so this cannot fail for a valid configuration.
@@ -248,8 +248,14 @@ func (p *pool) stats(ctx context.Context) (PoolStats, bool) {
 			Key: p.key, Waiting: st.Tickets, Players: st.Players, MatchesFormed: p.formed,
 			RulesetVersion: p.q.version,
 		}
-		if !st.Oldest.IsZero() {
-			ps.OldestWait = p.s.now().Sub(st.Oldest)
+		if ts := p.eng.Tickets(); len(ts) > 0 {
+			oldest := ts[0].CreatedAt
+			for _, t := range ts[1:] {
+				if t.CreatedAt.Before(oldest) {
+					oldest = t.CreatedAt
+				}
+			}
+			ps.OldestWait = p.s.now().Sub(oldest)
 		}
 		if p.formed > 0 {
 			ps.MeanQuality = p.quality / float64(p.formed)

@@ -65,7 +65,7 @@ type queue struct {
 	name    string
 	ttl     time.Duration
 	version int
-	rules   *ruleset.Ruleset
+	rules   *ruleset.Compiled
 	source  []byte
 	// check is an engine that never holds tickets; it answers Check for
 	// the API before a ticket is stored.
@@ -98,7 +98,7 @@ func New(o Options) (*Service, error) {
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
 	for i := range o.Config.Queues {
 		qc := &o.Config.Queues[i]
-		rs, err := ruleset.Parse(qc.RulesetJSON())
+		rs, err := ruleset.Load(qc.RulesetJSON())
 		if err != nil {
 			return nil, fmt.Errorf("queue %s: %w", qc.Name, err)
 		}
@@ -111,7 +111,7 @@ func New(o Options) (*Service, error) {
 	return s, nil
 }
 
-func newQueue(name string, ttl time.Duration, rs *ruleset.Ruleset, src []byte, version int) (*queue, error) {
+func newQueue(name string, ttl time.Duration, rs *ruleset.Compiled, src []byte, version int) (*queue, error) {
 	check, err := engine.New(cupid.QueueKey{Queue: name}, rs, engine.Options{})
 	if err != nil {
 		return nil, err
@@ -209,15 +209,16 @@ func (s *Service) CreateTicket(ctx context.Context, t *cupid.Ticket) (*cupid.Tic
 	if err := validateTicket(t); err != nil {
 		return nil, false, err
 	}
-	if err := q.check.Check(t); err != nil {
-		return nil, false, err
-	}
 	now := s.now().UTC()
 	id, err := uuid.NewV7()
 	if err != nil {
 		return nil, false, fmt.Errorf("matchmaker: ticket id: %w", err)
 	}
 	t.ID = id.String()
+	t.CreatedAt = now
+	if err := q.check.Check(t); err != nil {
+		return nil, false, err
+	}
 	t.State = cupid.StateWaiting
 	t.CreatedAt = now
 	t.UpdatedAt = now

@@ -1,6 +1,7 @@
 package opponent
 
 import (
+	"math"
 	"math/bits"
 
 	"github.com/cupid-match/cupid"
@@ -29,18 +30,22 @@ func slotOf(h uint64, size int) int {
 	return int(hi)
 }
 
-// hotEntry is what a query reads of every candidate, kept together so one
-// cache line serves both.
-type hotEntry struct {
-	h   uint64
-	mmr float64
-}
+// A bucket keeps each entry in one row of 32-bit words, so a query reads a
+// candidate's hash, MMR and attributes from one or two cache lines rather
+// than one line per column: the hash (2 words), the MMR's bits (2 words),
+// each number attribute (2 words) and each string or list attribute as an
+// interned id (1 word). See schema.rowWords and attrSpec.off.
+const (
+	rowHash  = 0
+	rowMMR   = 2
+	rowAttrs = 4
+)
 
 // bucket is one fixed-size replace-on-insert table: a player id hashes to
 // exactly one slot, and inserting into an occupied slot replaces whoever was
-// there. Slots point into dense struct-of-arrays storage, so a query can
-// visit the occupants in random order without probing empty slots, and the
-// memory is a fixed few bytes per slot plus the compact columns.
+// there. Slots point into dense storage, so a query can visit the occupants
+// in random order without probing empty slots, and the memory is a fixed
+// few bytes per slot plus one compact row per entry.
 type bucket struct {
 	key   string // stable text key, e.g. mmr=3|arena="forest"
 	group int32
@@ -49,11 +54,10 @@ type bucket struct {
 
 	slots []uint32 // per slot: dense index + 1, or 0 when empty
 	n     int      // occupied entries, dense indexes [0, n)
-	ids   []string
-	hot   []hotEntry
-	back  []uint32    // dense index → slot
-	nums  [][]float64 // per number column, dense
-	refs  [][]uint32  // per string or list column: interned ids, dense
+	ids   []string // dense
+	back  []uint32 // dense index → slot
+	w     int      // words per row
+	rows  []uint32 // dense rows, w words each
 
 	samples float64 // sampled labels since the last rebalance (decayed)
 }
@@ -69,17 +73,31 @@ func (b *bucket) alloc(s *schema, size int) {
 	b.n = 0
 	b.slots = make([]uint32, size)
 	b.ids = make([]string, size)
-	b.hot = make([]hotEntry, size)
 	b.back = make([]uint32, size)
-	b.nums = make([][]float64, s.numCols)
-	for c := range b.nums {
-		b.nums[c] = make([]float64, size)
-	}
-	b.refs = make([][]uint32, s.refCols)
-	for c := range b.refs {
-		b.refs[c] = make([]uint32, size)
-	}
+	b.w = s.rowWords
+	b.rows = make([]uint32, size*s.rowWords)
 }
+
+func (b *bucket) row(i int) []uint32 {
+	o := i * b.w
+	return b.rows[o : o+b.w : o+b.w]
+}
+
+func (b *bucket) word64(i, off int) uint64 {
+	o := i*b.w + off
+	return uint64(b.rows[o]) | uint64(b.rows[o+1])<<32
+}
+
+func (b *bucket) setWord64(i, off int, v uint64) {
+	o := i*b.w + off
+	b.rows[o], b.rows[o+1] = uint32(v), uint32(v>>32)
+}
+
+func (b *bucket) hash(i int) uint64            { return b.word64(i, rowHash) }
+func (b *bucket) mmrAt(i int) float64          { return math.Float64frombits(b.word64(i, rowMMR)) }
+func (b *bucket) num(i, off int) float64       { return math.Float64frombits(b.word64(i, off)) }
+func (b *bucket) ref(i, off int) uint32        { return b.rows[i*b.w+off] }
+func (b *bucket) setNum(i, off int, v float64) { b.setWord64(i, off, math.Float64bits(v)) }
 
 // fill is how full the bucket is, from 0 to 1.
 func (b *bucket) fill() float64 { return float64(b.n) / float64(b.size) }
@@ -91,7 +109,7 @@ func (b *bucket) find(h uint64, id string) int {
 		return -1
 	}
 	i := int(d - 1)
-	if b.hot[i].h != h || b.ids[i] != id {
+	if b.hash(i) != h || b.ids[i] != id {
 		return -1
 	}
 	return i
@@ -101,38 +119,28 @@ func (b *bucket) find(h uint64, id string) int {
 // slot. The refs move with it; nothing is acquired or released.
 func (b *bucket) move(from, to int) {
 	b.ids[to] = b.ids[from]
-	b.hot[to] = b.hot[from]
 	b.back[to] = b.back[from]
-	for _, col := range b.nums {
-		col[to] = col[from]
-	}
-	for _, col := range b.refs {
-		col[to] = col[from]
-	}
+	copy(b.row(to), b.row(from))
 	b.slots[b.back[to]] = uint32(to + 1)
 }
 
 // clear empties dense position i, which no longer owns any refs.
 func (b *bucket) clear(i int) {
 	b.ids[i] = ""
-	b.hot[i] = hotEntry{}
-	for _, col := range b.nums {
-		col[i] = 0
-	}
-	for _, col := range b.refs {
-		col[i] = 0
-	}
+	clear(b.row(i))
 }
 
 // releaseRefs gives back the interned values entry i holds and zeroes them.
 func (f *Finder) releaseRefs(b *bucket, i int) {
-	for c, col := range b.refs {
-		if f.s.refKind[c] == cupid.KindStrings {
-			f.lists.release(col[i])
+	r := b.row(i)
+	for c, kind := range f.s.refKind {
+		off := f.s.refOff + c
+		if kind == cupid.KindStrings {
+			f.lists.release(r[off])
 		} else {
-			f.strs.release(col[i])
+			f.strs.release(r[off])
 		}
-		col[i] = 0
+		r[off] = 0
 	}
 }
 
@@ -168,7 +176,8 @@ func (f *Finder) removeAt(b *bucket, i int) {
 // acquiring the new interned values before releasing the old ones so a
 // value kept by an update is never freed in between.
 func (f *Finder) writeValues(b *bucket, i int, e *Entry) {
-	b.hot[i].mmr = e.MMR
+	b.setWord64(i, rowMMR, math.Float64bits(e.MMR))
+	r := b.row(i)
 	for ai := range f.s.attrs {
 		a := &f.s.attrs[ai]
 		if a.col < 0 {
@@ -177,14 +186,14 @@ func (f *Finder) writeValues(b *bucket, i int, e *Entry) {
 		v := e.Attributes[a.name]
 		switch a.kind {
 		case cupid.KindNumber:
-			b.nums[a.col][i] = v.Number
+			b.setNum(i, a.off, v.Number)
 		case cupid.KindString:
-			old := b.refs[a.col][i]
-			b.refs[a.col][i] = f.strs.acquireString(v.String)
+			old := r[a.off]
+			r[a.off] = f.strs.acquireString(v.String)
 			f.strs.release(old)
 		case cupid.KindStrings:
-			old := b.refs[a.col][i]
-			b.refs[a.col][i] = f.lists.acquireList(v.Strings)
+			old := r[a.off]
+			r[a.off] = f.lists.acquireList(v.Strings)
 			f.lists.release(old)
 		}
 	}
@@ -199,7 +208,7 @@ func (f *Finder) insert(bi int32, h uint64, id string, e *Entry) (updated, evict
 	var i int
 	if d := b.slots[s]; d != 0 {
 		i = int(d - 1)
-		if b.hot[i].h == h && b.ids[i] == id {
+		if b.hash(i) == h && b.ids[i] == id {
 			f.writeValues(b, i, e)
 			return true, false
 		}
@@ -216,7 +225,7 @@ func (f *Finder) insert(bi int32, h uint64, id string, e *Entry) (updated, evict
 		b.back[i] = uint32(s)
 	}
 	b.ids[i] = id
-	b.hot[i].h = h
+	b.setWord64(i, rowHash, h)
 	f.writeValues(b, i, e)
 	if f.s.cfg.AllowMultipleEntriesPerPlayer {
 		f.index[id]++
@@ -239,7 +248,7 @@ func (f *Finder) resize(bi int32, size int) {
 	f.capacity += size - old.size
 	f.stats.Resizes++
 	for i := 0; i < old.n; i++ {
-		s := slotOf(old.hot[i].h, size)
+		s := slotOf(old.hash(i), size)
 		var j int
 		if d := b.slots[s]; d != 0 {
 			j = int(d - 1)
@@ -254,19 +263,13 @@ func (f *Finder) resize(bi int32, size int) {
 			b.back[j] = uint32(s)
 		}
 		b.ids[j] = old.ids[i]
-		b.hot[j] = old.hot[i]
-		for c := range b.nums {
-			b.nums[c][j] = old.nums[c][i]
-		}
-		for c := range b.refs {
-			b.refs[c][j] = old.refs[c][i]
-		}
+		copy(b.row(j), old.row(i))
 	}
 }
 
 // entryAt rebuilds the public Entry of dense index i, for ReturnModel.
 func (f *Finder) entryAt(b *bucket, i int) Entry {
-	e := Entry{MMR: b.hot[i].mmr}
+	e := Entry{MMR: b.mmrAt(i)}
 	if len(f.s.attrs) > 0 {
 		e.Attributes = make(map[string]cupid.Value, len(f.s.attrs))
 	}
@@ -278,11 +281,11 @@ func (f *Finder) entryAt(b *bucket, i int) Entry {
 		case a.label >= 0:
 			v = f.labels[a.label].vals[g.key[a.label]]
 		case a.kind == cupid.KindNumber:
-			v = cupid.Number(b.nums[a.col][i])
+			v = cupid.Number(b.num(i, a.off))
 		case a.kind == cupid.KindString:
-			v = cupid.String(f.strs.vals[b.refs[a.col][i]].(string))
+			v = cupid.String(f.strs.keys[b.ref(i, a.off)])
 		default:
-			l := f.lists.vals[b.refs[a.col][i]].([]string)
+			l := f.lists.vals[b.ref(i, a.off)].([]string)
 			v = cupid.Strings(append([]string(nil), l...)...)
 		}
 		e.Attributes[a.name] = v

@@ -385,10 +385,10 @@ func (c *Config) validateFields() error {
 		return invalid("max_buckets", "must be at most player_cache_size / bucket_min_size (%d), got %d", c.PlayerCacheSize/c.BucketMinSize, c.MaxBuckets)
 	case c.MaxCandidates < 1:
 		return invalid("max_candidates", "must be at least 1, got %d", c.MaxCandidates)
-	case c.BaseBucketRadius < 0:
-		return invalid("base_bucket_radius", "must not be negative, got %d", c.BaseBucketRadius)
-	case c.RetryBucketWidening < 0:
-		return invalid("retry_bucket_widening", "must not be negative, got %d", c.RetryBucketWidening)
+	case c.BaseBucketRadius < 0 || c.BaseBucketRadius > maxMMRBuckets:
+		return invalid("base_bucket_radius", "must be from 0 to %d, got %d", maxMMRBuckets, c.BaseBucketRadius)
+	case c.RetryBucketWidening < 0 || c.RetryBucketWidening > maxMMRBuckets:
+		return invalid("retry_bucket_widening", "must be from 0 to %d, got %d", maxMMRBuckets, c.RetryBucketWidening)
 	case !(c.BoundaryFraction > 0 && c.BoundaryFraction <= 0.5):
 		return invalid("boundary_fraction", "must be in (0, 0.5], got %v", c.BoundaryFraction)
 	case c.MaxExcluded < 0:

@@ -51,37 +51,43 @@ type Finder struct {
 	fakeSeq uint64
 
 	// Query scratch, reused so a query allocates nothing in the common case.
-	vm       vm.VM
-	env      map[string]any
-	cand     Candidate
-	qlabels  []queryLabel
-	order    []int32
-	pens     []float64
-	iters    []bucketIter
-	exclHash []uint64
+	q            Query
+	vm           vm.VM
+	env          map[string]any
+	ectx         evalCtx
+	cand         Candidate
+	qlabels      []queryLabel
+	order        []int32
+	gorder       groupOrder
+	pens         []float64
+	iters        []bucketIter
+	exclHash     []uint64
+	exclIDs      []exclusion
+	exclList     []string
+	exclAttacker string
 }
 
 // Counters are the finder's running totals, for metrics.
 type Counters struct {
-	Queries        uint64 `json:"queries"`
-	Successes      uint64 `json:"successes"`
-	Fakes          uint64 `json:"fakes"`
-	NoneFound      uint64 `json:"none_found"`
-	InvalidQueries uint64 `json:"invalid_queries"`
-	Examined       uint64 `json:"examined"`
-	Inserted       uint64 `json:"inserted"`
-	Updated        uint64 `json:"updated"`
-	Removed        uint64 `json:"removed"`
-	Evicted        uint64 `json:"evicted"`
-	Ignored        uint64 `json:"ignored"`
-	BucketLimited  uint64 `json:"bucket_limited"`
-	OfferRemoved   uint64 `json:"offer_removed"`
-	InvalidUpdates uint64 `json:"invalid_updates"`
-	EvalErrors     uint64 `json:"eval_errors"`
-	Rebalances     uint64 `json:"rebalances"`
-	Resizes        uint64 `json:"resizes"`
-	ScanBatches    uint64 `json:"scan_batches"`
-	ScanPasses     uint64 `json:"scan_passes"`
+	Queries        uint64 `json:"queries"`         // valid queries answered
+	Successes      uint64 `json:"successes"`       // answered SUCCESS
+	Fakes          uint64 `json:"fakes"`           // answered FAKE_OPPONENT
+	NoneFound      uint64 `json:"none_found"`      // answered NONE_FOUND
+	InvalidQueries uint64 `json:"invalid_queries"` // refused by validation
+	Examined       uint64 `json:"examined"`        // candidates looked at, over all queries
+	Inserted       uint64 `json:"inserted"`        // entries added
+	Updated        uint64 `json:"updated"`         // entries refreshed in place
+	Removed        uint64 `json:"removed"`         // entries removed by Remove, empty updates or moves
+	Evicted        uint64 `json:"evicted"`         // entries replaced on insert or lost to a resize
+	Ignored        uint64 `json:"ignored"`         // new entries turned away (fill threshold or bucket limit)
+	BucketLimited  uint64 `json:"bucket_limited"`  // of which for want of a bucket (MaxBuckets)
+	OfferRemoved   uint64 `json:"offer_removed"`   // entries removed after being offered
+	InvalidUpdates uint64 `json:"invalid_updates"` // updates refused by validation
+	EvalErrors     uint64 `json:"eval_errors"`     // quality evaluations that failed or gave NaN
+	Rebalances     uint64 `json:"rebalances"`      // sizing models made
+	Resizes        uint64 `json:"resizes"`         // buckets resized
+	ScanBatches    uint64 `json:"scan_batches"`    // scan batches applied
+	ScanPasses     uint64 `json:"scan_passes"`     // full passes over the player table
 }
 
 // New validates cfg and builds an empty finder whose random choices come
@@ -285,6 +291,10 @@ func (f *Finder) updateSingle(h uint64, id string, e *Entry) UpdateResult {
 			f.stats.BucketLimited++
 			f.stats.Ignored++
 			r.Ignored++
+			if exists {
+				// The cached entry no longer describes the player.
+				r.Removed += f.Remove(id)
+			}
 			return r
 		}
 		f.buckets[t.bucket].samples++
@@ -379,25 +389,25 @@ func (f *Finder) Len() int { return f.entries }
 // Stats is a snapshot for the dashboard and metrics.
 type Stats struct {
 	Counters
-	Buckets   int           `json:"buckets"`
-	Players   int           `json:"players"`  // distinct players cached
-	Entries   int           `json:"entries"`  // cached entries (= players with one entry each)
-	Capacity  int           `json:"capacity"` // slots over all buckets
-	CacheSize int           `json:"cache_size"`
-	Strings   int           `json:"strings"` // distinct interned strings and lists
-	HasModel  bool          `json:"has_sizing_model"`
-	PerBucket []BucketStats `json:"per_bucket"`
+	Buckets   int           `json:"buckets"`          // buckets in use
+	Players   int           `json:"players"`          // distinct players cached
+	Entries   int           `json:"entries"`          // cached entries (= players with one entry each)
+	Capacity  int           `json:"capacity"`         // slots over all buckets
+	CacheSize int           `json:"cache_size"`       // PlayerCacheSize, the bound on Capacity
+	Strings   int           `json:"strings"`          // distinct interned strings and lists
+	HasModel  bool          `json:"has_sizing_model"` // a sizing model is in use
+	PerBucket []BucketStats `json:"per_bucket"`       // in creation order
 }
 
 // BucketStats is one bucket's fill, labelled by its stable key.
 type BucketStats struct {
-	Key     string  `json:"key"`
-	MMRLow  float64 `json:"mmr_low"`
-	MMRHigh float64 `json:"mmr_high"`
-	Size    int     `json:"size"`
-	Entries int     `json:"entries"`
-	Fill    float64 `json:"fill"`
-	Samples float64 `json:"samples"`
+	Key     string  `json:"key"`      // e.g. mmr=3|arena="forest"
+	MMRLow  float64 `json:"mmr_low"`  // the bucket's MMR range starts here
+	MMRHigh float64 `json:"mmr_high"` // and ends here
+	Size    int     `json:"size"`     // slots
+	Entries int     `json:"entries"`  // occupied slots
+	Fill    float64 `json:"fill"`     // Entries / Size
+	Samples float64 `json:"samples"`  // sampled labels since the last rebalance (halved at each)
 }
 
 // Stats returns the counters and the fill of every bucket, in creation order.

@@ -37,27 +37,29 @@ func Single(playerID string, mmr float64, attrs map[string]cupid.Value) Model {
 	return Model{PlayerID: playerID, Entries: []Entry{{MMR: mmr, Attributes: attrs}}}
 }
 
-// checkValue checks one attribute value against its declaration.
-func checkValue(field string, want cupid.ValueKind, v cupid.Value) error {
+// checkValue checks one attribute value against its declaration. The field
+// is prefix+name, joined only when there is an error to report, so the
+// query path validates without allocating.
+func checkValue(prefix, name string, want cupid.ValueKind, v cupid.Value) error {
 	if v.Kind != want {
-		return invalid(field, "must be a %s", kindName(want))
+		return invalid(prefix+name, "must be a %s", kindName(want))
 	}
 	switch v.Kind {
 	case cupid.KindNumber:
 		if !cupid.Finite(v.Number) {
-			return invalid(field, "must be a finite number")
+			return invalid(prefix+name, "must be a finite number")
 		}
 	case cupid.KindString:
 		if len(v.String) > maxStringLen {
-			return invalid(field, "longer than %d bytes", maxStringLen)
+			return invalid(prefix+name, "longer than %d bytes", maxStringLen)
 		}
 	case cupid.KindStrings:
 		if len(v.Strings) > maxListLen {
-			return invalid(field, "more than %d items", maxListLen)
+			return invalid(prefix+name, "more than %d items", maxListLen)
 		}
 		for i, s := range v.Strings {
 			if len(s) > maxStringLen {
-				return invalid(fmt.Sprintf("%s[%d]", field, i), "longer than %d bytes", maxStringLen)
+				return invalid(fmt.Sprintf("%s%s[%d]", prefix, name, i), "longer than %d bytes", maxStringLen)
 			}
 		}
 	}
@@ -175,7 +177,7 @@ func firstBadAttribute(prefix string, attrs map[string]cupid.Value, index map[st
 		if i, ok := index[name]; !ok {
 			err = invalid(prefix+name, "is not a declared %s", what)
 		} else {
-			err = checkValue(prefix+name, specs[i].kind, v)
+			err = checkValue(prefix, name, specs[i].kind, v)
 		}
 		if err != nil {
 			badName, bad = name, err

@@ -27,7 +27,7 @@ type Candidate struct {
 func (c *Candidate) PlayerID() string { return c.b.ids[c.i] }
 
 // MMR is the candidate entry's (defence) MMR.
-func (c *Candidate) MMR() float64 { return c.b.hot[c.i].mmr }
+func (c *Candidate) MMR() float64 { return c.b.mmrAt(c.i) }
 
 // Number returns a number attribute, or 0 when it is not a declared number.
 func (c *Candidate) Number(name string) float64 {
@@ -35,14 +35,14 @@ func (c *Candidate) Number(name string) float64 {
 	return v
 }
 
-// String returns a string attribute, or "" when it is not a declared string.
-func (c *Candidate) String(name string) string {
+// Text returns a string attribute, or "" when it is not a declared string.
+func (c *Candidate) Text(name string) string {
 	v, _ := c.f.attrValue(c.b, c.i, name).(string)
 	return v
 }
 
-// Strings returns a string-list attribute (shared: do not modify), or nil.
-func (c *Candidate) Strings(name string) []string {
+// List returns a string-list attribute (shared: do not modify), or nil.
+func (c *Candidate) List(name string) []string {
 	v, _ := c.f.attrValue(c.b, c.i, name).([]string)
 	return v
 }
@@ -63,11 +63,11 @@ func (f *Finder) attrBoxed(b *bucket, i, ai int) any {
 	case a.label >= 0:
 		return f.labels[a.label].boxed[f.groups[b.group].key[a.label]]
 	case a.kind == cupid.KindNumber:
-		return b.nums[a.col][i]
+		return b.num(i, a.off)
 	case a.kind == cupid.KindString:
-		return f.strs.vals[b.refs[a.col][i]]
+		return f.strs.vals[b.ref(i, a.off)]
 	default:
-		return f.lists.vals[b.refs[a.col][i]]
+		return f.lists.vals[b.ref(i, a.off)]
 	}
 }
 
@@ -80,10 +80,15 @@ const exprMemoryBudget = 4096
 // exprQuality is the compiled quality expressions. "player.x" and "query.x"
 // are rewritten into plain variables of one flat environment map, which
 // expr reads with a single map lookup, and which the finder refills per
-// candidate with only the player attributes the expressions use.
+// candidate with only the player attributes the expressions use. Most
+// expressions also compile to closures (fasteval.go) and skip the VM.
 type exprQuality struct {
 	filter *vm.Program
 	score  *vm.Program
+	// fastFilter and fastScore are the same programs as closures (see
+	// fasteval.go), nil when an expression is outside their subset.
+	fastFilter boolFn
+	fastScore  numFn
 	// player lists the candidate values the expressions read: -1 the MMR,
 	// -2 the id, otherwise an attribute index.
 	player []envRef
@@ -236,7 +241,19 @@ func compileQuality(s *schema) (*exprQuality, error) {
 	for _, k := range cupid.SortedKeys(used) {
 		q.player = append(q.player, envRef{key: k, attr: used[k]})
 	}
+	if q.filter != nil {
+		q.fastFilter, _ = compileFastBool(s, q.filter.Node())
+	}
+	if q.score != nil {
+		q.fastScore, _ = compileFastNum(s, q.score.Node())
+	}
 	return q, nil
+}
+
+// needsVM reports whether some expression runs on expr's VM, which reads
+// the environment map.
+func (q *exprQuality) needsVM() bool {
+	return q.filter != nil && q.fastFilter == nil || q.score != nil && q.fastScore == nil
 }
 
 // prepareEnv fills the query's part of the expression environment; missing
@@ -272,19 +289,28 @@ func (f *Finder) judge(q *Query, b *bucket, i int) (float64, bool) {
 	}
 	xq := f.s.quality
 	if xq == nil {
-		return -math.Abs(q.MMR - b.hot[i].mmr), true
+		return -math.Abs(q.MMR - b.mmrAt(i)), true
 	}
-	for _, r := range xq.player {
-		switch r.attr {
-		case refMMR:
-			f.env[r.key] = b.hot[i].mmr
-		case refID:
-			f.env[r.key] = b.ids[i]
-		default:
-			f.env[r.key] = f.attrBoxed(b, i, r.attr)
+	x := &f.ectx
+	x.b, x.i = b, i
+	if xq.needsVM() {
+		for _, r := range xq.player {
+			switch r.attr {
+			case refMMR:
+				f.env[r.key] = b.mmrAt(i)
+			case refID:
+				f.env[r.key] = b.ids[i]
+			default:
+				f.env[r.key] = f.attrBoxed(b, i, r.attr)
+			}
 		}
 	}
-	if xq.filter != nil {
+	switch {
+	case xq.fastFilter != nil:
+		if !xq.fastFilter(x) {
+			return 0, false
+		}
+	case xq.filter != nil:
 		out, err := f.vm.Run(xq.filter, f.env)
 		if err != nil {
 			f.stats.EvalErrors++
@@ -295,7 +321,15 @@ func (f *Finder) judge(q *Query, b *bucket, i int) (float64, bool) {
 		}
 	}
 	if xq.score == nil {
-		return -math.Abs(q.MMR - b.hot[i].mmr), true
+		return -math.Abs(q.MMR - b.mmrAt(i)), true
+	}
+	if xq.fastScore != nil {
+		s := xq.fastScore(x)
+		if math.IsNaN(s) {
+			f.stats.EvalErrors++
+			return 0, false
+		}
+		return s, true
 	}
 	out, err := f.vm.Run(xq.score, f.env)
 	if err != nil {

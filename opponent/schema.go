@@ -11,10 +11,11 @@ type attrSpec struct {
 	name   string
 	kind   cupid.ValueKind
 	envKey string // its name in the quality expression: "player.x" or "query.x"
-	// col is the column holding it: an index into bucket.nums for numbers,
-	// into bucket.refs for strings and lists; -1 when the attribute is a
-	// strategy label, which the bucket itself holds.
+	// col numbers its column among the number or among the ref (string
+	// and list) columns; -1 when the attribute is a strategy label, which
+	// the bucket itself holds. off is where the column sits in a row.
 	col   int
+	off   int
 	label int // the strategy whose label it is, or -1
 }
 
@@ -29,6 +30,8 @@ type schema struct {
 	numCols    int
 	refCols    int
 	refKind    []cupid.ValueKind // per ref column: string or strings
+	refOff     int               // row offset of the first ref column
+	rowWords   int               // words per row: hash, MMR, numbers, refs
 	strategies []strategySpec
 
 	removeLevel float64 // fill level at or above which an offered entry leaves
@@ -131,6 +134,18 @@ func compileConfig(c Config) (*schema, error) {
 			a.col = s.refCols
 			s.refCols++
 			s.refKind = append(s.refKind, a.kind)
+		}
+	}
+	s.refOff = rowAttrs + 2*s.numCols
+	s.rowWords = s.refOff + s.refCols
+	for i := range s.attrs {
+		a := &s.attrs[i]
+		switch {
+		case a.label >= 0:
+		case a.kind == cupid.KindNumber:
+			a.off = rowAttrs + 2*a.col
+		default:
+			a.off = s.refOff + a.col
 		}
 	}
 	if s.quality, err = compileQuality(s); err != nil {

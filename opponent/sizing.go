@@ -113,11 +113,16 @@ func (f *Finder) plannedSize(key string, n int) int {
 	return c.BucketMinSize + int(share)
 }
 
-// sizeForNew picks the size of a bucket about to be created, first
-// re-planning every bucket when the cache has no room left for it.
+// sizeForNew picks the size of a bucket about to be created: its planned
+// size under the model, or BucketInitialSize without one. When the cache has
+// no room left for it, every bucket is re-planned first (leaving room for as
+// many buckets again, so this happens a logarithmic number of times).
 func (f *Finder) sizeForNew(key string) int {
 	n := f.keyCount(key)
-	want := f.plannedSize(key, n)
+	want := f.s.cfg.BucketInitialSize
+	if f.sizing.model != nil {
+		want = f.plannedSize(key, n)
+	}
 	if f.capacity+want <= f.s.cfg.PlayerCacheSize {
 		return want
 	}

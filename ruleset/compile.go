@@ -362,6 +362,9 @@ func (c *Compiled) NextChange(wait time.Duration) (time.Duration, bool) {
 func (c *Compiled) collectChanges() []time.Duration {
 	var ts []time.Duration
 	add := func(s Schedule) {
+		if len(s) == 0 {
+			return
+		}
 		for _, st := range s[1:] {
 			ts = append(ts, st.After)
 		}

@@ -344,7 +344,7 @@ func (b *budgetVisitor) Visit(n *ast.Node) {
 			b.err = fmt.Errorf("a range (a..b) must have constant bounds")
 			return
 		}
-		if to.Value-from.Value >= MaxExprRange {
+		if to.Value-from.Value >= MaxExprRange { // literals are never negative, so no overflow
 			b.err = fmt.Errorf("range %d..%d has more than %d elements", from.Value, to.Value, MaxExprRange)
 		}
 	}

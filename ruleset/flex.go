@@ -45,7 +45,11 @@ func (s Schedule) At(wait time.Duration) float64 {
 // Next returns the first wait strictly after wait at which the value
 // changes, and false if it never changes again.
 func (s Schedule) Next(wait time.Duration) (time.Duration, bool) {
-	for _, st := range s {
+	if len(s) == 0 {
+		return 0, false
+	}
+	// The first step is the starting value, not a change.
+	for _, st := range s[1:] {
 		if st.After > wait {
 			return st.After, true
 		}

@@ -81,6 +81,9 @@ type reader struct {
 	path []string
 	// dups collects duplicate keys; they are reported but reading goes on.
 	dups []Problem
+	// lastLine, lastOff and lastCol remember posAt's previous answer
+	// (0-based line and column).
+	lastLine, lastOff, lastCol int
 }
 
 func newReader(data []byte) *reader {
@@ -93,14 +96,23 @@ func newReader(data []byte) *reader {
 	return r
 }
 
-// posAt turns a byte offset into a line and a rune column.
+// posAt turns a byte offset into a line and a rune column. Offsets mostly
+// come in increasing order, so it counts on from the previous answer when it
+// can: a minified megabyte on one line must not cost a rescan per value.
 func (r *reader) posAt(off int) Pos {
 	if off > len(r.data) {
 		off = len(r.data)
 	}
 	line := sort.Search(len(r.lineStarts), func(i int) bool { return r.lineStarts[i] > off }) - 1
 	start := r.lineStarts[line]
-	return Pos{Line: line + 1, Column: utf8.RuneCount(r.data[start:off]) + 1}
+	if r.lastLine == line && r.lastOff <= off && r.lastOff >= start {
+		start = r.lastOff
+	} else {
+		r.lastCol = 0
+	}
+	col := r.lastCol + utf8.RuneCount(r.data[start:off])
+	r.lastLine, r.lastOff, r.lastCol = line, off, col
+	return Pos{Line: line + 1, Column: col + 1}
 }
 
 func (r *reader) pathString() string {
@@ -281,10 +293,11 @@ func (r *reader) object(n *node, depth int) {
 			}
 			r.fail(r.off, "unexpected %s: expected a key in double quotes", r.describe(r.off))
 		}
-		keyOff := r.off
+		// The key's position is taken before its value is read, so
+		// positions are asked in increasing order (see posAt).
+		p := r.posAt(r.off)
 		key := r.str()
 		if seen[key] {
-			p := r.posAt(keyOff)
 			r.path = append(r.path, key)
 			r.dups = append(r.dups, Problem{Path: r.pathString(), Line: p.Line, Column: p.Column, Message: "duplicate key: it is already set above"})
 			r.path = r.path[:len(r.path)-1]
@@ -300,7 +313,7 @@ func (r *reader) object(n *node, depth int) {
 		v := r.value(depth + 1)
 		r.path = r.path[:len(r.path)-1]
 		n.keys = append(n.keys, key)
-		n.keyPos = append(n.keyPos, r.posAt(keyOff))
+		n.keyPos = append(n.keyPos, p)
 		n.elems = append(n.elems, v)
 		r.space()
 		if r.off >= len(r.data) {

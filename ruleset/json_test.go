@@ -1,6 +1,7 @@
 package ruleset
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -90,5 +91,57 @@ func TestBOMIsSkipped(t *testing.T) {
 	data := append([]byte{0xEF, 0xBB, 0xBF}, []byte(`{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 1, "player_max_number": 2}}`)...)
 	if _, err := Load(data); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPosAtAnyOrder: positions asked out of order are as right as in order.
+func TestPosAtAnyOrder(t *testing.T) {
+	r := newReader([]byte("ab\nマッチ x\n\nz"))
+	tests := []struct {
+		off  int
+		want Pos
+	}{
+		{0, Pos{1, 1}}, {1, Pos{1, 2}}, {3, Pos{2, 1}}, {13, Pos{2, 5}}, {6, Pos{2, 2}}, {14, Pos{2, 6}}, {16, Pos{4, 1}}, {2, Pos{1, 3}},
+	}
+	for _, tt := range tests {
+		if got := r.posAt(tt.off); got != tt.want {
+			t.Errorf("posAt(%d) = %v, want %v", tt.off, got, tt.want)
+		}
+	}
+}
+
+// TestLongLine: a large minified ruleset on one line loads in one pass.
+func TestLongLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 1, "player_max_number": 2}, "match_options": {"options": [`)
+	for i := range maxListLen {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`{"name": "o` + strings.Repeat("x", 100) + string(rune('a'+i%26)) + `", "type": "any"}`)
+	}
+	b.WriteString("]}, \"zz\": [" + strings.Repeat("1,", 100000) + "1]}")
+	_, err := Parse([]byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "zz: unknown field") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestManyKeysOneLine: a hostile one-line document with many keys is read
+// in linear time (positions are not rescanned per key).
+func TestManyKeysOneLine(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("{")
+	for i := range 60000 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(`"k` + strconv.Itoa(i) + `":1`)
+	}
+	b.WriteString("}")
+	_, err := Parse([]byte(b.String()))
+	ps, _ := err.(Problems)
+	if len(ps) != MaxProblems+1 || ps[MaxProblems].Message != "… and 59901 more problems" {
+		t.Fatalf("got %d problems, last %v", len(ps), ps[len(ps)-1])
 	}
 }

@@ -45,13 +45,20 @@ func compileLatency(rs *Ruleset) Latency {
 // waiting wait: the initial range plus one expansion per full rate period,
 // capped at the maximum. A region is accepted when its latency is at or
 // below the range.
+//
+// A ruleset that sets only region_latency_max_ms (no initial range, no
+// expansion) would accept nothing under that formula; it is read as "the
+// maximum applies from the start", which is what its author means.
 func (l Latency) RangeAt(wait time.Duration) int {
+	if l.InitialMs <= 0 && (l.StepMs <= 0 || l.RateMs <= 0) {
+		return l.MaxMs
+	}
 	r := l.InitialMs
 	if l.StepMs > 0 && l.RateMs > 0 && wait > 0 {
 		steps := int64(wait / (time.Duration(l.RateMs) * time.Millisecond))
 		// Stop counting once the cap is reached, which also keeps the
 		// multiplication from overflowing for absurd waits.
-		need := int64((l.MaxMs-l.InitialMs)/l.StepMs) + 1
+		need := int64(max(l.MaxMs-l.InitialMs, 0)/l.StepMs) + 1
 		steps = min(steps, need)
 		r += int(steps) * l.StepMs
 	}

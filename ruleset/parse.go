@@ -30,7 +30,7 @@ func Parse(data []byte) (*Ruleset, error) {
 			d.problem(root, "alliance", "required: the number of teams and of players per team")
 		}
 		d.probs.sortByPosition()
-		return nil, d.probs
+		return nil, d.probs.capped()
 	}
 	rs.src = &source{pos: d.pos, root: root.pos}
 	return rs, nil
@@ -95,8 +95,12 @@ func (d *decoder) object(n *node, path string, known []string, each func(key str
 		p := join(path, key)
 		if !contains(known, key) {
 			msg := "unknown field"
-			if s := suggest(key, known); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			// Suggestions cost an edit distance each; past the report
+			// limit nobody reads them.
+			if len(d.probs) <= MaxProblems {
+				if s := suggest(key, known); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
 			}
 			d.probs = append(d.probs, Problem{Path: p, Line: n.keyPos[i].Line, Column: n.keyPos[i].Column, Message: msg})
 			continue
@@ -633,6 +637,9 @@ func contains(list []string, s string) bool {
 // suggest returns the known name closest to a misspelt one when it is close
 // enough to be a likely typo, or "".
 func suggest(got string, known []string) string {
+	if len(got) > 64 {
+		return ""
+	}
 	best, bestDist := "", max(2, len([]rune(got))/3)+1
 	for _, k := range known {
 		if dist := editDistance(strings.ToLower(got), k); dist < bestDist {

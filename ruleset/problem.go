@@ -71,6 +71,21 @@ func (ps Problems) sortByPosition() {
 	})
 }
 
+// MaxProblems is the most problems reported for one ruleset; past it, a
+// last problem says how many more there were. A broken file does not need a
+// thousand lines to be fixed, and a hostile one must not produce them.
+const MaxProblems = 100
+
+// capped trims a long list to MaxProblems and a summary.
+func (ps Problems) capped() Problems {
+	if len(ps) <= MaxProblems {
+		return ps
+	}
+	more := len(ps) - MaxProblems
+	out := append(Problems(nil), ps[:MaxProblems]...)
+	return append(out, Problem{Message: fmt.Sprintf("… and %d more problems", more)})
+}
+
 // errorOrNil turns an empty list into a nil error; returning a nil Problems
 // as an error would make err != nil true.
 func (ps Problems) errorOrNil() error {

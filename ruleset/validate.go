@@ -30,7 +30,7 @@ func Validate(rs *Ruleset) error {
 	v := &validator{rs: rs, src: rs.src}
 	v.run()
 	v.probs.sortByPosition()
-	return v.probs.errorOrNil()
+	return v.probs.capped().errorOrNil()
 }
 
 type validator struct {
@@ -74,6 +74,17 @@ func parent(path string) string {
 func (v *validator) given(path string) bool {
 	if v.src == nil {
 		return true
+	}
+	_, ok := v.src.pos[path]
+	return ok
+}
+
+// written reports whether a path was explicitly written in the source.
+// Without a source nothing counts as written, so an optional field left at
+// its zero value reads as "not set".
+func (v *validator) written(path string) bool {
+	if v.src == nil {
+		return false
 	}
 	_, ok := v.src.pos[path]
 	return ok
@@ -317,7 +328,7 @@ func (v *validator) matchingRules() {
 		if v.requiredNumber(p + ".reference") {
 			v.nonNegative(p+".reference", m.Reference)
 		}
-		if v.given(p+".max") && finite(m.Max) && m.Max <= 0 {
+		if v.written(p+".max") && finite(m.Max) && m.Max <= 0 {
 			v.add(p+".max", "must be > 0 when given (got %s)", num(m.Max))
 		} else if !finite(m.Max) {
 			v.add(p+".max", "must be a finite number")
@@ -569,7 +580,7 @@ var scopes = []string{ScopeMatch, ScopeTeam}
 
 func (v *validator) collection(p string, c CollectionRule) {
 	v.name(p+".attribute", c.Attribute)
-	if c.Scope != "" || v.given(p+".scope") {
+	if c.Scope != "" || v.written(p+".scope") {
 		v.oneOf(p+".scope", c.Scope, scopes...)
 	}
 	if !v.oneOf(p+".operation", c.Operation, collectionOps...) {
@@ -621,7 +632,7 @@ func (v *validator) teamRule(p string, t TeamRule) {
 		v.notReserved(p+".attribute", t.Attribute, "a number")
 	}
 	v.oneOf(p+".aggregate", t.Aggregate, aggregates...)
-	if t.PartyAggregate != "" || v.given(p+".party_aggregate") {
+	if t.PartyAggregate != "" || v.written(p+".party_aggregate") {
 		v.oneOf(p+".party_aggregate", t.PartyAggregate, partyAggregates...)
 	}
 	if v.requiredNumber(p+".max_difference") && v.nonNegative(p+".max_difference", t.MaxDifference) {
@@ -711,7 +722,7 @@ func (v *validator) roles() {
 	if rr == nil {
 		return
 	}
-	if rr.Attribute != "" || v.given("roles.attribute") {
+	if rr.Attribute != "" || v.written("roles.attribute") {
 		v.name("roles.attribute", rr.Attribute)
 	}
 	if len(rr.Quotas) == 0 {
@@ -804,10 +815,10 @@ func (v *validator) crossPlay() {
 	if cp == nil {
 		return
 	}
-	if cp.AcceptedAttribute != "" || v.given("cross_play.accepted_attribute") {
+	if cp.AcceptedAttribute != "" || v.written("cross_play.accepted_attribute") {
 		v.name("cross_play.accepted_attribute", cp.AcceptedAttribute)
 	}
-	if cp.CurrentAttribute != "" || v.given("cross_play.current_attribute") {
+	if cp.CurrentAttribute != "" || v.written("cross_play.current_attribute") {
 		v.name("cross_play.current_attribute", cp.CurrentAttribute)
 	}
 	acc, cur := cp.AcceptedAttribute, cp.CurrentAttribute
@@ -837,7 +848,7 @@ func (v *validator) exprRules(list string, rules []ExprRule, score bool) {
 			seen[e.Name] = i
 		}
 		scope := exprScope(e, score)
-		if e.Scope != "" || v.given(p+".scope") {
+		if e.Scope != "" || v.written(p+".scope") {
 			if !v.oneOf(p+".scope", e.Scope, exprScopes...) {
 				continue
 			}
@@ -902,7 +913,7 @@ func (v *validator) quality() {
 			v.nonNegative("quality."+w.name, *w.w)
 		}
 	}
-	if q.SkillAttribute != "" || v.given("quality.skill_attribute") {
+	if q.SkillAttribute != "" || v.written("quality.skill_attribute") {
 		if v.name("quality.skill_attribute", q.SkillAttribute) {
 			found := false
 			var attrs []string

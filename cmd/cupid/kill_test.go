@@ -138,6 +138,8 @@ func TestKillDashNineLosesNothing(t *testing.T) {
 			}
 		}(w)
 	}
+	// Should every worker fail early, kill anyway so the test ends.
+	go func() { wg.Wait(); p.cmd.Process.Signal(syscall.SIGKILL) }()
 	p.cmd.Wait()
 	cancel()
 	wg.Wait()

@@ -23,6 +23,6 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), loadCmd())
+	root.AddCommand(serveCmd(), loadCmd(), rulesetCmd())
 	return root
 }

@@ -42,6 +42,11 @@ type csr struct {
 // newCSR builds the symmetric lists of n vertices from edges. Self-loops are
 // dropped and duplicates merged; a vertex outside 0..n-1 panics, because it
 // is a programming error in the caller, as an index out of range is.
+//
+// The lists come out sorted without a comparison sort: the directed pairs
+// are first bucketed by target, then, walking targets in order, bucketed
+// by source (a two-pass radix sort), so each source's list receives its
+// targets in increasing order. That is O(n + edges).
 func newCSR(what string, n int, edges []Edge) csr {
 	if n < 0 || int64(n) > 1<<31-1 {
 		panic(fmt.Sprintf("matching: %s: order %d out of range", what, n))
@@ -60,24 +65,35 @@ func newCSR(what string, n int, edges []Edge) csr {
 	for i := 1; i <= n; i++ {
 		count[i] += count[i-1]
 	}
-	list := make([]int32, count[n])
+	m := count[n]
+	// Pass 1: sources grouped by target. Every vertex has as many pairs
+	// as target as it has as source, so count serves both passes.
+	byTarget := make([]int32, m)
 	fill := slices.Clone(count[:n])
 	for _, e := range edges {
 		if e.U == e.V {
 			continue
 		}
-		list[fill[e.U]] = int32(e.V)
-		fill[e.U]++
-		list[fill[e.V]] = int32(e.U)
+		byTarget[fill[e.V]] = int32(e.U)
 		fill[e.V]++
+		byTarget[fill[e.U]] = int32(e.V)
+		fill[e.U]++
 	}
-	// Sort each list and squeeze out duplicates in place, moving the starts.
+	// Pass 2: walk targets in order, appending each to its source's list.
+	list := make([]int32, m)
+	copy(fill, count[:n])
+	for t := range n {
+		for _, s := range byTarget[count[t]:count[t+1]] {
+			list[fill[s]] = int32(t)
+			fill[s]++
+		}
+	}
+	// Squeeze out duplicates in place, moving the starts.
 	start := make([]int32, n+1)
 	w := int32(0)
-	for u := 0; u < n; u++ {
-		seg := list[count[u]:count[u+1]]
-		slices.Sort(seg)
+	for u := range n {
 		start[u] = w
+		seg := list[count[u]:count[u+1]]
 		for i, v := range seg {
 			if i > 0 && seg[i-1] == v {
 				continue

@@ -47,24 +47,28 @@ func greedy(g Graph, mate []int32, rng *rand.Rand) {
 	}
 
 	const wantCandidates = 4 // free neighbours compared by degree in a dense graph
+	// best and ties describe the partner chosen so far for the current
+	// vertex; consider is made once, outside the loop, so as not to
+	// allocate a closure per vertex.
+	var best int32
+	var ties int
+	consider := func(v int32) {
+		switch {
+		case best == none || deg[v] < deg[best]:
+			best, ties = v, 1
+		case deg[v] == deg[best]:
+			// Reservoir choice among equal degrees.
+			ties++
+			if rng.IntN(ties) == 0 {
+				best = v
+			}
+		}
+	}
 	for _, u := range order {
 		if mate[u] != none {
 			continue
 		}
-		best := none
-		ties := 0
-		consider := func(v int32) {
-			switch {
-			case best == none || deg[v] < deg[best]:
-				best, ties = v, 1
-			case deg[v] == deg[best]:
-				// Reservoir choice among equal degrees.
-				ties++
-				if rng.IntN(ties) == 0 {
-					best = v
-				}
-			}
-		}
+		best, ties = none, 0
 		d := int(deg[u])
 		if int64(d)*int64(d) > 8*int64(n) {
 			// Dense: probe free vertices with Adjacent.

@@ -1,0 +1,47 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+
+	"connectrpc.com/connect"
+
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/matchmaker"
+)
+
+// rulesets serves cupid.v1.RulesetService.
+type rulesets struct {
+	mm  *matchmaker.Service
+	log *slog.Logger
+}
+
+var _ cupidv1connect.RulesetServiceHandler = (*rulesets)(nil)
+
+func (h *rulesets) ValidateRuleset(_ context.Context, req *connect.Request[cupidv1.ValidateRulesetRequest]) (*connect.Response[cupidv1.ValidateRulesetResponse], error) {
+	probs := h.mm.ValidateRuleset([]byte(req.Msg.GetRuleset()))
+	out := &cupidv1.ValidateRulesetResponse{Valid: len(probs) == 0}
+	for _, p := range probs {
+		out.Problems = append(out.Problems, &cupidv1.RulesetProblem{
+			Path: p.Path, Line: int32(p.Line), Column: int32(p.Column), Message: p.Message,
+		})
+	}
+	return connect.NewResponse(out), nil
+}
+
+func (h *rulesets) GetRuleset(_ context.Context, req *connect.Request[cupidv1.GetRulesetRequest]) (*connect.Response[cupidv1.GetRulesetResponse], error) {
+	src, version, err := h.mm.Ruleset(req.Msg.GetQueue())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(&cupidv1.GetRulesetResponse{Queue: req.Msg.GetQueue(), Ruleset: string(src), Version: int32(version)}), nil
+}
+
+func (h *rulesets) PutRuleset(ctx context.Context, req *connect.Request[cupidv1.PutRulesetRequest]) (*connect.Response[cupidv1.PutRulesetResponse], error) {
+	v, err := h.mm.PutRuleset(ctx, req.Msg.GetQueue(), []byte(req.Msg.GetRuleset()), int(req.Msg.GetExpectedVersion()))
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(&cupidv1.PutRulesetResponse{Version: int32(v)}), nil
+}

@@ -1,0 +1,1033 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// The streaming anchor loop (seed 002). Step takes the tickets that could
+// have something new to do, oldest first; each in turn is the anchor:
+//
+//  1. Its wait picks the flex level, hence the envelope (flex.go).
+//  2. It gathers candidates: the nearest waiting tickets on the primary
+//     distance attribute (a walk outward in the sorted index, within the
+//     allowed distance) that pass every rule judged between two tickets —
+//     distance, gates, options, cross-play, region, collections, pair
+//     filters. With no distance rule, the oldest tickets are the nearest.
+//     It stops after Options.Candidates times the players still needed.
+//  3. It takes the candidates oldest first (seed 002 compares the anchor
+//     with the others by age) and moves each party into the forming match
+//     when the group's rules still hold and the parties can still be packed
+//     into teams; otherwise the party is skipped, as Pragma's plugin leaves a
+//     party in the other matchable.
+//  4. As soon as the group is full it tries to finalise: team balancing under
+//     the team-level rules (balance.go), match totals and match filters,
+//     region choice, quality. If that fails, the last party goes back and the
+//     search goes on. If no full match forms and the flexed alliance allows a
+//     smaller one, the largest group gathered is tried as a smaller match.
+//
+// A match forms the moment one is valid; its tickets leave the pool at once,
+// so they cannot be in two matches.
+//
+// Which tickets a Step tries: new and returned tickets, tickets whose level
+// changed since they last failed (found by binary search on creation time for
+// each relaxation step), and older tickets whose window holds a newcomer
+// (woken only while that newcomer is still waiting). A ticket that failed and
+// has nothing new is not tried again, so a Step after one arrival costs the
+// neighbourhood of that arrival, not the whole pool.
+
+// Step runs the anchor loop at time now and returns the matches formed; their
+// tickets have left the pool.
+func (p *Pool) Step(now time.Time) []Proposal {
+	p.stats.Steps++
+	p.flush()
+	p.sortOrder()
+	wakers := p.fresh
+	if !p.allDirty {
+		if p.stepped && now.After(p.lastStep) {
+			wakers = p.markCrossers(p.lastStep, now, wakers)
+		}
+		p.markNeighbours(now, wakers)
+	}
+	var due []int32
+	if p.allDirty || len(p.dirty)*8 > p.live {
+		due = p.order
+	} else {
+		due = slices.Clone(p.dirty)
+		slices.SortFunc(due, func(a, b int32) int { return p.olderCmp(a, b) })
+	}
+	var out []Proposal
+	for _, s := range due {
+		e := &p.entries[s]
+		if !e.alive || (!p.allDirty && e.dirty == dirtyNone) {
+			continue
+		}
+		why := e.dirty
+		e.dirty = dirtyNone
+		if why == dirtyNeighbour && !p.allDirty && !p.wakerNear(s, wakers, now) {
+			continue
+		}
+		p.stats.AnchorTries++
+		if prop, ok := p.tryAnchor(s, now); ok {
+			if len(out) == cap(out) {
+				// Double by hand: append grows big slices by only a
+				// quarter, copying a full pass's proposals many times.
+				out = slices.Grow(out, max(16, len(out)))
+			}
+			out = append(out, prop)
+			p.maybeCompactIndex()
+			continue
+		}
+		e.tried = int32(p.r.level(p.waitOf(e, now)))
+	}
+	for _, s := range p.dirty {
+		p.entries[s].dirty = dirtyNone
+	}
+	p.dirty = p.dirty[:0]
+	p.fresh = p.fresh[:0]
+	p.allDirty = false
+	if !p.stepped || now.After(p.lastStep) {
+		p.lastStep = now
+	}
+	p.stepped = true
+	p.maybeCompact()
+	return out
+}
+
+func (p *Pool) olderCmp(a, b int32) int {
+	ea, eb := &p.entries[a], &p.entries[b]
+	switch {
+	case ea.created != eb.created:
+		if ea.created < eb.created {
+			return -1
+		}
+		return 1
+	case ea.seq < eb.seq:
+		return -1
+	case ea.seq > eb.seq:
+		return 1
+	}
+	return 0
+}
+
+func (p *Pool) waitOf(e *entry, now time.Time) time.Duration {
+	d := time.Duration(now.UnixNano() - e.created)
+	if d < 0 {
+		return 0
+	}
+	return d
+}
+
+// markCrossers marks the tickets that passed a relaxation step between from
+// and to. With latency rules a ticket that expanded may now be a candidate of
+// older anchors, so it also joins the wakers.
+func (p *Pool) markCrossers(from, to time.Time, wakers []int32) []int32 {
+	f, t := from.UnixNano(), to.UnixNano()
+	for _, st := range p.r.steps {
+		lo, hi := f-int64(st), t-int64(st) // created in (lo, hi]
+		i := sort.Search(len(p.order), func(i int) bool { return p.entries[p.order[i]].created > lo })
+		for ; i < len(p.order); i++ {
+			s := p.order[i]
+			e := &p.entries[s]
+			if e.created > hi {
+				break
+			}
+			if !e.alive {
+				continue
+			}
+			p.markDirty(s, dirtySelf)
+			if p.r.lat != nil {
+				wakers = append(wakers, s)
+			}
+		}
+	}
+	return wakers
+}
+
+// markNeighbours wakes the waiting tickets that would accept a newcomer as a
+// candidate at their own flex level: the newcomer may complete their match.
+func (p *Pool) markNeighbours(now time.Time, wakers []int32) {
+	if len(wakers) == 0 {
+		return
+	}
+	if len(p.r.dist) == 0 || (len(wakers) > 256 && len(wakers)*16 > p.live) {
+		// Without a distance rule every ticket's window is the whole
+		// pool; with many newcomers (a bulk load, a restart) trying
+		// everyone is cheaper than finding their neighbours.
+		p.allDirty = true
+		return
+	}
+	oldest := p.oldestAlive()
+	if oldest < 0 {
+		return
+	}
+	maxRef := p.r.envs[p.r.level(p.waitOf(&p.entries[oldest], now))].ref[0]
+	for _, b := range wakers {
+		eb := &p.entries[b]
+		if !eb.alive {
+			continue
+		}
+		down, up := p.idx.around(eb.key, b)
+		for _, c := range []*cursor{&down, &up} {
+			for {
+				k, s, ok := c.next()
+				if !ok || math.Abs(k-eb.key) > maxRef {
+					break
+				}
+				ea := &p.entries[s]
+				if !ea.alive || ea.dirty != dirtyNone {
+					continue
+				}
+				wa := p.waitOf(ea, now)
+				env := &p.r.envs[p.r.level(wa)]
+				if math.Abs(k-eb.key) > env.ref[0] {
+					continue
+				}
+				if _, r := p.pairOK(s, b, env, p.anchorMask(ea, env), now); r.kind != rOK {
+					continue
+				}
+				p.markDirty(s, dirtyNeighbour)
+			}
+		}
+	}
+}
+
+// wakerNear reports whether a newcomer that woke s is still waiting and
+// still within its window.
+func (p *Pool) wakerNear(s int32, wakers []int32, now time.Time) bool {
+	if len(wakers) > 64 || len(p.r.dist) == 0 {
+		return true
+	}
+	ea := &p.entries[s]
+	env := &p.r.envs[p.r.level(p.waitOf(ea, now))]
+	for _, b := range wakers {
+		if eb := &p.entries[b]; eb.alive && b != s && math.Abs(eb.key-ea.key) <= env.ref[0] {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Pool) oldestAlive() int32 {
+	for _, s := range p.order {
+		if p.entries[s].alive {
+			return s
+		}
+	}
+	return -1
+}
+
+// reason says which rule kept a candidate out (rOK: none). i indexes the
+// rule within its kind.
+type reason struct {
+	kind uint8
+	i    int
+}
+
+// Kinds of reasons, in the order rules are checked.
+const (
+	rOK uint8 = iota
+	rParty
+	rDist
+	rGate
+	rEqual
+	rOption
+	rCross
+	rLatency
+	rColl
+	rFilter
+)
+
+// anchorMask is the set of regions an anchor offers at its level; all
+// regions (^0) without latency rules.
+func (p *Pool) anchorMask(ea *entry, env *envelope) uint64 {
+	if p.r.lat == nil {
+		return ^uint64(0)
+	}
+	return maskAt(ea.x.lats, env.latRange)
+}
+
+// selfOK checks the anchor against the rules that concern it alone at its
+// level: its party must fit a team, its players must pass the gates, and it
+// must accept at least one region.
+func (p *Pool) selfOK(ea *entry, slot int32, env *envelope, aMask uint64) reason {
+	if int(ea.size) > env.maxPlayers {
+		return reason{rParty, 0}
+	}
+	if r := p.gateOK(slot, env); r.kind != rOK {
+		return r
+	}
+	if aMask == 0 {
+		return reason{rLatency, 0}
+	}
+	return reason{}
+}
+
+// gateOK checks a ticket's players against the numeric comparison gates at
+// the envelope's level (string gates were checked once, by Check).
+func (p *Pool) gateOK(slot int32, env *envelope) reason {
+	if p.stride == len(p.r.dist) {
+		return reason{}
+	}
+	nums := p.numsOf(slot)
+	g := len(p.r.dist)
+	for i, c := range p.r.comps {
+		if !c.gate || c.isStr {
+			continue
+		}
+		lo, hi := nums[g], nums[g+1]
+		g += 2
+		if !compareNum(lo, c.op, env.compNum[i]) || !compareNum(hi, c.op, env.compNum[i]) {
+			return reason{rGate, i}
+		}
+	}
+	return reason{}
+}
+
+// pairOK judges whether candidate c may join anchor a's match under a's
+// envelope, returning the regions c may join in.
+func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.Time) (uint64, reason) {
+	ea, ec := &p.entries[slotA], &p.entries[slotC]
+	if int(ec.size) > env.maxPlayers {
+		return 0, reason{rParty, 0}
+	}
+	if len(p.r.dist) > 0 {
+		na, nc := p.numsOf(slotA), p.numsOf(slotC)
+		for i := range p.r.dist {
+			if math.Abs(nc[i]-na[i]) > env.ref[i] {
+				return 0, reason{rDist, i}
+			}
+		}
+	}
+	if r := p.gateOK(slotC, env); r.kind != rOK {
+		return 0, r
+	}
+	xa, xc := ea.x, ec.x
+	if xa == nil {
+		return ^uint64(0), reason{}
+	}
+	for i, c := range p.r.comps {
+		if !c.gate && c.op == ruleset.OpEqual && xa.eqIDs[i] != xc.eqIDs[i] {
+			return 0, reason{rEqual, i}
+		}
+	}
+	ai, ni, ui := 0, 0, 0
+	for k, o := range p.r.options {
+		switch o.kind {
+		case optAll:
+			if xa.allIDs[ai] != xc.allIDs[ai] {
+				return 0, reason{rOption, k}
+			}
+			ai++
+		case optAny:
+			sa, sc := xa.anySets[ni], xc.anySets[ni]
+			if sa != nil && sc != nil && countCommon(sa, sc) == 0 {
+				return 0, reason{rOption, k}
+			}
+			ni++
+		case optUnique:
+			if countCommon(xa.uniq[ui], xc.uniq[ui]) > 0 {
+				return 0, reason{rOption, k}
+			}
+			ui++
+		}
+	}
+	if p.r.cross != nil && (xc.plat&xa.accept != xc.plat || xa.plat&xc.accept != xa.plat) {
+		return 0, reason{rCross, 0}
+	}
+	mask := ^uint64(0)
+	if p.r.lat != nil {
+		mask = p.candidateMask(ec, env, now, aMask)
+		if mask == 0 {
+			return 0, reason{rLatency, 0}
+		}
+	}
+	for i, c := range p.r.colls {
+		if c.contains || c.team {
+			continue
+		}
+		if countCommon(xa.colls[i], xc.colls[i]) < env.collMin[i] {
+			return 0, reason{rColl, i}
+		}
+	}
+	for i, f := range p.r.filters {
+		if !env.filterOn[i] || f.Scope != ruleset.ExprPair {
+			continue
+		}
+		if !p.pairFilter(f, ea, ec, now) {
+			return 0, reason{rFilter, i}
+		}
+	}
+	return mask, reason{}
+}
+
+// pairFilter evaluates a pair expression both ways round: "may these two
+// share a match" should not depend on which one is the anchor.
+func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
+	va, vc := p.view(a, now), p.view(c, now)
+	ok, err := f.Pass(ruleset.PairEnv{Ticket: *va, Candidate: *vc})
+	if err != nil || !ok {
+		return false
+	}
+	ok, err = f.Pass(ruleset.PairEnv{Ticket: *vc, Candidate: *va})
+	return err == nil && ok
+}
+
+// view is the expression view of a ticket at now, cached per Step.
+func (p *Pool) view(e *entry, now time.Time) *ruleset.TicketView {
+	n := now.UnixNano()
+	if e.x.view == nil || e.x.viewAt != n {
+		v := ruleset.NewTicketView(e.t, now)
+		e.x.view, e.x.viewAt = &v, n
+	}
+	return e.x.view
+}
+
+// cand is a gathered candidate.
+type cand struct {
+	slot int32
+	mask uint64
+}
+
+// scratch holds buffers reused across anchor attempts, so a pass allocates
+// mostly for the matches it forms.
+type scratch struct {
+	cands   []cand
+	grp     group
+	bins    []int
+	roles   roleSolver
+	bal     balancer
+	parties []bparty
+	vals    []float64
+	teamOf  []int
+	members   []int32
+	teamSlots [][]int32
+	tc        teamCheck
+	keepSlots []int32
+	keepMasks []uint64
+	roleOut   []int
+	roleMins  []int
+	roleMaxs  []int
+}
+
+// tryAnchor tries to build a match around slot a.
+func (p *Pool) tryAnchor(a int32, now time.Time) (Proposal, bool) {
+	ea := &p.entries[a]
+	lv := p.r.level(p.waitOf(ea, now))
+	env := &p.r.envs[lv]
+	aMask := p.anchorMask(ea, env)
+	if p.selfOK(ea, a, env, aMask).kind != rOK {
+		return Proposal{}, false
+	}
+	cands := p.gather(a, env, aMask, now)
+	return p.form(a, lv, env, aMask, cands, now)
+}
+
+// gather collects up to Options.Candidates times the missing players' worth
+// of compatible candidates, nearest first, and returns them oldest first.
+func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time) []cand {
+	ea := &p.entries[a]
+	out := p.sc.cands[:0]
+	need := env.capacity() - int(ea.size)
+	if need <= 0 {
+		p.sc.cands = out
+		return out
+	}
+	want := p.opts.Candidates * need
+	got, scanned := 0, 0
+	consider := func(s int32) bool {
+		scanned++
+		ec := &p.entries[s]
+		if !ec.alive || s == a {
+			return scanned < p.opts.ScanLimit
+		}
+		mask, r := p.pairOK(a, s, env, aMask, now)
+		if r.kind == rOK {
+			out = append(out, cand{slot: s, mask: mask})
+			got += int(ec.size)
+		}
+		return got < want && scanned < p.opts.ScanLimit
+	}
+	if len(p.r.dist) > 0 {
+		ref := env.ref[0]
+		down, up := p.idx.around(ea.key, a)
+		dk, ds, dok := down.next()
+		uk, us, uok := up.next()
+		dok = dok && ea.key-dk <= ref
+		uok = uok && uk-ea.key <= ref
+		for dok || uok {
+			var s int32
+			if dok && (!uok || ea.key-dk <= uk-ea.key) {
+				s = ds
+				dk, ds, dok = down.next()
+				dok = dok && ea.key-dk <= ref
+			} else {
+				s = us
+				uk, us, uok = up.next()
+				uok = uok && uk-ea.key <= ref
+			}
+			if !consider(s) {
+				break
+			}
+		}
+		slices.SortFunc(out, func(x, y cand) int { return p.olderCmp(x.slot, y.slot) })
+	} else {
+		for _, s := range p.order {
+			if !consider(s) {
+				break
+			}
+		}
+	}
+	p.stats.Scanned += uint64(scanned)
+	p.sc.cands = out
+	return out
+}
+
+// form grows a match around the anchor from the candidates.
+func (p *Pool) form(a int32, lv int, env *envelope, aMask uint64, cands []cand, now time.Time) (Proposal, bool) {
+	g := &p.sc.grp
+	if p.r.roles != nil {
+		g.setRoleCaps(p, env)
+	}
+	g.reset(p, a, aMask)
+	full := env.capacity()
+	if g.total == full {
+		return p.finalize(g, lv, env, now, true)
+	}
+	failures := 0
+	for _, c := range cands {
+		ec := &p.entries[c.slot]
+		if g.total+int(ec.size) > full || !g.accepts(p, c, env, now) {
+			continue
+		}
+		g.add(p, c)
+		if !p.packable(g.sizes, env.maxTeams, env.maxPlayers) {
+			g.removeLast(p)
+			continue
+		}
+		if g.total < full {
+			continue
+		}
+		if prop, ok := p.finalize(g, lv, env, now, true); ok {
+			return prop, true
+		}
+		g.removeLast(p)
+		if failures++; failures >= maxFinalizeFailures {
+			break
+		}
+	}
+	minimum := env.minTeams * env.minPlayers
+	if minimum < full {
+		for tries := 0; tries < maxFinalizeFailures && g.total >= minimum; tries++ {
+			if prop, ok := p.finalize(g, lv, env, now, false); ok {
+				return prop, true
+			}
+			if len(g.slots) <= 1 {
+				break
+			}
+			g.removeLast(p)
+		}
+	}
+	return Proposal{}, false
+}
+
+// maxFinalizeFailures bounds how often one anchor attempt may fail at the
+// team stage before it gives up until its next chance.
+const maxFinalizeFailures = 8
+
+// packable reports whether parties of these sizes fit into at most teams
+// teams of at most size players.
+func (p *Pool) packable(sizes []int, teams, size int) bool {
+	total, big := 0, 0
+	for _, s := range sizes {
+		total += s
+		big = max(big, s)
+	}
+	if total > teams*size || big > size {
+		return false
+	}
+	if big == 1 {
+		return true
+	}
+	sorted := append(p.sc.bins[:0], sizes...)
+	slices.SortFunc(sorted, func(a, b int) int { return b - a })
+	bins := make([]int, teams)
+	p.sc.bins = sorted
+	var place func(i int) bool
+	place = func(i int) bool {
+		if i == len(sorted) {
+			return true
+		}
+		for t := range bins {
+			if bins[t]+sorted[i] > size {
+				continue
+			}
+			if t > 0 && bins[t] == bins[t-1] {
+				continue // same load as the team before: same outcome
+			}
+			bins[t] += sorted[i]
+			if place(i + 1) {
+				return true
+			}
+			bins[t] -= sorted[i]
+		}
+		return false
+	}
+	return place(0)
+}
+
+// group is the match being formed around an anchor, with the running state of
+// the rules judged over the whole group.
+type group struct {
+	slots        []int32
+	masks        []uint64
+	sizes        []int
+	total        int
+	mask         uint64
+	lo, hi       []float64  // per distance rule: lowest and highest value
+	anySet       [][]uint32 // per "any" option: values everyone accepts (nil: all)
+	uniq         [][]uint32 // per "unique" option: values taken
+	plat, accept uint64
+	coll         [][]uint32 // per collection rule: shared values
+	roleMasks    []uint64   // every player's acceptable roles
+	rolePrefs    []int8
+	// roleCnt counts the group's players by acceptable-role set and
+	// roleCap the slots of each role set (rolesFit), for few roles.
+	roleCnt [1 << maxHallRoles]int32
+	roleCap [1 << maxHallRoles]int
+}
+
+func (g *group) reset(p *Pool, a int32, aMask uint64) {
+	g.slots, g.masks, g.sizes = g.slots[:0], g.masks[:0], g.sizes[:0]
+	g.total, g.mask = 0, ^uint64(0)
+	g.lo, g.hi = g.lo[:0], g.hi[:0]
+	for range p.r.dist {
+		g.lo = append(g.lo, math.Inf(1))
+		g.hi = append(g.hi, math.Inf(-1))
+	}
+	g.anySet, g.uniq, g.coll = g.anySet[:0], g.uniq[:0], g.coll[:0]
+	g.plat, g.accept = 0, ^uint64(0)
+	g.roleMasks, g.rolePrefs = g.roleMasks[:0], g.rolePrefs[:0]
+	g.roleCnt = [1 << maxHallRoles]int32{}
+	g.add(p, cand{slot: a, mask: aMask})
+}
+
+func (g *group) add(p *Pool, c cand) {
+	e := &p.entries[c.slot]
+	first := len(g.slots) == 0
+	g.slots = append(g.slots, c.slot)
+	g.masks = append(g.masks, c.mask)
+	g.sizes = append(g.sizes, int(e.size))
+	g.total += int(e.size)
+	g.mask &= c.mask
+	if len(p.r.dist) > 0 {
+		nums := p.numsOf(c.slot)
+		for i := range p.r.dist {
+			g.lo[i], g.hi[i] = min(g.lo[i], nums[i]), max(g.hi[i], nums[i])
+		}
+	}
+	x := e.x
+	if x == nil {
+		return
+	}
+	ni, ui := 0, 0
+	for _, o := range p.r.options {
+		switch o.kind {
+		case optAny:
+			s := x.anySets[ni]
+			switch {
+			case first:
+				g.anySet = append(g.anySet, s)
+			case s != nil && g.anySet[ni] == nil:
+				g.anySet[ni] = s
+			case s != nil:
+				g.anySet[ni] = intersectIDs(g.anySet[ni], s)
+			}
+			ni++
+		case optUnique:
+			if first {
+				g.uniq = append(g.uniq, slices.Clone(x.uniq[ui]))
+			} else {
+				g.uniq[ui] = append(g.uniq[ui], x.uniq[ui]...)
+				slices.Sort(g.uniq[ui])
+			}
+			ui++
+		}
+	}
+	g.plat |= x.plat
+	g.accept &= x.accept
+	g.roleMasks = append(g.roleMasks, x.roles...)
+	g.rolePrefs = append(g.rolePrefs, x.pref...)
+	if p.r.roles != nil && len(p.r.roles.names) <= maxHallRoles {
+		for _, m := range x.roles {
+			g.roleCnt[m]++
+		}
+	}
+	for i, c := range p.r.colls {
+		switch {
+		case c.contains || c.team:
+			if first {
+				g.coll = append(g.coll, nil)
+			}
+		case first:
+			g.coll = append(g.coll, x.colls[i])
+		default:
+			g.coll[i] = intersectIDs(g.coll[i], x.colls[i])
+		}
+	}
+}
+
+// removeLast takes the last party out again, recomputing the running state
+// (groups are small, and this is rare).
+func (g *group) removeLast(p *Pool) {
+	slots := append(p.sc.keepSlots[:0], g.slots[:len(g.slots)-1]...)
+	masks := append(p.sc.keepMasks[:0], g.masks[:len(g.masks)-1]...)
+	p.sc.keepSlots, p.sc.keepMasks = slots, masks
+	g.reset(p, slots[0], masks[0])
+	for i := 1; i < len(slots); i++ {
+		g.add(p, cand{slot: slots[i], mask: masks[i]})
+	}
+}
+
+// accepts checks the rules judged over the whole group that the pairwise
+// check against the anchor did not already settle.
+func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
+	if g.mask&c.mask == 0 {
+		return false
+	}
+	if len(p.r.dist) > 0 {
+		nums := p.numsOf(c.slot)
+		for i, d := range p.r.dist {
+			if d.spread && max(g.hi[i], nums[i])-min(g.lo[i], nums[i]) > env.ref[i] {
+				return false
+			}
+		}
+	}
+	x := p.entries[c.slot].x
+	if x == nil {
+		return true
+	}
+	ni, ui := 0, 0
+	for _, o := range p.r.options {
+		switch o.kind {
+		case optAny:
+			if s := x.anySets[ni]; s != nil && g.anySet[ni] != nil && countCommon(g.anySet[ni], s) == 0 {
+				return false
+			}
+			ni++
+		case optUnique:
+			if countCommon(g.uniq[ui], x.uniq[ui]) > 0 {
+				return false
+			}
+			ui++
+		}
+	}
+	if p.r.cross != nil && (x.plat&g.accept != x.plat || g.plat&x.accept != g.plat) {
+		return false
+	}
+	for i, col := range p.r.colls {
+		if !col.contains && !col.team && countCommon(g.coll[i], x.colls[i]) < env.collMin[i] {
+			return false
+		}
+	}
+	if p.r.roles != nil && !g.rolesFit(p, x, env) {
+		return false
+	}
+	if len(p.r.filters) > 0 {
+		ec := &p.entries[c.slot]
+		for i, f := range p.r.filters {
+			if !env.filterOn[i] || f.Scope != ruleset.ExprPair {
+				continue
+			}
+			for _, s := range g.slots[1:] {
+				if !p.pairFilter(f, &p.entries[s], ec, now) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// rolesFit reports whether the group's players and the candidate's could
+// still take role slots in a full match: every team's maxima together, minima
+// ignored (later players may still fill them). A group that cannot is
+// refused before team balancing is ever tried.
+//
+// With at most maxHallRoles roles this is Hall's condition, checked on
+// counts: for every set S of roles, the players who accept only roles in S
+// must not outnumber the slots of S. Players are counted by their set of
+// acceptable roles, so the check costs 3^roles steps, not a matching.
+func (g *group) rolesFit(p *Pool, x *extra, env *envelope) bool {
+	nr := len(p.r.roles.names)
+	if nr > maxHallRoles {
+		return g.rolesFitMatching(p, x, env)
+	}
+	for _, m := range x.roles {
+		g.roleCnt[m]++
+	}
+	ok := true
+	for set := 1; set < 1<<nr && ok; set++ {
+		players := int32(0)
+		for m := set; m > 0; m = (m - 1) & set {
+			players += g.roleCnt[m]
+		}
+		ok = int(players) <= g.roleCap[set]
+	}
+	for _, m := range x.roles {
+		g.roleCnt[m]--
+	}
+	return ok
+}
+
+// maxHallRoles bounds the role count for the counting check.
+const maxHallRoles = 6
+
+// rolesFitMatching is rolesFit by bipartite matching, for many roles.
+func (g *group) rolesFitMatching(p *Pool, x *extra, env *envelope) bool {
+	n := len(g.roleMasks)
+	masks := append(g.roleMasks, x.roles...)
+	prefs := append(g.rolePrefs, x.pref...)
+	mins := p.sc.roleMins[:0]
+	maxs := p.sc.roleMaxs[:0]
+	for _, m := range p.r.roles.max {
+		mins = append(mins, 0)
+		if m < 0 {
+			maxs = append(maxs, -1)
+		} else {
+			maxs = append(maxs, m*env.maxTeams)
+		}
+	}
+	p.sc.roleMins, p.sc.roleMaxs = mins, maxs
+	p.sc.roleOut = fill(p.sc.roleOut, len(masks), -1)
+	ok := p.sc.roles.assign(masks, prefs, mins, maxs, p.sc.roleOut)
+	g.roleMasks, g.rolePrefs = masks[:n], prefs[:n]
+	return ok
+}
+
+// setRoleCaps computes, for every set of roles, how many players a full match
+// at env can put in them.
+func (g *group) setRoleCaps(p *Pool, env *envelope) {
+	nr := len(p.r.roles.names)
+	if nr > maxHallRoles {
+		return
+	}
+	capacity := env.capacity()
+	for set := 1; set < 1<<nr; set++ {
+		c := 0
+		for r := 0; r < nr; r++ {
+			if set&(1<<r) == 0 {
+				continue
+			}
+			if m := p.r.roles.max[r]; m >= 0 {
+				c += m * env.maxTeams
+			} else {
+				c += capacity
+			}
+		}
+		g.roleCap[set] = min(c, capacity)
+	}
+}
+
+// finalize turns a group into a match: team sizes, balanced teams under the
+// team-level rules, match-level rules, region, roles and quality. full asks
+// for the full alliance; otherwise the flexed minimums apply.
+func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full bool) (Proposal, bool) {
+	n := g.total
+	teams, lo, hi := env.maxTeams, env.maxPlayers, env.maxPlayers
+	if !full {
+		teams = max(env.minTeams, (n+env.maxPlayers-1)/env.maxPlayers)
+		lo = env.minPlayers
+		if teams > env.maxTeams || n < teams*lo {
+			return Proposal{}, false
+		}
+	}
+	if !p.matchTotalsOK(g, env) || !p.matchCollectionsOK(g, env) {
+		return Proposal{}, false
+	}
+	m := len(g.slots)
+	nb := len(p.r.balance)
+	p.sc.vals = grow(p.sc.vals, m*nb)
+	p.sc.parties = grow(p.sc.parties, m)
+	vals, parties := p.sc.vals, p.sc.parties
+	for k, s := range g.slots {
+		size := float64(p.entries[s].size)
+		parties[k] = bparty{size: int(size), vals: vals[k*nb : (k+1)*nb]}
+		nums := p.numsOf(s)
+		for j, di := range p.r.balance {
+			d := &p.r.dist[di]
+			// The party's average times its size is its players' sum.
+			parties[k].vals[j] = nums[di] * size * d.weight / d.scale
+		}
+	}
+	tc := p.newTeamCheck(g, teams, env, now)
+	var teamOK func([]int, int) bool
+	var accept func([]int) bool
+	if tc != nil {
+		teamOK, accept = tc.teamOK, tc.ok
+	}
+	res := p.sc.bal.balance(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept)
+	if !res.ok {
+		return Proposal{}, false
+	}
+	return p.propose(g, lv, res, tc, now), true
+}
+
+// propose builds the proposal for a balanced group and takes its tickets
+// out of the pool.
+func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now time.Time) Proposal {
+	// Number teams in the order their first party joined the group, so
+	// the anchor's team comes first and output does not depend on the
+	// search's internal order.
+	T := len(res.sizes)
+	p.sc.teamOf = grow(p.sc.teamOf, T)
+	for t := range p.sc.teamOf {
+		p.sc.teamOf[t] = -1
+	}
+	next := 0
+	for _, t := range res.team {
+		if p.sc.teamOf[t] < 0 {
+			p.sc.teamOf[t] = next
+			next++
+		}
+	}
+	for k, t := range res.team {
+		res.team[k] = p.sc.teamOf[t]
+	}
+	p.sc.teamSlots = grow(p.sc.teamSlots, T)
+	teamSlots := p.sc.teamSlots
+	if cap(p.sc.members) < len(g.slots) {
+		p.sc.members = make([]int32, 0, 2*len(g.slots))
+	}
+	p.sc.members = p.sc.members[:0]
+	for t := 0; t < T; t++ {
+		start := len(p.sc.members)
+		for k, s := range g.slots {
+			if res.team[k] == t {
+				p.sc.members = append(p.sc.members, s)
+			}
+		}
+		end := len(p.sc.members)
+		teamSlots[t] = p.sc.members[start:end:end]
+	}
+	players := 0
+	for _, s := range g.slots {
+		players += int(p.entries[s].size)
+	}
+	ids := make([]string, 0, len(g.slots)+players)
+	ticketIDs := ids[:0:len(g.slots)]
+	playerIDs := ids[len(g.slots):len(g.slots)]
+	tickets := make([]*cupid.Ticket, 0, len(g.slots))
+	m := cupid.Match{Key: p.key, CreatedAt: now, Teams: make([]cupid.Team, T)}
+	for t, slots := range teamSlots {
+		ti, pi := len(ticketIDs), len(playerIDs)
+		for _, s := range slots {
+			tk := p.entries[s].t
+			ticketIDs = append(ticketIDs, tk.ID)
+			tickets = append(tickets, tk)
+			for i := range tk.Players {
+				playerIDs = append(playerIDs, tk.Players[i].ID)
+			}
+		}
+		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
+	}
+	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
+	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].t.ID, Level: lv}
+	if in.region >= 0 {
+		prop.Region = p.regionNames[in.region]
+	}
+	if p.r.roles != nil && tc != nil {
+		prop.Roles, in.roleFirst = tc.roleMap(res.team)
+	}
+	if len(p.r.scores) > 0 {
+		in.views = make([][]ruleset.TicketView, T)
+		for t, slots := range teamSlots {
+			for _, s := range slots {
+				in.views[t] = append(in.views[t], *p.view(&p.entries[s], now))
+			}
+		}
+	}
+	m.Quality = p.quality(&in, now)
+	prop.Match = m
+	for _, s := range g.slots {
+		p.kill(s)
+	}
+	p.stats.Formed++
+	p.stats.QualitySum += m.Quality.Score
+	return prop
+}
+
+// matchTotalsOK checks the match_total rules over every player of the group.
+func (p *Pool) matchTotalsOK(g *group, env *envelope) bool {
+	for i, tr := range p.r.totals {
+		vals := p.playerValues(g.slots, tr.Attribute)
+		v := aggregate(vals, tr.Aggregate)
+		if v < env.totalMin[i] || v > env.totalMax[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// matchCollectionsOK checks the upper bound of match-scope intersections
+// (the lower bound was kept while the group grew).
+func (p *Pool) matchCollectionsOK(g *group, env *envelope) bool {
+	for i, c := range p.r.colls {
+		if c.contains || c.team || c.maxCount < 0 {
+			continue
+		}
+		if len(g.coll[i]) > c.maxCount {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Pool) playerValues(slots []int32, attr string) []float64 {
+	var vals []float64
+	for _, s := range slots {
+		t := p.entries[s].t
+		for i := range t.Players {
+			v, _ := number(t, i, attr, "")
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// aggregate reduces values with one of the ruleset's aggregates.
+func aggregate(vals []float64, agg string) float64 {
+	if len(vals) == 0 {
+		return 0
+	}
+	switch agg {
+	case ruleset.AggregateMin:
+		return slices.Min(vals)
+	case ruleset.AggregateMax:
+		return slices.Max(vals)
+	case ruleset.AggregateSum:
+		s := 0.0
+		for _, v := range vals {
+			s += v
+		}
+		return s
+	case ruleset.AggregateStddev:
+		s, sq := 0.0, 0.0
+		for _, v := range vals {
+			s += v
+			sq += v * v
+		}
+		n := float64(len(vals))
+		return math.Sqrt(max(sq/n-(s/n)*(s/n), 0))
+	}
+	s := 0.0
+	for _, v := range vals {
+		s += v
+	}
+	return s / float64(len(vals))
+}

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/cupid-match/cupid"
+)
+
+// The benchmarks measure one full matching pass: a pool freshly loaded with
+// N waiting tickets (every ticket due) and one Step. Building the tickets and
+// loading the pool happen outside the timer. Besides ns/op and B/op they
+// report:
+//
+//   - engine-B/ticket: heap the pool itself holds per waiting ticket (its
+//     entries, index, order, id map), measured after a GC with the tickets
+//     already allocated;
+//   - total-B/ticket: the same plus the tickets themselves (what a server
+//     holding only the pool's tickets would pay);
+//   - matches/op: proposals formed by the pass.
+//
+// Run them with a short benchtime, e.g.
+//
+//	go test ./engine/ -run '^$' -bench Pass -benchtime 3x -benchmem
+
+const bench1v1Rules = `{
+	"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+	"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 50, "max": 3000}],
+	"flexing_rule": [
+		{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 100},
+		{"duration": 30, "attribute": "mmr", "criteria": "distance", "reference": 200}
+	]
+}`
+
+const bench5v5Rules = `{
+	"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 5, "player_max_number": 5},
+	"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 150, "max": 3000, "is_for_balancing": true}],
+	"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 300}],
+	"region_latency_initial_range_ms": 60,
+	"region_expansion_range_ms": 40,
+	"region_expansion_rate_ms": 10000,
+	"region_latency_max_ms": 200,
+	"roles": {"quotas": [
+		{"name": "tank", "min": 1, "max": 1},
+		{"name": "healer", "min": 1, "max": 1},
+		{"name": "dps", "min": 2, "max": 3}
+	]}
+}`
+
+// gen1v1 makes n solo tickets with a normal-ish mmr, created over the last
+// minute before now.
+func gen1v1(n int, now time.Time, seed uint64) []*cupid.Ticket {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	ts := make([]*cupid.Ticket, n)
+	players := make([]cupid.Player, n)
+	for i := range ts {
+		mmr := min(max(1500+rng.NormFloat64()*400, 0), 3000)
+		id := fmt.Sprintf("t%07d", i)
+		players[i] = cupid.Player{ID: id, Attributes: map[string]cupid.Value{"mmr": cupid.Number(mmr)}}
+		ts[i] = &cupid.Ticket{
+			ID: id, Key: testKey, Players: players[i : i+1 : i+1], State: cupid.StateWaiting,
+			CreatedAt: now.Add(-time.Minute + time.Duration(i)*time.Minute/time.Duration(n)),
+		}
+	}
+	return ts
+}
+
+var roleChoices = [][]string{{"tank"}, {"healer"}, {"dps"}, {"dps"}, {"dps", "tank"}, {"healer", "dps"}, {"dps"}, {"tank", "healer", "dps"}}
+
+// gen5v5 makes n party tickets of 1–5 players with roles and latencies to
+// three regions.
+func gen5v5(n int, now time.Time, seed uint64) []*cupid.Ticket {
+	rng := rand.New(rand.NewPCG(seed, 2))
+	regions := []string{"eu-west", "us-east", "ap-south"}
+	ts := make([]*cupid.Ticket, n)
+	for i := range ts {
+		size := 1
+		switch r := rng.IntN(100); {
+		case r >= 95:
+			size = 5
+		case r >= 88:
+			size = 4
+		case r >= 78:
+			size = 3
+		case r >= 60:
+			size = 2
+		}
+		id := fmt.Sprintf("t%07d", i)
+		base := min(max(1500+rng.NormFloat64()*400, 0), 3000)
+		t := &cupid.Ticket{ID: id, Key: testKey, State: cupid.StateWaiting,
+			CreatedAt: now.Add(-time.Minute + time.Duration(i)*time.Minute/time.Duration(n))}
+		for k := 0; k < size; k++ {
+			t.Players = append(t.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", id, k), Attributes: map[string]cupid.Value{
+				"mmr":  cupid.Number(min(max(base+rng.NormFloat64()*80, 0), 3000)),
+				"role": cupid.Strings(roleChoices[rng.IntN(len(roleChoices))]...),
+			}})
+		}
+		home := rng.IntN(len(regions))
+		t.Latencies = map[string]int32{}
+		for r, name := range regions {
+			ms := 20 + rng.IntN(40)
+			if r != home {
+				ms += 60 + rng.IntN(120)
+			}
+			t.Latencies[name] = int32(ms)
+		}
+		ts[i] = t
+	}
+	return ts
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+func benchPass(b *testing.B, rules string, gen func(int, time.Time, uint64) []*cupid.Ticket, n int) {
+	now := t0
+	c := load(b, rules)
+	before := heapInUse()
+	tickets := gen(n, now, 42)
+	withTickets := heapInUse()
+	var engineBytes, totalBytes float64
+	matches := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		p, err := New(testKey, c, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range tickets {
+			if err := p.Add(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.flush()
+		p.sortOrder()
+		if i == 0 {
+			loaded := heapInUse()
+			engineBytes = float64(loaded-withTickets) / float64(n)
+			totalBytes = float64(loaded-before) / float64(n)
+		}
+		b.StartTimer()
+		props := p.Step(now)
+		b.StopTimer()
+		matches = len(props)
+		runtime.KeepAlive(p)
+	}
+	b.ReportMetric(engineBytes, "engine-B/ticket")
+	b.ReportMetric(totalBytes, "total-B/ticket")
+	b.ReportMetric(float64(matches), "matches/op")
+	runtime.KeepAlive(tickets)
+}
+
+func BenchmarkPass1v1_100k(b *testing.B) { benchPass(b, bench1v1Rules, gen1v1, 100_000) }
+func BenchmarkPass1v1_1M(b *testing.B)   { benchPass(b, bench1v1Rules, gen1v1, 1_000_000) }
+func BenchmarkPass5v5_100k(b *testing.B) { benchPass(b, bench5v5Rules, gen5v5, 100_000) }

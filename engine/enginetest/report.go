@@ -1,0 +1,166 @@
+package enginetest
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+)
+
+// Report is what happened in a scenario.
+type Report struct {
+	Name string `json:"name,omitempty"`
+	// End is the virtual second the run stopped at.
+	End float64 `json:"end"`
+	// Matches are in the order they formed.
+	Matches []MatchReport `json:"matches"`
+	// Waiting explains every ticket still waiting at End.
+	Waiting []WaitingReport `json:"waiting"`
+	// Refused lists tickets the engine would not take (Check failed).
+	Refused []Refusal `json:"refused,omitempty"`
+	// Cancelled lists tickets cancelled while waiting.
+	Cancelled []string `json:"cancelled,omitempty"`
+	// Stats are the pool's counters at the end.
+	Stats engine.Stats `json:"stats"`
+}
+
+// MatchReport is one match formed.
+type MatchReport struct {
+	// At is the second it formed.
+	At float64 `json:"at"`
+	// Teams lists each team's ticket IDs.
+	Teams  [][]string `json:"teams"`
+	Region string     `json:"region,omitempty"`
+	// Roles maps players to their roles, with role quotas.
+	Roles map[string]string `json:"roles,omitempty"`
+	// Quality is the match score and Parts its criteria.
+	Quality float64            `json:"quality"`
+	Parts   map[string]float64 `json:"parts"`
+	// Waits is each ticket's wait when matched, in seconds.
+	Waits map[string]float64 `json:"waits"`
+	// Anchor is the ticket the match was built around and Level its flex
+	// level.
+	Anchor string `json:"anchor"`
+	Level  int    `json:"level"`
+}
+
+// WaitingReport says why a ticket is still waiting.
+type WaitingReport struct {
+	ID               string   `json:"id"`
+	Waited           float64  `json:"waited"`
+	Summary          string   `json:"summary"`
+	Compatible       int      `json:"compatible"`
+	PlayersAvailable int      `json:"players_available"`
+	PlayersNeeded    int      `json:"players_needed"`
+	Blocks           []engine.Block `json:"blocks,omitempty"`
+	// NextRelaxation is the second the ticket's rules next relax (0:
+	// never) and NextAdds the candidates that lets in.
+	NextRelaxation float64  `json:"next_relaxation,omitempty"`
+	NextAdds       int      `json:"next_adds,omitempty"`
+	Relaxes        []string `json:"relaxes,omitempty"`
+	// FirstAdmit is the first relaxation that lets anyone in, when the
+	// next one does not.
+	FirstAdmit float64 `json:"first_admit,omitempty"`
+}
+
+// Refusal is a ticket the engine refused, with the reason.
+type Refusal struct {
+	ID    string  `json:"id"`
+	At    float64 `json:"at"`
+	Error string  `json:"error"`
+}
+
+// Text renders the report for people: one line per match with its quality
+// and the criteria it came from, then every waiting ticket with the rules
+// that keep others out and when they relax.
+func (r Report) Text() string {
+	var b strings.Builder
+	if r.Name != "" {
+		fmt.Fprintf(&b, "scenario %s\n", r.Name)
+	}
+	fmt.Fprintf(&b, "%d matches, %d waiting at t=%ss\n", len(r.Matches), len(r.Waiting), secs(r.End))
+	for _, f := range r.Refused {
+		fmt.Fprintf(&b, "refused %s at t=%ss: %s\n", f.ID, secs(f.At), f.Error)
+	}
+	for _, id := range r.Cancelled {
+		fmt.Fprintf(&b, "cancelled %s\n", id)
+	}
+	for i, m := range r.Matches {
+		teams := make([]string, len(m.Teams))
+		for k, tm := range m.Teams {
+			teams[k] = strings.Join(tm, " + ")
+		}
+		fmt.Fprintf(&b, "\nmatch %d at t=%ss: %s\n", i+1, secs(m.At), strings.Join(teams, "  vs  "))
+		fmt.Fprintf(&b, "  quality %.3f (%s)\n", m.Quality, parts(m.Parts))
+		fmt.Fprintf(&b, "  anchor %s at flex level %d", m.Anchor, m.Level)
+		if m.Region != "" {
+			fmt.Fprintf(&b, ", region %s", m.Region)
+		}
+		b.WriteString("\n")
+		fmt.Fprintf(&b, "  waited: %s\n", waits(m.Waits))
+		if len(m.Roles) > 0 {
+			fmt.Fprintf(&b, "  roles: %s\n", roles(m.Roles))
+		}
+	}
+	if len(r.Waiting) > 0 {
+		fmt.Fprintf(&b, "\nwaiting at t=%ss:\n", secs(r.End))
+	}
+	for _, w := range r.Waiting {
+		fmt.Fprintf(&b, "  %s (waited %ss): %d compatible, %d of %d players\n", w.ID, secs(w.Waited), w.Compatible, w.PlayersAvailable, w.PlayersNeeded)
+		fmt.Fprintf(&b, "    %s\n", w.Summary)
+		for _, bl := range w.Blocks {
+			fmt.Fprintf(&b, "    - %s keeps out %d (nearest: %s)\n", bl.Rule, bl.Removed, bl.Nearest)
+		}
+		switch {
+		case w.NextRelaxation > 0:
+			fmt.Fprintf(&b, "    next relaxation at t=%ss lets %d more in", secs(w.NextRelaxation), w.NextAdds)
+			if len(w.Relaxes) > 0 {
+				fmt.Fprintf(&b, ": %s", strings.Join(w.Relaxes, "; "))
+			}
+			b.WriteString("\n")
+			if w.FirstAdmit > 0 {
+				fmt.Fprintf(&b, "    first relaxation that lets anyone in: t=%ss\n", secs(w.FirstAdmit))
+			}
+		default:
+			b.WriteString("    no relaxation left\n")
+		}
+	}
+	return b.String()
+}
+
+func secs(f float64) string {
+	s := fmt.Sprintf("%.3f", f)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+func parts(m map[string]float64) string {
+	var out []string
+	for _, k := range cupid.SortedKeys(m) {
+		out = append(out, fmt.Sprintf("%s %.3f", k, m[k]))
+	}
+	return strings.Join(out, ", ")
+}
+
+func waits(m map[string]float64) string {
+	var out []string
+	for _, k := range cupid.SortedKeys(m) {
+		out = append(out, fmt.Sprintf("%s %ss", k, secs(m[k])))
+	}
+	return strings.Join(out, ", ")
+}
+
+func roles(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k + "=" + m[k]
+	}
+	return strings.Join(out, " ")
+}

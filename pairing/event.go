@@ -1,0 +1,392 @@
+package pairing
+
+import (
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/cupid-match/cupid"
+)
+
+// Phase is where an event is in its cycle of countdowns and rounds.
+type Phase string
+
+// The phases of an event.
+const (
+	// PhaseIdle: no countdown or round is running; a countdown starts as
+	// soon as MinLobby people are in the lobby and a pair may be possible.
+	PhaseIdle Phase = "idle"
+	// PhaseCountdown: the round will be computed at the deadline.
+	PhaseCountdown Phase = "countdown"
+	// PhaseRound: pairs are in their rooms until the deadline.
+	PhaseRound Phase = "round"
+)
+
+// State is where a participant is.
+type State string
+
+// The states of a participant.
+const (
+	// StateAway: joined but not in the lobby (arrived, or on a break); not
+	// paired.
+	StateAway State = "away"
+	// StateLobby: waiting in the lobby to be paired.
+	StateLobby State = "lobby"
+	// StateRoom: in a room with a partner for the current round.
+	StateRoom State = "room"
+	// StateGone: left the event. Their record is kept in case they come
+	// back under the same key, as after a crash.
+	StateGone State = "gone"
+)
+
+// person is everything the event knows about one participant.
+type person struct {
+	state State
+	// met is this person's own record of whom they have met, by key.
+	met map[string]struct{}
+	// satOut counts the rounds in a row this person was in the lobby and
+	// not paired; it is their priority for the next round.
+	satOut  int
+	room    int
+	partner string
+}
+
+// Event is one speed-dating event: its participants, their records, the
+// lobby, the rooms and the timers. It is not safe for concurrent use; the
+// server owns each event from one goroutine.
+//
+// Every method that takes now first brings the event up to now (ending a
+// countdown or round whose deadline has passed) and returns the
+// notifications that this and the call itself caused, in order. A method
+// that returns an error changed nothing itself, but the notifications it
+// returns (due to time alone) must still be delivered. Time never runs
+// backwards: a now earlier than one already seen counts as that one.
+type Event struct {
+	cfg      Config
+	now      time.Time
+	phase    Phase
+	deadline time.Time
+	round    int
+	// stale is set when a round found no pair at all; no countdown starts
+	// again until something changes that could allow one (someone enters
+	// the lobby, clears a record, or a round ends), instead of counting
+	// down for nothing over and over.
+	stale  bool
+	people map[string]*person
+	lobby  int       // people in the lobby
+	rooms  []pair    // rooms[r-1] is room r; empty when A is ""
+	plan   plan      // the round-robin seating, see plan.go
+	src    *rand.PCG // kept to snapshot the random state
+	rng    *rand.Rand
+	out    []Notification // notifications of the call in progress
+	// unplanned turns the round-robin plan off; tests use it to measure
+	// what the plan is worth.
+	unplanned bool
+}
+
+// pair is two participants sharing a room.
+type pair struct {
+	A, B string
+}
+
+// New returns an event with no participants. The seed drives every random
+// choice the event makes, so the same calls with the same seed give the
+// same rounds.
+func New(cfg Config, seed uint64) (*Event, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	src := rand.NewPCG(seed, 0x70616972696e67) // "pairing"
+	return &Event{
+		cfg:    cfg,
+		phase:  PhaseIdle,
+		people: make(map[string]*person),
+		rooms:  make([]pair, cfg.Rooms),
+		src:    src,
+		rng:    rand.New(src),
+	}, nil
+}
+
+// Config returns the event's settings.
+func (e *Event) Config() Config { return e.cfg }
+
+// NextDeadline returns when the event next needs Advance (the end of the
+// countdown or of the round) and false when nothing is timed.
+func (e *Event) NextDeadline() (time.Time, bool) {
+	if e.phase == PhaseIdle {
+		return time.Time{}, false
+	}
+	return e.deadline, true
+}
+
+// Advance brings the event up to now and returns the notifications due:
+// a countdown ending starts a round, a round ending sends everyone back to
+// the lobby (and may start the next countdown).
+func (e *Event) Advance(now time.Time) []Notification {
+	e.begin(now)
+	return e.finish()
+}
+
+// Join adds a participant, not yet in the lobby. Someone who left and comes
+// back under the same key gets their old record back. Joining while present
+// is a conflict.
+func (e *Event) Join(now time.Time, key string) ([]Notification, error) {
+	if err := checkKey(key); err != nil {
+		return e.fail(now, err)
+	}
+	e.begin(now)
+	p, known := e.people[key]
+	switch {
+	case known && p.state != StateGone:
+		return e.failed(cupid.Conflict("participant", "%q has already joined", key))
+	case !known && len(e.people) >= MaxPeople:
+		return e.failed(cupid.Errorf(cupid.CodeTooLarge, "participant", "the event already knows %d people", MaxPeople))
+	case !known:
+		p = &person{met: make(map[string]struct{})}
+		e.people[key] = p
+	}
+	p.state = StateAway
+	p.satOut = 0
+	return e.finish(), nil
+}
+
+// Leave removes a participant from the event. If they were in a room, the
+// room is freed and the partner told; their record is kept.
+func (e *Event) Leave(now time.Time, key string) ([]Notification, error) {
+	p, err := e.present(now, key)
+	if err != nil {
+		return e.failed(err)
+	}
+	was := p.state
+	p.state = StateGone
+	e.plan.vacate(key)
+	switch was {
+	case StateRoom:
+		e.leaveRoom(key, p)
+	case StateLobby:
+		e.lobby--
+		e.checkCountdown()
+	}
+	return e.finish(), nil
+}
+
+// EnterLobby makes a participant available for pairing. During a countdown
+// they are told when it ends; otherwise a countdown may start.
+func (e *Event) EnterLobby(now time.Time, key string) ([]Notification, error) {
+	p, err := e.present(now, key)
+	if err != nil {
+		return e.failed(err)
+	}
+	switch p.state {
+	case StateLobby:
+		return e.failed(cupid.Conflict("participant", "%q is already in the lobby", key))
+	case StateRoom:
+		return e.failed(cupid.Conflict("participant", "%q is in room %d until the round ends", key, p.room))
+	}
+	p.state = StateLobby
+	e.lobby++
+	e.stale = false
+	if e.phase == PhaseCountdown {
+		e.notify(Notification{Participant: key, Kind: KindCountdownStarted, Deadline: e.deadline})
+	}
+	e.maybeCountdown()
+	return e.finish(), nil
+}
+
+// LeaveLobby takes a participant out of pairing for a break. Called from a
+// room, it ends their date early: the room is freed and the partner told.
+func (e *Event) LeaveLobby(now time.Time, key string) ([]Notification, error) {
+	p, err := e.present(now, key)
+	if err != nil {
+		return e.failed(err)
+	}
+	was := p.state
+	if was == StateAway {
+		return e.failed(cupid.Conflict("participant", "%q is not in the lobby", key))
+	}
+	p.state = StateAway
+	switch was {
+	case StateRoom:
+		e.leaveRoom(key, p)
+	case StateLobby:
+		e.lobby--
+		e.checkCountdown()
+	}
+	return e.finish(), nil
+}
+
+// ClearRecord empties the participant's own record of whom they have met.
+// Others' records of them stay, so a rematch needs both sides to clear.
+func (e *Event) ClearRecord(now time.Time, key string) ([]Notification, error) {
+	p, err := e.present(now, key)
+	if err != nil {
+		return e.failed(err)
+	}
+	clear(p.met)
+	e.stale = false
+	e.maybeCountdown()
+	return e.finish(), nil
+}
+
+// begin clamps now, starts collecting notifications and processes the
+// deadlines that have passed.
+func (e *Event) begin(now time.Time) {
+	now = now.UTC() // also drops the monotonic reading, so snapshots compare
+	if now.After(e.now) {
+		e.now = now
+	}
+	e.out = nil
+	e.advance()
+}
+
+func (e *Event) finish() []Notification {
+	out := e.out
+	e.out = nil
+	return out
+}
+
+// fail reports an error found before touching the event.
+func (e *Event) fail(now time.Time, err error) ([]Notification, error) {
+	e.begin(now)
+	return e.failed(err)
+}
+
+func (e *Event) failed(err error) ([]Notification, error) {
+	return e.finish(), err
+}
+
+// present brings the event up to now and looks up a participant who has
+// joined and not left.
+func (e *Event) present(now time.Time, key string) (*person, error) {
+	if err := checkKey(key); err != nil {
+		e.begin(now)
+		return nil, err
+	}
+	e.begin(now)
+	p, ok := e.people[key]
+	if !ok {
+		return nil, cupid.NotFound("participant", "%q has not joined", key)
+	}
+	if p.state == StateGone {
+		return nil, cupid.Conflict("participant", "%q has left the event; join again first", key)
+	}
+	return p, nil
+}
+
+func (e *Event) notify(n Notification) {
+	n.At = e.now
+	e.out = append(e.out, n)
+}
+
+// advance ends the countdown or round whose deadline has passed. Each step
+// schedules the next from e.now, so a late call cannot run a round in the
+// past; the loop ends because every new deadline lies after e.now, or the
+// event goes idle.
+func (e *Event) advance() {
+	for e.phase != PhaseIdle && !e.now.Before(e.deadline) {
+		if e.phase == PhaseCountdown {
+			e.startRound()
+		} else {
+			e.endRound()
+		}
+	}
+}
+
+// maybeCountdown starts a countdown if the event is idle and enough people
+// wait in the lobby.
+func (e *Event) maybeCountdown() {
+	if e.phase != PhaseIdle || e.stale || e.lobby < e.cfg.MinLobby {
+		return
+	}
+	e.phase = PhaseCountdown
+	e.deadline = e.now.Add(e.cfg.Countdown)
+	for _, k := range e.inState(StateLobby) {
+		e.notify(Notification{Participant: k, Kind: KindCountdownStarted, Deadline: e.deadline})
+	}
+	e.advance() // a zero countdown computes the round at once
+}
+
+// checkCountdown cancels a countdown that too few people are left for.
+func (e *Event) checkCountdown() {
+	if e.phase != PhaseCountdown || e.lobby >= e.cfg.MinLobby {
+		return
+	}
+	e.phase = PhaseIdle
+	e.deadline = time.Time{}
+	for _, k := range e.inState(StateLobby) {
+		e.notify(Notification{Participant: k, Kind: KindCountdownCancelled})
+	}
+}
+
+// leaveRoom takes key out of its room and sends the partner back to the
+// lobby; the room is free again. A round whose rooms have all emptied ends.
+func (e *Event) leaveRoom(key string, p *person) {
+	room := p.room
+	q := e.people[p.partner]
+	q.state = StateLobby
+	q.room, q.partner = 0, ""
+	e.lobby++
+	e.notify(Notification{Participant: p.partner, Kind: KindPartnerLeft, Partner: key, Room: room, Round: e.round})
+	p.room, p.partner = 0, ""
+	e.rooms[room-1] = pair{}
+	if e.phase == PhaseRound && e.roomsInUse() == 0 {
+		e.phase = PhaseIdle
+		e.deadline = time.Time{}
+		e.stale = false
+		e.maybeCountdown()
+	}
+}
+
+// endRound sends everyone in a room back to the lobby.
+func (e *Event) endRound() {
+	for i, pr := range e.rooms {
+		if pr.A == "" {
+			continue
+		}
+		for _, k := range []string{pr.A, pr.B} {
+			p := e.people[k]
+			e.notify(Notification{Participant: k, Kind: KindRoundEnded, Partner: p.partner, Room: i + 1, Round: e.round})
+			p.state = StateLobby
+			p.room, p.partner = 0, ""
+			e.lobby++
+		}
+		e.rooms[i] = pair{}
+	}
+	e.phase = PhaseIdle
+	e.deadline = time.Time{}
+	e.stale = false
+	e.maybeCountdown()
+}
+
+func (e *Event) roomsInUse() int {
+	n := 0
+	for _, pr := range e.rooms {
+		if pr.A != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// inState lists the keys of the people in a state, sorted, so that every
+// decision and notification order is independent of map order.
+func (e *Event) inState(s State) []string {
+	var keys []string
+	for k, p := range e.people {
+		if p.state == s {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// metEither reports whether either record says a and b have met: the rule
+// for who may not be paired.
+func (e *Event) metEither(a, b string) bool {
+	if _, ok := e.people[a].met[b]; ok {
+		return true
+	}
+	_, ok := e.people[b].met[a]
+	return ok
+}
