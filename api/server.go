@@ -20,6 +20,8 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/matchmaker/opponentsvc"
+	"github.com/cupid-match/cupid/matchmaker/pairingsvc"
 )
 
 // MaxRequestBytes bounds every request body. A ticket of 100 players with
@@ -36,6 +38,10 @@ type Options struct {
 	Now func() time.Time
 	// Ready tells /readyz whether the server takes traffic.
 	Ready *atomic.Bool
+	// Pairing serves cupid.v1.PairingService when set.
+	Pairing *pairingsvc.Service
+	// Opponents serves cupid.v1.OpponentService when set.
+	Opponents *opponentsvc.Service
 	// WebSocketAnyOrigin accepts WebSocket upgrades from pages of any
 	// origin (browsers send Origin; native clients do not).
 	WebSocketAnyOrigin bool
@@ -68,6 +74,12 @@ func Handler(o Options) http.Handler {
 	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now}, opts...))
 	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
+	if o.Pairing != nil {
+		registerPairing(mux, o.Pairing, s.log, opts)
+	}
+	if o.Opponents != nil {
+		registerOpponent(mux, o.Opponents, s.log, opts)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/ruleset"
 )
@@ -28,7 +29,7 @@ import (
 // Options configure a Service.
 type Options struct {
 	Store  cupid.Store
-	Config *Config
+	Config *config.Config
 	Logger *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time

@@ -19,7 +19,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cupid-match/cupid/api"
+	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/matchmaker/opponentsvc"
+	"github.com/cupid-match/cupid/matchmaker/pairingsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
 
@@ -76,12 +79,12 @@ func newLogger(format, level string) (*slog.Logger, error) {
 // serve runs the server until ctx ends. When listening is not nil it
 // receives the bound address (tests listen on port 0).
 func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<- string) error {
-	var cfg *matchmaker.Config
+	var cfg *config.Config
 	var err error
 	if f.config == "" {
-		cfg, err = matchmaker.DemoConfig()
+		cfg, err = config.DemoConfig()
 	} else {
-		cfg, err = matchmaker.LoadConfig(f.config)
+		cfg, err = config.LoadConfig(f.config)
 	}
 	if err != nil {
 		return err
@@ -102,8 +105,19 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Config: cfg.Pairing, Logger: log, Registry: reg})
+	if err != nil {
+		return err
+	}
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Config: cfg.Opponents, Logger: log, Registry: reg})
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
-	handler := api.Handler(api.Options{Matchmaker: mm, Logger: log, Gatherer: reg, Ready: &ready})
+	handler := api.Handler(api.Options{
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents,
+		Logger: log, Gatherer: reg, Ready: &ready,
+	})
 
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -128,6 +142,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
+	if err := pairings.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	defer pairings.Close()
+	if err := opponents.Start(ctx); err != nil {
+		ln.Close()
+		return err
+	}
+	defer opponents.Close()
 	ready.Store(true)
 	addr := ln.Addr().String()
 	log.Info("listening", "addr", addr, "api", "http://"+addr)
@@ -146,7 +170,10 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	mm.Close() // ends watch streams so Shutdown need not wait for them
+	// End watch streams so Shutdown need not wait for them.
+	mm.Close()
+	pairings.Close()
+	opponents.Close()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}

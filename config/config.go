@@ -1,4 +1,7 @@
-package matchmaker
+// Package config reads Cupid's configuration file: the queues and their
+// rulesets, the opponent finders and the limits of speed-dating events. It
+// checks everything at load, so a server never starts half-configured.
+package config
 
 import (
 	"bytes"
@@ -18,6 +21,10 @@ import (
 // Config is the server's configuration file: the queues and their rulesets.
 type Config struct {
 	Queues []QueueConfig `yaml:"queues"`
+	// Opponents lists the async opponent finders (see opponent.go).
+	Opponents []OpponentFinder `yaml:"opponents"`
+	// Pairing sets the limits of speed-dating events (see pairing.go).
+	Pairing Pairing `yaml:"pairing"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -90,8 +97,14 @@ func ParseConfig(data []byte, dir string) (*Config, error) {
 	if err := dec.Decode(&cfg); err != nil {
 		return nil, err
 	}
-	if len(cfg.Queues) == 0 {
-		return nil, cupid.Invalid("queues", "at least one queue is required")
+	if len(cfg.Queues) == 0 && len(cfg.Opponents) == 0 {
+		return nil, cupid.Invalid("queues", "at least one queue (or one opponent finder) is required")
+	}
+	if err := cfg.checkOpponents(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Pairing.check(); err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	for i := range cfg.Queues {
