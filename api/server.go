@@ -65,6 +65,9 @@ func Handler(o Options) http.Handler {
 	}
 	opts := []connect.HandlerOption{
 		connect.WithReadMaxBytes(MaxRequestBytes),
+		// Compressing the small messages of this API costs more CPU than
+		// it saves bandwidth; large lists still get compressed.
+		connect.WithCompressMinBytes(8 << 10),
 		connect.WithRecover(func(_ context.Context, spec connect.Spec, _ http.Header, r any) error {
 			s.log.Error("panic in handler", "procedure", spec.Procedure, "panic", r)
 			return connect.NewError(connect.CodeInternal, errors.New("internal error"))

@@ -57,6 +57,9 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	var due []int32
 	if p.allDirty || len(p.dirty)*8 > p.live {
 		due = p.order
+		if len(p.r.dist) > 0 && !p.idx.posValid {
+			p.idx.locatePositions(len(p.entries))
+		}
 	} else {
 		due = slices.Clone(p.dirty)
 		slices.SortFunc(due, func(a, b int32) int { return p.olderCmp(a, b) })
@@ -397,14 +400,14 @@ type cand struct {
 // scratch holds buffers reused across anchor attempts, so a pass allocates
 // mostly for the matches it forms.
 type scratch struct {
-	cands   []cand
-	grp     group
-	bins    []int
-	roles   roleSolver
-	bal     balancer
-	parties []bparty
-	vals    []float64
-	teamOf  []int
+	cands     []cand
+	grp       group
+	bins      []int
+	roles     roleSolver
+	bal       balancer
+	parties   []bparty
+	vals      []float64
+	teamOf    []int
 	members   []int32
 	teamSlots [][]int32
 	tc        teamCheck
@@ -413,6 +416,7 @@ type scratch struct {
 	roleOut   []int
 	roleMins  []int
 	roleMaxs  []int
+	partVals  []float64
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -919,16 +923,16 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	for _, s := range g.slots {
 		players += int(p.entries[s].size)
 	}
-	ids := make([]string, 0, len(g.slots)+players)
+	ids := p.slab.strings(len(g.slots) + players)
 	ticketIDs := ids[:0:len(g.slots)]
 	playerIDs := ids[len(g.slots):len(g.slots)]
-	tickets := make([]*cupid.Ticket, 0, len(g.slots))
-	m := cupid.Match{Key: p.key, CreatedAt: now, Teams: make([]cupid.Team, T)}
+	tickets := p.slab.tickets(len(g.slots))
+	m := cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}
 	for t, slots := range teamSlots {
 		ti, pi := len(ticketIDs), len(playerIDs)
 		for _, s := range slots {
 			tk := p.entries[s].t
-			ticketIDs = append(ticketIDs, tk.ID)
+			ticketIDs = append(ticketIDs, p.entries[s].id)
 			tickets = append(tickets, tk)
 			for i := range tk.Players {
 				playerIDs = append(playerIDs, tk.Players[i].ID)
@@ -937,7 +941,7 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
 	}
 	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
-	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].t.ID, Level: lv}
+	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].id, Level: lv}
 	if in.region >= 0 {
 		prop.Region = p.regionNames[in.region]
 	}
@@ -1030,4 +1034,53 @@ func aggregate(vals []float64, agg string) float64 {
 		s += v
 	}
 	return s / float64(len(vals))
+}
+
+// slab carves the slices of proposals out of larger arrays, so that a pass
+// forming half a million matches does not make three small allocations for
+// each. Every slice handed out has its capacity capped at its length, so a
+// caller appending to one cannot write into a neighbour.
+type slab struct {
+	strs []string
+	tks  []*cupid.Ticket
+	tms  []cupid.Team
+}
+
+// slabSize is how many elements one slab array holds.
+const slabSize = 4096
+
+func (s *slab) strings(n int) []string {
+	if n > slabSize/8 {
+		return make([]string, 0, n)
+	}
+	if cap(s.strs)-len(s.strs) < n {
+		s.strs = make([]string, 0, slabSize)
+	}
+	out := s.strs[len(s.strs) : len(s.strs) : len(s.strs)+n]
+	s.strs = s.strs[:len(s.strs)+n]
+	return out
+}
+
+func (s *slab) tickets(n int) []*cupid.Ticket {
+	if n > slabSize/8 {
+		return make([]*cupid.Ticket, 0, n)
+	}
+	if cap(s.tks)-len(s.tks) < n {
+		s.tks = make([]*cupid.Ticket, 0, slabSize)
+	}
+	out := s.tks[len(s.tks) : len(s.tks) : len(s.tks)+n]
+	s.tks = s.tks[:len(s.tks)+n]
+	return out
+}
+
+func (s *slab) teams(n int) []cupid.Team {
+	if n > slabSize/8 {
+		return make([]cupid.Team, n)
+	}
+	if cap(s.tms)-len(s.tms) < n {
+		s.tms = make([]cupid.Team, 0, slabSize)
+	}
+	out := s.tms[len(s.tms) : len(s.tms)+n : len(s.tms)+n]
+	s.tms = s.tms[:len(s.tms)+n]
+	return out
 }

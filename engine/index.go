@@ -21,6 +21,11 @@ type index struct {
 	lastKey  []float64
 	lastSlot []int32
 	n        int
+	// pos maps a slot to its position (chunk, offset) while posValid: a
+	// large pass fills it once and then finds each anchor without a
+	// search. Any insert invalidates it.
+	pos      [][2]int32
+	posValid bool
 }
 
 type ichunk struct {
@@ -43,21 +48,42 @@ func less(k1 float64, s1 int32, k2 float64, s2 int32) bool {
 }
 
 // search returns the first position whose entry is not less than (k, s).
+// Hand-written binary searches (no closures) over the contiguous chunk
+// maxima, then over the chunk's keys: this runs once per anchor.
 func (x *index) search(k float64, s int32) ipos {
-	c := sort.Search(len(x.lastKey), func(c int) bool {
-		return !less(x.lastKey[c], x.lastSlot[c], k, s)
-	})
-	if c == len(x.chunks) {
-		return ipos{c, 0}
+	lo, hi := 0, len(x.lastKey)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if less(x.lastKey[m], x.lastSlot[m], k, s) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	ch := &x.chunks[c]
-	i := sort.Search(len(ch.keys), func(i int) bool { return !less(ch.keys[i], ch.slots[i], k, s) })
-	return ipos{c, i}
+	if lo == len(x.chunks) {
+		return ipos{lo, 0}
+	}
+	ch := &x.chunks[lo]
+	keys := ch.keys
+	i, j := 0, len(keys)
+	for i < j {
+		m := int(uint(i+j) >> 1)
+		if keys[m] < k {
+			i = m + 1
+		} else {
+			j = m
+		}
+	}
+	for i < len(keys) && keys[i] == k && ch.slots[i] < s {
+		i++
+	}
+	return ipos{lo, i}
 }
 
 // insert adds one entry.
 func (x *index) insert(k float64, s int32) {
 	x.n++
+	x.posValid = false
 	if len(x.chunks) == 0 {
 		x.chunks = append(x.chunks, ichunk{keys: []float64{k}, slots: []int32{s}})
 		x.lastKey, x.lastSlot = append(x.lastKey[:0], k), append(x.lastSlot[:0], s)
@@ -94,6 +120,7 @@ func (x *index) setLast(c int) {
 
 // rebuild replaces the index with the given entries, which must be sorted.
 func (x *index) rebuild(keys []float64, slots []int32) {
+	x.posValid = false
 	x.chunks = x.chunks[:0]
 	x.lastKey, x.lastSlot = x.lastKey[:0], x.lastSlot[:0]
 	x.n = len(keys)
@@ -210,11 +237,37 @@ func (c *cursor) peek() (float64, int32, bool) {
 	return k, s, ok
 }
 
+// locatePositions fills the slot→position table for slots below n.
+func (x *index) locatePositions(n int) {
+	if cap(x.pos) < n {
+		x.pos = make([][2]int32, n)
+	}
+	x.pos = x.pos[:n]
+	for c := range x.chunks {
+		for i, s := range x.chunks[c].slots {
+			x.pos[s] = [2]int32{int32(c), int32(i)}
+		}
+	}
+	x.posValid = true
+}
+
+// find returns the position of (k, s): from the table when valid and
+// right, else by search.
+func (x *index) find(k float64, s int32) ipos {
+	if x.posValid && int(s) < len(x.pos) {
+		c, i := int(x.pos[s][0]), int(x.pos[s][1])
+		if c < len(x.chunks) && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
+			return ipos{c, i}
+		}
+	}
+	return x.search(k, s)
+}
+
 // around returns two cursors starting next to (k, s): one walking down from
 // just below it, one walking up from just above it. (k, s) itself is skipped
 // when present.
 func (x *index) around(k float64, s int32) (down, up cursor) {
-	p := x.search(k, s)
+	p := x.find(k, s)
 	up = cursor{x: x, p: p}
 	if uk, us, ok := up.peek(); ok && uk == k && us == s {
 		up.next()

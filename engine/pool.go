@@ -98,10 +98,10 @@ type Pool struct {
 	// maskAt (latency rules only).
 	masks  []uint64
 	maskAt []int64
-	stride  int
-	free    []int32
-	ids     map[string]int32
-	seq     uint64
+	stride int
+	free   []int32
+	ids    map[string]int32
+	seq    uint64
 
 	// order lists slots oldest first (by CreatedAt, then arrival);
 	// orderSorted is false after an out-of-order Add until the next sort.
@@ -137,6 +137,7 @@ type Pool struct {
 
 	stats Stats
 	sc    scratch
+	slab  slab
 }
 
 // New makes an empty pool for one queue key under a ruleset. The ruleset is
@@ -226,7 +227,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	}
 	p.seq++
 	e := &p.entries[slot]
-	*e = entry{t: t, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, slot: slot, alive: true}
+	*e = entry{t: t, id: t.ID, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, slot: slot, alive: true}
 	if p.r.lat != nil {
 		p.maskAt[slot] = math.MinInt64
 	}
@@ -449,8 +450,12 @@ func (p *Pool) maybeCompactIndex() {
 		return
 	}
 	p.flush()
+	relocate := p.idx.posValid
 	p.idx.filter(func(s int32) bool { return p.entries[s].alive })
 	p.idxDead = 0
+	if relocate {
+		p.idx.locatePositions(len(p.entries))
+	}
 }
 
 // lookupID finds a waiting ticket's slot.
@@ -469,7 +474,7 @@ func (p *Pool) pruneIDs() {
 		ids := make(map[string]int32, p.live)
 		for _, s := range p.order {
 			if e := &p.entries[s]; e.alive {
-				ids[e.t.ID] = s
+				ids[e.id] = s
 			}
 		}
 		p.ids = ids
@@ -478,8 +483,8 @@ func (p *Pool) pruneIDs() {
 	for _, s := range p.order {
 		e := &p.entries[s]
 		if !e.alive {
-			if cur, ok := p.ids[e.t.ID]; ok && cur == s {
-				delete(p.ids, e.t.ID)
+			if cur, ok := p.ids[e.id]; ok && cur == s {
+				delete(p.ids, e.id)
 			}
 		}
 	}

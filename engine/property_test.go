@@ -341,6 +341,10 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			fail("quality part %s = %v", k, v)
 		}
 	}
+	// The engine's allocation-free combine must agree with the ruleset's.
+	if want := c.Quality.Combine(q.Parts); q.Score != want {
+		fail("score %v, ruleset.Quality.Combine says %v", q.Score, want)
+	}
 }
 
 // TestRelaxationNeverTightens checks, for every template, that each

@@ -53,7 +53,14 @@ type qualityInput struct {
 
 func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 	q := &p.r.quality
-	parts := make(map[string]float64, 8)
+	// Criteria are collected by their place in partOrder, so that the
+	// score is summed without looking names up in the map.
+	vals := p.sc.partVals[:0]
+	for range p.r.partOrder {
+		vals = append(vals, math.NaN())
+	}
+	p.sc.partVals = vals
+	set := func(name string, v float64) { vals[p.r.partIndex[name]] = v }
 	players := 0
 	for _, tm := range in.teams {
 		for _, s := range tm {
@@ -112,16 +119,16 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 		}
 		if wsum > 0 {
 			if multi && q.SkillGap > 0 {
-				parts[ruleset.CriterionSkillGap] = gap / wsum
+				set(ruleset.CriterionSkillGap, gap/wsum)
 			}
 			if anySpread && q.SkillSpread > 0 {
-				parts[ruleset.CriterionSkillSpread] = spread / wsum
+				set(ruleset.CriterionSkillSpread, spread/wsum)
 			}
 		}
 	}
 
 	if multi && q.Parties > 0 {
-		parts[ruleset.CriterionParties] = p.partyScore(in.teams)
+		set(ruleset.CriterionParties, p.partyScore(in.teams))
 	}
 
 	if in.region >= 0 && q.Ping > 0 {
@@ -132,7 +139,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 				sum += float64(e.size) * q.PingScore(float64(latencyTo(e.x.lats, uint8(in.region))))
 			}
 		}
-		parts[ruleset.CriterionPing] = sum / float64(players)
+		set(ruleset.CriterionPing, sum/float64(players))
 	}
 
 	if q.Wait > 0 {
@@ -143,7 +150,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 				sum += float64(e.size) * q.WaitScore(p.waitOf(e, now))
 			}
 		}
-		parts[ruleset.CriterionWait] = sum / float64(players)
+		set(ruleset.CriterionWait, sum/float64(players))
 	}
 
 	if multi && p.opts.Met != nil && q.Variety > 0 {
@@ -165,12 +172,12 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			}
 		}
 		if pairs > 0 {
-			parts[ruleset.CriterionVariety] = 1 - float64(met)/float64(pairs)
+			set(ruleset.CriterionVariety, 1-float64(met)/float64(pairs))
 		}
 	}
 
 	if p.r.roles != nil && q.Roles > 0 {
-		parts[ruleset.CriterionRoles] = float64(in.roleFirst) / float64(players)
+		set(ruleset.CriterionRoles, float64(in.roleFirst)/float64(players))
 	}
 
 	if len(p.r.scores) > 0 {
@@ -183,10 +190,22 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			if err != nil {
 				v = 0
 			}
-			parts[sc.Name] = v
+			set(sc.Name, v)
 		}
 	}
-	return cupid.Quality{Score: p.r.combine(parts), Parts: parts}
+	n := 0
+	for _, v := range vals {
+		if !math.IsNaN(v) {
+			n++
+		}
+	}
+	parts := make(map[string]float64, n)
+	for k, v := range vals {
+		if !math.IsNaN(v) {
+			parts[p.r.partOrder[k]] = v
+		}
+	}
+	return cupid.Quality{Score: p.r.combine(vals), Parts: parts}
 }
 
 // partyScore compares the party make-up of every pair of teams and returns
@@ -233,24 +252,18 @@ func clamp01(f float64) float64 {
 	return min(max(f, 0), 1)
 }
 
-// combine is ruleset.Quality.Combine without its per-call allocation: the
-// criteria are visited in the same sorted order (precomputed in partOrder),
-// so the arithmetic, and the score, are the same.
-func (r *rules) combine(parts map[string]float64) float64 {
+// combine is ruleset.Quality.Combine without its allocation and name
+// lookups: vals holds each criterion of partOrder (NaN when it does not
+// apply), visited in the same sorted order with the same weights, so the
+// arithmetic, and the score, are the same.
+func (r *rules) combine(vals []float64) float64 {
 	var sum, total float64
-	for _, name := range r.partOrder {
-		v, ok := parts[name]
-		if !ok {
-			continue
-		}
-		w := r.quality.Weight(name)
-		if w <= 0 {
+	for k, v := range vals {
+		w := r.partWeight[k]
+		if w <= 0 || math.IsNaN(v) {
 			continue
 		}
 		s := min(max(v, 0), 1)
-		if math.IsNaN(v) {
-			s = 0
-		}
 		if r.quality.Sqrt {
 			s = math.Sqrt(s)
 		}

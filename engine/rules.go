@@ -37,7 +37,9 @@ type rules struct {
 	quality ruleset.Quality
 	// partOrder lists every quality criterion and score name, sorted, the
 	// order in which combine sums them.
-	partOrder []string
+	partOrder  []string
+	partWeight []float64
+	partIndex  map[string]int
 
 	// balance lists the attributes team balancing evens out, as indexes
 	// into dist.
@@ -193,6 +195,11 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		}
 	}
 	sort.Strings(r.partOrder)
+	r.partIndex = make(map[string]int, len(r.partOrder))
+	for k, name := range r.partOrder {
+		r.partWeight = append(r.partWeight, c.Quality.Weight(name))
+		r.partIndex[name] = k
+	}
 
 	r.buildLevels()
 	r.loosenGates()

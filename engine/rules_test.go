@@ -57,7 +57,7 @@ func TestDistanceRules(t *testing.T) {
 			want:    []string{"10: a|b"},
 		},
 		{
-			name: "the anchor's wait decides: a new ticket joins an old anchor's wider window",
+			name:  "the anchor's wait decides: a new ticket joins an old anchor's wider window",
 			rules: flexing,
 			// b is brand new at 20 s but a has waited 20 s: 300 allowed.
 			tickets: []*tb{ticket("a", 0).num("mmr", 1000), ticket("b", 20).num("mmr", 1290)},
@@ -131,7 +131,7 @@ func TestAllianceAndParties(t *testing.T) {
 			want:    []string{"60: a|b"},
 		},
 		{
-			name: "8v8 starts with at least 4 a side (seed 003)",
+			name:  "8v8 starts with at least 4 a side (seed 003)",
 			rules: `{"auto_backfill": false, "alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 8}}`,
 			tickets: []*tb{ticket("a", 0).party(3), ticket("b", 1).party(2), ticket("c", 2).party(2),
 				ticket("d", 3)},
@@ -245,8 +245,8 @@ func TestCollectionRules(t *testing.T) {
 			want:    []string{"4: a+c|b+d"},
 		},
 		{
-			name: "max_count bounds the shared values",
-			rules: `{` + duel + `, "collection_rule": [{"attribute": "tags", "operation": "intersection", "min_count": 1, "max_count": 1}]}`,
+			name:    "max_count bounds the shared values",
+			rules:   `{` + duel + `, "collection_rule": [{"attribute": "tags", "operation": "intersection", "min_count": 1, "max_count": 1}]}`,
 			tickets: []*tb{ticket("a", 0).list("tags", "x", "y"), ticket("b", 1).list("tags", "x", "y"), ticket("c", 2).list("tags", "y", "z")},
 			steps:   []float64{3},
 			want:    []string{"3: a|c"},
@@ -330,8 +330,8 @@ func TestRolesAndCrossPlay(t *testing.T) {
 
 func TestExpressions(t *testing.T) {
 	runCase(t, ruleCase{
-		name: "pair filter, switched off after 30 s",
-		rules: `{` + duel + `, "filter": [{"name": "same_lang", "expr": "ticket.attr.lang == candidate.attr.lang", "disable_after": 30}]}`,
+		name:    "pair filter, switched off after 30 s",
+		rules:   `{` + duel + `, "filter": [{"name": "same_lang", "expr": "ticket.attr.lang == candidate.attr.lang", "disable_after": 30}]}`,
 		tickets: []*tb{ticket("a", 0).opt("lang", "en"), ticket("b", 0).opt("lang", "fr")},
 		steps:   []float64{1, 30},
 		want:    []string{"30: a|b"},
@@ -373,7 +373,12 @@ func TestCheck(t *testing.T) {
 		{"ok", "", "", good("a")},
 		{"party too big", "players", "does not fit a team of at most 3", good("a").party(4).num("mmr", 1).num("level", 12).str("role", "dps")},
 		{"missing attribute", "players[1].attributes.mmr", "required by matching_rule[0]",
-			func() *tb { b := good("a").party(2).num("level", 12).str("role", "dps"); delete(b.t.Players[1].Attributes, "mmr"); b.t.Players[0].Attributes["mmr"] = numv(1); return b }()},
+			func() *tb {
+				b := good("a").party(2).num("level", 12).str("role", "dps")
+				delete(b.t.Players[1].Attributes, "mmr")
+				b.t.Players[0].Attributes["mmr"] = numv(1)
+				return b
+			}()},
 		{"NaN", "players[0].attributes.mmr", "finite", good("a").num("mmr", nan())},
 		{"gate never passes", "players[0].attributes.level", "even after every relaxation", good("a").num("level", 3)},
 		{"unknown role", "players[0].attributes.role", "none of [healer] is a role", good("a").str("role", "healer")},

@@ -16,7 +16,8 @@ import (
 // 1v1 skill ticket costs one entry and one float.
 type entry struct {
 	t       *cupid.Ticket
-	created int64 // t.CreatedAt in Unix nanoseconds
+	id      string // t.ID, kept here so a pass writing proposals reads no ticket just for it
+	created int64  // t.CreatedAt in Unix nanoseconds
 	seq     uint64
 	key     float64 // primary distance attribute (party average)
 	size    int32   // players
@@ -40,16 +41,16 @@ const (
 // extra holds what only some rulesets need: latencies, option values,
 // platforms, roles. Strings are interned to small integers per pool.
 type extra struct {
-	lats    []regLat   // sorted by latency, then region
-	allIDs  []uint32   // per "all" option: the id of the value set (0: unset)
-	anySets [][]uint32 // per "any" option: sorted value ids; nil: no preference
-	uniq    [][]uint32 // per "unique" option: every player's value ids
-	eqIDs   []uint32   // per comparison rule between tickets: the value's id
-	colls   [][]uint32 // per intersection rule: the values every player has
-	plat    uint64     // platforms of the players (bit per platform)
-	accept  uint64     // platforms every player accepts
-	roles   []uint64   // per player: acceptable roles
-	pref    []int8     // per player: first-choice role, -1 none
+	lats    []regLat            // sorted by latency, then region
+	allIDs  []uint32            // per "all" option: the id of the value set (0: unset)
+	anySets [][]uint32          // per "any" option: sorted value ids; nil: no preference
+	uniq    [][]uint32          // per "unique" option: every player's value ids
+	eqIDs   []uint32            // per comparison rule between tickets: the value's id
+	colls   [][]uint32          // per intersection rule: the values every player has
+	plat    uint64              // platforms of the players (bit per platform)
+	accept  uint64              // platforms every player accepts
+	roles   []uint64            // per player: acceptable roles
+	pref    []int8              // per player: first-choice role, -1 none
 	view    *ruleset.TicketView // expression view, built at viewAt
 	viewAt  int64
 }

@@ -363,15 +363,19 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 	if afterSeq < 0 {
 		return cupid.Invalid("after_seq", "must not be negative")
 	}
-	if _, err := s.store.Ticket(ctx, id); err != nil {
-		return err
-	}
 	// Subscribe before reading the stored events, so nothing falls between.
 	sub := s.hub.subscribe(id)
 	defer s.hub.unsubscribe(sub)
 	past, err := s.store.Events(ctx, id, afterSeq)
 	if err != nil {
 		return err
+	}
+	if len(past) == 0 {
+		// Every ticket has its created event, so no events at all after
+		// 0 means no ticket; after a later seq, look the ticket up.
+		if _, err := s.store.Ticket(ctx, id); err != nil {
+			return err
+		}
 	}
 	last := afterSeq
 	for _, ev := range past {

@@ -29,6 +29,11 @@ import (
 type Store struct {
 	w *sql.DB // the single writer connection
 	r *sql.DB // readers (WAL lets them run beside the writer)
+
+	// Statements prepared once: the driver would otherwise parse the SQL
+	// again on every call, which costs more than running it.
+	insTicket, insEvent, ticketByRequest, stateByID, setMatched, finish, insMatch *sql.Stmt
+	getTicket, getEvents, getMatch                                                *sql.Stmt
 }
 
 var _ cupid.Store = (*Store)(nil)
@@ -57,8 +62,44 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s for reading: %w", path, err)
 	}
 	r.SetMaxOpenConns(4)
-	return &Store{w: w, r: r}, nil
+	s := &Store{w: w, r: r}
+	if err := s.prepare(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("sqlite: prepare statements: %w", err)
+	}
+	return s, nil
 }
+
+func (s *Store) prepare() error {
+	for _, p := range []struct {
+		db   *sql.DB
+		stmt **sql.Stmt
+		sql  string
+	}{
+		{s.w, &s.insTicket, `INSERT INTO tickets (id, queue, request_id, state, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`},
+		{s.w, &s.insEvent, `INSERT INTO events (ticket_id, kind, at, match_id) VALUES (?, ?, ?, ?)`},
+		{s.w, &s.ticketByRequest, `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id = ?`},
+		{s.w, &s.stateByID, `SELECT state FROM tickets WHERE id = ?`},
+		{s.w, &s.setMatched, `UPDATE tickets SET state = 'matched', match_id = ?, updated_at = ? WHERE id = ? AND state = 'waiting'`},
+		{s.w, &s.finish, `UPDATE tickets SET state = ?, updated_at = ? WHERE id = ? AND state = 'waiting'`},
+		{s.w, &s.insMatch, `INSERT INTO matches (id, created_at, body) VALUES (?, ?, ?)`},
+		{s.r, &s.getTicket, `SELECT ` + ticketColumns + ` FROM tickets WHERE id = ?`},
+		{s.r, &s.getEvents, `SELECT seq, kind, at, match_id FROM events WHERE ticket_id = ? AND seq > ? ORDER BY seq`},
+		{s.r, &s.getMatch, `SELECT body FROM matches WHERE id = ?`},
+	} {
+		st, err := p.db.Prepare(p.sql)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.sql, err)
+		}
+		*p.stmt = st
+	}
+	return nil
+}
+
+// ticketColumns are what scanTicket reads. The body holds the ticket as
+// created; state, match and update time live in their own columns, so a
+// state change rewrites a few bytes instead of the whole ticket.
+const ticketColumns = `body, state, match_id, updated_at`
 
 // Close closes both connections.
 func (s *Store) Close() error {
@@ -72,6 +113,7 @@ CREATE TABLE IF NOT EXISTS tickets (
 	request_id TEXT UNIQUE,
 	state      TEXT NOT NULL,
 	created_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
 	match_id   TEXT,
 	body       BLOB NOT NULL
 );
@@ -105,16 +147,7 @@ CREATE TABLE IF NOT EXISTS documents (
 func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, error) {
 	out := make([]*cupid.Ticket, len(ts))
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO tickets (id, queue, request_id, state, created_at, body) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`)
-		if err != nil {
-			return err
-		}
-		defer ins.Close()
-		ev, err := tx.PrepareContext(ctx, `INSERT INTO events (ticket_id, kind, at) VALUES (?, ?, ?)`)
-		if err != nil {
-			return err
-		}
-		defer ev.Close()
+		ins, ev, byReq := tx.StmtContext(ctx, s.insTicket), tx.StmtContext(ctx, s.insEvent), tx.StmtContext(ctx, s.ticketByRequest)
 		for i, t := range ts {
 			body, err := json.Marshal(t)
 			if err != nil {
@@ -124,19 +157,19 @@ func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid
 			if t.RequestID != "" {
 				rid = t.RequestID
 			}
-			res, err := ins.ExecContext(ctx, t.ID, t.Key.Queue, rid, string(t.State), t.CreatedAt.UnixNano(), body)
+			res, err := ins.ExecContext(ctx, t.ID, t.Key.Queue, rid, string(t.State), t.CreatedAt.UnixNano(), t.CreatedAt.UnixNano(), body)
 			if err != nil {
 				return err
 			}
 			if n, _ := res.RowsAffected(); n == 0 {
-				prev, err := scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE request_id = ?`, t.RequestID))
+				prev, err := scanTicket(byReq.QueryRowContext(ctx, t.RequestID))
 				if err != nil {
 					return err
 				}
 				out[i] = prev
 				continue
 			}
-			if _, err := ev.ExecContext(ctx, t.ID, string(cupid.EventCreated), t.CreatedAt.UnixNano()); err != nil {
+			if _, err := ev.ExecContext(ctx, t.ID, string(cupid.EventCreated), t.CreatedAt.UnixNano(), nil); err != nil {
 				return err
 			}
 			out[i] = t
@@ -151,7 +184,7 @@ func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid
 
 // Ticket returns one ticket.
 func (s *Store) Ticket(ctx context.Context, id string) (*cupid.Ticket, error) {
-	t, err := scanTicket(s.r.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
+	t, err := scanTicket(s.getTicket.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, cupid.NotFound("id", "no ticket %q", id)
 	}
@@ -170,7 +203,7 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 		where = append(where, "state = ?")
 		args = append(args, string(f.State))
 	}
-	q := `SELECT body, state, match_id FROM tickets`
+	q := `SELECT ` + ticketColumns + ` FROM tickets`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
@@ -183,7 +216,7 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 
 // WaitingTickets returns every waiting ticket, oldest first.
 func (s *Store) WaitingTickets(ctx context.Context) ([]*cupid.Ticket, error) {
-	return s.queryTickets(ctx, s.r, `SELECT body, state, match_id FROM tickets WHERE state = ? ORDER BY created_at, id`, string(cupid.StateWaiting))
+	return s.queryTickets(ctx, s.r, `SELECT `+ticketColumns+` FROM tickets WHERE state = ? ORDER BY created_at, id`, string(cupid.StateWaiting))
 }
 
 // FinishTicket moves a waiting ticket to a final state.
@@ -191,34 +224,28 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 	if state != cupid.StateCancelled && state != cupid.StateExpired {
 		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
 	}
-	var t *cupid.Ticket
+	kind := cupid.EventCancelled
+	if state == cupid.StateExpired {
+		kind = cupid.EventExpired
+	}
 	var ev cupid.Event
 	err := s.tx(ctx, func(tx *sql.Tx) error {
-		var err error
-		t, err = scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return cupid.NotFound("id", "no ticket %q", id)
-		}
+		res, err := tx.StmtContext(ctx, s.finish).ExecContext(ctx, string(state), now.UnixNano(), id)
 		if err != nil {
 			return err
 		}
-		if t.State != cupid.StateWaiting {
-			return cupid.Conflict("id", "ticket %q is already %s", id, t.State)
+		if n, _ := res.RowsAffected(); n == 0 {
+			var cur string
+			err := tx.StmtContext(ctx, s.stateByID).QueryRowContext(ctx, id).Scan(&cur)
+			if errors.Is(err, sql.ErrNoRows) {
+				return cupid.NotFound("id", "no ticket %q", id)
+			}
+			if err != nil {
+				return err
+			}
+			return cupid.Conflict("id", "ticket %q is already %s", id, cur)
 		}
-		t.State = state
-		t.UpdatedAt = now
-		body, err := json.Marshal(t)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, body = ? WHERE id = ?`, string(state), body, id); err != nil {
-			return err
-		}
-		kind := cupid.EventCancelled
-		if state == cupid.StateExpired {
-			kind = cupid.EventExpired
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO events (ticket_id, kind, at) VALUES (?, ?, ?)`, id, string(kind), now.UnixNano())
+		res, err = tx.StmtContext(ctx, s.insEvent).ExecContext(ctx, id, string(kind), now.UnixNano(), nil)
 		if err != nil {
 			return err
 		}
@@ -226,6 +253,10 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 		ev = cupid.Event{Seq: seq, TicketID: id, Kind: kind, At: now}
 		return nil
 	})
+	if err != nil {
+		return nil, cupid.Event{}, err
+	}
+	t, err := s.Ticket(ctx, id)
 	if err != nil {
 		return nil, cupid.Event{}, err
 	}
@@ -241,7 +272,7 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, [
 	err := s.tx(ctx, func(tx *sql.Tx) error {
 		events = events[:0]
 		for i, m := range ms {
-			committed, evs, err := commitMatch(ctx, tx, m)
+			committed, evs, err := s.commitMatch(ctx, tx, m)
 			if err != nil {
 				return err
 			}
@@ -256,61 +287,50 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, [
 	return ok, events, nil
 }
 
-// commitMatch commits one match inside tx, under a savepoint so a refused
-// match leaves nothing behind.
-func commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid.Event, error) {
-	if _, err := tx.ExecContext(ctx, `SAVEPOINT m`); err != nil {
-		return false, nil, err
-	}
-	refuse := func() (bool, []cupid.Event, error) {
-		_, err := tx.ExecContext(ctx, `ROLLBACK TO m; RELEASE m`)
-		return false, nil, err
+// commitMatch commits one match inside tx. The writer connection holds
+// the database's write lock for the whole transaction, so the states read
+// first cannot change before the updates; the updates still carry the
+// "still waiting" condition as a second guard.
+func (s *Store) commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid.Event, error) {
+	ids := m.TicketIDs()
+	stateOf := tx.StmtContext(ctx, s.stateByID)
+	for _, id := range ids {
+		var state string
+		err := stateOf.QueryRowContext(ctx, id).Scan(&state)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil, nil
+		}
+		if err != nil {
+			return false, nil, err
+		}
+		if state != string(cupid.StateWaiting) {
+			return false, nil, nil
+		}
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return false, nil, err
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO matches (id, created_at, body) VALUES (?, ?, ?)`, m.ID, m.CreatedAt.UnixNano(), body); err != nil {
+	at := m.CreatedAt.UnixNano()
+	if _, err := tx.StmtContext(ctx, s.insMatch).ExecContext(ctx, m.ID, at, body); err != nil {
 		return false, nil, err
 	}
-	var events []cupid.Event
-	for _, id := range m.TicketIDs() {
-		t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT body, state, match_id FROM tickets WHERE id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) {
-			return refuse()
-		}
-		if err != nil {
-			return false, nil, err
-		}
-		if t.State != cupid.StateWaiting {
-			return refuse()
-		}
-		t.State = cupid.StateMatched
-		t.MatchID = m.ID
-		t.UpdatedAt = m.CreatedAt
-		tb, err := json.Marshal(t)
-		if err != nil {
-			return false, nil, err
-		}
-		// The state condition makes the update itself the guard: even a
-		// second writer could not move a ticket into two matches.
-		res, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, match_id = ?, body = ? WHERE id = ? AND state = ?`,
-			string(cupid.StateMatched), m.ID, tb, id, string(cupid.StateWaiting))
+	set, ins := tx.StmtContext(ctx, s.setMatched), tx.StmtContext(ctx, s.insEvent)
+	events := make([]cupid.Event, 0, len(ids))
+	for _, id := range ids {
+		res, err := set.ExecContext(ctx, m.ID, at, id)
 		if err != nil {
 			return false, nil, err
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
-			return refuse()
+			return false, nil, fmt.Errorf("sqlite: ticket %s changed under the write lock", id)
 		}
-		res, err = tx.ExecContext(ctx, `INSERT INTO events (ticket_id, kind, at, match_id) VALUES (?, ?, ?, ?)`, id, string(cupid.EventMatched), m.CreatedAt.UnixNano(), m.ID)
+		res, err = ins.ExecContext(ctx, id, string(cupid.EventMatched), at, m.ID)
 		if err != nil {
 			return false, nil, err
 		}
 		seq, _ := res.LastInsertId()
 		events = append(events, cupid.Event{Seq: seq, TicketID: id, Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
-	}
-	if _, err := tx.ExecContext(ctx, `RELEASE m`); err != nil {
-		return false, nil, err
 	}
 	return true, events, nil
 }
@@ -318,7 +338,7 @@ func commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid
 // Match returns a committed match.
 func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
 	var body []byte
-	err := s.r.QueryRowContext(ctx, `SELECT body FROM matches WHERE id = ?`, id).Scan(&body)
+	err := s.getMatch.QueryRowContext(ctx, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, cupid.NotFound("match_id", "no match %q", id)
 	}
@@ -334,7 +354,7 @@ func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
 
 // Events returns a ticket's events after seq.
 func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]cupid.Event, error) {
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, kind, at, match_id FROM events WHERE ticket_id = ? AND seq > ? ORDER BY seq`, ticketID, afterSeq)
+	rows, err := s.getEvents.QueryContext(ctx, ticketID, afterSeq)
 	if err != nil {
 		return nil, err
 	}
@@ -433,7 +453,8 @@ func scanTicket(row rowScanner) (*cupid.Ticket, error) {
 	var body []byte
 	var state string
 	var matchID sql.NullString
-	if err := row.Scan(&body, &state, &matchID); err != nil {
+	var updated int64
+	if err := row.Scan(&body, &state, &matchID, &updated); err != nil {
 		return nil, err
 	}
 	var t cupid.Ticket
@@ -441,6 +462,7 @@ func scanTicket(row rowScanner) (*cupid.Ticket, error) {
 		return nil, fmt.Errorf("sqlite: decode ticket: %w", err)
 	}
 	t.State = cupid.TicketState(state)
+	t.UpdatedAt = time.Unix(0, updated).UTC()
 	if matchID.Valid {
 		t.MatchID = matchID.String
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	_ "net/http/pprof" // mounted only with --pprof
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -35,6 +36,7 @@ type serveFlags struct {
 	config    string
 	logFormat string
 	logLevel  string
+	pprof     bool
 }
 
 func serveCmd() *cobra.Command {
@@ -58,6 +60,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.config, "config", "", "YAML configuration file (queues and rulesets); the built-in demo when empty")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	cmd.Flags().BoolVar(&f.pprof, "pprof", false, "serve Go's profiler under /debug/pprof/ (for measurements; keep it off in production)")
 	return cmd
 }
 
@@ -122,6 +125,12 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
+	}
+	if f.pprof {
+		mux := http.NewServeMux()
+		mux.Handle("/debug/pprof/", http.DefaultServeMux)
+		mux.Handle("/", handler)
+		handler = mux
 	}
 	protocols := new(http.Protocols)
 	protocols.SetHTTP1(true)

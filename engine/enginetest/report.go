@@ -48,12 +48,12 @@ type MatchReport struct {
 
 // WaitingReport says why a ticket is still waiting.
 type WaitingReport struct {
-	ID               string   `json:"id"`
-	Waited           float64  `json:"waited"`
-	Summary          string   `json:"summary"`
-	Compatible       int      `json:"compatible"`
-	PlayersAvailable int      `json:"players_available"`
-	PlayersNeeded    int      `json:"players_needed"`
+	ID               string         `json:"id"`
+	Waited           float64        `json:"waited"`
+	Summary          string         `json:"summary"`
+	Compatible       int            `json:"compatible"`
+	PlayersAvailable int            `json:"players_available"`
+	PlayersNeeded    int            `json:"players_needed"`
 	Blocks           []engine.Block `json:"blocks,omitempty"`
 	// NextRelaxation is the second the ticket's rules next relax (0:
 	// never) and NextAdds the candidates that lets in.
