@@ -300,10 +300,17 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 		return 0, reason{rParty, 0}
 	}
 	if len(p.r.dist) > 0 {
-		na, nc := p.numsOf(slotA), p.numsOf(slotC)
-		for i := range p.r.dist {
-			if math.Abs(nc[i]-na[i]) > env.ref[i] {
-				return 0, reason{rDist, i}
+		// The primary attribute is the entry's key: no trip to the
+		// slab for the common single-rule queue.
+		if math.Abs(ec.key-ea.key) > env.ref[0] {
+			return 0, reason{rDist, 0}
+		}
+		if len(p.r.dist) > 1 {
+			na, nc := p.numsOf(slotA), p.numsOf(slotC)
+			for i := 1; i < len(p.r.dist); i++ {
+				if math.Abs(nc[i]-na[i]) > env.ref[i] {
+					return 0, reason{rDist, i}
+				}
 			}
 		}
 	}
@@ -629,7 +636,8 @@ func (g *group) add(p *Pool, c cand) {
 	g.sizes = append(g.sizes, int(e.size))
 	g.total += int(e.size)
 	g.mask &= c.mask
-	if len(p.r.dist) > 0 {
+	if p.anySpread {
+		// Running bounds, for the spread rules.
 		nums := p.numsOf(c.slot)
 		for i := range p.r.dist {
 			g.lo[i], g.hi[i] = min(g.lo[i], nums[i]), max(g.hi[i], nums[i])
@@ -704,7 +712,7 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	if g.mask&c.mask == 0 {
 		return false
 	}
-	if len(p.r.dist) > 0 {
+	if p.anySpread {
 		nums := p.numsOf(c.slot)
 		for i, d := range p.r.dist {
 			if d.spread && max(g.hi[i], nums[i])-min(g.lo[i], nums[i]) > env.ref[i] {

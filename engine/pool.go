@@ -129,6 +129,7 @@ type Pool struct {
 
 	needsExtra    bool
 	teamRules     bool // any rule judged on complete teams (teams.go)
+	anySpread     bool // a distance rule with the "spread" criteria
 	strIDs        map[string]uint32
 	regions       map[string]uint8
 	regionNames   []string
@@ -168,6 +169,10 @@ func (p *Pool) setRules(r *rules) {
 		if c.gate && !c.isStr {
 			p.stride += 2
 		}
+	}
+	p.anySpread = false
+	for _, d := range r.dist {
+		p.anySpread = p.anySpread || d.spread
 	}
 	p.teamRules = r.roles != nil || len(r.teams) > 0 || len(r.filters) > 0
 	for _, c := range r.colls {

@@ -411,4 +411,24 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 	}
 }
 
+// Wake makes every pool expire and step now, as if its timer had fired.
+// Pools wake by themselves; this serves a clock that jumps (tests, the
+// simulator's virtual time).
+func (s *Service) Wake() {
+	s.mu.Lock()
+	pools := make([]*pool, 0, len(s.pools))
+	for _, p := range s.pools {
+		pools = append(pools, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pools {
+		done := make(chan struct{})
+		p.do(func(*pool) { close(done) })
+		select {
+		case <-done:
+		case <-s.ctx.Done():
+		}
+	}
+}
+
 func final(k cupid.EventKind) bool { return k != cupid.EventCreated }

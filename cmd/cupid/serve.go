@@ -37,6 +37,16 @@ type serveFlags struct {
 	logFormat string
 	logLevel  string
 	pprof     bool
+
+	// hooks lets in-process tests drive the clock; nil in the binary.
+	hooks *serveHooks
+}
+
+// serveHooks are test seams: a clock to replace time.Now, and a callback
+// with the matchmaker once it runs (to wake pools after moving the clock).
+type serveHooks struct {
+	now     func() time.Time
+	started func(*matchmaker.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -99,10 +109,14 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	defer store.Close()
 
+	var now func() time.Time
+	if f.hooks != nil {
+		now = f.hooks.now
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mm, err := matchmaker.New(matchmaker.Options{
-		Store: store, Documents: store, Config: cfg, Logger: log, Registry: reg,
+		Store: store, Documents: store, Config: cfg, Logger: log, Registry: reg, Now: now,
 		Seed: uint64(time.Now().UnixNano()),
 	})
 	if err != nil {
@@ -119,7 +133,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	var ready atomic.Bool
 	handler := api.Handler(api.Options{
 		Matchmaker: mm, Pairing: pairings, Opponents: opponents,
-		Logger: log, Gatherer: reg, Ready: &ready,
+		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 	})
 
 	ln, err := net.Listen("tcp", f.addr)
@@ -162,6 +176,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	defer opponents.Close()
 	ready.Store(true)
+	if f.hooks != nil && f.hooks.started != nil {
+		f.hooks.started(mm)
+	}
 	addr := ln.Addr().String()
 	log.Info("listening", "addr", addr, "api", "http://"+addr)
 	if listening != nil {
