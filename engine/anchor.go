@@ -182,6 +182,9 @@ func (p *Pool) markNeighbours(now time.Time, wakers []int32) {
 				if !ok || math.Abs(k-eb.key) > maxRef {
 					break
 				}
+				if s < 0 {
+					continue // tombstone
+				}
 				ea := &p.entries[s]
 				if !ea.alive || ea.dirty != dirtyNone {
 					continue
@@ -453,6 +456,10 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time) []can
 	got, scanned := 0, 0
 	consider := func(s int32) bool {
 		scanned++
+		if s < 0 {
+			// A tombstone: matched earlier in this pass.
+			return scanned < p.opts.ScanLimit
+		}
 		ec := &p.entries[s]
 		if !ec.alive || s == a {
 			return scanned < p.opts.ScanLimit

@@ -161,7 +161,7 @@ func (p *Pool) explainSet(a int32) []int32 {
 			s = us
 			uk, us, uok = up.next()
 		}
-		if p.entries[s].alive {
+		if s >= 0 && p.entries[s].alive {
 			out = append(out, s)
 		}
 	}

@@ -12,7 +12,9 @@ import (
 // the whole pool's, and a pass can read long runs of keys contiguously.
 //
 // Entries are (key, slot) pairs ordered by key then slot. Removed tickets
-// stay in the index until the pool compacts (pool.go); readers skip them.
+// stay in the index until the pool compacts (pool.go); readers skip them —
+// by the slot's sign when the entry was buried (negative), else by the
+// pool's alive flag.
 type index struct {
 	chunks []ichunk
 	// lastKey and lastSlot mirror each chunk's last entry, so the binary
@@ -23,7 +25,8 @@ type index struct {
 	n        int
 	// pos maps a slot to its position (chunk, offset) while posValid: a
 	// large pass fills it once and then finds each anchor without a
-	// search. Any insert invalidates it.
+	// search, and marks matched tickets in place (bury). Any insert
+	// invalidates it.
 	pos      [][2]int32
 	posValid bool
 }
@@ -245,10 +248,25 @@ func (x *index) locatePositions(n int) {
 	x.pos = x.pos[:n]
 	for c := range x.chunks {
 		for i, s := range x.chunks[c].slots {
-			x.pos[s] = [2]int32{int32(c), int32(i)}
+			if s >= 0 {
+				x.pos[s] = [2]int32{int32(c), int32(i)}
+			}
 		}
 	}
 	x.posValid = true
+}
+
+// bury marks slot s removed in place, when its position is known: walks
+// then skip it without reading the pool's entry. A buried entry's slot is
+// stored as ^s (negative); the next filter drops it.
+func (x *index) bury(s int32) {
+	if !x.posValid || int(s) >= len(x.pos) {
+		return
+	}
+	c, i := int(x.pos[s][0]), int(x.pos[s][1])
+	if c < len(x.chunks) && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
+		x.chunks[c].slots[i] = ^s
+	}
 }
 
 // find returns the position of (k, s): from the table when valid and

@@ -290,6 +290,7 @@ func (p *Pool) kill(slot int32) {
 	e.alive = false
 	if len(p.r.dist) > 0 {
 		p.idxDead++
+		p.idx.bury(slot)
 	}
 	p.live--
 	p.players -= int(e.size)
@@ -420,7 +421,7 @@ func (p *Pool) maybeCompact() {
 func (p *Pool) compact() {
 	p.flush()
 	p.pruneIDs()
-	keep := func(s int32) bool { return p.entries[s].alive }
+	keep := func(s int32) bool { return s >= 0 && p.entries[s].alive }
 	w := 0
 	for _, s := range p.order {
 		if keep(s) {
@@ -456,7 +457,7 @@ func (p *Pool) maybeCompactIndex() {
 	}
 	p.flush()
 	relocate := p.idx.posValid
-	p.idx.filter(func(s int32) bool { return p.entries[s].alive })
+	p.idx.filter(func(s int32) bool { return s >= 0 && p.entries[s].alive })
 	p.idxDead = 0
 	if relocate {
 		p.idx.locatePositions(len(p.entries))

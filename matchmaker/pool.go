@@ -27,22 +27,30 @@ type pool struct {
 	gauge   interface{ Set(float64) }
 	// retryAt delays the next step after the store failed.
 	retryAt time.Time
+	// recent feeds the engine's variety criterion.
+	recent *recentPairs
 }
 
+// recentPairsPerPool bounds the memory of who faced whom: about 100 bytes
+// a pair.
+const recentPairsPerPool = 200_000
+
 func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
-	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed)})
+	recent := newRecentPairs(recentPairsPerPool)
+	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed), Met: recent.met})
 	if err != nil {
 		// The ruleset was accepted by the same constructor when the queue
 		// was configured, so this cannot fail for a valid configuration.
 		panic("matchmaker: engine refused a ruleset it accepted before: " + err.Error())
 	}
 	return &pool{
-		s:     s,
-		key:   key,
-		q:     q,
-		eng:   eng,
-		inbox: make(chan func(*pool), 1024),
-		gauge: s.metrics.poolSize.WithLabelValues(key.Queue, key.String()),
+		s:      s,
+		key:    key,
+		q:      q,
+		eng:    eng,
+		inbox:  make(chan func(*pool), 1024),
+		recent: recent,
+		gauge:  s.metrics.poolSize.WithLabelValues(key.Queue, key.String()),
 	}
 }
 
@@ -190,6 +198,11 @@ func (p *pool) step(now time.Time) {
 			p.quality += ms[i].Quality.Score
 			p.s.metrics.matches.WithLabelValues(p.key.Queue).Inc()
 			p.s.metrics.quality.WithLabelValues(p.key.Queue).Observe(ms[i].Quality.Score)
+			teams := make([][]string, len(ms[i].Teams))
+			for ti, team := range ms[i].Teams {
+				teams[ti] = team.PlayerIDs
+			}
+			p.recent.addMatch(teams)
 			for name, v := range ms[i].Quality.Parts {
 				p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, name).Observe(v)
 			}
