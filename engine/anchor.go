@@ -84,9 +84,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 			}
 			out = append(out, prop)
 			p.maybeCompactIndex()
-			continue
 		}
-		e.tried = int32(p.r.level(p.waitOf(e, now)))
 	}
 	for _, s := range p.dirty {
 		p.entries[s].dirty = dirtyNone
@@ -405,7 +403,10 @@ func (p *Pool) view(e *entry, now time.Time) *ruleset.TicketView {
 type cand struct {
 	slot int32
 	mask uint64
+	at   ipos // index position where the walk met it ({-1, -1}: unknown)
 }
+
+var nowhere = ipos{-1, -1}
 
 // scratch holds buffers reused across anchor attempts, so a pass allocates
 // mostly for the matches it forms.
@@ -421,8 +422,8 @@ type scratch struct {
 	members   []int32
 	teamSlots [][]int32
 	tc        teamCheck
-	keepSlots []int32
-	keepMasks []uint64
+	keep      []cand
+	anchorAt  ipos
 	roleOut   []int
 	roleMins  []int
 	roleMaxs  []int
@@ -454,7 +455,7 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time) []can
 	}
 	want := p.opts.Candidates * need
 	got, scanned := 0, 0
-	consider := func(s int32) bool {
+	consider := func(s int32, at ipos) bool {
 		scanned++
 		if s < 0 {
 			// A tombstone: matched earlier in this pass.
@@ -466,7 +467,7 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time) []can
 		}
 		mask, r := p.pairOK(a, s, env, aMask, now)
 		if r.kind == rOK {
-			out = append(out, cand{slot: s, mask: mask})
+			out = append(out, cand{slot: s, mask: mask, at: at})
 			got += int(ec.size)
 		}
 		return got < want && scanned < p.opts.ScanLimit
@@ -478,25 +479,28 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time) []can
 		uk, us, uok := up.next()
 		dok = dok && ea.key-dk <= ref
 		uok = uok && uk-ea.key <= ref
+		p.sc.anchorAt = p.idx.lastFound
 		for dok || uok {
 			var s int32
+			var at ipos
 			if dok && (!uok || ea.key-dk <= uk-ea.key) {
-				s = ds
+				s, at = ds, down.at
 				dk, ds, dok = down.next()
 				dok = dok && ea.key-dk <= ref
 			} else {
-				s = us
+				s, at = us, up.at
 				uk, us, uok = up.next()
 				uok = uok && uk-ea.key <= ref
 			}
-			if !consider(s) {
+			if !consider(s, at) {
 				break
 			}
 		}
 		slices.SortFunc(out, func(x, y cand) int { return p.olderCmp(x.slot, y.slot) })
 	} else {
+		p.sc.anchorAt = nowhere
 		for _, s := range p.order {
-			if !consider(s) {
+			if !consider(s, nowhere) {
 				break
 			}
 		}
@@ -512,7 +516,7 @@ func (p *Pool) form(a int32, lv int, env *envelope, aMask uint64, cands []cand, 
 	if p.r.roles != nil {
 		g.setRoleCaps(p, env)
 	}
-	g.reset(p, a, aMask)
+	g.reset(p, cand{slot: a, mask: aMask, at: p.sc.anchorAt})
 	full := env.capacity()
 	if g.total == full {
 		return p.finalize(g, lv, env, now, true)
@@ -604,6 +608,7 @@ func (p *Pool) packable(sizes []int, teams, size int) bool {
 type group struct {
 	slots        []int32
 	masks        []uint64
+	ats          []ipos
 	sizes        []int
 	total        int
 	mask         uint64
@@ -620,8 +625,8 @@ type group struct {
 	roleCap [1 << maxHallRoles]int
 }
 
-func (g *group) reset(p *Pool, a int32, aMask uint64) {
-	g.slots, g.masks, g.sizes = g.slots[:0], g.masks[:0], g.sizes[:0]
+func (g *group) reset(p *Pool, anchor cand) {
+	g.slots, g.masks, g.sizes, g.ats = g.slots[:0], g.masks[:0], g.sizes[:0], g.ats[:0]
 	g.total, g.mask = 0, ^uint64(0)
 	g.lo, g.hi = g.lo[:0], g.hi[:0]
 	for range p.r.dist {
@@ -632,7 +637,7 @@ func (g *group) reset(p *Pool, a int32, aMask uint64) {
 	g.plat, g.accept = 0, ^uint64(0)
 	g.roleMasks, g.rolePrefs = g.roleMasks[:0], g.rolePrefs[:0]
 	g.roleCnt = [1 << maxHallRoles]int32{}
-	g.add(p, cand{slot: a, mask: aMask})
+	g.add(p, anchor)
 }
 
 func (g *group) add(p *Pool, c cand) {
@@ -640,6 +645,7 @@ func (g *group) add(p *Pool, c cand) {
 	first := len(g.slots) == 0
 	g.slots = append(g.slots, c.slot)
 	g.masks = append(g.masks, c.mask)
+	g.ats = append(g.ats, c.at)
 	g.sizes = append(g.sizes, int(e.size))
 	g.total += int(e.size)
 	g.mask &= c.mask
@@ -704,12 +710,14 @@ func (g *group) add(p *Pool, c cand) {
 // removeLast takes the last party out again, recomputing the running state
 // (groups are small, and this is rare).
 func (g *group) removeLast(p *Pool) {
-	slots := append(p.sc.keepSlots[:0], g.slots[:len(g.slots)-1]...)
-	masks := append(p.sc.keepMasks[:0], g.masks[:len(g.masks)-1]...)
-	p.sc.keepSlots, p.sc.keepMasks = slots, masks
-	g.reset(p, slots[0], masks[0])
-	for i := 1; i < len(slots); i++ {
-		g.add(p, cand{slot: slots[i], mask: masks[i]})
+	keep := p.sc.keep[:0]
+	for i := 0; i < len(g.slots)-1; i++ {
+		keep = append(keep, cand{slot: g.slots[i], mask: g.masks[i], at: g.ats[i]})
+	}
+	p.sc.keep = keep
+	g.reset(p, keep[0])
+	for _, c := range keep[1:] {
+		g.add(p, c)
 	}
 }
 
@@ -946,11 +954,15 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	for t, slots := range teamSlots {
 		ti, pi := len(ticketIDs), len(playerIDs)
 		for _, s := range slots {
-			tk := p.entries[s].t
-			ticketIDs = append(ticketIDs, p.entries[s].id)
-			tickets = append(tickets, tk)
-			for i := range tk.Players {
-				playerIDs = append(playerIDs, tk.Players[i].ID)
+			e := &p.entries[s]
+			ticketIDs = append(ticketIDs, e.id)
+			tickets = append(tickets, e.t)
+			if e.size == 1 {
+				playerIDs = append(playerIDs, e.pid)
+				continue
+			}
+			for i := range e.t.Players {
+				playerIDs = append(playerIDs, e.t.Players[i].ID)
 			}
 		}
 		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
@@ -973,8 +985,8 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	}
 	m.Quality = p.quality(&in, now)
 	prop.Match = m
-	for _, s := range g.slots {
-		p.kill(s)
+	for k, s := range g.slots {
+		p.killAt(s, g.ats[k])
 	}
 	p.stats.Formed++
 	p.stats.QualitySum += m.Quality.Score

@@ -24,9 +24,12 @@ import (
 // rules.
 //
 // For teams of up to Options.ExactTeamSize players (12 by default) the
-// search is exact: a depth-first branch and bound over parties (largest
-// first) with the bound below, symmetric empty teams skipped and a node
-// budget as a safety net. Beyond that size a heuristic runs: greedy
+// search is exact. Two teams: a depth-first branch and bound over parties
+// (largest first, symmetric empty teams skipped) for up to ten parties, a
+// meet in the middle beyond (mitm) — 5v5 takes microseconds, 12v12 of solos
+// a millisecond or two. Three or more teams: the same branch and bound,
+// exact when it finishes within manyTeamsNodeBudget, else the best found.
+// Beyond that size a heuristic runs: greedy
 // placement (largest parties first, each onto the currently weakest team
 // with room), then local search with 1-for-1 swaps of equal-sized parties and
 // 1-for-2 swaps of a party against two whose sizes add up to it, taking the
@@ -55,9 +58,17 @@ type balanceResult struct {
 // meet-in-the-middle search instead of branch and bound.
 const mitmFrom = 10
 
-// exactNodeBudget bounds one exact search; it is far above what 5v5 or 12v12
-// needs and only guards against pathological inputs.
+// exactNodeBudget bounds one exact search of two teams; it is far above what
+// 5v5 needs (larger two-team matches go to mitm) and only guards against
+// pathological inputs.
 const exactNodeBudget = 4 << 20
+
+// manyTeamsNodeBudget bounds the search with three or more teams, where the
+// bound is weaker and near-ties abound (four teams of five solos can take
+// millions of nodes to prove): past it the best assignment found is used —
+// never worse than the heuristic, which seeds the search — and the result is
+// marked as not proven optimal. About ten milliseconds.
+const manyTeamsNodeBudget = 1 << 18
 
 // balancer holds the buffers of team balancing, reused from match to match
 // so that balancing allocates nothing in the steady state.
@@ -67,15 +78,17 @@ type balancer struct {
 	idx      []int
 	mag      []float64
 	// exact search
-	ps     []bparty
-	perm   []int
-	cnt    []int
-	sum    []float64
-	rem    []float64
-	cur    []int
-	out    []int
-	bestAt []int
-	order  []int
+	ps   []bparty
+	perm []int
+	cnt  []int
+	sum  []float64
+	rem  []float64
+	// remSigned[i*nattr+a]: Σ vals of parties i.. in search order.
+	remSigned []float64
+	cur       []int
+	out       []int
+	bestAt    []int
+	order     []int
 	// meet in the middle
 	subSize []int
 	subSum  []float64
@@ -135,8 +148,10 @@ func (b *balancer) balance(parties []bparty, nattr, teams, lo, hi, exactLimit in
 		switch {
 		case sizes[0] <= exactLimit && teams == 2 && len(parties) > mitmFrom:
 			res = b.mitm(parties, nattr, sizes, accept)
-		case sizes[0] <= exactLimit:
+		case sizes[0] <= exactLimit && teams == 2:
 			res = b.exact(parties, nattr, sizes, accept, exactNodeBudget)
+		case sizes[0] <= exactLimit:
+			res = b.exact(parties, nattr, sizes, accept, manyTeamsNodeBudget)
 		default:
 			res = b.heuristic(parties, nattr, sizes)
 			if res.ok && !b.allOK(res.team, len(sizes), accept) {
@@ -286,6 +301,7 @@ func (b *balancer) exact(parties []bparty, nattr int, sizes []int, accept func([
 	b.cnt = grow(b.cnt, T)
 	b.sum = grow(b.sum, T*nattr)
 	b.rem = grow(b.rem, (n+1)*nattr)
+	b.remSigned = grow(b.remSigned, (n+1)*nattr)
 	b.cur = grow(b.cur, n)
 	b.out = grow(b.out, n)
 	for k := range b.out {
@@ -299,6 +315,7 @@ func (b *balancer) exact(parties []bparty, nattr int, sizes []int, accept func([
 	for i := n - 1; i >= 0; i-- {
 		for a := 0; a < nattr; a++ {
 			b.rem[i*nattr+a] = b.rem[(i+1)*nattr+a] + math.Abs(b.ps[i].vals[a])
+			b.remSigned[i*nattr+a] = b.remSigned[(i+1)*nattr+a] + b.ps[i].vals[a]
 		}
 	}
 	if b.best > eps {
@@ -389,20 +406,31 @@ func (b *balancer) emptyTwinBefore(t int) bool {
 	return false
 }
 
-// bound is a lower bound on the imbalance of any completion: each team's
+// bound is a lower bound on the imbalance of any completion. Each team's
 // final sum lies within the remaining parties' total absolute value of its
-// current sum.
+// current sum — exactly its current sum once the team is full — and, since
+// the teams' averages, weighted by size, average out to the overall average,
+// the highest final average is at least that and the lowest at most that.
 func (b *balancer) bound(i int) float64 {
 	lb := 0.0
 	for a := 0; a < b.nattr; a++ {
 		A := b.rem[i*b.nattr+a]
 		hiLow, loHigh := math.Inf(-1), math.Inf(1)
+		total, players := 0.0, 0
 		for t, size := range b.sizes {
 			sz := float64(size)
 			v := b.sum[t*b.nattr+a]
-			hiLow = max(hiLow, (v-A)/sz)
-			loHigh = min(loHigh, (v+A)/sz)
+			slack := A
+			if b.cnt[t] == size {
+				slack = 0
+			}
+			hiLow = max(hiLow, (v-slack)/sz)
+			loHigh = min(loHigh, (v+slack)/sz)
+			total += v
+			players += size
 		}
+		mean := (total + b.remSigned[i*b.nattr+a]) / float64(players)
+		hiLow, loHigh = max(hiLow, mean), min(loHigh, mean)
 		if d := hiLow - loHigh; d > 0 {
 			lb += d
 		}

@@ -218,3 +218,23 @@ func BenchmarkBalance12v12Solo(b *testing.B) {
 		bal.balance(ps, 2, 2, 12, 12, 12, nil, nil)
 	}
 }
+
+func BenchmarkBalance4x5Solo(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ps := randomParties(rng, 4, 5, 1, 1)
+	var bal balancer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bal.balance(ps, 1, 4, 5, 5, 12, nil, nil)
+	}
+}
+
+func BenchmarkBalance3x8Parties(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	ps := randomParties(rng, 3, 8, 2, 3)
+	var bal balancer
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		bal.balance(ps, 2, 3, 8, 8, 12, nil, nil)
+	}
+}

@@ -50,6 +50,9 @@ type Explanation struct {
 	// candidate in, when the next one does not (zero: none in sight).
 	FirstAdmit     time.Time `json:"first_admit,omitzero"`
 	FirstAdmitAdds int       `json:"first_admit_adds,omitempty"`
+	// SelfClears is when what Self describes stops holding (zero: not in
+	// sight, or nothing to clear).
+	SelfClears time.Time `json:"self_clears,omitzero"`
 }
 
 // Block is one rule's share of the exclusions.
@@ -105,9 +108,11 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		return x.Blocks[i].Rule < x.Blocks[j].Rule
 	})
 
-	// Look ahead: the next relaxation, and the first that admits someone.
+	// Look ahead: the next relaxation, the first that admits someone, and
+	// the first that lets the ticket itself anchor.
 	created := time.Unix(0, ea.created).In(now.Location())
 	w := wait
+	admitted := false
 	for step := 0; step < explainLookahead; step++ {
 		next, ok := p.r.nextStep(w)
 		if !ok {
@@ -115,16 +120,24 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		}
 		at := created.Add(next)
 		nenv := &p.r.envs[p.r.level(next)]
-		later := p.tally(a, nenv, at, others)
-		adds := later.compatible - tally.compatible
-		if step == 0 {
-			x.NextRelaxation, x.NextAdds = at, adds
-			x.Relaxes = p.relaxes(env, nenv)
+		if x.Self != "" && x.SelfClears.IsZero() && p.selfOK(ea, a, nenv, p.anchorMask(ea, nenv)).kind == rOK {
+			x.SelfClears = at
 		}
-		if adds > 0 {
-			if step > 0 {
-				x.FirstAdmit, x.FirstAdmitAdds = at, adds
+		if !admitted {
+			later := p.tally(a, nenv, at, others)
+			adds := later.compatible - tally.compatible
+			if step == 0 {
+				x.NextRelaxation, x.NextAdds = at, adds
+				x.Relaxes = p.relaxes(env, nenv)
 			}
+			if adds > 0 {
+				if step > 0 {
+					x.FirstAdmit, x.FirstAdmitAdds = at, adds
+				}
+				admitted = true
+			}
+		}
+		if admitted && (x.Self == "" || !x.SelfClears.IsZero()) {
 			break
 		}
 		w = next
@@ -270,7 +283,8 @@ func (p *Pool) describe(r reason, a, s int32, env *envelope, aMask uint64, now t
 }
 
 // latencyText explains a region refusal in the candidate's nearest region
-// among those the anchor offers: "latency 120 ms > 80 ms range in eu-west-1".
+// among those the anchor offers: "latency 120 ms > 80 ms range in eu-west-1";
+// or, when the anchor offers none of the candidate's regions, why not.
 func (p *Pool) latencyText(ea, es *entry, env *envelope, aMask uint64, now time.Time) string {
 	r := env.latRange
 	if env.bidir {
@@ -281,7 +295,15 @@ func (p *Pool) latencyText(ea, es *entry, env *envelope, aMask uint64, now time.
 			return fmt.Sprintf("latency %d ms > %d ms range in %s", l.ms, r, p.regionNames[l.region])
 		}
 	}
-	return fmt.Sprintf("no region in common within %d ms", env.latRange)
+	if len(es.x.lats) > 0 {
+		best := es.x.lats[0]
+		name := p.regionNames[best.region]
+		if own := latencyTo(ea.x.lats, best.region); own >= 0 {
+			return fmt.Sprintf("plays in %s (%d ms), where this ticket's %d ms is beyond its %d ms range", name, best.ms, own, env.latRange)
+		}
+		return fmt.Sprintf("plays in %s (%d ms), which this ticket cannot reach", name, best.ms)
+	}
+	return "no region in common"
 }
 
 // selfText explains what keeps the ticket itself from anchoring a match.
@@ -359,9 +381,13 @@ func (p *Pool) relaxes(from, to *envelope) []string {
 
 func (p *Pool) summary(x *Explanation) string {
 	var b strings.Builder
+	in := func(t time.Time) string { return t.Sub(x.At).Round(time.Millisecond).String() }
 	switch {
 	case x.Self != "":
 		b.WriteString(x.Self)
+		if !x.SelfClears.IsZero() {
+			fmt.Fprintf(&b, " (until %s from now)", in(x.SelfClears))
+		}
 	case x.PlayersAvailable < x.PlayersMinimum || (x.PlayersMinimum == x.PlayersNeeded && x.PlayersAvailable < x.PlayersNeeded):
 		need := x.PlayersMinimum
 		fmt.Fprintf(&b, "only %d of %d players available", x.PlayersAvailable, need)
@@ -374,7 +400,6 @@ func (p *Pool) summary(x *Explanation) string {
 			b.WriteString(" (role quotas)")
 		}
 	}
-	in := func(t time.Time) string { return t.Sub(x.At).Round(time.Millisecond).String() }
 	switch {
 	case !x.NextRelaxation.IsZero() && x.NextAdds > 0:
 		fmt.Fprintf(&b, "; in %s the rules relax and let %d more in", in(x.NextRelaxation), x.NextAdds)

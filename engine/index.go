@@ -29,6 +29,8 @@ type index struct {
 	// invalidates it.
 	pos      [][2]int32
 	posValid bool
+	// lastFound is where the last around call found its entry.
+	lastFound ipos
 }
 
 type ichunk struct {
@@ -198,6 +200,8 @@ type cursor struct {
 	x    *index
 	p    ipos
 	down bool
+	// at is the position of the entry next returned last.
+	at ipos
 }
 
 // next returns the entry under the cursor and moves it; ok is false at the
@@ -216,6 +220,7 @@ func (c *cursor) next() (k float64, s int32, ok bool) {
 		}
 		ch := &x.chunks[c.p.c]
 		k, s = ch.keys[c.p.i], ch.slots[c.p.i]
+		c.at = c.p
 		c.p.i--
 		return k, s, true
 	}
@@ -228,6 +233,7 @@ func (c *cursor) next() (k float64, s int32, ok bool) {
 	}
 	ch := &x.chunks[c.p.c]
 	k, s = ch.keys[c.p.i], ch.slots[c.p.i]
+	c.at = c.p
 	c.p.i++
 	return k, s, true
 }
@@ -256,17 +262,24 @@ func (x *index) locatePositions(n int) {
 	x.posValid = true
 }
 
-// bury marks slot s removed in place, when its position is known: walks
-// then skip it without reading the pool's entry. A buried entry's slot is
-// stored as ^s (negative); the next filter drops it.
-func (x *index) bury(s int32) {
-	if !x.posValid || int(s) >= len(x.pos) {
+// bury marks slot s removed in place, when its position is known (at, from
+// the walk that found it, or the position table): walks then skip it
+// without reading the pool's entry. A buried entry's slot is stored as ^s
+// (negative); the next filter drops it.
+func (x *index) bury(s int32, at ipos) {
+	if x.buryAt(s, at) || !x.posValid || int(s) >= len(x.pos) {
 		return
 	}
-	c, i := int(x.pos[s][0]), int(x.pos[s][1])
-	if c < len(x.chunks) && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
+	x.buryAt(s, ipos{int(x.pos[s][0]), int(x.pos[s][1])})
+}
+
+func (x *index) buryAt(s int32, at ipos) bool {
+	c, i := at.c, at.i
+	if c >= 0 && c < len(x.chunks) && i >= 0 && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
 		x.chunks[c].slots[i] = ^s
+		return true
 	}
+	return false
 }
 
 // find returns the position of (k, s): from the table when valid and
@@ -286,6 +299,7 @@ func (x *index) find(k float64, s int32) ipos {
 // when present.
 func (x *index) around(k float64, s int32) (down, up cursor) {
 	p := x.find(k, s)
+	x.lastFound = p
 	up = cursor{x: x, p: p}
 	if uk, us, ok := up.peek(); ok && uk == k && us == s {
 		up.next()

@@ -12,8 +12,9 @@ import (
 // Options tune a pool's work bounds and feed it optional inputs. The zero
 // value is a good default.
 type Options struct {
-	// Seed drives the only randomness of the engine (tie-breaking restarts
-	// of the team-balancing heuristic), so a pool replays exactly.
+	// Seed seeds any randomness the engine uses, so a pool replays
+	// exactly. Today it uses none: every tie is broken by age, arrival
+	// order or ticket order.
 	Seed int64
 	// Candidates is how many compatible candidates an anchor gathers, as a
 	// multiple of the players a full match still needs (default 3). More
@@ -188,11 +189,13 @@ func (p *Pool) setRules(r *rules) {
 // Key is the queue key the pool serves.
 func (p *Pool) Key() cupid.QueueKey { return p.key }
 
-// Check reports whether Add would accept the ticket, without changing the
-// pool: the API calls it before storing a ticket so that a ticket that could
-// never match is refused up front with the field at fault (a party larger
-// than a team, a missing or non-finite attribute a rule needs, latencies all
-// above the cap, a role the queue does not have…).
+// Check reports whether the ticket could ever match under this pool's
+// ruleset, without changing the pool: the API calls it before storing a
+// ticket so that one that could never match is refused up front with the
+// field at fault (a party larger than a team, a missing or non-finite
+// attribute a rule needs, latencies all above the cap, a role the queue does
+// not have…). It compares only the queue name of the key, so one pool per
+// queue can check tickets of every version; Add also requires the full key.
 func (p *Pool) Check(t *cupid.Ticket) error {
 	if err := p.check(t); err != nil {
 		return err
@@ -209,6 +212,9 @@ func (p *Pool) Check(t *cupid.Ticket) error {
 func (p *Pool) Add(t *cupid.Ticket) error {
 	if err := p.Check(t); err != nil {
 		return err
+	}
+	if t.Key != p.key {
+		return cupid.Invalid("key", "ticket is for %q, this pool is %q", t.Key.String(), p.key.String())
 	}
 	p.insert(t)
 	return nil
@@ -232,7 +238,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	}
 	p.seq++
 	e := &p.entries[slot]
-	*e = entry{t: t, id: t.ID, created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), tried: -1, slot: slot, alive: true}
+	*e = entry{t: t, id: t.ID, pid: soloID(t), created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), slot: slot, alive: true}
 	if p.r.lat != nil {
 		p.maskAt[slot] = math.MinInt64
 	}
@@ -253,6 +259,13 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	p.markDirty(slot, dirtySelf)
 	p.fresh = append(p.fresh, slot)
 	return slot
+}
+
+func soloID(t *cupid.Ticket) string {
+	if len(t.Players) == 1 {
+		return t.Players[0].ID
+	}
+	return ""
 }
 
 func (p *Pool) numsOf(slot int32) []float64 {
@@ -285,12 +298,15 @@ func (p *Pool) Remove(id string) bool {
 // (lookupID checks liveness): deleting from a map of a million ids one by one
 // costs more than the rest of a pass, while rebuilding the map of survivors
 // after a pass that matched most of the pool costs almost nothing.
-func (p *Pool) kill(slot int32) {
+func (p *Pool) kill(slot int32) { p.killAt(slot, nowhere) }
+
+// killAt is kill for a ticket whose index position a walk just found.
+func (p *Pool) killAt(slot int32, at ipos) {
 	e := &p.entries[slot]
 	e.alive = false
 	if len(p.r.dist) > 0 {
 		p.idxDead++
-		p.idx.bury(slot)
+		p.idx.bury(slot, at)
 	}
 	p.live--
 	p.players -= int(e.size)
@@ -299,8 +315,10 @@ func (p *Pool) kill(slot int32) {
 
 // Return puts back the tickets of a proposal the server could not commit.
 // They keep their CreatedAt, so they lose neither age nor relaxation, and
-// are tried again at the next Step. Tickets already waiting are skipped.
-func (p *Pool) Return(tickets []*cupid.Ticket) {
+// are tried again at the next Step. Tickets already waiting are skipped. A
+// ticket the current ruleset refuses (possible only after SetRuleset) is not
+// taken back but returned with the reason, so the server can end it.
+func (p *Pool) Return(tickets []*cupid.Ticket) (refused []Eviction) {
 	for _, t := range tickets {
 		if t == nil {
 			continue
@@ -308,12 +326,14 @@ func (p *Pool) Return(tickets []*cupid.Ticket) {
 		if _, dup := p.lookupID(t.ID); dup {
 			continue
 		}
-		if p.check(t) != nil {
+		if err := p.check(t); err != nil {
+			refused = append(refused, Eviction{Ticket: t, Err: err})
 			continue
 		}
 		p.insert(t)
 		p.stats.Returned++
 	}
+	return refused
 }
 
 // Len is the number of waiting tickets.

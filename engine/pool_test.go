@@ -143,13 +143,19 @@ func TestAddRefusesDuplicatesAndWrongKey(t *testing.T) {
 	if err := p.Add(other); err == nil || !strings.Contains(err.Error(), "key") {
 		t.Fatalf("wrong key: %v", err)
 	}
-	vp, err := New(cupid.QueueKey{Queue: "q", Version: "1.2"}, load(t, flexDuel), Options{})
-	if err != nil {
-		t.Fatal(err)
+	// A pool checks tickets of every version of its queue (the server
+	// keeps one per queue for Check), but client_version must agree with
+	// the ticket's own key.
+	v12 := ticket("v", 0).num("mmr", 1).opt("client_version", "1.2").t
+	v12.Key = cupid.QueueKey{Queue: "q", Version: "1.2"}
+	if err := p.Check(v12); err != nil {
+		t.Fatalf("check across versions: %v", err)
 	}
-	old := ticket("v", 0).num("mmr", 1).opt("client_version", "1.1").t
-	old.Key = vp.Key()
-	if err := vp.Add(old); err == nil || !strings.Contains(err.Error(), "client_version") {
+	if err := p.Add(v12); err == nil || !strings.Contains(err.Error(), "key") {
+		t.Fatalf("add to the wrong version's pool: %v", err)
+	}
+	v12.Attributes["client_version"] = cupid.String("1.1")
+	if err := p.Check(v12); err == nil || !strings.Contains(err.Error(), "client_version") {
 		t.Fatalf("client_version: %v", err)
 	}
 }

@@ -17,11 +17,11 @@ import (
 type entry struct {
 	t       *cupid.Ticket
 	id      string // t.ID, kept here so a pass writing proposals reads no ticket just for it
+	pid     string // the player's ID for a solo ticket, for the same reason
 	created int64  // t.CreatedAt in Unix nanoseconds
 	seq     uint64
 	key     float64 // primary distance attribute (party average)
 	size    int32   // players
-	tried   int32   // flex level of the last failed anchor attempt; -1: none
 	slot    int32   // the entry's own index in Pool.entries
 	alive   bool
 	dirty   uint8 // dirtyNone, dirtySelf or dirtyNeighbour
@@ -124,8 +124,8 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	if t.ID == "" {
 		return cupid.Invalid("id", "required")
 	}
-	if t.Key != p.key {
-		return cupid.Invalid("key", "ticket is for queue %q, this pool is %q", t.Key.String(), p.key.String())
+	if t.Key.Queue != p.key.Queue {
+		return cupid.Invalid("key.queue", "ticket is for queue %q, this pool serves %q", t.Key.Queue, p.key.Queue)
 	}
 	if len(t.Players) == 0 {
 		return cupid.Invalid("players", "at least one player is required")
@@ -182,23 +182,21 @@ func (p *Pool) check(t *cupid.Ticket) error {
 }
 
 // checkVersion enforces seed 003's client_version: the server splits pools by
-// it (QueueKey.Version), so a ticket carrying another version is in the
-// wrong pool.
+// it, putting it in QueueKey.Version, so a ticket whose client_version
+// attribute differs from its own key's version would land among clients it
+// cannot play with.
 func (p *Pool) checkVersion(t *cupid.Ticket) error {
-	if p.key.Version == "" {
-		return nil
-	}
 	for i := range t.Players {
 		v, ok := lookup(t, &t.Players[i], ruleset.KeyClientVersion)
 		if !ok {
 			continue
 		}
-		if v.Kind != cupid.KindString || v.String != p.key.Version {
+		if v.Kind != cupid.KindString || v.String != t.Key.Version {
 			field := "attributes." + ruleset.KeyClientVersion
 			if _, own := t.Players[i].Attributes[ruleset.KeyClientVersion]; own {
 				field = fmt.Sprintf("players[%d].%s", i, field)
 			}
-			return cupid.Invalid(field, "ticket is for client version %q, this pool is %q", v.String, p.key.Version)
+			return cupid.Invalid(field, "is %q but the ticket's key has version %q: the server must put client_version in QueueKey.Version", v.String, t.Key.Version)
 		}
 	}
 	return nil

@@ -262,7 +262,7 @@ func (d Duration) MarshalText() ([]byte, error) {
 func (d *Duration) UnmarshalText(b []byte) error {
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return err
+		return fmt.Errorf("%q is not a duration such as 500ms, 10s or 5m", b)
 	}
 	*d = Duration(v)
 	return nil

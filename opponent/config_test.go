@@ -143,6 +143,8 @@ func TestUpdateValidationChangesNothing(t *testing.T) {
 		{Single("keep", math.NaN(), nil), "entries[0].mmr"},
 	}
 	for _, c := range cases {
+		// CheckModel agrees with Update, without touching anything.
+		wantField(t, f.CheckModel(c.m), "invalid", c.field)
 		before := f.Stats()
 		_, err := f.Update(c.m, t0)
 		wantField(t, err, "invalid", c.field)

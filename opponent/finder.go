@@ -432,3 +432,11 @@ func (f *Finder) Stats() Stats {
 	}
 	return st
 }
+
+// CheckModel validates a state update without applying it, so a server can
+// refuse a malformed model before writing it anywhere. It reads only the
+// finder's configuration, which never changes, so unlike the other methods
+// it is safe to call concurrently with them.
+func (f *Finder) CheckModel(m Model) error {
+	return f.s.checkModel(&m)
+}

@@ -151,6 +151,16 @@ func (f *Finder) RebalanceDue(now time.Time) bool {
 	return !f.sizing.attempted || now.Sub(f.sizing.last) >= time.Duration(f.s.cfg.Sizing.Interval)
 }
 
+// RebalanceAt is when RebalanceDue next turns true: the zero time before the
+// first Rebalance, then Sizing.Interval after the last one, so a server can
+// arm a timer instead of polling.
+func (f *Finder) RebalanceAt() time.Time {
+	if !f.sizing.attempted {
+		return time.Time{}
+	}
+	return f.sizing.last.Add(time.Duration(f.s.cfg.Sizing.Interval))
+}
+
 // Rebalance turns the labels sampled from added players into a new sizing
 // model and resizes every bucket to it, keeping the total within the cache
 // size. With fewer than Sizing.MinSamples samples it changes nothing and

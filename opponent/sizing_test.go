@@ -83,6 +83,9 @@ func TestRebalanceNeedsSamples(t *testing.T) {
 	cfg.Sizing.MinSamples = 5000
 	f := newFinder(t, cfg)
 	population(t, f)
+	if !f.RebalanceAt().IsZero() || !f.RebalanceDue(t0) {
+		t.Fatal("a new finder should be due at once")
+	}
 	if _, ok := f.Rebalance(t0); ok {
 		t.Fatal("rebalanced on too few samples")
 	}
@@ -94,6 +97,9 @@ func TestRebalanceNeedsSamples(t *testing.T) {
 	}
 	if f.RebalanceDue(t0.Add(time.Minute)) {
 		t.Fatal("should not be due within the interval")
+	}
+	if at := f.RebalanceAt(); !at.Equal(t0.Add(10 * time.Minute)) {
+		t.Fatalf("RebalanceAt = %v, want the interval after the attempt", at)
 	}
 }
 

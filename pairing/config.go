@@ -73,3 +73,8 @@ func checkKey(key string) error {
 	}
 	return nil
 }
+
+// CheckKey reports whether key is acceptable as a participant key, as a
+// *cupid.Error on the field "participant"; a server uses it to check a key
+// before watching for it.
+func CheckKey(key string) error { return checkKey(key) }

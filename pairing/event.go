@@ -390,3 +390,26 @@ func (e *Event) metEither(a, b string) bool {
 	_, ok := e.people[b].met[a]
 	return ok
 }
+
+// Status is one participant's place in an event: what a client that calls
+// or reconnects needs to know about itself, without the whole snapshot.
+type Status struct {
+	State State
+	// Room and Partner are set when State is StateRoom.
+	Room    int
+	Partner string
+}
+
+// Status returns the participant's status, and false when the event has
+// never known the key.
+func (e *Event) Status(key string) (Status, bool) {
+	p, ok := e.people[key]
+	if !ok {
+		return Status{}, false
+	}
+	return Status{State: p.state, Room: p.room, Partner: p.partner}, true
+}
+
+// Known returns how many people the event knows, present or gone; a server
+// bounds it, since a departed person's record is kept.
+func (e *Event) Known() int { return len(e.people) }

@@ -57,3 +57,24 @@ func TestParseRefusesUnknownFields(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// FuzzParse feeds arbitrary documents to Parse and, when one parses, turns
+// its tickets into cupid tickets: neither may panic.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.json")
+	for _, name := range files {
+		if data, err := os.ReadFile(name); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"ruleset": {}, "tickets": [{"id": "x", "attributes": {"a": [1]}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data)
+		if err != nil {
+			return
+		}
+		for i, tk := range s.Tickets {
+			_, _ = tk.toTicket(i)
+		}
+	})
+}

@@ -74,7 +74,10 @@ func (OpponentResult) EnumDescriptor() ([]byte, []int) {
 	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{0}
 }
 
-// PlayerModel is what the finder knows of a player.
+// PlayerModel is what the finder knows of a player, or of an attacker in a
+// query. Labels and attributes share one namespace (a name may appear in
+// only one of the two maps); they are split so a reader sees which values
+// pick buckets. Values are numbers, strings or lists of strings.
 type PlayerModel struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -83,8 +86,13 @@ type PlayerModel struct {
 	Labels map[string]*structpb.Value `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// Values the quality expression reads (guild, losing_streak, …).
 	Attributes map[string]*structpb.Value `protobuf:"bytes,4,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	// Extra MMRs for players with several entries (one per defence set-up).
-	ExtraMmrs     []float64 `protobuf:"fixed64,5,rep,packed,name=extra_mmrs,json=extraMmrs,proto3" json:"extra_mmrs,omitempty"`
+	// Extra MMRs for players with several entries (one per defence set-up),
+	// each with the same labels and attributes as the first.
+	ExtraMmrs []float64 `protobuf:"fixed64,5,rep,packed,name=extra_mmrs,json=extraMmrs,proto3" json:"extra_mmrs,omitempty"`
+	// Entries, for players with several entries that differ in more than
+	// their MMR. Give either entries or mmr/labels/attributes/extra_mmrs.
+	// Not for attackers.
+	Entries       []*PlayerEntry `protobuf:"bytes,6,rep,name=entries,proto3" json:"entries,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +162,75 @@ func (x *PlayerModel) GetExtraMmrs() []float64 {
 	return nil
 }
 
+func (x *PlayerModel) GetEntries() []*PlayerEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// PlayerEntry is one way to fight a player: a defence MMR, labels and
+// attributes.
+type PlayerEntry struct {
+	state         protoimpl.MessageState     `protogen:"open.v1"`
+	Mmr           float64                    `protobuf:"fixed64,1,opt,name=mmr,proto3" json:"mmr,omitempty"`
+	Labels        map[string]*structpb.Value `protobuf:"bytes,2,rep,name=labels,proto3" json:"labels,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Attributes    map[string]*structpb.Value `protobuf:"bytes,3,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerEntry) Reset() {
+	*x = PlayerEntry{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerEntry) ProtoMessage() {}
+
+func (x *PlayerEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerEntry.ProtoReflect.Descriptor instead.
+func (*PlayerEntry) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PlayerEntry) GetMmr() float64 {
+	if x != nil {
+		return x.Mmr
+	}
+	return 0
+}
+
+func (x *PlayerEntry) GetLabels() map[string]*structpb.Value {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
+func (x *PlayerEntry) GetAttributes() map[string]*structpb.Value {
+	if x != nil {
+		return x.Attributes
+	}
+	return nil
+}
+
 type UpdatePlayerRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Finder   string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
@@ -166,7 +243,7 @@ type UpdatePlayerRequest struct {
 
 func (x *UpdatePlayerRequest) Reset() {
 	*x = UpdatePlayerRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[1]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -178,7 +255,7 @@ func (x *UpdatePlayerRequest) String() string {
 func (*UpdatePlayerRequest) ProtoMessage() {}
 
 func (x *UpdatePlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[1]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -191,7 +268,7 @@ func (x *UpdatePlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePlayerRequest.ProtoReflect.Descriptor instead.
 func (*UpdatePlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{1}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *UpdatePlayerRequest) GetFinder() string {
@@ -218,14 +295,23 @@ func (x *UpdatePlayerRequest) GetModel() *PlayerModel {
 type UpdatePlayerResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// added, updated, ignored (bucket well filled) or removed.
-	Outcome       string `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	Outcome string `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// What happened entry by entry.
+	Inserted int32 `protobuf:"varint,2,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Updated  int32 `protobuf:"varint,3,opt,name=updated,proto3" json:"updated,omitempty"`
+	Removed  int32 `protobuf:"varint,4,opt,name=removed,proto3" json:"removed,omitempty"`
+	// Other players' entries replaced by this one (replace-on-insert).
+	Evicted int32 `protobuf:"varint,5,opt,name=evicted,proto3" json:"evicted,omitempty"`
+	Ignored int32 `protobuf:"varint,6,opt,name=ignored,proto3" json:"ignored,omitempty"`
+	// The model was written to the finder's player table.
+	Stored        bool `protobuf:"varint,7,opt,name=stored,proto3" json:"stored,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *UpdatePlayerResponse) Reset() {
 	*x = UpdatePlayerResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[2]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -237,7 +323,7 @@ func (x *UpdatePlayerResponse) String() string {
 func (*UpdatePlayerResponse) ProtoMessage() {}
 
 func (x *UpdatePlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[2]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -250,7 +336,7 @@ func (x *UpdatePlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdatePlayerResponse.ProtoReflect.Descriptor instead.
 func (*UpdatePlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{2}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *UpdatePlayerResponse) GetOutcome() string {
@@ -258,6 +344,48 @@ func (x *UpdatePlayerResponse) GetOutcome() string {
 		return x.Outcome
 	}
 	return ""
+}
+
+func (x *UpdatePlayerResponse) GetInserted() int32 {
+	if x != nil {
+		return x.Inserted
+	}
+	return 0
+}
+
+func (x *UpdatePlayerResponse) GetUpdated() int32 {
+	if x != nil {
+		return x.Updated
+	}
+	return 0
+}
+
+func (x *UpdatePlayerResponse) GetRemoved() int32 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
+func (x *UpdatePlayerResponse) GetEvicted() int32 {
+	if x != nil {
+		return x.Evicted
+	}
+	return 0
+}
+
+func (x *UpdatePlayerResponse) GetIgnored() int32 {
+	if x != nil {
+		return x.Ignored
+	}
+	return 0
+}
+
+func (x *UpdatePlayerResponse) GetStored() bool {
+	if x != nil {
+		return x.Stored
+	}
+	return false
 }
 
 type FindOpponentRequest struct {
@@ -274,7 +402,7 @@ type FindOpponentRequest struct {
 
 func (x *FindOpponentRequest) Reset() {
 	*x = FindOpponentRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[3]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -286,7 +414,7 @@ func (x *FindOpponentRequest) String() string {
 func (*FindOpponentRequest) ProtoMessage() {}
 
 func (x *FindOpponentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[3]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -299,7 +427,7 @@ func (x *FindOpponentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindOpponentRequest.ProtoReflect.Descriptor instead.
 func (*FindOpponentRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{3}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *FindOpponentRequest) GetFinder() string {
@@ -338,18 +466,24 @@ func (x *FindOpponentRequest) GetReturnModel() bool {
 }
 
 type FindOpponentResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Result        OpponentResult         `protobuf:"varint,1,opt,name=result,proto3,enum=cupid.v1.OpponentResult" json:"result,omitempty"`
-	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Model         *PlayerModel           `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
-	Score         float64                `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Result   OpponentResult         `protobuf:"varint,1,opt,name=result,proto3,enum=cupid.v1.OpponentResult" json:"result,omitempty"`
+	PlayerId string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// The chosen entry, when asked for (or the finder always returns it).
+	Model *PlayerModel `protobuf:"bytes,3,opt,name=model,proto3" json:"model,omitempty"`
+	Score float64      `protobuf:"fixed64,4,opt,name=score,proto3" json:"score,omitempty"`
+	// Cached entries the query looked at.
+	Examined int32 `protobuf:"varint,5,opt,name=examined,proto3" json:"examined,omitempty"`
+	// The defender left the cache because its bucket was well filled, so
+	// others are not sent to attack them too.
+	RemovedAfterOffer bool `protobuf:"varint,6,opt,name=removed_after_offer,json=removedAfterOffer,proto3" json:"removed_after_offer,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *FindOpponentResponse) Reset() {
 	*x = FindOpponentResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[4]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -361,7 +495,7 @@ func (x *FindOpponentResponse) String() string {
 func (*FindOpponentResponse) ProtoMessage() {}
 
 func (x *FindOpponentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[4]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -374,7 +508,7 @@ func (x *FindOpponentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FindOpponentResponse.ProtoReflect.Descriptor instead.
 func (*FindOpponentResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{4}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FindOpponentResponse) GetResult() OpponentResult {
@@ -405,16 +539,32 @@ func (x *FindOpponentResponse) GetScore() float64 {
 	return 0
 }
 
+func (x *FindOpponentResponse) GetExamined() int32 {
+	if x != nil {
+		return x.Examined
+	}
+	return 0
+}
+
+func (x *FindOpponentResponse) GetRemovedAfterOffer() bool {
+	if x != nil {
+		return x.RemovedAfterOffer
+	}
+	return false
+}
+
 type FinderStatsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Finder string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	// Also list every bucket's fill.
+	IncludeBuckets bool `protobuf:"varint,2,opt,name=include_buckets,json=includeBuckets,proto3" json:"include_buckets,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *FinderStatsRequest) Reset() {
 	*x = FinderStatsRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[5]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -426,7 +576,7 @@ func (x *FinderStatsRequest) String() string {
 func (*FinderStatsRequest) ProtoMessage() {}
 
 func (x *FinderStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[5]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -439,7 +589,7 @@ func (x *FinderStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinderStatsRequest.ProtoReflect.Descriptor instead.
 func (*FinderStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{5}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *FinderStatsRequest) GetFinder() string {
@@ -449,23 +599,54 @@ func (x *FinderStatsRequest) GetFinder() string {
 	return ""
 }
 
+func (x *FinderStatsRequest) GetIncludeBuckets() bool {
+	if x != nil {
+		return x.IncludeBuckets
+	}
+	return false
+}
+
 type FinderStatsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
-	Players       int64                  `protobuf:"varint,2,opt,name=players,proto3" json:"players,omitempty"`
-	Capacity      int64                  `protobuf:"varint,3,opt,name=capacity,proto3" json:"capacity,omitempty"`
-	Buckets       int64                  `protobuf:"varint,4,opt,name=buckets,proto3" json:"buckets,omitempty"`
-	Queries       int64                  `protobuf:"varint,5,opt,name=queries,proto3" json:"queries,omitempty"`
-	Successes     int64                  `protobuf:"varint,6,opt,name=successes,proto3" json:"successes,omitempty"`
-	Fakes         int64                  `protobuf:"varint,7,opt,name=fakes,proto3" json:"fakes,omitempty"`
-	NoneFound     int64                  `protobuf:"varint,8,opt,name=none_found,json=noneFound,proto3" json:"none_found,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Finder string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	// Distinct players cached.
+	Players int64 `protobuf:"varint,2,opt,name=players,proto3" json:"players,omitempty"`
+	// Slots over all buckets, never above cache_size.
+	Capacity  int64 `protobuf:"varint,3,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	Buckets   int64 `protobuf:"varint,4,opt,name=buckets,proto3" json:"buckets,omitempty"`
+	Queries   int64 `protobuf:"varint,5,opt,name=queries,proto3" json:"queries,omitempty"`
+	Successes int64 `protobuf:"varint,6,opt,name=successes,proto3" json:"successes,omitempty"`
+	Fakes     int64 `protobuf:"varint,7,opt,name=fakes,proto3" json:"fakes,omitempty"`
+	NoneFound int64 `protobuf:"varint,8,opt,name=none_found,json=noneFound,proto3" json:"none_found,omitempty"`
+	// Cached entries (equal to players unless several entries per player).
+	Entries int64 `protobuf:"varint,9,opt,name=entries,proto3" json:"entries,omitempty"`
+	// The configured bound on capacity (player_cache_size).
+	CacheSize int64 `protobuf:"varint,10,opt,name=cache_size,json=cacheSize,proto3" json:"cache_size,omitempty"`
+	// A sizing model is in use (made by a rebalance or loaded at start).
+	HasSizingModel bool  `protobuf:"varint,11,opt,name=has_sizing_model,json=hasSizingModel,proto3" json:"has_sizing_model,omitempty"`
+	InvalidQueries int64 `protobuf:"varint,12,opt,name=invalid_queries,json=invalidQueries,proto3" json:"invalid_queries,omitempty"`
+	Inserted       int64 `protobuf:"varint,13,opt,name=inserted,proto3" json:"inserted,omitempty"`
+	Updated        int64 `protobuf:"varint,14,opt,name=updated,proto3" json:"updated,omitempty"`
+	Removed        int64 `protobuf:"varint,15,opt,name=removed,proto3" json:"removed,omitempty"`
+	Evicted        int64 `protobuf:"varint,16,opt,name=evicted,proto3" json:"evicted,omitempty"`
+	Ignored        int64 `protobuf:"varint,17,opt,name=ignored,proto3" json:"ignored,omitempty"`
+	OfferRemoved   int64 `protobuf:"varint,18,opt,name=offer_removed,json=offerRemoved,proto3" json:"offer_removed,omitempty"`
+	Rebalances     int64 `protobuf:"varint,19,opt,name=rebalances,proto3" json:"rebalances,omitempty"`
+	ScanEnabled    bool  `protobuf:"varint,20,opt,name=scan_enabled,json=scanEnabled,proto3" json:"scan_enabled,omitempty"`
+	ScanBatches    int64 `protobuf:"varint,21,opt,name=scan_batches,json=scanBatches,proto3" json:"scan_batches,omitempty"`
+	// Full passes over the player table.
+	ScanPasses int64 `protobuf:"varint,22,opt,name=scan_passes,json=scanPasses,proto3" json:"scan_passes,omitempty"`
+	// Rows of the player table taken into the cache by the scan.
+	ScannedRows   int64           `protobuf:"varint,23,opt,name=scanned_rows,json=scannedRows,proto3" json:"scanned_rows,omitempty"`
+	StoresPlayers bool            `protobuf:"varint,24,opt,name=stores_players,json=storesPlayers,proto3" json:"stores_players,omitempty"`
+	BucketFill    []*FinderBucket `protobuf:"bytes,25,rep,name=bucket_fill,json=bucketFill,proto3" json:"bucket_fill,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FinderStatsResponse) Reset() {
 	*x = FinderStatsResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -477,7 +658,7 @@ func (x *FinderStatsResponse) String() string {
 func (*FinderStatsResponse) ProtoMessage() {}
 
 func (x *FinderStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -490,7 +671,7 @@ func (x *FinderStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinderStatsResponse.ProtoReflect.Descriptor instead.
 func (*FinderStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{6}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *FinderStatsResponse) GetFinder() string {
@@ -549,6 +730,203 @@ func (x *FinderStatsResponse) GetNoneFound() int64 {
 	return 0
 }
 
+func (x *FinderStatsResponse) GetEntries() int64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetCacheSize() int64 {
+	if x != nil {
+		return x.CacheSize
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetHasSizingModel() bool {
+	if x != nil {
+		return x.HasSizingModel
+	}
+	return false
+}
+
+func (x *FinderStatsResponse) GetInvalidQueries() int64 {
+	if x != nil {
+		return x.InvalidQueries
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetInserted() int64 {
+	if x != nil {
+		return x.Inserted
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetUpdated() int64 {
+	if x != nil {
+		return x.Updated
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetRemoved() int64 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetEvicted() int64 {
+	if x != nil {
+		return x.Evicted
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetIgnored() int64 {
+	if x != nil {
+		return x.Ignored
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetOfferRemoved() int64 {
+	if x != nil {
+		return x.OfferRemoved
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetRebalances() int64 {
+	if x != nil {
+		return x.Rebalances
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetScanEnabled() bool {
+	if x != nil {
+		return x.ScanEnabled
+	}
+	return false
+}
+
+func (x *FinderStatsResponse) GetScanBatches() int64 {
+	if x != nil {
+		return x.ScanBatches
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetScanPasses() int64 {
+	if x != nil {
+		return x.ScanPasses
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetScannedRows() int64 {
+	if x != nil {
+		return x.ScannedRows
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetStoresPlayers() bool {
+	if x != nil {
+		return x.StoresPlayers
+	}
+	return false
+}
+
+func (x *FinderStatsResponse) GetBucketFill() []*FinderBucket {
+	if x != nil {
+		return x.BucketFill
+	}
+	return nil
+}
+
+// FinderBucket is one bucket's fill.
+type FinderBucket struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Stable key: the MMR bucket and the labels, e.g. mmr=3|league="gold".
+	Key           string  `protobuf:"bytes,1,opt,name=key,proto3" json:"key,omitempty"`
+	MmrLow        float64 `protobuf:"fixed64,2,opt,name=mmr_low,json=mmrLow,proto3" json:"mmr_low,omitempty"`
+	MmrHigh       float64 `protobuf:"fixed64,3,opt,name=mmr_high,json=mmrHigh,proto3" json:"mmr_high,omitempty"`
+	Size          int64   `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	Entries       int64   `protobuf:"varint,5,opt,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinderBucket) Reset() {
+	*x = FinderBucket{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinderBucket) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinderBucket) ProtoMessage() {}
+
+func (x *FinderBucket) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinderBucket.ProtoReflect.Descriptor instead.
+func (*FinderBucket) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *FinderBucket) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *FinderBucket) GetMmrLow() float64 {
+	if x != nil {
+		return x.MmrLow
+	}
+	return 0
+}
+
+func (x *FinderBucket) GetMmrHigh() float64 {
+	if x != nil {
+		return x.MmrHigh
+	}
+	return 0
+}
+
+func (x *FinderBucket) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *FinderBucket) GetEntries() int64 {
+	if x != nil {
+		return x.Entries
+	}
+	return 0
+}
+
 type RebalanceRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
@@ -558,7 +936,7 @@ type RebalanceRequest struct {
 
 func (x *RebalanceRequest) Reset() {
 	*x = RebalanceRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +948,7 @@ func (x *RebalanceRequest) String() string {
 func (*RebalanceRequest) ProtoMessage() {}
 
 func (x *RebalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +961,7 @@ func (x *RebalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebalanceRequest.ProtoReflect.Descriptor instead.
 func (*RebalanceRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{7}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *RebalanceRequest) GetFinder() string {
@@ -594,15 +972,20 @@ func (x *RebalanceRequest) GetFinder() string {
 }
 
 type RebalanceResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Buckets       int64                  `protobuf:"varint,1,opt,name=buckets,proto3" json:"buckets,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Buckets int64                  `protobuf:"varint,1,opt,name=buckets,proto3" json:"buckets,omitempty"`
+	// A new sizing model was made, applied and stored; false when too few
+	// players were sampled since the last one (sizing.min_samples).
+	Resized bool `protobuf:"varint,2,opt,name=resized,proto3" json:"resized,omitempty"`
+	// Sampled labels the model came from.
+	Samples       float64 `protobuf:"fixed64,3,opt,name=samples,proto3" json:"samples,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RebalanceResponse) Reset() {
 	*x = RebalanceResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -614,7 +997,7 @@ func (x *RebalanceResponse) String() string {
 func (*RebalanceResponse) ProtoMessage() {}
 
 func (x *RebalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -627,7 +1010,7 @@ func (x *RebalanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebalanceResponse.ProtoReflect.Descriptor instead.
 func (*RebalanceResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{8}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *RebalanceResponse) GetBuckets() int64 {
@@ -637,11 +1020,122 @@ func (x *RebalanceResponse) GetBuckets() int64 {
 	return 0
 }
 
+func (x *RebalanceResponse) GetResized() bool {
+	if x != nil {
+		return x.Resized
+	}
+	return false
+}
+
+func (x *RebalanceResponse) GetSamples() float64 {
+	if x != nil {
+		return x.Samples
+	}
+	return 0
+}
+
+type RemovePlayerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePlayerRequest) Reset() {
+	*x = RemovePlayerRequest{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePlayerRequest) ProtoMessage() {}
+
+func (x *RemovePlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePlayerRequest.ProtoReflect.Descriptor instead.
+func (*RemovePlayerRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RemovePlayerRequest) GetFinder() string {
+	if x != nil {
+		return x.Finder
+	}
+	return ""
+}
+
+func (x *RemovePlayerRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+type RemovePlayerResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Entries dropped from the cache.
+	Removed       int32 `protobuf:"varint,1,opt,name=removed,proto3" json:"removed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemovePlayerResponse) Reset() {
+	*x = RemovePlayerResponse{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemovePlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemovePlayerResponse) ProtoMessage() {}
+
+func (x *RemovePlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemovePlayerResponse.ProtoReflect.Descriptor instead.
+func (*RemovePlayerResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RemovePlayerResponse) GetRemoved() int32 {
+	if x != nil {
+		return x.Removed
+	}
+	return 0
+}
+
 var File_cupid_v1_opponent_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\n" +
-	"\x17cupid/v1/opponent.proto\x12\bcupid.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xfa\x02\n" +
+	"\x17cupid/v1/opponent.proto\x12\bcupid.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xab\x03\n" +
 	"\vPlayerModel\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03mmr\x18\x02 \x01(\x01R\x03mmr\x129\n" +
@@ -650,7 +1144,20 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"attributes\x18\x04 \x03(\v2%.cupid.v1.PlayerModel.AttributesEntryR\n" +
 	"attributes\x12\x1d\n" +
 	"\n" +
-	"extra_mmrs\x18\x05 \x03(\x01R\textraMmrs\x1aQ\n" +
+	"extra_mmrs\x18\x05 \x03(\x01R\textraMmrs\x12/\n" +
+	"\aentries\x18\x06 \x03(\v2\x15.cupid.v1.PlayerEntryR\aentries\x1aQ\n" +
+	"\vLabelsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1aU\n" +
+	"\x0fAttributesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xcb\x02\n" +
+	"\vPlayerEntry\x12\x10\n" +
+	"\x03mmr\x18\x01 \x01(\x01R\x03mmr\x129\n" +
+	"\x06labels\x18\x02 \x03(\v2!.cupid.v1.PlayerEntry.LabelsEntryR\x06labels\x12E\n" +
+	"\n" +
+	"attributes\x18\x03 \x03(\v2%.cupid.v1.PlayerEntry.AttributesEntryR\n" +
+	"attributes\x1aQ\n" +
 	"\vLabelsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
 	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1aU\n" +
@@ -660,22 +1167,31 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\x13UpdatePlayerRequest\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12+\n" +
-	"\x05model\x18\x03 \x01(\v2\x15.cupid.v1.PlayerModelR\x05model\"0\n" +
+	"\x05model\x18\x03 \x01(\v2\x15.cupid.v1.PlayerModelR\x05model\"\xcc\x01\n" +
 	"\x14UpdatePlayerResponse\x12\x18\n" +
-	"\aoutcome\x18\x01 \x01(\tR\aoutcome\"\xc0\x01\n" +
+	"\aoutcome\x18\x01 \x01(\tR\aoutcome\x12\x1a\n" +
+	"\binserted\x18\x02 \x01(\x05R\binserted\x12\x18\n" +
+	"\aupdated\x18\x03 \x01(\x05R\aupdated\x12\x18\n" +
+	"\aremoved\x18\x04 \x01(\x05R\aremoved\x12\x18\n" +
+	"\aevicted\x18\x05 \x01(\x05R\aevicted\x12\x18\n" +
+	"\aignored\x18\x06 \x01(\x05R\aignored\x12\x16\n" +
+	"\x06stored\x18\a \x01(\bR\x06stored\"\xc0\x01\n" +
 	"\x13FindOpponentRequest\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x121\n" +
 	"\battacker\x18\x02 \x01(\v2\x15.cupid.v1.PlayerModelR\battacker\x12\x18\n" +
 	"\aretries\x18\x03 \x01(\x05R\aretries\x12!\n" +
 	"\fexcluded_ids\x18\x04 \x03(\tR\vexcludedIds\x12!\n" +
-	"\freturn_model\x18\x05 \x01(\bR\vreturnModel\"\xa8\x01\n" +
+	"\freturn_model\x18\x05 \x01(\bR\vreturnModel\"\xf4\x01\n" +
 	"\x14FindOpponentResponse\x120\n" +
 	"\x06result\x18\x01 \x01(\x0e2\x18.cupid.v1.OpponentResultR\x06result\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12+\n" +
 	"\x05model\x18\x03 \x01(\v2\x15.cupid.v1.PlayerModelR\x05model\x12\x14\n" +
-	"\x05score\x18\x04 \x01(\x01R\x05score\",\n" +
+	"\x05score\x18\x04 \x01(\x01R\x05score\x12\x1a\n" +
+	"\bexamined\x18\x05 \x01(\x05R\bexamined\x12.\n" +
+	"\x13removed_after_offer\x18\x06 \x01(\bR\x11removedAfterOffer\"U\n" +
 	"\x12FinderStatsRequest\x12\x16\n" +
-	"\x06finder\x18\x01 \x01(\tR\x06finder\"\xea\x01\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\x12'\n" +
+	"\x0finclude_buckets\x18\x02 \x01(\bR\x0eincludeBuckets\"\xa9\x06\n" +
 	"\x13FinderStatsResponse\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\x03R\aplayers\x12\x1a\n" +
@@ -685,21 +1201,58 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\tsuccesses\x18\x06 \x01(\x03R\tsuccesses\x12\x14\n" +
 	"\x05fakes\x18\a \x01(\x03R\x05fakes\x12\x1d\n" +
 	"\n" +
-	"none_found\x18\b \x01(\x03R\tnoneFound\"*\n" +
+	"none_found\x18\b \x01(\x03R\tnoneFound\x12\x18\n" +
+	"\aentries\x18\t \x01(\x03R\aentries\x12\x1d\n" +
+	"\n" +
+	"cache_size\x18\n" +
+	" \x01(\x03R\tcacheSize\x12(\n" +
+	"\x10has_sizing_model\x18\v \x01(\bR\x0ehasSizingModel\x12'\n" +
+	"\x0finvalid_queries\x18\f \x01(\x03R\x0einvalidQueries\x12\x1a\n" +
+	"\binserted\x18\r \x01(\x03R\binserted\x12\x18\n" +
+	"\aupdated\x18\x0e \x01(\x03R\aupdated\x12\x18\n" +
+	"\aremoved\x18\x0f \x01(\x03R\aremoved\x12\x18\n" +
+	"\aevicted\x18\x10 \x01(\x03R\aevicted\x12\x18\n" +
+	"\aignored\x18\x11 \x01(\x03R\aignored\x12#\n" +
+	"\roffer_removed\x18\x12 \x01(\x03R\fofferRemoved\x12\x1e\n" +
+	"\n" +
+	"rebalances\x18\x13 \x01(\x03R\n" +
+	"rebalances\x12!\n" +
+	"\fscan_enabled\x18\x14 \x01(\bR\vscanEnabled\x12!\n" +
+	"\fscan_batches\x18\x15 \x01(\x03R\vscanBatches\x12\x1f\n" +
+	"\vscan_passes\x18\x16 \x01(\x03R\n" +
+	"scanPasses\x12!\n" +
+	"\fscanned_rows\x18\x17 \x01(\x03R\vscannedRows\x12%\n" +
+	"\x0estores_players\x18\x18 \x01(\bR\rstoresPlayers\x127\n" +
+	"\vbucket_fill\x18\x19 \x03(\v2\x16.cupid.v1.FinderBucketR\n" +
+	"bucketFill\"\x82\x01\n" +
+	"\fFinderBucket\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x17\n" +
+	"\ammr_low\x18\x02 \x01(\x01R\x06mmrLow\x12\x19\n" +
+	"\bmmr_high\x18\x03 \x01(\x01R\ammrHigh\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\x18\n" +
+	"\aentries\x18\x05 \x01(\x03R\aentries\"*\n" +
 	"\x10RebalanceRequest\x12\x16\n" +
-	"\x06finder\x18\x01 \x01(\tR\x06finder\"-\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\"a\n" +
 	"\x11RebalanceResponse\x12\x18\n" +
-	"\abuckets\x18\x01 \x01(\x03R\abuckets*\x91\x01\n" +
+	"\abuckets\x18\x01 \x01(\x03R\abuckets\x12\x18\n" +
+	"\aresized\x18\x02 \x01(\bR\aresized\x12\x18\n" +
+	"\asamples\x18\x03 \x01(\x01R\asamples\"J\n" +
+	"\x13RemovePlayerRequest\x12\x16\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\"0\n" +
+	"\x14RemovePlayerResponse\x12\x18\n" +
+	"\aremoved\x18\x01 \x01(\x05R\aremoved*\x91\x01\n" +
 	"\x0eOpponentResult\x12\x1f\n" +
 	"\x1bOPPONENT_RESULT_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17OPPONENT_RESULT_SUCCESS\x10\x01\x12\x1e\n" +
 	"\x1aOPPONENT_RESULT_NONE_FOUND\x10\x02\x12!\n" +
-	"\x1dOPPONENT_RESULT_FAKE_OPPONENT\x10\x032\xcc\x02\n" +
+	"\x1dOPPONENT_RESULT_FAKE_OPPONENT\x10\x032\x9d\x03\n" +
 	"\x0fOpponentService\x12O\n" +
 	"\fUpdatePlayer\x12\x1d.cupid.v1.UpdatePlayerRequest\x1a\x1e.cupid.v1.UpdatePlayerResponse\"\x00\x12O\n" +
 	"\fFindOpponent\x12\x1d.cupid.v1.FindOpponentRequest\x1a\x1e.cupid.v1.FindOpponentResponse\"\x00\x12O\n" +
 	"\vFinderStats\x12\x1c.cupid.v1.FinderStatsRequest\x1a\x1d.cupid.v1.FinderStatsResponse\"\x03\x90\x02\x01\x12F\n" +
-	"\tRebalance\x12\x1a.cupid.v1.RebalanceRequest\x1a\x1b.cupid.v1.RebalanceResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"\tRebalance\x12\x1a.cupid.v1.RebalanceRequest\x1a\x1b.cupid.v1.RebalanceResponse\"\x00\x12O\n" +
+	"\fRemovePlayer\x12\x1d.cupid.v1.RemovePlayerRequest\x1a\x1e.cupid.v1.RemovePlayerResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_opponent_proto_rawDescOnce sync.Once
@@ -714,44 +1267,58 @@ func file_cupid_v1_opponent_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_opponent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_opponent_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
+var file_cupid_v1_opponent_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_cupid_v1_opponent_proto_goTypes = []any{
 	(OpponentResult)(0),          // 0: cupid.v1.OpponentResult
 	(*PlayerModel)(nil),          // 1: cupid.v1.PlayerModel
-	(*UpdatePlayerRequest)(nil),  // 2: cupid.v1.UpdatePlayerRequest
-	(*UpdatePlayerResponse)(nil), // 3: cupid.v1.UpdatePlayerResponse
-	(*FindOpponentRequest)(nil),  // 4: cupid.v1.FindOpponentRequest
-	(*FindOpponentResponse)(nil), // 5: cupid.v1.FindOpponentResponse
-	(*FinderStatsRequest)(nil),   // 6: cupid.v1.FinderStatsRequest
-	(*FinderStatsResponse)(nil),  // 7: cupid.v1.FinderStatsResponse
-	(*RebalanceRequest)(nil),     // 8: cupid.v1.RebalanceRequest
-	(*RebalanceResponse)(nil),    // 9: cupid.v1.RebalanceResponse
-	nil,                          // 10: cupid.v1.PlayerModel.LabelsEntry
-	nil,                          // 11: cupid.v1.PlayerModel.AttributesEntry
-	(*structpb.Value)(nil),       // 12: google.protobuf.Value
+	(*PlayerEntry)(nil),          // 2: cupid.v1.PlayerEntry
+	(*UpdatePlayerRequest)(nil),  // 3: cupid.v1.UpdatePlayerRequest
+	(*UpdatePlayerResponse)(nil), // 4: cupid.v1.UpdatePlayerResponse
+	(*FindOpponentRequest)(nil),  // 5: cupid.v1.FindOpponentRequest
+	(*FindOpponentResponse)(nil), // 6: cupid.v1.FindOpponentResponse
+	(*FinderStatsRequest)(nil),   // 7: cupid.v1.FinderStatsRequest
+	(*FinderStatsResponse)(nil),  // 8: cupid.v1.FinderStatsResponse
+	(*FinderBucket)(nil),         // 9: cupid.v1.FinderBucket
+	(*RebalanceRequest)(nil),     // 10: cupid.v1.RebalanceRequest
+	(*RebalanceResponse)(nil),    // 11: cupid.v1.RebalanceResponse
+	(*RemovePlayerRequest)(nil),  // 12: cupid.v1.RemovePlayerRequest
+	(*RemovePlayerResponse)(nil), // 13: cupid.v1.RemovePlayerResponse
+	nil,                          // 14: cupid.v1.PlayerModel.LabelsEntry
+	nil,                          // 15: cupid.v1.PlayerModel.AttributesEntry
+	nil,                          // 16: cupid.v1.PlayerEntry.LabelsEntry
+	nil,                          // 17: cupid.v1.PlayerEntry.AttributesEntry
+	(*structpb.Value)(nil),       // 18: google.protobuf.Value
 }
 var file_cupid_v1_opponent_proto_depIdxs = []int32{
-	10, // 0: cupid.v1.PlayerModel.labels:type_name -> cupid.v1.PlayerModel.LabelsEntry
-	11, // 1: cupid.v1.PlayerModel.attributes:type_name -> cupid.v1.PlayerModel.AttributesEntry
-	1,  // 2: cupid.v1.UpdatePlayerRequest.model:type_name -> cupid.v1.PlayerModel
-	1,  // 3: cupid.v1.FindOpponentRequest.attacker:type_name -> cupid.v1.PlayerModel
-	0,  // 4: cupid.v1.FindOpponentResponse.result:type_name -> cupid.v1.OpponentResult
-	1,  // 5: cupid.v1.FindOpponentResponse.model:type_name -> cupid.v1.PlayerModel
-	12, // 6: cupid.v1.PlayerModel.LabelsEntry.value:type_name -> google.protobuf.Value
-	12, // 7: cupid.v1.PlayerModel.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 8: cupid.v1.OpponentService.UpdatePlayer:input_type -> cupid.v1.UpdatePlayerRequest
-	4,  // 9: cupid.v1.OpponentService.FindOpponent:input_type -> cupid.v1.FindOpponentRequest
-	6,  // 10: cupid.v1.OpponentService.FinderStats:input_type -> cupid.v1.FinderStatsRequest
-	8,  // 11: cupid.v1.OpponentService.Rebalance:input_type -> cupid.v1.RebalanceRequest
-	3,  // 12: cupid.v1.OpponentService.UpdatePlayer:output_type -> cupid.v1.UpdatePlayerResponse
-	5,  // 13: cupid.v1.OpponentService.FindOpponent:output_type -> cupid.v1.FindOpponentResponse
-	7,  // 14: cupid.v1.OpponentService.FinderStats:output_type -> cupid.v1.FinderStatsResponse
-	9,  // 15: cupid.v1.OpponentService.Rebalance:output_type -> cupid.v1.RebalanceResponse
-	12, // [12:16] is the sub-list for method output_type
-	8,  // [8:12] is the sub-list for method input_type
-	8,  // [8:8] is the sub-list for extension type_name
-	8,  // [8:8] is the sub-list for extension extendee
-	0,  // [0:8] is the sub-list for field type_name
+	14, // 0: cupid.v1.PlayerModel.labels:type_name -> cupid.v1.PlayerModel.LabelsEntry
+	15, // 1: cupid.v1.PlayerModel.attributes:type_name -> cupid.v1.PlayerModel.AttributesEntry
+	2,  // 2: cupid.v1.PlayerModel.entries:type_name -> cupid.v1.PlayerEntry
+	16, // 3: cupid.v1.PlayerEntry.labels:type_name -> cupid.v1.PlayerEntry.LabelsEntry
+	17, // 4: cupid.v1.PlayerEntry.attributes:type_name -> cupid.v1.PlayerEntry.AttributesEntry
+	1,  // 5: cupid.v1.UpdatePlayerRequest.model:type_name -> cupid.v1.PlayerModel
+	1,  // 6: cupid.v1.FindOpponentRequest.attacker:type_name -> cupid.v1.PlayerModel
+	0,  // 7: cupid.v1.FindOpponentResponse.result:type_name -> cupid.v1.OpponentResult
+	1,  // 8: cupid.v1.FindOpponentResponse.model:type_name -> cupid.v1.PlayerModel
+	9,  // 9: cupid.v1.FinderStatsResponse.bucket_fill:type_name -> cupid.v1.FinderBucket
+	18, // 10: cupid.v1.PlayerModel.LabelsEntry.value:type_name -> google.protobuf.Value
+	18, // 11: cupid.v1.PlayerModel.AttributesEntry.value:type_name -> google.protobuf.Value
+	18, // 12: cupid.v1.PlayerEntry.LabelsEntry.value:type_name -> google.protobuf.Value
+	18, // 13: cupid.v1.PlayerEntry.AttributesEntry.value:type_name -> google.protobuf.Value
+	3,  // 14: cupid.v1.OpponentService.UpdatePlayer:input_type -> cupid.v1.UpdatePlayerRequest
+	5,  // 15: cupid.v1.OpponentService.FindOpponent:input_type -> cupid.v1.FindOpponentRequest
+	7,  // 16: cupid.v1.OpponentService.FinderStats:input_type -> cupid.v1.FinderStatsRequest
+	10, // 17: cupid.v1.OpponentService.Rebalance:input_type -> cupid.v1.RebalanceRequest
+	12, // 18: cupid.v1.OpponentService.RemovePlayer:input_type -> cupid.v1.RemovePlayerRequest
+	4,  // 19: cupid.v1.OpponentService.UpdatePlayer:output_type -> cupid.v1.UpdatePlayerResponse
+	6,  // 20: cupid.v1.OpponentService.FindOpponent:output_type -> cupid.v1.FindOpponentResponse
+	8,  // 21: cupid.v1.OpponentService.FinderStats:output_type -> cupid.v1.FinderStatsResponse
+	11, // 22: cupid.v1.OpponentService.Rebalance:output_type -> cupid.v1.RebalanceResponse
+	13, // 23: cupid.v1.OpponentService.RemovePlayer:output_type -> cupid.v1.RemovePlayerResponse
+	19, // [19:24] is the sub-list for method output_type
+	14, // [14:19] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_opponent_proto_init() }
@@ -765,7 +1332,7 @@ func file_cupid_v1_opponent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_opponent_proto_rawDesc), len(file_cupid_v1_opponent_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   11,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,9 +31,15 @@ type EventSettings struct {
 	// Countdown before a round, in seconds.
 	CountdownSeconds int32 `protobuf:"varint,3,opt,name=countdown_seconds,json=countdownSeconds,proto3" json:"countdown_seconds,omitempty"`
 	// People needed in the lobby to start the countdown (at least 2).
-	MinLobby      int32 `protobuf:"varint,4,opt,name=min_lobby,json=minLobby,proto3" json:"min_lobby,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	MinLobby int32 `protobuf:"varint,4,opt,name=min_lobby,json=minLobby,proto3" json:"min_lobby,omitempty"`
+	// Length of a round in milliseconds, for fast-paced events and tests; give
+	// it or round_seconds, not both.
+	RoundMillis int32 `protobuf:"varint,5,opt,name=round_millis,json=roundMillis,proto3" json:"round_millis,omitempty"`
+	// Countdown before a round in milliseconds; give it or countdown_seconds,
+	// not both.
+	CountdownMillis int32 `protobuf:"varint,6,opt,name=countdown_millis,json=countdownMillis,proto3" json:"countdown_millis,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *EventSettings) Reset() {
@@ -90,6 +96,20 @@ func (x *EventSettings) GetCountdownSeconds() int32 {
 func (x *EventSettings) GetMinLobby() int32 {
 	if x != nil {
 		return x.MinLobby
+	}
+	return 0
+}
+
+func (x *EventSettings) GetRoundMillis() int32 {
+	if x != nil {
+		return x.RoundMillis
+	}
+	return 0
+}
+
+func (x *EventSettings) GetCountdownMillis() int32 {
+	if x != nil {
+		return x.CountdownMillis
 	}
 	return 0
 }
@@ -559,14 +579,19 @@ type Event struct {
 	Name     string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	Settings *EventSettings         `protobuf:"bytes,3,opt,name=settings,proto3" json:"settings,omitempty"`
 	// countdown, round or idle.
-	Phase         string                 `protobuf:"bytes,4,opt,name=phase,proto3" json:"phase,omitempty"`
-	Round         int32                  `protobuf:"varint,5,opt,name=round,proto3" json:"round,omitempty"`
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
-	Participants  []string               `protobuf:"bytes,7,rep,name=participants,proto3" json:"participants,omitempty"`
-	Lobby         []string               `protobuf:"bytes,8,rep,name=lobby,proto3" json:"lobby,omitempty"`
-	Pairs         []*RoomPair            `protobuf:"bytes,9,rep,name=pairs,proto3" json:"pairs,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Phase        string                 `protobuf:"bytes,4,opt,name=phase,proto3" json:"phase,omitempty"`
+	Round        int32                  `protobuf:"varint,5,opt,name=round,proto3" json:"round,omitempty"`
+	Deadline     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Participants []string               `protobuf:"bytes,7,rep,name=participants,proto3" json:"participants,omitempty"`
+	Lobby        []string               `protobuf:"bytes,8,rep,name=lobby,proto3" json:"lobby,omitempty"`
+	Pairs        []*RoomPair            `protobuf:"bytes,9,rep,name=pairs,proto3" json:"pairs,omitempty"`
+	// How many participants are present and how many of them wait in the
+	// lobby (ListEvents leaves the lists out but keeps the counts).
+	ParticipantCount int32                  `protobuf:"varint,10,opt,name=participant_count,json=participantCount,proto3" json:"participant_count,omitempty"`
+	LobbyCount       int32                  `protobuf:"varint,11,opt,name=lobby_count,json=lobbyCount,proto3" json:"lobby_count,omitempty"`
+	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *Event) Reset() {
@@ -658,6 +683,27 @@ func (x *Event) GetLobby() []string {
 func (x *Event) GetPairs() []*RoomPair {
 	if x != nil {
 		return x.Pairs
+	}
+	return nil
+}
+
+func (x *Event) GetParticipantCount() int32 {
+	if x != nil {
+		return x.ParticipantCount
+	}
+	return 0
+}
+
+func (x *Event) GetLobbyCount() int32 {
+	if x != nil {
+		return x.LobbyCount
+	}
+	return 0
+}
+
+func (x *Event) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
 	}
 	return nil
 }
@@ -771,7 +817,10 @@ type MetGraphResponse struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	Participants []string               `protobuf:"bytes,1,rep,name=participants,proto3" json:"participants,omitempty"`
 	// A directed edge: from's record says it has met to.
-	Edges         []*MetEdge `protobuf:"bytes,2,rep,name=edges,proto3" json:"edges,omitempty"`
+	Edges []*MetEdge `protobuf:"bytes,2,rep,name=edges,proto3" json:"edges,omitempty"`
+	// Rounds started when the graph was taken: it holds the meetings of
+	// rounds 1 to round.
+	Round         int32 `protobuf:"varint,3,opt,name=round,proto3" json:"round,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -818,6 +867,13 @@ func (x *MetGraphResponse) GetEdges() []*MetEdge {
 		return x.Edges
 	}
 	return nil
+}
+
+func (x *MetGraphResponse) GetRound() int32 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
 }
 
 type MetEdge struct {
@@ -928,15 +984,21 @@ func (x *WatchEventRequest) GetParticipant() string {
 // PairingNotification tells a participant (or the organiser) what happens.
 type PairingNotification struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// countdown_started, round_started, paired, sat_out, partner_left,
-	// round_ended.
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	Participant   string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
-	Partner       string                 `protobuf:"bytes,3,opt,name=partner,proto3" json:"partner,omitempty"`
-	Room          int32                  `protobuf:"varint,4,opt,name=room,proto3" json:"room,omitempty"`
-	Round         int32                  `protobuf:"varint,5,opt,name=round,proto3" json:"round,omitempty"`
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
-	At            *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=at,proto3" json:"at,omitempty"`
+	// watching (the first message of every watch: the state at that moment),
+	// countdown_started, countdown_cancelled, round_started, paired, sat_out,
+	// partner_left, round_ended, event_deleted (the last message).
+	Kind        string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Participant string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	Partner     string                 `protobuf:"bytes,3,opt,name=partner,proto3" json:"partner,omitempty"`
+	Room        int32                  `protobuf:"varint,4,opt,name=room,proto3" json:"room,omitempty"`
+	Round       int32                  `protobuf:"varint,5,opt,name=round,proto3" json:"round,omitempty"`
+	Deadline    *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	At          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=at,proto3" json:"at,omitempty"`
+	// On watching: the participant's state (away, lobby, room, gone, or empty
+	// when they have not joined; empty for the organiser) and the event's
+	// phase (idle, countdown, round).
+	State         string `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
+	Phase         string `protobuf:"bytes,9,opt,name=phase,proto3" json:"phase,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1020,16 +1082,32 @@ func (x *PairingNotification) GetAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *PairingNotification) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *PairingNotification) GetPhase() string {
+	if x != nil {
+		return x.Phase
+	}
+	return ""
+}
+
 var File_cupid_v1_pairing_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\n" +
-	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x01\n" +
+	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe2\x01\n" +
 	"\rEventSettings\x12\x14\n" +
 	"\x05rooms\x18\x01 \x01(\x05R\x05rooms\x12#\n" +
 	"\rround_seconds\x18\x02 \x01(\x05R\froundSeconds\x12+\n" +
 	"\x11countdown_seconds\x18\x03 \x01(\x05R\x10countdownSeconds\x12\x1b\n" +
-	"\tmin_lobby\x18\x04 \x01(\x05R\bminLobby\"\x81\x01\n" +
+	"\tmin_lobby\x18\x04 \x01(\x05R\bminLobby\x12!\n" +
+	"\fround_millis\x18\x05 \x01(\x05R\vroundMillis\x12)\n" +
+	"\x10countdown_millis\x18\x06 \x01(\x05R\x0fcountdownMillis\"\x81\x01\n" +
 	"\x12CreateEventRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -1051,7 +1129,7 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
 	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"<\n" +
 	"\x13ParticipantResponse\x12%\n" +
-	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\"\xa8\x02\n" +
+	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\"\xb1\x03\n" +
 	"\x05Event\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -1061,22 +1139,29 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\"\n" +
 	"\fparticipants\x18\a \x03(\tR\fparticipants\x12\x14\n" +
 	"\x05lobby\x18\b \x03(\tR\x05lobby\x12(\n" +
-	"\x05pairs\x18\t \x03(\v2\x12.cupid.v1.RoomPairR\x05pairs\":\n" +
+	"\x05pairs\x18\t \x03(\v2\x12.cupid.v1.RoomPairR\x05pairs\x12+\n" +
+	"\x11participant_count\x18\n" +
+	" \x01(\x05R\x10participantCount\x12\x1f\n" +
+	"\vlobby_count\x18\v \x01(\x05R\n" +
+	"lobbyCount\x129\n" +
+	"\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\":\n" +
 	"\bRoomPair\x12\x12\n" +
 	"\x04room\x18\x01 \x01(\x05R\x04room\x12\f\n" +
 	"\x01a\x18\x02 \x01(\tR\x01a\x12\f\n" +
 	"\x01b\x18\x03 \x01(\tR\x01b\",\n" +
 	"\x0fMetGraphRequest\x12\x19\n" +
-	"\bevent_id\x18\x01 \x01(\tR\aeventId\"_\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\"u\n" +
 	"\x10MetGraphResponse\x12\"\n" +
 	"\fparticipants\x18\x01 \x03(\tR\fparticipants\x12'\n" +
-	"\x05edges\x18\x02 \x03(\v2\x11.cupid.v1.MetEdgeR\x05edges\"-\n" +
+	"\x05edges\x18\x02 \x03(\v2\x11.cupid.v1.MetEdgeR\x05edges\x12\x14\n" +
+	"\x05round\x18\x03 \x01(\x05R\x05round\"-\n" +
 	"\aMetEdge\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
 	"\x02to\x18\x02 \x01(\tR\x02to\"P\n" +
 	"\x11WatchEventRequest\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
-	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"\xf3\x01\n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"\x9f\x02\n" +
 	"\x13PairingNotification\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12 \n" +
 	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x18\n" +
@@ -1084,7 +1169,9 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x04room\x18\x04 \x01(\x05R\x04room\x12\x14\n" +
 	"\x05round\x18\x05 \x01(\x05R\x05round\x126\n" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12*\n" +
-	"\x02at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x02at2\xcf\x06\n" +
+	"\x02at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x14\n" +
+	"\x05state\x18\b \x01(\tR\x05state\x12\x14\n" +
+	"\x05phase\x18\t \x01(\tR\x05phase2\xcf\x06\n" +
 	"\x0ePairingService\x12L\n" +
 	"\vCreateEvent\x12\x1c.cupid.v1.CreateEventRequest\x1a\x1d.cupid.v1.CreateEventResponse\"\x00\x12F\n" +
 	"\bGetEvent\x12\x19.cupid.v1.GetEventRequest\x1a\x1a.cupid.v1.GetEventResponse\"\x03\x90\x02\x01\x12L\n" +
@@ -1145,36 +1232,37 @@ var file_cupid_v1_pairing_proto_depIdxs = []int32{
 	0,  // 5: cupid.v1.Event.settings:type_name -> cupid.v1.EventSettings
 	18, // 6: cupid.v1.Event.deadline:type_name -> google.protobuf.Timestamp
 	12, // 7: cupid.v1.Event.pairs:type_name -> cupid.v1.RoomPair
-	15, // 8: cupid.v1.MetGraphResponse.edges:type_name -> cupid.v1.MetEdge
-	18, // 9: cupid.v1.PairingNotification.deadline:type_name -> google.protobuf.Timestamp
-	18, // 10: cupid.v1.PairingNotification.at:type_name -> google.protobuf.Timestamp
-	1,  // 11: cupid.v1.PairingService.CreateEvent:input_type -> cupid.v1.CreateEventRequest
-	3,  // 12: cupid.v1.PairingService.GetEvent:input_type -> cupid.v1.GetEventRequest
-	5,  // 13: cupid.v1.PairingService.ListEvents:input_type -> cupid.v1.ListEventsRequest
-	7,  // 14: cupid.v1.PairingService.DeleteEvent:input_type -> cupid.v1.DeleteEventRequest
-	9,  // 15: cupid.v1.PairingService.Join:input_type -> cupid.v1.ParticipantRequest
-	9,  // 16: cupid.v1.PairingService.Leave:input_type -> cupid.v1.ParticipantRequest
-	9,  // 17: cupid.v1.PairingService.EnterLobby:input_type -> cupid.v1.ParticipantRequest
-	9,  // 18: cupid.v1.PairingService.LeaveLobby:input_type -> cupid.v1.ParticipantRequest
-	9,  // 19: cupid.v1.PairingService.ClearRecord:input_type -> cupid.v1.ParticipantRequest
-	13, // 20: cupid.v1.PairingService.MetGraph:input_type -> cupid.v1.MetGraphRequest
-	16, // 21: cupid.v1.PairingService.WatchEvent:input_type -> cupid.v1.WatchEventRequest
-	2,  // 22: cupid.v1.PairingService.CreateEvent:output_type -> cupid.v1.CreateEventResponse
-	4,  // 23: cupid.v1.PairingService.GetEvent:output_type -> cupid.v1.GetEventResponse
-	6,  // 24: cupid.v1.PairingService.ListEvents:output_type -> cupid.v1.ListEventsResponse
-	8,  // 25: cupid.v1.PairingService.DeleteEvent:output_type -> cupid.v1.DeleteEventResponse
-	10, // 26: cupid.v1.PairingService.Join:output_type -> cupid.v1.ParticipantResponse
-	10, // 27: cupid.v1.PairingService.Leave:output_type -> cupid.v1.ParticipantResponse
-	10, // 28: cupid.v1.PairingService.EnterLobby:output_type -> cupid.v1.ParticipantResponse
-	10, // 29: cupid.v1.PairingService.LeaveLobby:output_type -> cupid.v1.ParticipantResponse
-	10, // 30: cupid.v1.PairingService.ClearRecord:output_type -> cupid.v1.ParticipantResponse
-	14, // 31: cupid.v1.PairingService.MetGraph:output_type -> cupid.v1.MetGraphResponse
-	17, // 32: cupid.v1.PairingService.WatchEvent:output_type -> cupid.v1.PairingNotification
-	22, // [22:33] is the sub-list for method output_type
-	11, // [11:22] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	18, // 8: cupid.v1.Event.created_at:type_name -> google.protobuf.Timestamp
+	15, // 9: cupid.v1.MetGraphResponse.edges:type_name -> cupid.v1.MetEdge
+	18, // 10: cupid.v1.PairingNotification.deadline:type_name -> google.protobuf.Timestamp
+	18, // 11: cupid.v1.PairingNotification.at:type_name -> google.protobuf.Timestamp
+	1,  // 12: cupid.v1.PairingService.CreateEvent:input_type -> cupid.v1.CreateEventRequest
+	3,  // 13: cupid.v1.PairingService.GetEvent:input_type -> cupid.v1.GetEventRequest
+	5,  // 14: cupid.v1.PairingService.ListEvents:input_type -> cupid.v1.ListEventsRequest
+	7,  // 15: cupid.v1.PairingService.DeleteEvent:input_type -> cupid.v1.DeleteEventRequest
+	9,  // 16: cupid.v1.PairingService.Join:input_type -> cupid.v1.ParticipantRequest
+	9,  // 17: cupid.v1.PairingService.Leave:input_type -> cupid.v1.ParticipantRequest
+	9,  // 18: cupid.v1.PairingService.EnterLobby:input_type -> cupid.v1.ParticipantRequest
+	9,  // 19: cupid.v1.PairingService.LeaveLobby:input_type -> cupid.v1.ParticipantRequest
+	9,  // 20: cupid.v1.PairingService.ClearRecord:input_type -> cupid.v1.ParticipantRequest
+	13, // 21: cupid.v1.PairingService.MetGraph:input_type -> cupid.v1.MetGraphRequest
+	16, // 22: cupid.v1.PairingService.WatchEvent:input_type -> cupid.v1.WatchEventRequest
+	2,  // 23: cupid.v1.PairingService.CreateEvent:output_type -> cupid.v1.CreateEventResponse
+	4,  // 24: cupid.v1.PairingService.GetEvent:output_type -> cupid.v1.GetEventResponse
+	6,  // 25: cupid.v1.PairingService.ListEvents:output_type -> cupid.v1.ListEventsResponse
+	8,  // 26: cupid.v1.PairingService.DeleteEvent:output_type -> cupid.v1.DeleteEventResponse
+	10, // 27: cupid.v1.PairingService.Join:output_type -> cupid.v1.ParticipantResponse
+	10, // 28: cupid.v1.PairingService.Leave:output_type -> cupid.v1.ParticipantResponse
+	10, // 29: cupid.v1.PairingService.EnterLobby:output_type -> cupid.v1.ParticipantResponse
+	10, // 30: cupid.v1.PairingService.LeaveLobby:output_type -> cupid.v1.ParticipantResponse
+	10, // 31: cupid.v1.PairingService.ClearRecord:output_type -> cupid.v1.ParticipantResponse
+	14, // 32: cupid.v1.PairingService.MetGraph:output_type -> cupid.v1.MetGraphResponse
+	17, // 33: cupid.v1.PairingService.WatchEvent:output_type -> cupid.v1.PairingNotification
+	23, // [23:34] is the sub-list for method output_type
+	12, // [12:23] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_pairing_proto_init() }

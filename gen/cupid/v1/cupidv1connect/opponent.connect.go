@@ -45,6 +45,9 @@ const (
 	// OpponentServiceRebalanceProcedure is the fully-qualified name of the OpponentService's Rebalance
 	// RPC.
 	OpponentServiceRebalanceProcedure = "/cupid.v1.OpponentService/Rebalance"
+	// OpponentServiceRemovePlayerProcedure is the fully-qualified name of the OpponentService's
+	// RemovePlayer RPC.
+	OpponentServiceRemovePlayerProcedure = "/cupid.v1.OpponentService/RemovePlayer"
 )
 
 // OpponentServiceClient is a client for the cupid.v1.OpponentService service.
@@ -59,6 +62,11 @@ type OpponentServiceClient interface {
 	// Rebalance resizes the buckets to the players seen so far and stores
 	// the sizing model.
 	Rebalance(context.Context, *connect.Request[v1.RebalanceRequest]) (*connect.Response[v1.RebalanceResponse], error)
+	// RemovePlayer drops every entry of a player from the cache and the
+	// player table. With several entries per player an update without a
+	// model is ignored (as in Metaplay's matchmaker), so this is how such a
+	// player leaves; it works in every mode.
+	RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error)
 }
 
 // NewOpponentServiceClient constructs a client for the cupid.v1.OpponentService service. By
@@ -97,6 +105,12 @@ func NewOpponentServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(opponentServiceMethods.ByName("Rebalance")),
 			connect.WithClientOptions(opts...),
 		),
+		removePlayer: connect.NewClient[v1.RemovePlayerRequest, v1.RemovePlayerResponse](
+			httpClient,
+			baseURL+OpponentServiceRemovePlayerProcedure,
+			connect.WithSchema(opponentServiceMethods.ByName("RemovePlayer")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -106,6 +120,7 @@ type opponentServiceClient struct {
 	findOpponent *connect.Client[v1.FindOpponentRequest, v1.FindOpponentResponse]
 	finderStats  *connect.Client[v1.FinderStatsRequest, v1.FinderStatsResponse]
 	rebalance    *connect.Client[v1.RebalanceRequest, v1.RebalanceResponse]
+	removePlayer *connect.Client[v1.RemovePlayerRequest, v1.RemovePlayerResponse]
 }
 
 // UpdatePlayer calls cupid.v1.OpponentService.UpdatePlayer.
@@ -128,6 +143,11 @@ func (c *opponentServiceClient) Rebalance(ctx context.Context, req *connect.Requ
 	return c.rebalance.CallUnary(ctx, req)
 }
 
+// RemovePlayer calls cupid.v1.OpponentService.RemovePlayer.
+func (c *opponentServiceClient) RemovePlayer(ctx context.Context, req *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error) {
+	return c.removePlayer.CallUnary(ctx, req)
+}
+
 // OpponentServiceHandler is an implementation of the cupid.v1.OpponentService service.
 type OpponentServiceHandler interface {
 	// UpdatePlayer adds or replaces a player's model; without a model the
@@ -140,6 +160,11 @@ type OpponentServiceHandler interface {
 	// Rebalance resizes the buckets to the players seen so far and stores
 	// the sizing model.
 	Rebalance(context.Context, *connect.Request[v1.RebalanceRequest]) (*connect.Response[v1.RebalanceResponse], error)
+	// RemovePlayer drops every entry of a player from the cache and the
+	// player table. With several entries per player an update without a
+	// model is ignored (as in Metaplay's matchmaker), so this is how such a
+	// player leaves; it works in every mode.
+	RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error)
 }
 
 // NewOpponentServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -174,6 +199,12 @@ func NewOpponentServiceHandler(svc OpponentServiceHandler, opts ...connect.Handl
 		connect.WithSchema(opponentServiceMethods.ByName("Rebalance")),
 		connect.WithHandlerOptions(opts...),
 	)
+	opponentServiceRemovePlayerHandler := connect.NewUnaryHandler(
+		OpponentServiceRemovePlayerProcedure,
+		svc.RemovePlayer,
+		connect.WithSchema(opponentServiceMethods.ByName("RemovePlayer")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.OpponentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case OpponentServiceUpdatePlayerProcedure:
@@ -184,6 +215,8 @@ func NewOpponentServiceHandler(svc OpponentServiceHandler, opts ...connect.Handl
 			opponentServiceFinderStatsHandler.ServeHTTP(w, r)
 		case OpponentServiceRebalanceProcedure:
 			opponentServiceRebalanceHandler.ServeHTTP(w, r)
+		case OpponentServiceRemovePlayerProcedure:
+			opponentServiceRemovePlayerHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -207,4 +240,8 @@ func (UnimplementedOpponentServiceHandler) FinderStats(context.Context, *connect
 
 func (UnimplementedOpponentServiceHandler) Rebalance(context.Context, *connect.Request[v1.RebalanceRequest]) (*connect.Response[v1.RebalanceResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.Rebalance is not implemented"))
+}
+
+func (UnimplementedOpponentServiceHandler) RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.RemovePlayer is not implemented"))
 }
