@@ -194,4 +194,4 @@ func BenchmarkPass5v5_100k(b *testing.B) { benchPass(b, bench5v5Rules, gen5v5, 1
 
 // benchCandidates overrides Options.Candidates in the pass benchmarks (0:
 // the default), for tuning.
-var benchCandidates = 2
+var benchCandidates = 0

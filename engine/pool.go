@@ -17,8 +17,10 @@ type Options struct {
 	// order or ticket order.
 	Seed int64
 	// Candidates is how many compatible candidates an anchor gathers, as a
-	// multiple of the players a full match still needs (default 3). More
-	// finds better-balanced matches and costs time.
+	// multiple of the players a full match still needs (default 2). More
+	// gives team formation more choice and costs time; on the 5v5
+	// benchmark 3 formed 0.1% more matches of the same mean quality, 20%
+	// slower.
 	Candidates int
 	// ScanLimit bounds how many waiting tickets one anchor looks at while
 	// gathering candidates (default 20000), so a pool full of incompatible
@@ -36,7 +38,7 @@ type Options struct {
 
 func (o Options) withDefaults() Options {
 	if o.Candidates <= 0 {
-		o.Candidates = 3
+		o.Candidates = 2
 	}
 	if o.ScanLimit <= 0 {
 		o.ScanLimit = 20000

@@ -27,6 +27,7 @@ type loadFlags struct {
 	tickets     int
 	concurrency int
 	timeout     time.Duration
+	watch       bool
 }
 
 func loadCmd() *cobra.Command {
@@ -54,6 +55,7 @@ formed" (the match's commit time on the server) and from "ticket created" to
 	cmd.Flags().IntVar(&f.tickets, "tickets", 20000, "tickets to create (rounded up to even)")
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 256, "concurrent creating workers")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 2*time.Minute, "give up after this long")
+	cmd.Flags().BoolVar(&f.watch, "watch", true, "watch every ticket for its match (off: measure intake alone)")
 	return cmd
 }
 
@@ -151,6 +153,9 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 					continue
 				}
 				t := res.Msg.GetTicket()
+				if !f.watch {
+					continue
+				}
 				watchers.Add(1)
 				go func() {
 					defer watchers.Done()

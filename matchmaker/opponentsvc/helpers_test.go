@@ -133,7 +133,7 @@ opponents:
       - {name: league, kind: distinct, hard: true, attribute: league}
     quality:
       filter: player.guild != query.guild
-      score: 300 - abs(query.mmr - player.mmr) + (player.guild in query.rivals ? 100 : 0)
+      score: "300 - abs(query.mmr - player.mmr) + (player.guild in query.rivals ? 100 : 0)"
     scan: {enabled: true, tick: 1s, min_fetch: 2, max_fetch: 4}
     sizing: {min_samples: 5}
 `

@@ -199,7 +199,8 @@ func TestScanRefillsTheCacheAfterARestart(t *testing.T) {
 	cfg := finders(t, arenaYAML)
 	before, _ := newService(t, docs, cfg)
 	for i := range 10 {
-		mustUpdate(t, before, "arena", defender(fmt.Sprintf("p%02d", i), float64(1000+i*10), "gold", "wolves"))
+		// One bucket each, so no two players can collide in a slot.
+		mustUpdate(t, before, "arena", defender(fmt.Sprintf("p%02d", i), float64(1000+i*100), "gold", "wolves"))
 	}
 	before.Close()
 

@@ -353,8 +353,10 @@ func (*ListEventsRequest) Descriptor() ([]byte, []int) {
 }
 
 type ListEventsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Events        []*Event               `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every event by id, with counts but without the lists of participants,
+	// lobby and pairs (GetEvent has them).
+	Events        []*Event `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -529,8 +531,16 @@ func (x *ParticipantRequest) GetParticipant() string {
 }
 
 type ParticipantResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Event         *Event                 `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event just after the call, with its counts but without the lists of
+	// participants, lobby and pairs (GetEvent has them): an event of 10,000
+	// people would otherwise send them back with every call.
+	Event *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// The participant's state after the call: away, lobby, room or gone.
+	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// The room and partner, when the participant is in a room.
+	Room          int32  `protobuf:"varint,3,opt,name=room,proto3" json:"room,omitempty"`
+	Partner       string `protobuf:"bytes,4,opt,name=partner,proto3" json:"partner,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -570,6 +580,27 @@ func (x *ParticipantResponse) GetEvent() *Event {
 		return x.Event
 	}
 	return nil
+}
+
+func (x *ParticipantResponse) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ParticipantResponse) GetRoom() int32 {
+	if x != nil {
+		return x.Room
+	}
+	return 0
+}
+
+func (x *ParticipantResponse) GetPartner() string {
+	if x != nil {
+		return x.Partner
+	}
+	return ""
 }
 
 // Event is a snapshot of a speed-dating event.
@@ -1127,9 +1158,12 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x13DeleteEventResponse\"Q\n" +
 	"\x12ParticipantRequest\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
-	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"<\n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"\x80\x01\n" +
 	"\x13ParticipantResponse\x12%\n" +
-	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\"\xb1\x03\n" +
+	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
+	"\x04room\x18\x03 \x01(\x05R\x04room\x12\x18\n" +
+	"\apartner\x18\x04 \x01(\tR\apartner\"\xb1\x03\n" +
 	"\x05Event\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +

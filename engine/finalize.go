@@ -1,0 +1,261 @@
+package engine
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// finalize turns a group into a match: team sizes, balanced teams under the
+// team-level rules, match-level rules, region, roles and quality. full asks
+// for the full alliance; otherwise the flexed minimums apply.
+func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full bool) (Proposal, bool) {
+	n := g.total
+	teams, lo, hi := env.maxTeams, env.maxPlayers, env.maxPlayers
+	if !full {
+		teams = max(env.minTeams, (n+env.maxPlayers-1)/env.maxPlayers)
+		lo = env.minPlayers
+		if teams > env.maxTeams || n < teams*lo {
+			return Proposal{}, false
+		}
+	}
+	if !p.matchTotalsOK(g, env) || !p.matchCollectionsOK(g, env) {
+		return Proposal{}, false
+	}
+	m := len(g.slots)
+	nb := len(p.r.balance)
+	p.sc.vals = grow(p.sc.vals, m*nb)
+	p.sc.parties = grow(p.sc.parties, m)
+	vals, parties := p.sc.vals, p.sc.parties
+	for k, s := range g.slots {
+		size := float64(p.entries[s].size)
+		parties[k] = bparty{size: int(size), vals: vals[k*nb : (k+1)*nb]}
+		nums := p.numsOf(s)
+		for j, di := range p.r.balance {
+			d := &p.r.dist[di]
+			// The party's average times its size is its players' sum.
+			parties[k].vals[j] = nums[di] * size * d.weight / d.scale
+		}
+	}
+	tc := p.newTeamCheck(g, teams, env, now)
+	var teamOK func([]int, int) bool
+	var accept func([]int) bool
+	if tc != nil {
+		teamOK, accept = tc.teamOK, tc.ok
+	}
+	res := p.sc.bal.balance(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept)
+	if !res.ok {
+		return Proposal{}, false
+	}
+	return p.propose(g, lv, res, tc, now), true
+}
+
+// propose builds the proposal for a balanced group and takes its tickets
+// out of the pool.
+func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now time.Time) Proposal {
+	// Number teams in the order their first party joined the group, so
+	// the anchor's team comes first and output does not depend on the
+	// search's internal order.
+	T := len(res.sizes)
+	p.sc.teamOf = grow(p.sc.teamOf, T)
+	for t := range p.sc.teamOf {
+		p.sc.teamOf[t] = -1
+	}
+	next := 0
+	for _, t := range res.team {
+		if p.sc.teamOf[t] < 0 {
+			p.sc.teamOf[t] = next
+			next++
+		}
+	}
+	for k, t := range res.team {
+		res.team[k] = p.sc.teamOf[t]
+	}
+	p.sc.teamSlots = grow(p.sc.teamSlots, T)
+	teamSlots := p.sc.teamSlots
+	if cap(p.sc.members) < len(g.slots) {
+		p.sc.members = make([]int32, 0, 2*len(g.slots))
+	}
+	p.sc.members = p.sc.members[:0]
+	for t := 0; t < T; t++ {
+		start := len(p.sc.members)
+		for k, s := range g.slots {
+			if res.team[k] == t {
+				p.sc.members = append(p.sc.members, s)
+			}
+		}
+		end := len(p.sc.members)
+		teamSlots[t] = p.sc.members[start:end:end]
+	}
+	players := 0
+	for _, s := range g.slots {
+		players += int(p.entries[s].size)
+	}
+	ids := p.slab.strings(len(g.slots) + players)
+	ticketIDs := ids[:0:len(g.slots)]
+	playerIDs := ids[len(g.slots):len(g.slots)]
+	tickets := p.slab.tickets(len(g.slots))
+	m := cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}
+	for t, slots := range teamSlots {
+		ti, pi := len(ticketIDs), len(playerIDs)
+		for _, s := range slots {
+			e := &p.entries[s]
+			ticketIDs = append(ticketIDs, e.id)
+			tickets = append(tickets, e.t)
+			if e.size == 1 {
+				playerIDs = append(playerIDs, e.pid)
+				continue
+			}
+			for i := range e.t.Players {
+				playerIDs = append(playerIDs, e.t.Players[i].ID)
+			}
+		}
+		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
+	}
+	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
+	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].id, Level: lv}
+	if in.region >= 0 {
+		prop.Region = p.regionNames[in.region]
+	}
+	if p.r.roles != nil && tc != nil {
+		prop.Roles, in.roleFirst = tc.roleMap(res.team)
+	}
+	if len(p.r.scores) > 0 {
+		in.views = make([][]ruleset.TicketView, T)
+		for t, slots := range teamSlots {
+			for _, s := range slots {
+				in.views[t] = append(in.views[t], *p.view(&p.entries[s], now))
+			}
+		}
+	}
+	m.Quality = p.quality(&in, now)
+	prop.Match = m
+	for k, s := range g.slots {
+		p.killAt(s, g.ats[k])
+	}
+	p.stats.Formed++
+	p.stats.QualitySum += m.Quality.Score
+	return prop
+}
+
+// matchTotalsOK checks the match_total rules over every player of the group.
+func (p *Pool) matchTotalsOK(g *group, env *envelope) bool {
+	for i, tr := range p.r.totals {
+		vals := p.playerValues(g.slots, tr.Attribute)
+		v := aggregate(vals, tr.Aggregate)
+		if v < env.totalMin[i] || v > env.totalMax[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// matchCollectionsOK checks the upper bound of match-scope intersections
+// (the lower bound was kept while the group grew).
+func (p *Pool) matchCollectionsOK(g *group, env *envelope) bool {
+	for i, c := range p.r.colls {
+		if c.contains || c.team || c.maxCount < 0 {
+			continue
+		}
+		if len(g.coll[i]) > c.maxCount {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *Pool) playerValues(slots []int32, attr string) []float64 {
+	var vals []float64
+	for _, s := range slots {
+		t := p.entries[s].t
+		for i := range t.Players {
+			v, _ := number(t, i, attr, "")
+			vals = append(vals, v)
+		}
+	}
+	return vals
+}
+
+// aggregate reduces values with one of the ruleset's aggregates.
+func aggregate(vals []float64, agg string) float64 {
+	if len(vals) == 0 {
+		return 0
+	}
+	switch agg {
+	case ruleset.AggregateMin:
+		return slices.Min(vals)
+	case ruleset.AggregateMax:
+		return slices.Max(vals)
+	case ruleset.AggregateSum:
+		s := 0.0
+		for _, v := range vals {
+			s += v
+		}
+		return s
+	case ruleset.AggregateStddev:
+		s, sq := 0.0, 0.0
+		for _, v := range vals {
+			s += v
+			sq += v * v
+		}
+		n := float64(len(vals))
+		return math.Sqrt(max(sq/n-(s/n)*(s/n), 0))
+	}
+	s := 0.0
+	for _, v := range vals {
+		s += v
+	}
+	return s / float64(len(vals))
+}
+
+// slab carves the slices of proposals out of larger arrays, so that a pass
+// forming half a million matches does not make three small allocations for
+// each. Every slice handed out has its capacity capped at its length, so a
+// caller appending to one cannot write into a neighbour.
+type slab struct {
+	strs []string
+	tks  []*cupid.Ticket
+	tms  []cupid.Team
+}
+
+// slabSize is how many elements one slab array holds.
+const slabSize = 4096
+
+func (s *slab) strings(n int) []string {
+	if n > slabSize/8 {
+		return make([]string, 0, n)
+	}
+	if cap(s.strs)-len(s.strs) < n {
+		s.strs = make([]string, 0, slabSize)
+	}
+	out := s.strs[len(s.strs) : len(s.strs) : len(s.strs)+n]
+	s.strs = s.strs[:len(s.strs)+n]
+	return out
+}
+
+func (s *slab) tickets(n int) []*cupid.Ticket {
+	if n > slabSize/8 {
+		return make([]*cupid.Ticket, 0, n)
+	}
+	if cap(s.tks)-len(s.tks) < n {
+		s.tks = make([]*cupid.Ticket, 0, slabSize)
+	}
+	out := s.tks[len(s.tks) : len(s.tks) : len(s.tks)+n]
+	s.tks = s.tks[:len(s.tks)+n]
+	return out
+}
+
+func (s *slab) teams(n int) []cupid.Team {
+	if n > slabSize/8 {
+		return make([]cupid.Team, n)
+	}
+	if cap(s.tms)-len(s.tms) < n {
+		s.tms = make([]cupid.Team, 0, slabSize)
+	}
+	out := s.tms[len(s.tms) : len(s.tms)+n : len(s.tms)+n]
+	s.tms = s.tms[:len(s.tms)+n]
+	return out
+}
