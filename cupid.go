@@ -146,6 +146,12 @@ type Match struct {
 	Teams     []Team    `json:"teams"`
 	Quality   Quality   `json:"quality"`
 	CreatedAt time.Time `json:"created_at"`
+	// Region is where the match should be hosted: the region every ticket
+	// accepts with the lowest worst latency. Empty without latency rules.
+	Region string `json:"region,omitempty"`
+	// Roles maps each player to the role they play, when the ruleset has
+	// role quotas.
+	Roles map[string]string `json:"roles,omitempty"`
 }
 
 // TicketIDs lists every ticket of the match, team by team.

@@ -159,6 +159,8 @@ func matchOut(m *cupid.Match) *cupidv1.Match {
 		Queue:     m.Key.Queue,
 		Quality:   &cupidv1.Quality{Score: m.Quality.Score, Parts: m.Quality.Parts},
 		CreatedAt: timestamppb.New(m.CreatedAt),
+		Region:    m.Region,
+		Roles:     m.Roles,
 	}
 	for _, t := range m.Teams {
 		out.Teams = append(out.Teams, &cupidv1.Team{TicketIds: t.TicketIDs, PlayerIds: t.PlayerIDs})

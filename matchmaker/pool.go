@@ -176,6 +176,8 @@ func (p *pool) step(now time.Time) {
 		m.ID = id.String()
 		m.Key = p.key
 		m.CreatedAt = now
+		m.Region = props[i].Region
+		m.Roles = props[i].Roles
 		ms[i] = &m
 	}
 	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)

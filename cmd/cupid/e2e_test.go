@@ -378,3 +378,32 @@ func TestStatsAndList(t *testing.T) {
 		t.Fatalf("a waiting ticket should say why it waits: %v", g.Msg.GetTicket())
 	}
 }
+
+func TestSquadPartiesStayTogether(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := s.connectClient()
+	trio := create(t, c, "squad5v5", player("t1", 1500), player("t2", 1520), player("t3", 1480))
+	create(t, c, "squad5v5", player("d1", 1510), player("d2", 1490))
+	for i := 0; i < 5; i++ {
+		create(t, c, "squad5v5", player(fmt.Sprintf("s%d", i), 1450+float64(i)*25))
+	}
+	ev := waitFinal(t, c, trio.GetId(), 0)
+	if ev.GetKind() != "matched" {
+		t.Fatalf("trio's final event %q", ev.GetKind())
+	}
+	teamOf := map[string]int{}
+	for i, team := range ev.GetMatch().GetTeams() {
+		if len(team.GetPlayerIds()) != 5 {
+			t.Fatalf("team %d has %d players, want 5", i, len(team.GetPlayerIds()))
+		}
+		for _, p := range team.GetPlayerIds() {
+			teamOf[p] = i
+		}
+	}
+	if len(teamOf) != 10 {
+		t.Fatalf("%d players matched, want 10", len(teamOf))
+	}
+	if teamOf["t1"] != teamOf["t2"] || teamOf["t2"] != teamOf["t3"] || teamOf["d1"] != teamOf["d2"] {
+		t.Fatalf("a party was split: %v", teamOf)
+	}
+}

@@ -1057,12 +1057,17 @@ func (x *Ticket) GetWhy() *WaitExplanation {
 
 // Match is a group of tickets committed together, split into teams.
 type Match struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Queue         string                 `protobuf:"bytes,2,opt,name=queue,proto3" json:"queue,omitempty"`
-	Teams         []*Team                `protobuf:"bytes,3,rep,name=teams,proto3" json:"teams,omitempty"`
-	Quality       *Quality               `protobuf:"bytes,4,opt,name=quality,proto3" json:"quality,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Queue     string                 `protobuf:"bytes,2,opt,name=queue,proto3" json:"queue,omitempty"`
+	Teams     []*Team                `protobuf:"bytes,3,rep,name=teams,proto3" json:"teams,omitempty"`
+	Quality   *Quality               `protobuf:"bytes,4,opt,name=quality,proto3" json:"quality,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// Where to host the match: the region every ticket accepts with the
+	// lowest worst latency. Empty when the ruleset has no latency rules.
+	Region string `protobuf:"bytes,6,opt,name=region,proto3" json:"region,omitempty"`
+	// The role each player plays, when the ruleset has role quotas.
+	Roles         map[string]string `protobuf:"bytes,7,rep,name=roles,proto3" json:"roles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1128,6 +1133,20 @@ func (x *Match) GetQuality() *Quality {
 func (x *Match) GetCreatedAt() *timestamppb.Timestamp {
 	if x != nil {
 		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Match) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *Match) GetRoles() map[string]string {
+	if x != nil {
+		return x.Roles
 	}
 	return nil
 }
@@ -1469,14 +1488,20 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1aU\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xbb\x01\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xbf\x02\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12$\n" +
 	"\x05teams\x18\x03 \x03(\v2\x0e.cupid.v1.TeamR\x05teams\x12+\n" +
 	"\aquality\x18\x04 \x01(\v2\x11.cupid.v1.QualityR\aquality\x129\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"D\n" +
+	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x16\n" +
+	"\x06region\x18\x06 \x01(\tR\x06region\x120\n" +
+	"\x05roles\x18\a \x03(\v2\x1a.cupid.v1.Match.RolesEntryR\x05roles\x1a8\n" +
+	"\n" +
+	"RolesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
 	"\x04Team\x12\x1d\n" +
 	"\n" +
 	"ticket_ids\x18\x01 \x03(\tR\tticketIds\x12\x1d\n" +
@@ -1528,7 +1553,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -1556,10 +1581,11 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	nil,                           // 23: cupid.v1.CreateTicketRequest.AttributesEntry
 	nil,                           // 24: cupid.v1.Ticket.LatenciesEntry
 	nil,                           // 25: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 26: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 27: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 28: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 29: google.protobuf.Value
+	nil,                           // 26: cupid.v1.Match.RolesEntry
+	nil,                           // 27: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 30: google.protobuf.Value
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	21, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
@@ -1572,44 +1598,45 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	0,  // 7: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
 	15, // 8: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
 	12, // 9: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	27, // 10: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	28, // 11: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	28, // 10: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	29, // 11: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
 	16, // 12: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
 	1,  // 13: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
 	24, // 14: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
 	25, // 15: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
 	0,  // 16: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	28, // 17: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	28, // 18: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	27, // 19: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	29, // 17: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	29, // 18: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	28, // 19: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
 	16, // 20: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
 	19, // 21: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
 	17, // 22: cupid.v1.Match.teams:type_name -> cupid.v1.Team
 	18, // 23: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	28, // 24: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	26, // 25: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	20, // 26: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	28, // 27: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	29, // 28: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 29: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 30: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 31: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	4,  // 32: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	6,  // 33: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	8,  // 34: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	10, // 35: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	13, // 36: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	3,  // 37: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	5,  // 38: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	7,  // 39: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	9,  // 40: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	11, // 41: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	14, // 42: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	37, // [37:43] is the sub-list for method output_type
-	31, // [31:37] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	29, // 24: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	26, // 25: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	27, // 26: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	20, // 27: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	29, // 28: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	30, // 29: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	30, // 30: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	30, // 31: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	2,  // 32: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	4,  // 33: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	6,  // 34: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	8,  // 35: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	10, // 36: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	13, // 37: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	3,  // 38: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	5,  // 39: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	7,  // 40: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	9,  // 41: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	11, // 42: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	14, // 43: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	38, // [38:44] is the sub-list for method output_type
+	32, // [32:38] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -1623,7 +1650,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   26,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
