@@ -77,12 +77,13 @@ func (c *Config) checkOpponents() error { return c.CheckOpponents() }
 
 // CheckOpponents validates every finder: unique names, the finder's own
 // configuration (its expressions compiled), instances of one player table
-// agreeing whether it is stored, and a scanning finder storing its table.
+// agreeing on whether it is stored and on multiple entries per player, and a
+// scanning finder storing its table.
 // Errors name the field, as "opponents[1].player_cache_size". The opponent
 // service calls it too, for configurations not read from a file.
 func (c *Config) CheckOpponents() error {
 	seen := map[string]bool{}
-	stores := map[string]int{} // table → index of the first finder using it
+	tables := map[string]int{} // player table → index of the first finder using it
 	for i := range c.Opponents {
 		o := &c.Opponents[i]
 		field := fmt.Sprintf("opponents[%d]", i)
@@ -101,11 +102,17 @@ func (c *Config) CheckOpponents() error {
 		if err := o.Finder.Validate(); err != nil {
 			return prefixField(field, err)
 		}
-		if first, ok := stores[o.Table()]; ok && c.Opponents[first].Stores() != o.Stores() {
-			return cupid.Invalid(field+".store_players", "must agree with finder %q, which shares player table %q",
-				c.Opponents[first].Name, o.Table())
-		} else if !ok {
-			stores[o.Table()] = i
+		if first, ok := tables[o.Table()]; !ok {
+			tables[o.Table()] = i
+		} else {
+			// Instances share updates, so they must treat them alike.
+			f := &c.Opponents[first]
+			switch {
+			case f.Stores() != o.Stores():
+				return cupid.Invalid(field+".store_players", "must agree with finder %q, which shares player table %q", f.Name, o.Table())
+			case f.Finder.AllowMultipleEntriesPerPlayer != o.Finder.AllowMultipleEntriesPerPlayer:
+				return cupid.Invalid(field+".allow_multiple_entries_per_player", "must agree with finder %q, which shares player table %q", f.Name, o.Table())
+			}
 		}
 		if o.Finder.Scan.Enabled && !o.Stores() {
 			return cupid.Invalid(field+".scan.enabled", "the scan reads the player table, which is kept only with store_players on")

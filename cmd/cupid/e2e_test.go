@@ -30,6 +30,8 @@ type testServer struct {
 	data   string
 	cancel context.CancelFunc
 	done   chan error
+	// cleanups run before the server stops.
+	cleanups []func()
 }
 
 func startServer(t *testing.T, f serveFlags) *testServer {
@@ -59,13 +61,20 @@ func startServer(t *testing.T, f serveFlags) *testServer {
 }
 
 func (s *testServer) stop() {
+	for _, f := range s.cleanups {
+		f()
+	}
 	s.cancel()
 	<-s.done
 	s.done <- nil // stop is idempotent
 }
 
 func (s *testServer) grpcClient() cupidv1connect.TicketServiceClient {
-	return cupidv1connect.NewTicketServiceClient(h2cClient(), s.url, connect.WithGRPC())
+	hc := h2cClient()
+	// An idle HTTP/2 connection would hold the server's shutdown for its
+	// grace period.
+	s.cleanups = append(s.cleanups, hc.CloseIdleConnections)
+	return cupidv1connect.NewTicketServiceClient(hc, s.url, connect.WithGRPC())
 }
 
 func (s *testServer) connectClient() cupidv1connect.TicketServiceClient {

@@ -72,6 +72,14 @@ func (s *testServer) opponents() cupidv1connect.OpponentServiceClient {
 	return cupidv1connect.NewOpponentServiceClient(http.DefaultClient, s.url)
 }
 
+// opponentsGRPC is a gRPC client whose connection closes before the server
+// stops, so the server's graceful shutdown need not wait for it.
+func (s *testServer) opponentsGRPC(t *testing.T) cupidv1connect.OpponentServiceClient {
+	hc := h2cClient()
+	t.Cleanup(hc.CloseIdleConnections)
+	return cupidv1connect.NewOpponentServiceClient(hc, s.url, connect.WithGRPC())
+}
+
 func labelled(id string, mmr float64, league, guild string) *cupidv1.PlayerModel {
 	return &cupidv1.PlayerModel{
 		Id:         id,
@@ -138,7 +146,7 @@ func TestOpponentUpdateThenFind(t *testing.T) {
 
 	// Over gRPC too: the rival scores 300-70+100 = 330, near 290; the
 	// guildmate is filtered out and silver is in another league.
-	g := cupidv1connect.NewOpponentServiceClient(h2cClient(), s.url, connect.WithGRPC())
+	g := s.opponentsGRPC(t)
 	res, err := g.FindOpponent(context.Background(), connect.NewRequest(&cupidv1.FindOpponentRequest{
 		Finder: "arena", Attacker: catAttacker(), ReturnModel: true,
 	}))
@@ -293,7 +301,7 @@ func TestOpponentBadInputNamesTheFieldAndChangesNothing(t *testing.T) {
 		})
 	}
 	// NaN in an attribute can only come over a binary protocol.
-	g := cupidv1connect.NewOpponentServiceClient(h2cClient(), s.url, connect.WithGRPC())
+	g := s.opponentsGRPC(t)
 	a := catAttacker()
 	a.Attributes["guild"] = structpb.NewNumberValue(math.NaN())
 	_, err := g.FindOpponent(context.Background(), connect.NewRequest(&cupidv1.FindOpponentRequest{Finder: "arena", Attacker: a}))

@@ -240,8 +240,10 @@ func pairingChurn(t *testing.T, s *testServer, rooms int32, rounds int32, seed u
 				}
 			case state[k] == away:
 				do("enter", k) // back from a break
-			case rng.IntN(3) == 0:
+			case rng.IntN(4) == 0:
 				do("leave", k)
+			case rng.IntN(3) == 0:
+				do("clear", k) // wants to meet people again
 			default:
 				do("break", k)
 			}
@@ -601,6 +603,64 @@ func TestPairingSteadyGroupRoundRobin(t *testing.T) {
 		if !strings.Contains(string(body), series) {
 			t.Errorf("/metrics lacks %q", series)
 		}
+	}
+}
+
+// TestPairingDirectedRecords: a participant who crashes and rejoins with a
+// clean slate is still not paired with someone who remembers them; once
+// both have cleared their records they can meet again. Either of the two
+// may be the first to clear.
+func TestPairingDirectedRecords(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := pairingClient(s)
+	for _, first := range []string{"a", "b"} {
+		t.Run("first "+first, func(t *testing.T) {
+			second := map[string]string{"a": "b", "b": "a"}[first]
+			id := "directed-" + first
+			createPairingEvent(t, c, &cupidv1.CreateEventRequest{Id: id, Settings: &cupidv1.EventSettings{
+				Rooms: 1, RoundMillis: 100, CountdownMillis: 20, MinLobby: 2,
+			}})
+			org, _ := watchPairing(t, c, id, "")
+			// decisive returns the next notification that settles a
+			// countdown: a round started, or nobody could be paired.
+			decisive := func() *cupidv1.PairingNotification {
+				for {
+					n := org.next(t)
+					if n.GetKind() == "round_started" || n.GetKind() == "sat_out" && n.GetRound() == 0 {
+						return n
+					}
+				}
+			}
+			for _, k := range []string{"a", "b"} {
+				mustCall(t, c.Join, id, k)
+				mustCall(t, c.EnterLobby, id, k)
+			}
+			if n := decisive(); n.GetKind() != "round_started" {
+				t.Fatalf("a and b not paired: %v", n)
+			}
+			if n := decisive(); n.GetKind() != "sat_out" {
+				t.Fatalf("a and b paired twice: %v", n)
+			}
+			org.next(t) // the other sat_out
+			// first crashes and comes back with a clean slate.
+			mustCall(t, c.Leave, id, first)
+			mustCall(t, c.Join, id, first)
+			mustCall(t, c.ClearRecord, id, first)
+			mustCall(t, c.EnterLobby, id, first)
+			if n := decisive(); n.GetKind() != "sat_out" {
+				t.Fatalf("paired again although %s remembers %s: %v", second, first, n)
+			}
+			org.next(t)
+			g := metGraph(t, c, id)
+			if len(g.GetEdges()) != 1 || g.GetEdges()[0].GetFrom() != second || g.GetEdges()[0].GetTo() != first {
+				t.Fatalf("met-graph %v, want only %s's record of %s", g.GetEdges(), second, first)
+			}
+			// Once both have cleared, they may meet again.
+			mustCall(t, c.ClearRecord, id, second)
+			if n := decisive(); n.GetKind() != "round_started" || n.GetRound() != 2 {
+				t.Fatalf("after both cleared: %v", n)
+			}
+		})
 	}
 }
 

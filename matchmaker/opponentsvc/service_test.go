@@ -477,6 +477,10 @@ func TestConfigErrorsNameTheField(t *testing.T) {
     player_table: t`) + finder("b", `
     player_table: t
     store_players: false`), "opponents[1].store_players"},
+		{"instances disagree on entries", finder("a", `
+    player_table: t`) + finder("b", `
+    player_table: t
+    allow_multiple_entries_per_player: true`), "opponents[1].allow_multiple_entries_per_player"},
 		{"bad threshold", finder("a", `
     player_ignore_update_insert_threshold: sometimes`), "opponents[0].player_ignore_update_insert_threshold"},
 	}

@@ -24,13 +24,17 @@ const (
 
 type EventSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// Private rooms available to pairs (at least 1).
+	// Private rooms available to pairs (at least 1); required.
 	Rooms int32 `protobuf:"varint,1,opt,name=rooms,proto3" json:"rooms,omitempty"`
-	// Length of a round, in seconds.
+	// Length of a round, in seconds (at most a day). Zero (left out, and
+	// round_millis too) takes the server's default, 5 minutes unless its
+	// configuration says otherwise.
 	RoundSeconds int32 `protobuf:"varint,2,opt,name=round_seconds,json=roundSeconds,proto3" json:"round_seconds,omitempty"`
-	// Countdown before a round, in seconds.
+	// Countdown before a round, in seconds (at most an hour). Zero takes the
+	// server's default, 30 seconds unless configured.
 	CountdownSeconds int32 `protobuf:"varint,3,opt,name=countdown_seconds,json=countdownSeconds,proto3" json:"countdown_seconds,omitempty"`
-	// People needed in the lobby to start the countdown (at least 2).
+	// People needed in the lobby to start the countdown (at least 2). Zero
+	// takes the server's default, 2 unless configured.
 	MinLobby int32 `protobuf:"varint,4,opt,name=min_lobby,json=minLobby,proto3" json:"min_lobby,omitempty"`
 	// Length of a round in milliseconds, for fast-paced events and tests; give
 	// it or round_seconds, not both.
