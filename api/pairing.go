@@ -22,16 +22,17 @@ import (
 // registerPairing mounts cupid.v1.PairingService and the WebSocket
 // GET /v1/events/{id}/ws?participant=KEY, which streams the same
 // notifications as WatchEvent as JSON text messages.
-func registerPairing(mux *http.ServeMux, svc *pairingsvc.Service, log *slog.Logger, opts []connect.HandlerOption) {
-	h := &pairingHandler{svc: svc, log: log}
+func registerPairing(mux *http.ServeMux, svc *pairingsvc.Service, log *slog.Logger, opts []connect.HandlerOption, wsAnyOrigin bool) {
+	h := &pairingHandler{svc: svc, log: log, wsAnyOrigin: wsAnyOrigin}
 	mux.Handle(cupidv1connect.NewPairingServiceHandler(h, opts...))
 	mux.HandleFunc("GET /v1/events/{id}/ws", h.watchSocket)
 }
 
 // pairingHandler serves cupid.v1.PairingService over the pairing service.
 type pairingHandler struct {
-	svc *pairingsvc.Service
-	log *slog.Logger
+	svc         *pairingsvc.Service
+	log         *slog.Logger
+	wsAnyOrigin bool
 }
 
 var _ cupidv1connect.PairingServiceHandler = (*pairingHandler)(nil)
@@ -151,7 +152,7 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	c, err := websocket.Accept(w, r, nil)
+	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: h.wsAnyOrigin})
 	if err != nil {
 		return // Accept has answered the client
 	}

@@ -78,7 +78,7 @@ func Handler(o Options) http.Handler {
 	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
 	if o.Pairing != nil {
-		registerPairing(mux, o.Pairing, s.log, opts)
+		registerPairing(mux, o.Pairing, s.log, opts, o.WebSocketAnyOrigin)
 	}
 	if o.Opponents != nil {
 		registerOpponent(mux, o.Opponents, s.log, opts)

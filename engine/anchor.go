@@ -64,7 +64,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		slices.SortFunc(due, func(a, b int32) int { return p.olderCmp(a, b) })
 	}
 	var out []Proposal
-	for _, s := range due {
+	for i, s := range due {
 		e := &p.entries[s]
 		if !e.alive || (!p.allDirty && e.dirty == dirtyNone) {
 			continue
@@ -77,9 +77,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		p.stats.AnchorTries++
 		if prop, ok := p.tryAnchor(s, now); ok {
 			if len(out) == cap(out) {
-				// Double by hand: append grows big slices by only a
-				// quarter, copying a full pass's proposals many times.
-				out = slices.Grow(out, max(16, len(out)))
+				out = p.growProposals(out, i+1, len(due))
 			}
 			out = append(out, prop)
 			p.maybeCompactIndex()
@@ -97,6 +95,26 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	p.stepped = true
 	p.maybeCompact()
 	return out
+}
+
+// growProposals makes room in a full proposal list, done anchors into a
+// Step of total. A proposal is over 200 bytes and a full pass over a large
+// pool forms hundreds of thousands, so the growth aims at the count the pass
+// is heading for — the proposals so far, extrapolated over the anchors still
+// to try — instead of doubling, which would allocate twice the final list
+// and copy it along the way. The jump is at most eightfold (an early rate is
+// a rough guess), and never beyond what the waiting players could still
+// form, so a wrong guess costs at most a few small lists.
+func (p *Pool) growProposals(out []Proposal, done, total int) []Proposal {
+	n := len(out)
+	want := 2 * n
+	if done > 0 {
+		projected := int(float64(n)*float64(total)/float64(done)*17/16) + 16
+		want = min(8*n, projected)
+	}
+	want = min(want, n+p.players/p.r.minPlayers+1)
+	want = max(want, n+16)
+	return slices.Grow(out, want-n)
 }
 
 func (p *Pool) olderCmp(a, b int32) int {
@@ -352,7 +370,7 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 	}
 	mask := ^uint64(0)
 	if p.r.lat != nil {
-		mask = p.candidateMask(ec, env, now, aMask)
+		mask = p.candidateMask(ec, slotC, env, now, aMask)
 		if mask == 0 {
 			return 0, reason{rLatency, 0}
 		}

@@ -31,13 +31,13 @@ func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full boo
 	p.sc.parties = grow(p.sc.parties, m)
 	vals, parties := p.sc.vals, p.sc.parties
 	for k, s := range g.slots {
-		size := float64(p.entries[s].size)
+		e := &p.entries[s]
+		size := float64(e.size)
 		parties[k] = bparty{size: int(size), vals: vals[k*nb : (k+1)*nb]}
-		nums := p.numsOf(s)
 		for j, di := range p.r.balance {
 			d := &p.r.dist[di]
 			// The party's average times its size is its players' sum.
-			parties[k].vals[j] = nums[di] * size * d.weight / d.scale
+			parties[k].vals[j] = p.distValue(e, s, di) * size * d.weight / d.scale
 		}
 	}
 	tc := p.newTeamCheck(g, teams, env, now)

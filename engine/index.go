@@ -131,10 +131,9 @@ func (x *index) rebuild(keys []float64, slots []int32) {
 	x.n = len(keys)
 	for i := 0; i < len(keys); i += chunkFill {
 		j := min(i+chunkFill, len(keys))
-		ch := ichunk{keys: make([]float64, j-i, chunkFill*2), slots: make([]int32, j-i, chunkFill*2)}
-		copy(ch.keys, keys[i:j])
-		copy(ch.slots, slots[i:j])
-		x.chunks = append(x.chunks, ch)
+		// Exact capacity: a chunk costs 12 bytes per entry rather than
+		// 24, and the first insert into it grows it as append does.
+		x.chunks = append(x.chunks, ichunk{keys: slices.Clone(keys[i:j]), slots: slices.Clone(slots[i:j])})
 		x.lastKey = append(x.lastKey, keys[j-1])
 		x.lastSlot = append(x.lastSlot, slots[j-1])
 	}
@@ -180,19 +179,43 @@ func (x *index) merge(keys []float64, slots []int32) {
 }
 
 // filter drops the entries for which keep is false (compaction) and
-// repacks the rest into full chunks.
+// repacks the rest into full chunks. The survivors go straight into new
+// chunks, with no flat copy of the whole index in between: a pass that
+// matches most of a large pool filters it several times.
 func (x *index) filter(keep func(slot int32) bool) {
-	keys := make([]float64, 0, x.n)
-	slots := make([]int32, 0, x.n)
-	for _, ch := range x.chunks {
+	old := x.chunks
+	x.chunks = make([]ichunk, 0, len(old))
+	x.lastKey, x.lastSlot = x.lastKey[:0], x.lastSlot[:0]
+	x.posValid = false
+	x.n = 0
+	var cur ichunk
+	for _, ch := range old {
 		for i, s := range ch.slots {
-			if keep(s) {
-				keys = append(keys, ch.keys[i])
-				slots = append(slots, s)
+			if !keep(s) {
+				continue
+			}
+			if cur.keys == nil {
+				cur = ichunk{keys: make([]float64, 0, chunkFill), slots: make([]int32, 0, chunkFill)}
+			}
+			cur.keys = append(cur.keys, ch.keys[i])
+			cur.slots = append(cur.slots, s)
+			if len(cur.keys) == chunkFill {
+				x.addChunk(cur)
+				cur = ichunk{}
 			}
 		}
 	}
-	x.rebuild(keys, slots)
+	if len(cur.keys) > 0 {
+		x.addChunk(cur)
+	}
+}
+
+// addChunk appends a full or final chunk during filter.
+func (x *index) addChunk(ch ichunk) {
+	x.chunks = append(x.chunks, ch)
+	x.lastKey = append(x.lastKey, ch.keys[len(ch.keys)-1])
+	x.lastSlot = append(x.lastSlot, ch.slots[len(ch.slots)-1])
+	x.n += len(ch.keys)
 }
 
 // cursor walks the index in one direction from a position.

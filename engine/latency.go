@@ -40,14 +40,13 @@ func latencyTo(lats []regLat, region uint8) int32 {
 }
 
 // candidateMask is the set of the anchor's regions a candidate may join in.
-func (p *Pool) candidateMask(c *entry, env *envelope, now time.Time, anchorMask uint64) uint64 {
+func (p *Pool) candidateMask(c *entry, slot int32, env *envelope, now time.Time, anchorMask uint64) uint64 {
 	if !env.bidir {
 		return maskAt(c.x.lats, env.latRange) & anchorMask
 	}
 	// A candidate's own expansion depends only on its wait, so it is
 	// computed once per Step however many anchors look at it.
 	n := now.UnixNano()
-	slot := c.slot
 	if p.maskAt[slot] != n {
 		p.masks[slot] = maskAt(c.x.lats, p.r.latRange(p.waitOf(c, now)))
 		p.maskAt[slot] = n

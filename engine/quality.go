@@ -60,7 +60,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 		vals = append(vals, math.NaN())
 	}
 	p.sc.partVals = vals
-	set := func(name string, v float64) { vals[p.r.partIndex[name]] = v }
+	set := func(c int, v float64) { vals[p.r.critIndex[c]] = v }
 	players := 0
 	for _, tm := range in.teams {
 		for _, s := range tm {
@@ -90,7 +90,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 					e := &p.entries[s]
 					if e.size == 1 {
 						// A solo ticket's average is its player's value.
-						v := p.numsOf(s)[di]
+						v := p.distValue(e, s, di)
 						sum += v
 						sq += v * v
 						n++
@@ -119,16 +119,16 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 		}
 		if wsum > 0 {
 			if multi && q.SkillGap > 0 {
-				set(ruleset.CriterionSkillGap, gap/wsum)
+				set(critSkillGap, gap/wsum)
 			}
 			if anySpread && q.SkillSpread > 0 {
-				set(ruleset.CriterionSkillSpread, spread/wsum)
+				set(critSkillSpread, spread/wsum)
 			}
 		}
 	}
 
 	if multi && q.Parties > 0 {
-		set(ruleset.CriterionParties, p.partyScore(in.teams))
+		set(critParties, p.partyScore(in.teams))
 	}
 
 	if in.region >= 0 && q.Ping > 0 {
@@ -139,7 +139,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 				sum += float64(e.size) * q.PingScore(float64(latencyTo(e.x.lats, uint8(in.region))))
 			}
 		}
-		set(ruleset.CriterionPing, sum/float64(players))
+		set(critPing, sum/float64(players))
 	}
 
 	if q.Wait > 0 {
@@ -150,7 +150,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 				sum += float64(e.size) * q.WaitScore(p.waitOf(e, now))
 			}
 		}
-		set(ruleset.CriterionWait, sum/float64(players))
+		set(critWait, sum/float64(players))
 	}
 
 	if multi && p.opts.Met != nil && q.Variety > 0 {
@@ -172,17 +172,17 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			}
 		}
 		if pairs > 0 {
-			set(ruleset.CriterionVariety, 1-float64(met)/float64(pairs))
+			set(critVariety, 1-float64(met)/float64(pairs))
 		}
 	}
 
 	if p.r.roles != nil && q.Roles > 0 {
-		set(ruleset.CriterionRoles, float64(in.roleFirst)/float64(players))
+		set(critRoles, float64(in.roleFirst)/float64(players))
 	}
 
 	if len(p.r.scores) > 0 {
 		env := ruleset.NewMatchEnv(in.views)
-		for _, sc := range p.r.scores {
+		for i, sc := range p.r.scores {
 			if sc.Weight <= 0 {
 				continue
 			}
@@ -190,7 +190,7 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			if err != nil {
 				v = 0
 			}
-			set(sc.Name, v)
+			vals[p.r.scoreIndex[i]] = v
 		}
 	}
 	n := 0
@@ -206,6 +206,28 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 		}
 	}
 	return cupid.Quality{Score: p.r.combine(vals), Parts: parts}
+}
+
+// The built-in quality criteria, as indexes into rules.critIndex.
+const (
+	critSkillGap = iota
+	critSkillSpread
+	critParties
+	critPing
+	critVariety
+	critWait
+	critRoles
+	numCriteria
+)
+
+var criterionNames = [numCriteria]string{
+	critSkillGap:    ruleset.CriterionSkillGap,
+	critSkillSpread: ruleset.CriterionSkillSpread,
+	critParties:     ruleset.CriterionParties,
+	critPing:        ruleset.CriterionPing,
+	critVariety:     ruleset.CriterionVariety,
+	critWait:        ruleset.CriterionWait,
+	critRoles:       ruleset.CriterionRoles,
 }
 
 // partyScore compares the party make-up of every pair of teams and returns

@@ -40,6 +40,11 @@ type rules struct {
 	partOrder  []string
 	partWeight []float64
 	partIndex  map[string]int
+	// critIndex and scoreIndex are partIndex resolved once for the
+	// built-in criteria (by crit* constant) and for each of scores, so
+	// scoring a match looks no names up.
+	critIndex  [numCriteria]int
+	scoreIndex []int
 
 	// balance lists the attributes team balancing evens out, as indexes
 	// into dist.
@@ -199,6 +204,13 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 	for k, name := range r.partOrder {
 		r.partWeight = append(r.partWeight, c.Quality.Weight(name))
 		r.partIndex[name] = k
+	}
+	for c, name := range criterionNames {
+		r.critIndex[c] = r.partIndex[name]
+	}
+	r.scoreIndex = r.scoreIndex[:0]
+	for _, sc := range c.Scores {
+		r.scoreIndex = append(r.scoreIndex, r.partIndex[sc.Name])
 	}
 
 	r.buildLevels()

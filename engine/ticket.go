@@ -22,7 +22,6 @@ type entry struct {
 	seq     uint64
 	key     float64 // primary distance attribute (party average)
 	size    int32   // players
-	slot    int32   // the entry's own index in Pool.entries
 	alive   bool
 	dirty   uint8 // dirtyNone, dirtySelf or dirtyNeighbour
 	x       *extra

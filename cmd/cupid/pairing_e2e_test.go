@@ -78,6 +78,13 @@ func (ns *noteStream) next(t *testing.T) *cupidv1.PairingNotification {
 	case n := <-ns.ch:
 		return n
 	case err := <-ns.errc:
+		// The stream's last messages were queued before it ended.
+		select {
+		case n := <-ns.ch:
+			ns.errc <- err
+			return n
+		default:
+		}
 		t.Fatalf("stream ended: %v", err)
 	case <-time.After(30 * time.Second):
 		t.Fatal("no notification within 30s")

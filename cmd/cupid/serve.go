@@ -122,11 +122,11 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Config: cfg.Pairing, Logger: log, Registry: reg})
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Config: cfg.Pairing, Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
 	}
-	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Config: cfg.Opponents, Logger: log, Registry: reg})
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Config: cfg.Opponents, Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
 	}

@@ -91,10 +91,12 @@ func (e *event) run() {
 		select {
 		case o := <-e.inbox:
 			batch = append(batch, o)
+			// A deletion ends its batch, so that nothing that arrived
+			// after it is applied.
 		drain:
-			for len(batch) < maxBatch {
+			for !o.del && len(batch) < maxBatch {
 				select {
-				case o := <-e.inbox:
+				case o = <-e.inbox:
 					batch = append(batch, o)
 				default:
 					break drain
@@ -129,8 +131,9 @@ func (e *event) arm(t *time.Timer) {
 
 // process runs one batch: time first (a countdown or round whose deadline
 // passed), then the writes in arrival order, one store write for all of
-// it, then the notifications, the answers to writers, and the reads and
-// deletions on the stored state. It reports whether the event was deleted.
+// it, then the notifications, the answers to writers, and the reads on the
+// stored state; a deletion, always last in its batch, comes after all of
+// that. It reports whether the event was deleted.
 func (e *event) process(batch []*op) (deleted bool) {
 	now := e.s.now()
 	var notes []pairing.Notification
@@ -179,12 +182,6 @@ func (e *event) process(batch []*op) (deleted bool) {
 	}
 
 	for _, o := range batch {
-		if deleted {
-			// Deleted earlier in this batch: the event no longer exists.
-			o.err = cupid.NotFound("event_id", "no event %q", e.doc.ID)
-			close(o.done)
-			continue
-		}
 		switch {
 		case o.del:
 			if err := e.delete(now); err != nil {
@@ -219,8 +216,10 @@ func (e *event) store(now time.Time) error {
 func (e *event) rollback() {
 	ev, err := pairing.Restore(e.doc.Event)
 	if err != nil {
-		// The snapshot came from the event itself and was stored; Restore
-		// accepting it is the pairing package's own guarantee.
+		// The snapshot came from the event itself; Restore accepting it is
+		// the pairing package's own guarantee (fuzzed). Should it ever
+		// fail, going on would let memory and store disagree; a restart
+		// reloads the stored state, which is consistent.
 		panic("pairingsvc: the last stored snapshot does not restore: " + err.Error())
 	}
 	e.ev = ev
