@@ -288,12 +288,15 @@ func (x *index) locatePositions(n int) {
 // bury marks slot s removed in place, when its position is known (at, from
 // the walk that found it, or the position table): walks then skip it
 // without reading the pool's entry. A buried entry's slot is stored as ^s
-// (negative); the next filter drops it.
-func (x *index) bury(s int32, at ipos) {
-	if x.buryAt(s, at) || !x.posValid || int(s) >= len(x.pos) {
-		return
+// (negative); the next filter drops it. It reports whether s was found.
+func (x *index) bury(s int32, at ipos) bool {
+	if x.buryAt(s, at) {
+		return true
 	}
-	x.buryAt(s, ipos{int(x.pos[s][0]), int(x.pos[s][1])})
+	if !x.posValid || int(s) >= len(x.pos) {
+		return false
+	}
+	return x.buryAt(s, ipos{int(x.pos[s][0]), int(x.pos[s][1])})
 }
 
 func (x *index) buryAt(s int32, at ipos) bool {

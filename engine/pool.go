@@ -120,6 +120,12 @@ type Pool struct {
 	// rebuilt without them once they outnumber the living, so walks stay
 	// short even in the middle of a pass that matches most of the pool.
 	idxDead int
+	// idxLoose counts the removed tickets among idxDead that could not be
+	// buried (their index position was unknown, or they were still
+	// pending). While it is zero every unburied index entry is alive, so
+	// filtering the index needs no look at the entries — a cache miss per
+	// surviving ticket.
+	idxLoose int
 
 	// dirty lists slots to try as anchors at the next Step; allDirty asks
 	// for every ticket; fresh lists newcomers whose neighbours may now
@@ -318,7 +324,9 @@ func (p *Pool) killAt(slot int32, at ipos) {
 	e.alive = false
 	if len(p.r.dist) > 0 {
 		p.idxDead++
-		p.idx.bury(slot, at)
+		if !p.idx.bury(slot, at) {
+			p.idxLoose++
+		}
 	}
 	p.live--
 	p.players -= int(e.size)
@@ -466,8 +474,7 @@ func (p *Pool) compact() {
 		}
 	}
 	p.order = p.order[:w]
-	p.idx.filter(keep)
-	p.idxDead = 0
+	p.filterIndex()
 	filterSlots := func(list []int32) []int32 {
 		out := list[:0]
 		for _, s := range list {
@@ -491,11 +498,20 @@ func (p *Pool) maybeCompactIndex() {
 	}
 	p.flush()
 	relocate := p.idx.posValid
-	p.idx.filter(func(s int32) bool { return s >= 0 && p.entries[s].alive })
-	p.idxDead = 0
+	p.filterIndex()
 	if relocate {
 		p.idx.locatePositions(len(p.entries))
 	}
+}
+
+// filterIndex drops removed tickets from the index.
+func (p *Pool) filterIndex() {
+	if p.idxLoose == 0 {
+		p.idx.filter(func(s int32) bool { return s >= 0 })
+	} else {
+		p.idx.filter(func(s int32) bool { return s >= 0 && p.entries[s].alive })
+	}
+	p.idxDead, p.idxLoose = 0, 0
 }
 
 // lookupID finds a waiting ticket's slot.

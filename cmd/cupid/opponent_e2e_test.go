@@ -310,8 +310,11 @@ func TestOpponentBadInputNamesTheFieldAndChangesNothing(t *testing.T) {
 	}
 
 	after := finderStats(t, c, "arena")
+	// The scan re-applies stored rows on its own tick (counted as updates),
+	// so compare what bad input could have changed: players, insertions and
+	// answered queries.
 	if after.GetPlayers() != before.GetPlayers() || after.GetInserted() != before.GetInserted() ||
-		after.GetUpdated() != before.GetUpdated() || after.GetQueries() != before.GetQueries() {
+		after.GetQueries() != before.GetQueries() {
 		t.Fatalf("bad input changed the finder: before %v, after %v", before, after)
 	}
 	// near is still where it was, as stored.
