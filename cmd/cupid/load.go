@@ -28,6 +28,7 @@ type loadFlags struct {
 	concurrency int
 	timeout     time.Duration
 	watch       bool
+	rate        int
 }
 
 func loadCmd() *cobra.Command {
@@ -56,6 +57,7 @@ formed" (the match's commit time on the server) and from "ticket created" to
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 256, "concurrent creating workers")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 2*time.Minute, "give up after this long")
 	cmd.Flags().BoolVar(&f.watch, "watch", true, "watch every ticket for its match (off: measure intake alone)")
+	cmd.Flags().IntVar(&f.rate, "rate", 0, "create at most this many tickets per second (0: as fast as the server takes them); latency is best read at a rate the server sustains")
 	return cmd
 }
 
@@ -109,6 +111,9 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 	if f.concurrency < 1 {
 		return loadReport{}, fmt.Errorf("--concurrency: at least 1")
 	}
+	if f.rate < 0 {
+		return loadReport{}, fmt.Errorf("--rate: must not be negative")
+	}
 	n := f.tickets + f.tickets%2
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
@@ -130,7 +135,19 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 		v := 500 + float64(rng.IntN(2000))
 		mmr[i], mmr[i+1] = v, v
 	}
+	// With a rate, ticket i may start at start + i/rate: an open-loop
+	// schedule, so a slow server cannot slow the arrivals down and hide
+	// its own latency.
 	start := time.Now()
+	pace := func(i int) {
+		if f.rate <= 0 {
+			return
+		}
+		at := start.Add(time.Duration(float64(i) / float64(f.rate) * float64(time.Second)))
+		if d := time.Until(at); d > 0 {
+			time.Sleep(d)
+		}
+	}
 	for w := 0; w < f.concurrency; w++ {
 		created.Add(1)
 		go func() {
@@ -140,6 +157,7 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 				if i >= n || ctx.Err() != nil {
 					return
 				}
+				pace(i)
 				req := &cupidv1.CreateTicketRequest{
 					Queue: f.queue,
 					Players: []*cupidv1.Player{{
