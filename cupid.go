@@ -5,7 +5,11 @@
 package cupid
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -81,11 +85,193 @@ func String(s string) Value { return Value{Kind: KindString, String: s} }
 // Strings makes a string-list Value.
 func Strings(s ...string) Value { return Value{Kind: KindStrings, Strings: s} }
 
+// Attributes are a player's or ticket's named values, sorted by name with no
+// name twice: a slice costs a fraction of a map for the handful of values a
+// ticket carries, and a million waiting tickets add up. Build one with
+// NewAttributes or Set, which keep the order; Get relies on it.
+type Attributes []Attribute
+
+// Attribute is one named value of Attributes.
+type Attribute struct {
+	Name  string `json:"name"`
+	Value Value  `json:"value"`
+}
+
+// linearMax is the length up to which a scan beats a binary search: tickets
+// carry a handful of attributes and quality a handful of parts.
+const linearMax = 8
+
+// Get returns the value named name, if there is one. Short lists are
+// scanned, longer ones searched, which is why they must stay sorted.
+func (a Attributes) Get(name string) (Value, bool) {
+	if len(a) <= linearMax {
+		for i := range a {
+			if a[i].Name == name {
+				return a[i].Value, true
+			}
+		}
+		return Value{}, false
+	}
+	i, ok := slices.BinarySearchFunc(a, name, func(at Attribute, n string) int { return strings.Compare(at.Name, n) })
+	if !ok {
+		return Value{}, false
+	}
+	return a[i].Value, true
+}
+
+// Len is the number of attributes; it reads like len on the map it replaced.
+func (a Attributes) Len() int { return len(a) }
+
+// Set gives name the value v, replacing an existing value in place or
+// inserting it where the order wants it. Like a map, a slice shared by two
+// owners is changed for both; copy it first (slices.Clone) if that matters.
+func (a *Attributes) Set(name string, v Value) {
+	i, ok := slices.BinarySearchFunc(*a, name, func(at Attribute, n string) int { return strings.Compare(at.Name, n) })
+	if ok {
+		(*a)[i].Value = v
+		return
+	}
+	*a = slices.Insert(*a, i, Attribute{Name: name, Value: v})
+}
+
+// NewAttributes copies a map into sorted Attributes, for callers that build
+// values by name. An empty map gives nil, which JSON omits as it did the
+// empty map.
+func NewAttributes(m map[string]Value) Attributes {
+	if len(m) == 0 {
+		return nil
+	}
+	a := make(Attributes, 0, len(m))
+	for name, v := range m {
+		a = append(a, Attribute{Name: name, Value: v})
+	}
+	slices.SortFunc(a, func(x, y Attribute) int { return strings.Compare(x.Name, y.Name) })
+	return a
+}
+
+// Map returns the attributes as a new map, for callers that want to look
+// names up many times or hand them to code that speaks maps. Nil gives nil.
+func (a Attributes) Map() map[string]Value {
+	if a == nil {
+		return nil
+	}
+	m := make(map[string]Value, len(a))
+	for _, at := range a {
+		m[at.Name] = at.Value
+	}
+	return m
+}
+
+// MarshalJSON writes the object form {"mmr": {...}, ...} that the map used
+// to produce, byte for byte, so stored ticket bodies and JSON output do not
+// change with the representation.
+func (a Attributes) MarshalJSON() ([]byte, error) {
+	if a == nil {
+		return []byte("null"), nil
+	}
+	if !slices.IsSortedFunc(a, func(x, y Attribute) int { return strings.Compare(x.Name, y.Name) }) {
+		a = slices.Clone(a)
+		slices.SortStableFunc(a, func(x, y Attribute) int { return strings.Compare(x.Name, y.Name) })
+	}
+	return marshalObject(len(a), func(i int) (string, any) { return a[i].Name, a[i].Value })
+}
+
+// UnmarshalJSON reads the object form, sorting the names and refusing a
+// name given twice (a map would silently keep the last). null gives nil,
+// as it did for the map.
+func (a *Attributes) UnmarshalJSON(data []byte) error {
+	var out Attributes
+	isNull, err := unmarshalObject(data, func(name string, dec *json.Decoder) error {
+		var v Value
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		out = append(out, Attribute{Name: name, Value: v})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if isNull {
+		*a = nil
+		return nil
+	}
+	if out == nil {
+		out = Attributes{}
+	}
+	slices.SortStableFunc(out, func(x, y Attribute) int { return strings.Compare(x.Name, y.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return fmt.Errorf("cupid: attribute %q given twice", out[i].Name)
+		}
+	}
+	*a = out
+	return nil
+}
+
+// marshalObject writes n name/value pairs as a JSON object, encoding each
+// name and value as encoding/json encodes map keys and values.
+func marshalObject(n int, pair func(i int) (string, any)) ([]byte, error) {
+	b := append(make([]byte, 0, 32*n+2), '{')
+	for i := 0; i < n; i++ {
+		name, v := pair(i)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return nil, err
+		}
+		val, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, k...)
+		b = append(b, ':')
+		b = append(b, val...)
+	}
+	return append(b, '}'), nil
+}
+
+// unmarshalObject walks a JSON object, handing each member's name to member
+// with the decoder positioned on its value; it reports whether data was
+// null instead.
+func unmarshalObject(data []byte, member func(name string, dec *json.Decoder) error) (bool, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return false, err
+	}
+	if tok == nil {
+		return true, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return false, fmt.Errorf("cupid: expected a JSON object, got %v", tok)
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return false, err
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return false, fmt.Errorf("cupid: expected a member name, got %v", tok)
+		}
+		if err := member(name, dec); err != nil {
+			return false, err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
 // Player is one person in a ticket. Attributes carry skill, preferences and
 // the reserved keys of seed 003 (role, cross_platform, …).
 type Player struct {
-	ID         string           `json:"id"`
-	Attributes map[string]Value `json:"attributes,omitempty"`
+	ID         string     `json:"id"`
+	Attributes Attributes `json:"attributes,omitempty"`
 }
 
 // Ticket is a request to be matched: one player, or a party that must end up
@@ -98,13 +284,13 @@ type Ticket struct {
 	Latencies map[string]int32 `json:"latencies,omitempty"`
 	// Attributes are ticket-wide values (seed 003 match options, for
 	// instance); per-player values live on the players.
-	Attributes map[string]Value `json:"attributes,omitempty"`
-	RequestID  string           `json:"request_id,omitempty"`
-	CreatedAt  time.Time        `json:"created_at"`
-	ExpiresAt  time.Time        `json:"expires_at"`
-	State      TicketState      `json:"state"`
-	MatchID    string           `json:"match_id,omitempty"`
-	UpdatedAt  time.Time        `json:"updated_at"`
+	Attributes Attributes  `json:"attributes,omitempty"`
+	RequestID  string      `json:"request_id,omitempty"`
+	CreatedAt  time.Time   `json:"created_at"`
+	ExpiresAt  time.Time   `json:"expires_at"`
+	State      TicketState `json:"state"`
+	MatchID    string      `json:"match_id,omitempty"`
+	UpdatedAt  time.Time   `json:"updated_at"`
 }
 
 // Wait is how long the ticket has waited at now.
@@ -134,8 +320,94 @@ type Team struct {
 // Quality is a match's score in [0,1] and the per-criterion parts it was
 // averaged from, so a studio can see why a match scored as it did.
 type Quality struct {
-	Score float64            `json:"score"`
-	Parts map[string]float64 `json:"parts,omitempty"`
+	Score float64      `json:"score"`
+	Parts QualityParts `json:"parts,omitempty"`
+}
+
+// QualityParts are a match's per-criterion scores, sorted by Name: the
+// engine carves every match's parts from one slice per pass instead of
+// allocating a map per match.
+type QualityParts []QualityPart
+
+// QualityPart is one criterion's score in QualityParts.
+type QualityPart struct {
+	Name  string  `json:"name"`
+	Score float64 `json:"score"`
+}
+
+// Get returns the score of the criterion name, if it applied to the match.
+func (p QualityParts) Get(name string) (float64, bool) {
+	if len(p) <= linearMax {
+		for i := range p {
+			if p[i].Name == name {
+				return p[i].Score, true
+			}
+		}
+		return 0, false
+	}
+	i, ok := slices.BinarySearchFunc(p, name, func(q QualityPart, n string) int { return strings.Compare(q.Name, n) })
+	if !ok {
+		return 0, false
+	}
+	return p[i].Score, true
+}
+
+// Map returns the parts as a new map, for APIs that speak maps (the
+// protobuf Quality). Nil gives nil.
+func (p QualityParts) Map() map[string]float64 {
+	if p == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(p))
+	for _, q := range p {
+		m[q.Name] = q.Score
+	}
+	return m
+}
+
+// MarshalJSON writes the object form {"ping": 0.9, ...} that the map used to
+// produce, byte for byte.
+func (p QualityParts) MarshalJSON() ([]byte, error) {
+	if p == nil {
+		return []byte("null"), nil
+	}
+	if !slices.IsSortedFunc(p, func(x, y QualityPart) int { return strings.Compare(x.Name, y.Name) }) {
+		p = slices.Clone(p)
+		slices.SortStableFunc(p, func(x, y QualityPart) int { return strings.Compare(x.Name, y.Name) })
+	}
+	return marshalObject(len(p), func(i int) (string, any) { return p[i].Name, p[i].Score })
+}
+
+// UnmarshalJSON reads the object form, sorting the names and refusing a
+// name given twice. null gives nil, as it did for the map.
+func (p *QualityParts) UnmarshalJSON(data []byte) error {
+	var out QualityParts
+	isNull, err := unmarshalObject(data, func(name string, dec *json.Decoder) error {
+		var v float64
+		if err := dec.Decode(&v); err != nil {
+			return err
+		}
+		out = append(out, QualityPart{Name: name, Score: v})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if isNull {
+		*p = nil
+		return nil
+	}
+	if out == nil {
+		out = QualityParts{}
+	}
+	slices.SortStableFunc(out, func(x, y QualityPart) int { return strings.Compare(x.Name, y.Name) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Name == out[i-1].Name {
+			return fmt.Errorf("cupid: quality part %q given twice", out[i].Name)
+		}
+	}
+	*p = out
+	return nil
 }
 
 // Match is a set of tickets committed together. A ticket belongs to at most

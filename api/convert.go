@@ -17,18 +17,19 @@ import (
 
 // attributesIn turns protobuf Values into domain Values: numbers, strings
 // and lists of strings are accepted; anything else is an error naming the
-// attribute.
-func attributesIn(field string, in map[string]*structpb.Value) (map[string]cupid.Value, error) {
+// attribute. The names are visited in order, so the first bad one is the
+// one reported and the result comes out sorted as cupid.Attributes wants.
+func attributesIn(field string, in map[string]*structpb.Value) (cupid.Attributes, error) {
 	if len(in) == 0 {
 		return nil, nil
 	}
-	out := make(map[string]cupid.Value, len(in))
+	out := make(cupid.Attributes, 0, len(in))
 	for _, name := range cupid.SortedKeys(in) {
 		v, err := valueIn(field+"."+name, in[name])
 		if err != nil {
 			return nil, err
 		}
-		out[name] = v
+		out = append(out, cupid.Attribute{Name: name, Value: v})
 	}
 	return out, nil
 }
@@ -57,26 +58,50 @@ func valueIn(field string, v *structpb.Value) (cupid.Value, error) {
 	return cupid.Value{}, cupid.Invalid(field, "must be a number, a string or a list of strings")
 }
 
-func attributesOut(in map[string]cupid.Value) map[string]*structpb.Value {
+func attributesOut(in cupid.Attributes) map[string]*structpb.Value {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make(map[string]*structpb.Value, len(in))
+	for _, a := range in {
+		if v := valueOut(a.Value); v != nil {
+			out[a.Name] = v
+		}
+	}
+	return out
+}
+
+// attributeMapOut is attributesOut for the opponent finder, whose entries
+// keep their attributes in a map.
+func attributeMapOut(in map[string]cupid.Value) map[string]*structpb.Value {
 	if len(in) == 0 {
 		return nil
 	}
 	out := make(map[string]*structpb.Value, len(in))
 	for k, v := range in {
-		switch v.Kind {
-		case cupid.KindNumber:
-			out[k] = structpb.NewNumberValue(v.Number)
-		case cupid.KindString:
-			out[k] = structpb.NewStringValue(v.String)
-		case cupid.KindStrings:
-			items := make([]*structpb.Value, len(v.Strings))
-			for i, s := range v.Strings {
-				items[i] = structpb.NewStringValue(s)
-			}
-			out[k] = structpb.NewListValue(&structpb.ListValue{Values: items})
+		if pv := valueOut(v); pv != nil {
+			out[k] = pv
 		}
 	}
 	return out
+}
+
+// valueOut turns a domain Value into a protobuf Value; nil for a Value of
+// no known kind, which is left out.
+func valueOut(v cupid.Value) *structpb.Value {
+	switch v.Kind {
+	case cupid.KindNumber:
+		return structpb.NewNumberValue(v.Number)
+	case cupid.KindString:
+		return structpb.NewStringValue(v.String)
+	case cupid.KindStrings:
+		items := make([]*structpb.Value, len(v.Strings))
+		for i, s := range v.Strings {
+			items[i] = structpb.NewStringValue(s)
+		}
+		return structpb.NewListValue(&structpb.ListValue{Values: items})
+	}
+	return nil
 }
 
 func ticketIn(r *cupidv1.CreateTicketRequest) (*cupid.Ticket, error) {
@@ -101,7 +126,7 @@ func ticketIn(r *cupidv1.CreateTicketRequest) (*cupid.Ticket, error) {
 	}
 	t.Attributes = attrs
 	// Seed 003's reserved key client_version splits pools like version.
-	if cv, ok := t.Attributes["client_version"]; ok && t.Key.Version == "" && cv.Kind == cupid.KindString {
+	if cv, ok := t.Attributes.Get("client_version"); ok && t.Key.Version == "" && cv.Kind == cupid.KindString {
 		t.Key.Version = cv.String
 	}
 	return t, nil
@@ -157,7 +182,7 @@ func matchOut(m *cupid.Match) *cupidv1.Match {
 	out := &cupidv1.Match{
 		Id:        m.ID,
 		Queue:     m.Key.Queue,
-		Quality:   &cupidv1.Quality{Score: m.Quality.Score, Parts: m.Quality.Parts},
+		Quality:   &cupidv1.Quality{Score: m.Quality.Score, Parts: m.Quality.Parts.Map()},
 		CreatedAt: timestamppb.New(m.CreatedAt),
 		Region:    m.Region,
 		Roles:     m.Roles,

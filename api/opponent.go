@@ -172,7 +172,7 @@ var resultOut = map[opponent.ResultType]cupidv1.OpponentResult{
 // mergeAttributes turns a model's labels and attributes into the one map
 // the finder reads; a name may appear in only one of them.
 func mergeAttributes(field string, labels, attrs map[string]*structpb.Value) (map[string]cupid.Value, error) {
-	l, err := attributesIn(field+".labels", labels)
+	la, err := attributesIn(field+".labels", labels)
 	if err != nil {
 		return nil, err
 	}
@@ -180,14 +180,15 @@ func mergeAttributes(field string, labels, attrs map[string]*structpb.Value) (ma
 	if err != nil {
 		return nil, err
 	}
-	if len(l) == 0 {
-		return a, nil
+	if len(la) == 0 {
+		return a.Map(), nil
 	}
-	for _, name := range cupid.SortedKeys(a) {
-		if _, dup := l[name]; dup {
-			return nil, cupid.Invalid(field+".attributes."+name, "is also given in labels; labels and attributes share one namespace")
+	l := la.Map()
+	for _, at := range a {
+		if _, dup := l[at.Name]; dup {
+			return nil, cupid.Invalid(field+".attributes."+at.Name, "is also given in labels; labels and attributes share one namespace")
 		}
-		l[name] = a[name]
+		l[at.Name] = at.Value
 	}
 	return l, nil
 }
@@ -241,7 +242,7 @@ func (h *opponents) modelOut(finder string, m *opponent.Model) *cupidv1.PlayerMo
 			attrs[name] = v
 		}
 	}
-	return &cupidv1.PlayerModel{Id: m.PlayerID, Mmr: e.MMR, Labels: attributesOut(labels), Attributes: attributesOut(attrs)}
+	return &cupidv1.PlayerModel{Id: m.PlayerID, Mmr: e.MMR, Labels: attributeMapOut(labels), Attributes: attributeMapOut(attrs)}
 }
 
 // The finder names fields after its own types (opponent.Model, Query);

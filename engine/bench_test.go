@@ -64,7 +64,7 @@ func gen1v1(n int, now time.Time, seed uint64) []*cupid.Ticket {
 	for i := range ts {
 		mmr := min(max(1500+rng.NormFloat64()*400, 0), 3000)
 		id := fmt.Sprintf("t%07d", i)
-		players[i] = cupid.Player{ID: id, Attributes: map[string]cupid.Value{"mmr": cupid.Number(mmr)}}
+		players[i] = cupid.Player{ID: id, Attributes: cupid.Attributes{{Name: "mmr", Value: cupid.Number(mmr)}}}
 		ts[i] = &cupid.Ticket{
 			ID: id, Key: testKey, Players: players[i : i+1 : i+1], State: cupid.StateWaiting,
 			CreatedAt: now.Add(-time.Minute + time.Duration(i)*time.Minute/time.Duration(n)),
@@ -98,10 +98,10 @@ func gen5v5(n int, now time.Time, seed uint64) []*cupid.Ticket {
 		t := &cupid.Ticket{ID: id, Key: testKey, State: cupid.StateWaiting,
 			CreatedAt: now.Add(-time.Minute + time.Duration(i)*time.Minute/time.Duration(n))}
 		for k := 0; k < size; k++ {
-			t.Players = append(t.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", id, k), Attributes: map[string]cupid.Value{
+			t.Players = append(t.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", id, k), Attributes: cupid.NewAttributes(map[string]cupid.Value{
 				"mmr":  cupid.Number(min(max(base+rng.NormFloat64()*80, 0), 3000)),
 				"role": cupid.Strings(roleChoices[rng.IntN(len(roleChoices))]...),
-			}})
+			})})
 		}
 		home := rng.IntN(len(regions))
 		t.Latencies = map[string]int32{}

@@ -89,7 +89,7 @@ func (p *Pool) checkVersion(t *cupid.Ticket) error {
 		}
 		if v.Kind != cupid.KindString || v.String != t.Key.Version {
 			field := "attributes." + ruleset.KeyClientVersion
-			if _, own := t.Players[i].Attributes[ruleset.KeyClientVersion]; own {
+			if _, own := t.Players[i].Attributes.Get(ruleset.KeyClientVersion); own {
 				field = fmt.Sprintf("players[%d].%s", i, field)
 			}
 			return cupid.Invalid(field, "is %q but the ticket's key has version %q: the server must put client_version in QueueKey.Version", v.String, t.Key.Version)

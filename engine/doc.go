@@ -58,9 +58,8 @@
 //     not have) is refused by Check with the field at fault, rather than
 //     left waiting forever.
 //
-// Every proposal carries a quality score (quality.go). Proposal.Region and
-// Proposal.Roles carry the hosting region and each player's role, which
-// cupid.Match has no fields for yet.
+// Every proposal carries a quality score (quality.go); its Match carries the
+// hosting region and each player's role in Match.Region and Match.Roles.
 //
 // The subpackage enginetest runs scenarios (a ruleset and tickets over
 // virtual time) through a Pool and reports matches and waits; it is the

@@ -118,10 +118,10 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
 	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].id, Level: lv}
 	if in.region >= 0 {
-		prop.Region = p.regionNames[in.region]
+		m.Region = p.regionNames[in.region]
 	}
 	if p.r.roles != nil && tc != nil {
-		prop.Roles, in.roleFirst = tc.roleMap(res.team)
+		m.Roles, in.roleFirst = tc.roleMap(res.team)
 	}
 	if len(p.r.scores) > 0 {
 		in.views = make([][]ruleset.TicketView, T)
@@ -219,6 +219,7 @@ type slab struct {
 	strs []string
 	tks  []*cupid.Ticket
 	tms  []cupid.Team
+	qps  cupid.QualityParts
 }
 
 // slabSize is how many elements one slab array holds.
@@ -257,5 +258,23 @@ func (s *slab) teams(n int) []cupid.Team {
 	}
 	out := s.tms[len(s.tms) : len(s.tms)+n : len(s.tms)+n]
 	s.tms = s.tms[:len(s.tms)+n]
+	return out
+}
+
+// parts returns an empty slice with room for n quality parts. It is never
+// nil, so a match that no criterion applies to still has empty parts, as the
+// empty map was before.
+func (s *slab) parts(n int) cupid.QualityParts {
+	if n == 0 {
+		return cupid.QualityParts{}
+	}
+	if n > slabSize/8 {
+		return make(cupid.QualityParts, 0, n)
+	}
+	if cap(s.qps)-len(s.qps) < n {
+		s.qps = make(cupid.QualityParts, 0, slabSize)
+	}
+	out := s.qps[len(s.qps) : len(s.qps) : len(s.qps)+n]
+	s.qps = s.qps[:len(s.qps)+n]
 	return out
 }

@@ -43,7 +43,7 @@ type tb struct {
 
 func ticket(id string, created float64) *tb {
 	return &tb{t: &cupid.Ticket{ID: id, Key: testKey, CreatedAt: at(created), State: cupid.StateWaiting,
-		Players: []cupid.Player{{ID: id + ".p0", Attributes: map[string]cupid.Value{}}}}}
+		Players: []cupid.Player{{ID: id + ".p0", Attributes: cupid.Attributes{}}}}}
 }
 
 // party makes the ticket a party of n players (attributes set afterwards go
@@ -51,7 +51,7 @@ func ticket(id string, created float64) *tb {
 func (b *tb) party(n int) *tb {
 	b.t.Players = nil
 	for i := 0; i < n; i++ {
-		b.t.Players = append(b.t.Players, cupid.Player{ID: fmt.Sprintf("%s.p%d", b.t.ID, i), Attributes: map[string]cupid.Value{}})
+		b.t.Players = append(b.t.Players, cupid.Player{ID: fmt.Sprintf("%s.p%d", b.t.ID, i), Attributes: cupid.Attributes{}})
 	}
 	return b
 }
@@ -62,7 +62,7 @@ func (b *tb) num(name string, vs ...float64) *tb {
 		if i < len(vs) {
 			v = vs[i]
 		}
-		b.t.Players[i].Attributes[name] = cupid.Number(v)
+		b.t.Players[i].Attributes.Set(name, cupid.Number(v))
 	}
 	return b
 }
@@ -73,26 +73,23 @@ func (b *tb) str(name string, vs ...string) *tb {
 		if i < len(vs) {
 			v = vs[i]
 		}
-		b.t.Players[i].Attributes[name] = cupid.String(v)
+		b.t.Players[i].Attributes.Set(name, cupid.String(v))
 	}
 	return b
 }
 
 func (b *tb) list(name string, vs ...string) *tb {
 	for i := range b.t.Players {
-		b.t.Players[i].Attributes[name] = cupid.Strings(vs...)
+		b.t.Players[i].Attributes.Set(name, cupid.Strings(vs...))
 	}
 	return b
 }
 
 func (b *tb) opt(name string, vs ...string) *tb {
-	if b.t.Attributes == nil {
-		b.t.Attributes = map[string]cupid.Value{}
-	}
 	if len(vs) == 1 {
-		b.t.Attributes[name] = cupid.String(vs[0])
+		b.t.Attributes.Set(name, cupid.String(vs[0]))
 	} else {
-		b.t.Attributes[name] = cupid.Strings(vs...)
+		b.t.Attributes.Set(name, cupid.Strings(vs...))
 	}
 	return b
 }
@@ -153,4 +150,11 @@ func asCupidError(err error) (*cupid.Error, bool) {
 	var ce *cupid.Error
 	ok := errors.As(err, &ce)
 	return ce, ok
+}
+
+// attrOf reads one attribute, the zero Value when absent, as indexing the
+// old map did; property checks chain .Number or .String on it.
+func attrOf(a cupid.Attributes, name string) cupid.Value {
+	v, _ := a.Get(name)
+	return v
 }

@@ -53,17 +53,11 @@ func (o Options) withDefaults() Options {
 // server commits the match (assigning Match.ID) or, if it cannot, hands the
 // tickets back with Return.
 type Proposal struct {
-	// Match has its teams, quality, key and creation time set; ID is empty.
+	// Match has its teams, quality, key, creation time, region and roles
+	// set; ID is empty.
 	Match cupid.Match
 	// Tickets are the matched tickets, team by team.
 	Tickets []*cupid.Ticket
-	// Region is where the match should be hosted: the region every ticket
-	// accepts with the lowest worst latency. Empty without latency rules.
-	// (cupid.Match has no field for it yet.)
-	Region string
-	// Roles maps each player to the role it plays, when the ruleset has
-	// role quotas. (cupid.Match has no field for it yet.)
-	Roles map[string]string
 	// AnchorID is the ticket the match was built around; its wait decided
 	// the flex level.
 	AnchorID string

@@ -154,7 +154,7 @@ func TestAddRefusesDuplicatesAndWrongKey(t *testing.T) {
 	if err := p.Add(v12); err == nil || !strings.Contains(err.Error(), "key") {
 		t.Fatalf("add to the wrong version's pool: %v", err)
 	}
-	v12.Attributes["client_version"] = cupid.String("1.1")
+	v12.Attributes.Set("client_version", cupid.String("1.1"))
 	if err := p.Check(v12); err == nil || !strings.Contains(err.Error(), "client_version") {
 		t.Fatalf("client_version: %v", err)
 	}
@@ -260,12 +260,13 @@ func TestQualityCriteria(t *testing.T) {
 		t.Fatal("no match")
 	}
 	q := props[0].Match.Quality
+	parts := q.Parts.Map()
 	// A 3-stack against a duo and a solo: 2 of 3 players matched by
 	// party size.
-	if math.Abs(q.Parts["parties"]-2.0/3) > 1e-9 {
-		t.Errorf("parties %v", q.Parts["parties"])
+	if math.Abs(parts["parties"]-2.0/3) > 1e-9 {
+		t.Errorf("parties %v", parts["parties"])
 	}
-	if q.Parts["skill_gap"] != 1 || q.Parts["skill_spread"] != 1 || q.Parts["wait"] != 1 {
+	if parts["skill_gap"] != 1 || parts["skill_spread"] != 1 || parts["wait"] != 1 {
 		t.Errorf("parts %v", q.Parts)
 	}
 	// Weighted average of square roots, default weights: parties 1,
@@ -281,7 +282,7 @@ func TestQualityCriteria(t *testing.T) {
 	ticket("x", 0).num("mmr", 1000).add(t, vp)
 	ticket("y", 0).num("mmr", 1000).add(t, vp)
 	props = vp.Step(at(0))
-	if v, ok := props[0].Match.Quality.Parts["variety"]; !ok || v != 0 {
+	if v, ok := props[0].Match.Quality.Parts.Get("variety"); !ok || v != 0 {
 		t.Errorf("variety %v %v", v, ok)
 	}
 }

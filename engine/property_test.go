@@ -50,7 +50,7 @@ func randomTicket(rng *rand.Rand, id string, at time.Time, maxParty int) *cupid.
 	}
 	base := 1500 + rng.NormFloat64()*300
 	t := &cupid.Ticket{ID: id, Key: testKey, CreatedAt: at, State: cupid.StateWaiting,
-		Attributes: map[string]cupid.Value{"map": cupid.Strings([]string{"a", "b", "c"}[:1+rng.IntN(3)]...)}}
+		Attributes: cupid.NewAttributes(map[string]cupid.Value{"map": cupid.Strings([]string{"a", "b", "c"}[:1+rng.IntN(3)]...)})}
 	platforms := []string{"pc", "ps5", "xbox"}
 	plat := platforms[rng.IntN(3)]
 	accept := []string{plat}
@@ -59,13 +59,13 @@ func randomTicket(rng *rand.Rand, id string, at time.Time, maxParty int) *cupid.
 	}
 	for k := 0; k < size; k++ {
 		role := []string{"tank", "dps", "dps"}[rng.IntN(3)]
-		t.Players = append(t.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", id, k), Attributes: map[string]cupid.Value{
+		t.Players = append(t.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", id, k), Attributes: cupid.NewAttributes(map[string]cupid.Value{
 			"mmr":              cupid.Number(base + rng.NormFloat64()*50),
 			"level":            cupid.Number(float64(1 + rng.IntN(10))),
 			"role":             cupid.String(role),
 			"current_platform": cupid.String(plat),
 			"cross_platform":   cupid.Strings(accept...),
-		}})
+		})})
 	}
 	t.Latencies = map[string]int32{"eu": int32(10 + rng.IntN(150)), "us": int32(10 + rng.IntN(150))}
 	return t
@@ -219,7 +219,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 	avg := func(tk *cupid.Ticket, attr string) float64 {
 		s := 0.0
 		for _, pl := range tk.Players {
-			s += pl.Attributes[attr].Number
+			s += attrOf(pl.Attributes, attr).Number
 		}
 		return s / float64(len(tk.Players))
 	}
@@ -245,7 +245,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		}
 		common := []string{"a", "b", "c"}
 		for _, tk := range pr.Tickets {
-			common = intersectStrings(common, tk.Attributes[o.Name].Strings)
+			common = intersectStrings(common, attrOf(tk.Attributes, o.Name).Strings)
 		}
 		if len(common) == 0 {
 			fail("option %s: no value shared by all", o.Name)
@@ -254,7 +254,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 	// Region: every ticket reaches it within its own range (bidirectional)
 	// or the anchor's.
 	if c.Latency.Enabled {
-		if pr.Region == "" {
+		if pr.Match.Region == "" {
 			fail("no region")
 		}
 		for _, tk := range pr.Tickets {
@@ -262,9 +262,9 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			if !c.Latency.Bidirectional(aw) {
 				w = aw
 			}
-			ms, ok := tk.Latencies[pr.Region]
+			ms, ok := tk.Latencies[pr.Match.Region]
 			if !ok || int(ms) > c.LatencyRangeAt(w) {
-				fail("%s: latency %d to %s above range %d", tk.ID, ms, pr.Region, c.LatencyRangeAt(w))
+				fail("%s: latency %d to %s above range %d", tk.ID, ms, pr.Match.Region, c.LatencyRangeAt(w))
 			}
 		}
 	}
@@ -273,7 +273,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		for _, tm := range teams {
 			count := map[string]int{}
 			for _, pid := range tm.PlayerIDs {
-				count[pr.Roles[pid]]++
+				count[pr.Match.Roles[pid]]++
 			}
 			for _, q := range c.Roles.Quotas {
 				if count[q.Name] < int(q.Min.At(aw)) || (q.Max >= 0 && count[q.Name] > q.Max) {
@@ -283,8 +283,8 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		}
 		for id, tk := range byID {
 			for _, pl := range tk.Players {
-				if pr.Roles[pl.ID] != pl.Attributes["role"].String {
-					fail("%s plays %q, wants %q", id, pr.Roles[pl.ID], pl.Attributes["role"].String)
+				if pr.Match.Roles[pl.ID] != attrOf(pl.Attributes, "role").String {
+					fail("%s plays %q, wants %q", id, pr.Match.Roles[pl.ID], attrOf(pl.Attributes, "role").String)
 				}
 			}
 		}
@@ -296,7 +296,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			s, n := 0.0, 0
 			for _, id := range tm.TicketIDs {
 				for _, pl := range byID[id].Players {
-					s += pl.Attributes[tr.Attribute].Number
+					s += attrOf(pl.Attributes, tr.Attribute).Number
 					n++
 				}
 			}
@@ -313,7 +313,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		}
 		for _, tk := range pr.Tickets {
 			for _, pl := range tk.Players {
-				if !cmp.Holds(pl.Attributes[cmp.Attribute].Number, aw) {
+				if !cmp.Holds(attrOf(pl.Attributes, cmp.Attribute).Number, aw) {
 					fail("%s fails %s %s", pl.ID, cmp.Attribute, cmp.Operator)
 				}
 			}
@@ -324,7 +324,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			for _, b := range pr.Tickets {
 				for _, pa := range a.Players {
 					for _, pb := range b.Players {
-						if !slices.Contains(pb.Attributes["cross_platform"].Strings, pa.Attributes["current_platform"].String) {
+						if !slices.Contains(attrOf(pb.Attributes, "cross_platform").Strings, attrOf(pa.Attributes, "current_platform").String) {
 							fail("%s's platform not accepted by %s", pa.ID, pb.ID)
 						}
 					}
@@ -336,13 +336,13 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 	if q.Score < 0 || q.Score > 1 || math.IsNaN(q.Score) {
 		fail("quality %v", q.Score)
 	}
-	for k, v := range q.Parts {
-		if v < 0 || v > 1 || math.IsNaN(v) {
-			fail("quality part %s = %v", k, v)
+	for _, part := range q.Parts {
+		if v := part.Score; v < 0 || v > 1 || math.IsNaN(v) {
+			fail("quality part %s = %v", part.Name, v)
 		}
 	}
 	// The engine's allocation-free combine must agree with the ruleset's.
-	if want := c.Quality.Combine(q.Parts); q.Score != want {
+	if want := c.Quality.Combine(q.Parts.Map()); q.Score != want {
 		fail("score %v, ruleset.Quality.Combine says %v", q.Score, want)
 	}
 }

@@ -199,10 +199,12 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			n++
 		}
 	}
-	parts := make(map[string]float64, n)
+	// partOrder is sorted, so the parts come out sorted as QualityParts
+	// wants them, carved from the slab instead of a map per match.
+	parts := p.slab.parts(n)
 	for k, v := range vals {
 		if !math.IsNaN(v) {
-			parts[p.r.partOrder[k]] = v
+			parts = append(parts, cupid.QualityPart{Name: p.r.partOrder[k], Score: v})
 		}
 	}
 	return cupid.Quality{Score: p.r.combine(vals), Parts: parts}

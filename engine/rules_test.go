@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cupid-match/cupid"
 )
 
 // ruleCase runs tickets through a pool and compares the matches formed.
@@ -310,7 +312,7 @@ func TestRolesAndCrossPlay(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatalf("got %v", matchIDs(props))
 	}
-	if got := props[0].Roles; got["b.p0"] != "healer" && got["b.p0"] != "tank" || len(got) != 4 {
+	if got := props[0].Match.Roles; got["b.p0"] != "healer" && got["b.p0"] != "tank" || len(got) != 4 {
 		t.Errorf("roles = %v", got)
 	}
 
@@ -351,7 +353,7 @@ func TestExpressions(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatal("no match")
 	}
-	if v, ok := props[0].Match.Quality.Parts["same_lang"]; !ok || v != 0 {
+	if v, ok := props[0].Match.Quality.Parts.Get("same_lang"); !ok || v != 0 {
 		t.Errorf("score part = %v, %v; parts %v", v, ok, props[0].Match.Quality.Parts)
 	}
 }
@@ -375,8 +377,10 @@ func TestCheck(t *testing.T) {
 		{"missing attribute", "players[1].attributes.mmr", "required by matching_rule[0]",
 			func() *tb {
 				b := good("a").party(2).num("level", 12).str("role", "dps")
-				delete(b.t.Players[1].Attributes, "mmr")
-				b.t.Players[0].Attributes["mmr"] = numv(1)
+				m := b.t.Players[1].Attributes.Map()
+				delete(m, "mmr")
+				b.t.Players[1].Attributes = cupid.NewAttributes(m)
+				b.t.Players[0].Attributes.Set("mmr", numv(1))
 				return b
 			}()},
 		{"NaN", "players[0].attributes.mmr", "finite", good("a").num("mmr", nan())},

@@ -63,11 +63,10 @@ type regLat struct {
 // ticket-wide one. Seed 003 puts options on the ticket and skills on players;
 // reading both lets a studio choose.
 func lookup(t *cupid.Ticket, p *cupid.Player, name string) (cupid.Value, bool) {
-	if v, ok := p.Attributes[name]; ok {
+	if v, ok := p.Attributes.Get(name); ok {
 		return v, true
 	}
-	v, ok := t.Attributes[name]
-	return v, ok
+	return t.Attributes.Get(name)
 }
 
 // number reads a required finite numeric attribute of player i.

@@ -176,8 +176,6 @@ func (p *pool) step(now time.Time) {
 		m.ID = id.String()
 		m.Key = p.key
 		m.CreatedAt = now
-		m.Region = props[i].Region
-		m.Roles = props[i].Roles
 		ms[i] = &m
 	}
 	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)
@@ -205,8 +203,8 @@ func (p *pool) step(now time.Time) {
 				teams[ti] = team.PlayerIDs
 			}
 			p.recent.addMatch(teams)
-			for name, v := range ms[i].Quality.Parts {
-				p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, name).Observe(v)
+			for _, part := range ms[i].Quality.Parts {
+				p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
 			}
 			for _, t := range pr.Tickets {
 				p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()

@@ -69,16 +69,23 @@ func validateTicket(t *cupid.Ticket) error {
 	return nil
 }
 
-func checkAttributes(field string, attrs map[string]cupid.Value) error {
+func checkAttributes(field string, attrs cupid.Attributes) error {
 	if len(attrs) > MaxAttributes {
 		return cupid.Invalid(field, "at most %d attributes, got %d", MaxAttributes, len(attrs))
 	}
-	for _, name := range cupid.SortedKeys(attrs) {
+	// Attributes are sorted by name, so the first bad one is reported as
+	// when the names of a map were sorted.
+	for i, a := range attrs {
+		name, v := a.Name, a.Value
+		if i > 0 && attrs[i-1].Name >= name {
+			// Only a Go caller that built the slice by hand gets here:
+			// the API and JSON decoding sort and refuse duplicates.
+			return cupid.Invalid(field+"."+name, "out of order or given twice: build attributes with cupid.NewAttributes")
+		}
 		f := field + "." + name
 		if name == "" || len(name) > MaxIDLength || !utf8.ValidString(name) {
 			return cupid.Invalid(field, "attribute names must be 1 to %d characters of UTF-8", MaxIDLength)
 		}
-		v := attrs[name]
 		switch v.Kind {
 		case cupid.KindNumber:
 			if !cupid.Finite(v.Number) {

@@ -122,7 +122,8 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 	counts := map[string]int{}
 	for i, p := range t.Players {
 		attrs := make(map[string]any, len(p.Attributes))
-		for k, val := range p.Attributes {
+		for _, a := range p.Attributes {
+			k, val := a.Name, a.Value
 			attrs[k] = plain(val)
 			if val.Kind == cupid.KindNumber {
 				sums[k] += val.Number
@@ -134,8 +135,8 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 	for k, sum := range sums {
 		v.Attr[k] = sum / float64(counts[k])
 	}
-	for k, val := range t.Attributes {
-		v.Attr[k] = plain(val)
+	for _, a := range t.Attributes {
+		v.Attr[a.Name] = plain(a.Value)
 	}
 	for region, ms := range t.Latencies {
 		v.Latencies[region] = float64(ms)

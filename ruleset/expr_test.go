@@ -16,12 +16,12 @@ func party(id string, waited time.Duration, mmrs ...float64) *cupid.Ticket {
 		ID:         id,
 		CreatedAt:  now.Add(-waited),
 		Latencies:  map[string]int32{"eu": 40},
-		Attributes: map[string]cupid.Value{"mode": cupid.String("ranked"), "langs": cupid.Strings("en", "fr")},
+		Attributes: cupid.NewAttributes(map[string]cupid.Value{"mode": cupid.String("ranked"), "langs": cupid.Strings("en", "fr")}),
 	}
 	for i, m := range mmrs {
 		t.Players = append(t.Players, cupid.Player{
 			ID:         id + string(rune('a'+i)),
-			Attributes: map[string]cupid.Value{"mmr": cupid.Number(m)},
+			Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(m)}),
 		})
 	}
 	return t

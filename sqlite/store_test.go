@@ -26,7 +26,7 @@ func openTemp(t *testing.T) (*Store, string) {
 func ticket(id, rid string, age time.Duration) *cupid.Ticket {
 	return &cupid.Ticket{
 		ID: id, Key: cupid.QueueKey{Queue: "duel"}, RequestID: rid, State: cupid.StateWaiting,
-		Players:   []cupid.Player{{ID: "p-" + id, Attributes: map[string]cupid.Value{"mmr": cupid.Number(1500)}}},
+		Players:   []cupid.Player{{ID: "p-" + id, Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(1500)})}},
 		CreatedAt: t0.Add(-age), ExpiresAt: t0.Add(time.Hour),
 	}
 }

@@ -37,7 +37,7 @@ type MatchReport struct {
 	Roles map[string]string `json:"roles,omitempty"`
 	// Quality is the match score and Parts its criteria.
 	Quality float64            `json:"quality"`
-	Parts   map[string]float64 `json:"parts"`
+	Parts   cupid.QualityParts `json:"parts"`
 	// Waits is each ticket's wait when matched, in seconds.
 	Waits map[string]float64 `json:"waits"`
 	// Anchor is the ticket the match was built around and Level its flex
@@ -136,10 +136,10 @@ func secs(f float64) string {
 	return strings.TrimSuffix(s, ".")
 }
 
-func parts(m map[string]float64) string {
+func parts(ps cupid.QualityParts) string {
 	var out []string
-	for _, k := range cupid.SortedKeys(m) {
-		out = append(out, fmt.Sprintf("%s %.3f", k, m[k]))
+	for _, q := range ps {
+		out = append(out, fmt.Sprintf("%s %.3f", q.Name, q.Score))
 	}
 	return strings.Join(out, ", ")
 }

@@ -148,27 +148,21 @@ func (t Ticket) toTicket(i int) (*cupid.Ticket, error) {
 			if id == "" {
 				id = fmt.Sprintf("%s.%d", t.ID, k+1)
 			}
-			ct.Players = append(ct.Players, cupid.Player{ID: id, Attributes: merged})
+			ct.Players = append(ct.Players, cupid.Player{ID: id, Attributes: cupid.NewAttributes(merged)})
 		}
 	case t.Party > 1:
 		for k := 0; k < t.Party; k++ {
-			ct.Players = append(ct.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", t.ID, k+1), Attributes: copyValues(attrs)})
+			ct.Players = append(ct.Players, cupid.Player{ID: fmt.Sprintf("%s.%d", t.ID, k+1), Attributes: cupid.NewAttributes(attrs)})
 		}
 	default:
-		ct.Players = []cupid.Player{{ID: t.ID, Attributes: attrs}}
+		ct.Players = []cupid.Player{{ID: t.ID, Attributes: cupid.NewAttributes(attrs)}}
 	}
-	if ct.Attributes, err = values(t.Options, path+".options"); err != nil {
+	opts, err := values(t.Options, path+".options")
+	if err != nil {
 		return nil, err
 	}
+	ct.Attributes = cupid.NewAttributes(opts)
 	return ct, nil
-}
-
-func copyValues(m map[string]cupid.Value) map[string]cupid.Value {
-	out := make(map[string]cupid.Value, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // values converts JSON attribute values: numbers, strings, lists of strings.
@@ -290,7 +284,7 @@ func Run(s Scenario) (Report, error) {
 }
 
 func matchReport(p engine.Proposal, now float64) MatchReport {
-	m := MatchReport{At: now, Region: p.Region, Roles: p.Roles, Anchor: p.AnchorID, Level: p.Level,
+	m := MatchReport{At: now, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
 		Quality: p.Match.Quality.Score, Parts: p.Match.Quality.Parts, Waits: map[string]float64{}}
 	for _, tm := range p.Match.Teams {
 		m.Teams = append(m.Teams, tm.TicketIDs)
