@@ -11,6 +11,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,8 +34,11 @@ type Store struct {
 
 	// Statements prepared once: the driver would otherwise parse the SQL
 	// again on every call, which costs more than running it.
-	insTicket, insEvent, ticketByRequest, stateByID, setMatched, finish, insMatch *sql.Stmt
-	getTicket, getEvents, getMatch                                                *sql.Stmt
+	insEvent, ticketByRequest, stateByID, finish, insMatch *sql.Stmt
+	getTicket, getEvents, getMatch                         *sql.Stmt
+
+	// multi holds the statements whose text depends on a row count.
+	multi multiStmts
 }
 
 var _ cupid.Store = (*Store)(nil)
@@ -76,15 +81,13 @@ func (s *Store) prepare() error {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{s.w, &s.insTicket, `INSERT INTO tickets (id, queue, request_id, state, created_at, updated_at, body) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id) DO NOTHING`},
 		{s.w, &s.insEvent, `INSERT INTO events (ticket_id, kind, at, match_id) VALUES (?, ?, ?, ?)`},
 		{s.w, &s.ticketByRequest, `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id = ?`},
 		{s.w, &s.stateByID, `SELECT state FROM tickets WHERE id = ?`},
-		{s.w, &s.setMatched, `UPDATE tickets SET state = 'matched', match_id = ?, updated_at = ? WHERE id = ? AND state = 'waiting'`},
 		{s.w, &s.finish, `UPDATE tickets SET state = ?, updated_at = ? WHERE id = ? AND state = 'waiting'`},
 		{s.w, &s.insMatch, `INSERT INTO matches (id, created_at, body) VALUES (?, ?, ?)`},
 		{s.r, &s.getTicket, `SELECT ` + ticketColumns + ` FROM tickets WHERE id = ?`},
-		{s.r, &s.getEvents, `SELECT seq, kind, at, match_id FROM events WHERE ticket_id = ? AND seq > ? ORDER BY seq`},
+		{s.r, &s.getEvents, `SELECT e.seq, e.kind, e.at, e.match_id, m.body FROM events e LEFT JOIN matches m ON m.id = e.match_id WHERE e.ticket_id = ? AND e.seq > ? ORDER BY e.seq`},
 		{s.r, &s.getMatch, `SELECT body FROM matches WHERE id = ?`},
 	} {
 		st, err := p.db.Prepare(p.sql)
@@ -93,7 +96,9 @@ func (s *Store) prepare() error {
 		}
 		*p.stmt = st
 	}
-	return nil
+	m, err := prepareMulti(s.w)
+	s.multi = m
+	return err
 }
 
 // ticketColumns are what scanTicket reads. The body holds the ticket as
@@ -103,7 +108,13 @@ const ticketColumns = `body, state, match_id, updated_at`
 
 // Close closes both connections.
 func (s *Store) Close() error {
-	return errors.Join(s.r.Close(), s.w.Close())
+	var errs []error
+	for _, st := range []*sql.Stmt{s.insEvent, s.ticketByRequest, s.stateByID, s.finish, s.insMatch, s.getTicket, s.getEvents, s.getMatch} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	return errors.Join(append(errs, s.multi.close(), s.r.Close(), s.w.Close())...)
 }
 
 const schema = `
@@ -144,42 +155,87 @@ CREATE TABLE IF NOT EXISTS documents (
 // CreateTickets stores the tickets in one transaction. A ticket whose
 // RequestID was seen before is not stored again; the earlier one is returned
 // in its place.
+//
+// Rows go in with multi-row statements: the driver's cost per statement,
+// not SQLite's own work, dominated when every ticket had statements of its
+// own.
 func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, error) {
 	out := make([]*cupid.Ticket, len(ts))
-	err := s.tx(ctx, func(tx *sql.Tx) error {
-		ins, ev, byReq := tx.StmtContext(ctx, s.insTicket), tx.StmtContext(ctx, s.insEvent), tx.StmtContext(ctx, s.ticketByRequest)
-		for i, t := range ts {
-			body, err := json.Marshal(t)
-			if err != nil {
-				return err
-			}
-			var rid any
-			if t.RequestID != "" {
-				rid = t.RequestID
-			}
-			res, err := ins.ExecContext(ctx, t.ID, t.Key.Queue, rid, string(t.State), t.CreatedAt.UnixNano(), t.CreatedAt.UnixNano(), body)
-			if err != nil {
-				return err
-			}
-			if n, _ := res.RowsAffected(); n == 0 {
-				prev, err := scanTicket(byReq.QueryRowContext(ctx, t.RequestID))
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		inserted := make(map[string]bool, len(ts))
+		args := make([]any, 0, 7*min(len(ts), maxRows))
+		err := s.multi.chunks(insertTickets, len(ts), func(st *sql.Stmt, lo, hi int) error {
+			args = args[:0]
+			for _, t := range ts[lo:hi] {
+				body, err := json.Marshal(t)
 				if err != nil {
 					return err
 				}
-				out[i] = prev
+				var rid any
+				if t.RequestID != "" {
+					rid = t.RequestID
+				}
+				at := t.CreatedAt.UnixNano()
+				args = append(args, t.ID, t.Key.Queue, rid, string(t.State), at, at, body)
+			}
+			// RETURNING names the rows inserted: not those whose request
+			// id was taken, by an earlier call or earlier in this batch.
+			return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
+				var id string
+				err := r.Scan(&id)
+				inserted[id] = true
+				return err
+			})
+		})
+		if err != nil {
+			return err
+		}
+		var fresh []*cupid.Ticket
+		for i, t := range ts {
+			if inserted[t.ID] {
+				out[i] = t
+				fresh = append(fresh, t)
 				continue
 			}
-			if _, err := ev.ExecContext(ctx, t.ID, string(cupid.EventCreated), t.CreatedAt.UnixNano(), nil); err != nil {
-				return err
+			prev, err := scanTicket(tx.StmtContext(ctx, s.ticketByRequest).QueryRowContext(ctx, t.RequestID))
+			if err != nil {
+				return fmt.Errorf("sqlite: ticket %s was not stored and no ticket has its request id: %w", t.ID, err)
 			}
-			out[i] = t
+			out[i] = prev
 		}
-		return nil
+		return s.multi.chunks(insertCreatedEvents, len(fresh), func(st *sql.Stmt, lo, hi int) error {
+			args = args[:0]
+			for _, t := range fresh[lo:hi] {
+				args = append(args, t.ID, t.CreatedAt.UnixNano())
+			}
+			_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+			return err
+		})
 	})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// scanEach runs f on every row of a query's result and closes it; written
+// to take QueryContext's two results directly.
+func scanEach(rows *sql.Rows, err error) func(f func(rowScanner) error) error {
+	return func(f func(rowScanner) error) error {
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := f(rows); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		return rows.Close()
+	}
 }
 
 // Ticket returns one ticket.
@@ -229,7 +285,7 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 		kind = cupid.EventExpired
 	}
 	var ev cupid.Event
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		res, err := tx.StmtContext(ctx, s.finish).ExecContext(ctx, string(state), now.UnixNano(), id)
 		if err != nil {
 			return err
@@ -269,7 +325,7 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, []cupid.Event, error) {
 	ok := make([]bool, len(ms))
 	var events []cupid.Event
-	err := s.tx(ctx, func(tx *sql.Tx) error {
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		events = events[:0]
 		for i, m := range ms {
 			committed, evs, err := s.commitMatch(ctx, tx, m)
@@ -289,23 +345,27 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, [
 
 // commitMatch commits one match inside tx. The writer connection holds
 // the database's write lock for the whole transaction, so the states read
-// first cannot change before the updates; the updates still carry the
-// "still waiting" condition as a second guard.
+// first cannot change before the update; the update still carries the
+// "still waiting" condition as a second guard. Each step covers many
+// tickets per statement.
 func (s *Store) commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid.Event, error) {
 	ids := m.TicketIDs()
-	stateOf := tx.StmtContext(ctx, s.stateByID)
-	for _, id := range ids {
-		var state string
-		err := stateOf.QueryRowContext(ctx, id).Scan(&state)
-		if errors.Is(err, sql.ErrNoRows) {
-			return false, nil, nil
-		}
-		if err != nil {
-			return false, nil, err
-		}
-		if state != string(cupid.StateWaiting) {
-			return false, nil, nil
-		}
+	if len(ids) == 0 {
+		return false, nil, fmt.Errorf("sqlite: match %s has no tickets", m.ID)
+	}
+	idArgs := make([]any, len(ids))
+	for i, id := range ids {
+		idArgs[i] = id
+	}
+	waiting := 0
+	err := s.multi.chunks(countWaiting, len(ids), func(st *sql.Stmt, lo, hi int) error {
+		var n int
+		err := tx.StmtContext(ctx, st).QueryRowContext(ctx, idArgs[lo:hi]...).Scan(&n)
+		waiting += n
+		return err
+	})
+	if err != nil || waiting != len(ids) {
+		return false, nil, err
 	}
 	body, err := json.Marshal(m)
 	if err != nil {
@@ -315,23 +375,41 @@ func (s *Store) commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bo
 	if _, err := tx.StmtContext(ctx, s.insMatch).ExecContext(ctx, m.ID, at, body); err != nil {
 		return false, nil, err
 	}
-	set, ins := tx.StmtContext(ctx, s.setMatched), tx.StmtContext(ctx, s.insEvent)
-	events := make([]cupid.Event, 0, len(ids))
-	for _, id := range ids {
-		res, err := set.ExecContext(ctx, m.ID, at, id)
+	changed := int64(0)
+	err = s.multi.chunks(setMatched, len(ids), func(st *sql.Stmt, lo, hi int) error {
+		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, append([]any{m.ID, at}, idArgs[lo:hi]...)...)
 		if err != nil {
-			return false, nil, err
+			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return false, nil, fmt.Errorf("sqlite: ticket %s changed under the write lock", id)
-		}
-		res, err = ins.ExecContext(ctx, id, string(cupid.EventMatched), at, m.ID)
-		if err != nil {
-			return false, nil, err
-		}
-		seq, _ := res.LastInsertId()
-		events = append(events, cupid.Event{Seq: seq, TicketID: id, Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
+		n, err := res.RowsAffected()
+		changed += n
+		return err
+	})
+	if err != nil {
+		return false, nil, err
 	}
+	if changed != int64(len(ids)) {
+		return false, nil, fmt.Errorf("sqlite: match %s: %d of its %d tickets changed state under the write lock", m.ID, changed, len(ids))
+	}
+	events := make([]cupid.Event, 0, len(ids))
+	err = s.multi.chunks(insertMatchedEvents, len(ids), func(st *sql.Stmt, lo, hi int) error {
+		args := make([]any, 0, 3*(hi-lo))
+		for _, id := range ids[lo:hi] {
+			args = append(args, id, at, m.ID)
+		}
+		return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
+			events = append(events, cupid.Event{Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
+			return r.Scan(&events[len(events)-1].Seq, &events[len(events)-1].TicketID)
+		})
+	})
+	if err != nil {
+		return false, nil, err
+	}
+	if len(events) != len(ids) {
+		return false, nil, fmt.Errorf("sqlite: match %s: %d events stored for %d tickets", m.ID, len(events), len(ids))
+	}
+	// RETURNING promises no order; watchers and tests expect seq order.
+	slices.SortFunc(events, func(a, b cupid.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return true, events, nil
 }
 
@@ -352,49 +430,41 @@ func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
 	return &m, nil
 }
 
-// Events returns a ticket's events after seq.
+// Events returns a ticket's events after seq, each matched event with its
+// whole match (read in the same query: a watcher that connects after its
+// match formed, the common case under load, costs one query).
 func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]cupid.Event, error) {
-	rows, err := s.getEvents.QueryContext(ctx, ticketID, afterSeq)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	var out []cupid.Event
-	for rows.Next() {
-		var ev cupid.Event
+	err := scanEach(s.getEvents.QueryContext(ctx, ticketID, afterSeq))(func(r rowScanner) error {
+		ev := cupid.Event{TicketID: ticketID}
 		var at int64
 		var kind string
 		var matchID sql.NullString
-		if err := rows.Scan(&ev.Seq, &kind, &at, &matchID); err != nil {
-			return nil, err
+		var body []byte
+		if err := r.Scan(&ev.Seq, &kind, &at, &matchID, &body); err != nil {
+			return err
 		}
-		ev.TicketID = ticketID
 		ev.Kind = cupid.EventKind(kind)
 		ev.At = time.Unix(0, at).UTC()
 		if matchID.Valid {
-			ev.Match = &cupid.Match{ID: matchID.String}
+			if body == nil {
+				return fmt.Errorf("sqlite: event %d names match %s, which is not stored", ev.Seq, matchID.String)
+			}
+			ev.Match = new(cupid.Match)
+			if err := json.Unmarshal(body, ev.Match); err != nil {
+				return fmt.Errorf("sqlite: decode match %s: %w", matchID.String, err)
+			}
 		}
 		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for i := range out {
-		if out[i].Match != nil {
-			m, err := s.Match(ctx, out[i].Match.ID)
-			if err != nil {
-				return nil, err
-			}
-			out[i].Match = m
-		}
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // PutDocument stores a JSON document of a kind (a pairing event, a sizing
 // model) under an id, replacing any earlier one.
 func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`, kind, id, body, now.UnixNano())
 		return err
@@ -403,7 +473,7 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 
 // DeleteDocument removes a document; removing a missing one is not an error.
 func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
-	return s.tx(ctx, func(tx *sql.Tx) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE kind = ? AND id = ?`, kind, id)
 		return err
 	})
@@ -432,12 +502,20 @@ func (s *Store) Documents(ctx context.Context, kind, after string, limit int) ([
 	return out, rows.Err()
 }
 
-func (s *Store) tx(ctx context.Context, f func(*sql.Tx) error) error {
+// tx runs f in a write transaction. Once begun, a transaction runs to its
+// end even if the caller's context is cancelled: it is short, and a context
+// the driver must watch costs a goroutine for every statement, which at
+// thousands of tickets per second is a measurable share of the server's CPU.
+func (s *Store) tx(ctx context.Context, f func(context.Context, *sql.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	ctx = context.WithoutCancel(ctx)
 	tx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("sqlite: begin: %w", err)
 	}
-	if err := f(tx); err != nil {
+	if err := f(ctx, tx); err != nil {
 		tx.Rollback()
 		return err
 	}

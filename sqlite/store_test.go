@@ -208,3 +208,108 @@ func TestDocuments(t *testing.T) {
 		t.Fatalf("page after a: %+v", page)
 	}
 }
+
+// TestLargeBatchesAndMatches crosses the multi-row statements' chunk sizes:
+// a batch of 301 tickets (128 + 128 + 32 + 8 + 4 + 1) with request ids
+// repeated inside the batch and from an earlier call, then a 131-ticket
+// match, and a match refused because one of its 131 tickets is taken.
+func TestLargeBatchesAndMatches(t *testing.T) {
+	s, _ := openTemp(t)
+	ctx := context.Background()
+	if _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("early", "r-7", 0)}); err != nil {
+		t.Fatal(err)
+	}
+	var batch []*cupid.Ticket
+	for i := range 301 {
+		rid := ""
+		switch {
+		case i == 7:
+			rid = "r-7" // taken by the earlier call
+		case i%50 == 0:
+			rid = "r-dup" // the first of these wins, inside this batch
+		}
+		batch = append(batch, ticket(fmt.Sprintf("t%03d", i), rid, time.Duration(301-i)*time.Second))
+	}
+	got, err := s.CreateTickets(ctx, batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, g := range got {
+		want := batch[i].ID
+		switch {
+		case i == 7:
+			want = "early"
+		case i%50 == 0:
+			want = "t000"
+		}
+		if g.ID != want {
+			t.Fatalf("ticket %d: got %s, want %s", i, g.ID, want)
+		}
+	}
+	waiting, err := s.WaitingTickets(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The earlier ticket, then 301 offered less the one whose request id
+	// was taken and the 6 repeats of r-dup (i = 50, 100, …, 300).
+	if want := 1 + 301 - 1 - 6; len(waiting) != want {
+		t.Fatalf("%d waiting tickets, want %d", len(waiting), want)
+	}
+
+	var ids []string
+	for i := 1; len(ids) < 131; i++ {
+		if i != 7 && i%50 != 0 {
+			ids = append(ids, fmt.Sprintf("t%03d", i))
+		}
+	}
+	big := &cupid.Match{ID: "big", Teams: []cupid.Team{{TicketIDs: ids[:65]}, {TicketIDs: ids[65:]}}, CreatedAt: t0}
+	clash := &cupid.Match{ID: "clash", Teams: []cupid.Team{{TicketIDs: []string{"t290", "t291"}}, {TicketIDs: append([]string{ids[130]}, "t292")}}, CreatedAt: t0}
+	ok, events, err := s.CommitMatches(ctx, []*cupid.Match{big, clash})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok[0] || ok[1] {
+		t.Fatalf("commit results %v, want [true false]", ok)
+	}
+	if len(events) != 131 {
+		t.Fatalf("%d events, want 131", len(events))
+	}
+	seen := map[string]bool{}
+	for i, ev := range events {
+		if i > 0 && ev.Seq <= events[i-1].Seq {
+			t.Fatalf("events out of seq order at %d: %d after %d", i, ev.Seq, events[i-1].Seq)
+		}
+		if ev.Kind != cupid.EventMatched || ev.Match.ID != "big" {
+			t.Fatalf("event %d: %s for %v", i, ev.Kind, ev.Match)
+		}
+		seen[ev.TicketID] = true
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			t.Fatalf("no matched event for %s", id)
+		}
+		tk, err := s.Ticket(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.State != cupid.StateMatched || tk.MatchID != "big" {
+			t.Fatalf("%s is %s/%s, want matched/big", id, tk.State, tk.MatchID)
+		}
+	}
+	for _, id := range []string{"t290", "t291", "t292"} {
+		tk, err := s.Ticket(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.State != cupid.StateWaiting {
+			t.Fatalf("refused match changed %s to %s", id, tk.State)
+		}
+		evs, err := s.Events(ctx, id, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(evs) != 1 || evs[0].Kind != cupid.EventCreated {
+			t.Fatalf("%s has events %+v, want only created", id, evs)
+		}
+	}
+}
