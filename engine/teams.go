@@ -30,7 +30,18 @@ type teamCheck struct {
 	prefs []int8
 	out   []int
 	vals  []float64
+
+	// memo remembers teamOK by the set of parties on the team: the
+	// balancing search asks about the same team many times over, and
+	// staffing roles is the costliest check. An entry is valid when its
+	// stamp (entry >> 1) is gen; its low bit is the answer.
+	memo []uint64
+	gen  uint64
 }
+
+// memoParties bounds the groups whose teamOK answers are remembered: 2^12
+// entries, 32 KiB.
+const memoParties = 12
 
 // newTeamCheck returns nil when no team-level rule applies.
 func (p *Pool) newTeamCheck(g *group, teams int, env *envelope, now time.Time) *teamCheck {
@@ -42,6 +53,7 @@ func (p *Pool) newTeamCheck(g *group, teams int, env *envelope, now time.Time) *
 	*tc = teamCheck{
 		p: p, env: env, slots: append(tc.slots[:0], g.slots...), teams: teams,
 		masks: tc.masks, prefs: tc.prefs, out: tc.out, vals: tc.vals,
+		memo: tc.memo, gen: tc.gen + 1,
 	}
 	tc.roles = p.r.roles != nil
 	for _, tr := range p.r.teams {
@@ -84,6 +96,31 @@ func (p *Pool) newTeamCheck(g *group, teams int, env *envelope, now time.Time) *
 // teamOK checks the rules of one complete team t: its role quotas and its
 // team-scope collections. Members with team[k] == -1 are not placed yet.
 func (tc *teamCheck) teamOK(team []int, t int) bool {
+	if len(tc.slots) > memoParties {
+		return tc.teamOKUncached(team, t)
+	}
+	set := 0
+	for k, tk := range team[:len(tc.slots)] {
+		if tk == t {
+			set |= 1 << k
+		}
+	}
+	if n := 1 << len(tc.slots); len(tc.memo) < n {
+		tc.memo = make([]uint64, n)
+	}
+	if e := tc.memo[set]; e>>1 == tc.gen {
+		return e&1 == 1
+	}
+	ok := tc.teamOKUncached(team, t)
+	e := tc.gen << 1
+	if ok {
+		e |= 1
+	}
+	tc.memo[set] = e
+	return ok
+}
+
+func (tc *teamCheck) teamOKUncached(team []int, t int) bool {
 	if tc.roles && !tc.staff(team, t, nil) {
 		return false
 	}
