@@ -41,8 +41,9 @@ type TicketFilter struct {
 type Store interface {
 	// CreateTickets stores new waiting tickets in one durable step and
 	// returns, for each input, the stored ticket: the input itself, or the
-	// earlier ticket with the same RequestID (idempotent retry).
-	CreateTickets(ctx context.Context, ts []*Ticket) ([]*Ticket, error)
+	// earlier ticket with the same RequestID (idempotent retry); and the
+	// created events of the tickets it stored.
+	CreateTickets(ctx context.Context, ts []*Ticket) ([]*Ticket, []Event, error)
 	// Ticket returns one ticket or a not_found error.
 	Ticket(ctx context.Context, id string) (*Ticket, error)
 	// Tickets lists tickets, oldest first.

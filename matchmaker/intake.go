@@ -56,7 +56,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 		ts[i] = r.t
 	}
 	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
-	stored, err := s.store.CreateTickets(ctx, ts)
+	stored, created, err := s.store.CreateTickets(ctx, ts)
 	cancel()
 	if err != nil {
 		s.log.Error("storing tickets failed", "tickets", len(ts), "err", err)
@@ -66,6 +66,9 @@ func (s *Service) commitIntake(batch []*createReq) {
 		return
 	}
 	s.metrics.intakeBatch.Observe(float64(len(batch)))
+	// Before the pools see the tickets: a ticket's history in the hub must
+	// begin with its created event, ahead of its match.
+	s.hub.publish(created...)
 	byPool := map[*pool][]*cupid.Ticket{}
 	for i, t := range stored {
 		if t.ID == ts[i].ID {

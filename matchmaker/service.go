@@ -85,7 +85,7 @@ func New(o Options) (*Service, error) {
 		log:    o.Logger,
 		now:    o.Now,
 		seed:   o.Seed,
-		hub:    newHub(),
+		hub:    newHub(historyTickets),
 		intake: make(chan *createReq, 4096),
 		queues: map[string]*queue{},
 		pools:  map[cupid.QueueKey]*pool{},
@@ -364,13 +364,15 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 		return cupid.Invalid("after_seq", "must not be negative")
 	}
 	// Subscribe before reading the stored events, so nothing falls between.
-	sub := s.hub.subscribe(id)
+	sub, past, known := s.hub.subscribe(id, afterSeq)
 	defer s.hub.unsubscribe(sub)
-	past, err := s.store.Events(ctx, id, afterSeq)
-	if err != nil {
-		return err
+	if !known {
+		var err error
+		if past, err = s.store.Events(ctx, id, afterSeq); err != nil {
+			return err
+		}
 	}
-	if len(past) == 0 {
+	if len(past) == 0 && !known {
 		// Every ticket has its created event, so no events at all after
 		// 0 means no ticket; after a later seq, look the ticket up.
 		if _, err := s.store.Ticket(ctx, id); err != nil {

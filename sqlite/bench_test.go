@@ -31,7 +31,7 @@ func BenchmarkCreateTickets(b *testing.B) {
 					ts[j] = ticket(fmt.Sprintf("t%d", n), "", 0)
 					n++
 				}
-				if _, err := s.CreateTickets(ctx, ts); err != nil {
+				if _, _, err := s.CreateTickets(ctx, ts); err != nil {
 					b.Fatal(err)
 				}
 			}

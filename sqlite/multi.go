@@ -26,7 +26,8 @@ var (
 		tail: ` ON CONFLICT (request_id) DO NOTHING RETURNING id`}
 	insertCreatedEvents = &multiKind{name: "insert created events",
 		head: `INSERT INTO events (ticket_id, kind, at, match_id) VALUES `,
-		row:  `(?, 'created', ?, NULL)`, sep: `, `}
+		row:  `(?, 'created', ?, NULL)`, sep: `, `,
+		tail: ` RETURNING seq, ticket_id`}
 	insertMatchedEvents = &multiKind{name: "insert matched events",
 		head: `INSERT INTO events (ticket_id, kind, at, match_id) VALUES `,
 		row:  `(?, 'matched', ?, ?)`, sep: `, `,

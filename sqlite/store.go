@@ -159,8 +159,9 @@ CREATE TABLE IF NOT EXISTS documents (
 // Rows go in with multi-row statements: the driver's cost per statement,
 // not SQLite's own work, dominated when every ticket had statements of its
 // own.
-func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, error) {
+func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, []cupid.Event, error) {
 	out := make([]*cupid.Ticket, len(ts))
+	var events []cupid.Event
 	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		inserted := make(map[string]bool, len(ts))
 		args := make([]any, 0, 7*min(len(ts), maxRows))
@@ -203,19 +204,40 @@ func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid
 			}
 			out[i] = prev
 		}
+		events = make([]cupid.Event, 0, len(fresh))
 		return s.multi.chunks(insertCreatedEvents, len(fresh), func(st *sql.Stmt, lo, hi int) error {
 			args = args[:0]
 			for _, t := range fresh[lo:hi] {
 				args = append(args, t.ID, t.CreatedAt.UnixNano())
 			}
-			_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
-			return err
+			return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
+				ev := cupid.Event{Kind: cupid.EventCreated}
+				if err := r.Scan(&ev.Seq, &ev.TicketID); err != nil {
+					return err
+				}
+				events = append(events, ev)
+				return nil
+			})
 		})
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	// RETURNING promises no order; the ids say whose each event is.
+	created := make(map[string]time.Time, len(ts))
+	for i, t := range ts {
+		if out[i] == t {
+			created[t.ID] = t.CreatedAt
+		}
+	}
+	if len(events) != len(created) {
+		return nil, nil, fmt.Errorf("sqlite: %d created events for %d new tickets", len(events), len(created))
+	}
+	for i := range events {
+		events[i].At = created[events[i].TicketID]
+	}
+	slices.SortFunc(events, func(a, b cupid.Event) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, events, nil
 }
 
 // scanEach runs f on every row of a query's result and closes it; written

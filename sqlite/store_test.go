@@ -34,14 +34,14 @@ func ticket(id, rid string, age time.Duration) *cupid.Ticket {
 func TestCreateIsIdempotentByRequestID(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	got, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "r1", 0), ticket("b", "", 0)})
+	got, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "r1", 0), ticket("b", "", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got[0].ID != "a" || got[1].ID != "b" {
 		t.Fatalf("created %s, %s", got[0].ID, got[1].ID)
 	}
-	again, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("c", "r1", 0)})
+	again, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("c", "r1", 0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestCreateIsIdempotentByRequestID(t *testing.T) {
 func TestCommitMatchesNeverPutsATicketInTwoMatches(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	if _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 3), ticket("b", "", 2), ticket("c", "", 1)}); err != nil {
+	if _, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 3), ticket("b", "", 2), ticket("c", "", 1)}); err != nil {
 		t.Fatal(err)
 	}
 	m1 := &cupid.Match{ID: "m1", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}
@@ -216,7 +216,7 @@ func TestDocuments(t *testing.T) {
 func TestLargeBatchesAndMatches(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	if _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("early", "r-7", 0)}); err != nil {
+	if _, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("early", "r-7", 0)}); err != nil {
 		t.Fatal(err)
 	}
 	var batch []*cupid.Ticket
@@ -230,9 +230,25 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 		}
 		batch = append(batch, ticket(fmt.Sprintf("t%03d", i), rid, time.Duration(301-i)*time.Second))
 	}
-	got, err := s.CreateTickets(ctx, batch)
+	got, created, err := s.CreateTickets(ctx, batch)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// One created event per ticket stored by this call, in seq order,
+	// each at its ticket's creation time.
+	if len(created) != 301-1-6 {
+		t.Fatalf("%d created events, want %d", len(created), 301-1-6)
+	}
+	byID := map[string]*cupid.Ticket{}
+	for _, tk := range batch {
+		byID[tk.ID] = tk
+	}
+	for i, ev := range created {
+		tk := byID[ev.TicketID]
+		if tk == nil || ev.Kind != cupid.EventCreated || !ev.At.Equal(tk.CreatedAt) || (i > 0 && ev.Seq <= created[i-1].Seq) {
+			t.Fatalf("created event %d: %+v", i, ev)
+		}
+		delete(byID, ev.TicketID)
 	}
 	for i, g := range got {
 		want := batch[i].ID
