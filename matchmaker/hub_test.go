@@ -1,6 +1,7 @@
 package matchmaker
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -17,18 +18,6 @@ func seqs(evs []cupid.Event) []int64 {
 		out = append(out, e.Seq)
 	}
 	return out
-}
-
-func sameSeqs(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestHubHistory(t *testing.T) {
@@ -53,7 +42,7 @@ func TestHubHistory(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			sub, past, known := h.subscribe(tc.ticket, tc.after)
 			defer h.unsubscribe(sub)
-			if known != tc.wantKnown || !sameSeqs(seqs(past), tc.want) {
+			if known != tc.wantKnown || !slices.Equal(seqs(past), tc.want) {
 				t.Fatalf("known=%v past=%v, want known=%v past=%v", known, seqs(past), tc.wantKnown, tc.want)
 			}
 		})
@@ -82,7 +71,7 @@ func TestHubSubscribeThenPublish(t *testing.T) {
 	h.publish(ev(1, "a", cupid.EventCreated))
 	sub, past, known := h.subscribe("a", 0)
 	defer h.unsubscribe(sub)
-	if !known || !sameSeqs(seqs(past), []int64{1}) {
+	if !known || !slices.Equal(seqs(past), []int64{1}) {
 		t.Fatalf("known=%v past=%v", known, seqs(past))
 	}
 	h.publish(ev(2, "a", cupid.EventMatched))
@@ -96,7 +85,7 @@ func TestHubSubscribeThenPublish(t *testing.T) {
 	}
 	sub2, past2, _ := h.subscribe("a", 0)
 	defer h.unsubscribe(sub2)
-	if !sameSeqs(seqs(past2), []int64{1, 2}) {
+	if !slices.Equal(seqs(past2), []int64{1, 2}) {
 		t.Fatalf("history after the match: %v", seqs(past2))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,7 +93,7 @@ func TestSeedRebalance(t *testing.T) {
 	}
 	for _, tt := range tests {
 		c := loadFile(t, filepath.Join("testdata/seed003", tt.file))
-		if !equalInts(c.Balancing, tt.want) {
+		if !slices.Equal(c.Balancing, tt.want) {
 			t.Errorf("%s: Balancing = %v, want %v", tt.file, c.Balancing, tt.want)
 		}
 	}
@@ -113,16 +114,4 @@ func loadFile(t *testing.T, file string) *Compiled {
 		t.Fatalf("%s: %v", file, err)
 	}
 	return c
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
