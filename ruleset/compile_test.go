@@ -2,6 +2,7 @@ package ruleset
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 // every extension.
 func TestCompileFull(t *testing.T) {
 	c := loadFile(t, "testdata/cupid/full.json")
-	if !equalInts(c.Balancing, []int{0, 1}) || c.Matching[0].Weight != 2 || c.Matching[1].Weight != 1 {
+	if !slices.Equal(c.Balancing, []int{0, 1}) || c.Matching[0].Weight != 2 || c.Matching[1].Weight != 1 {
 		t.Errorf("matching = %+v, balancing %v", c.Matching, c.Balancing)
 	}
 	if len(c.Options) != 2 || !c.OptionsForBackfill || !c.AutoBackfill {
