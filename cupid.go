@@ -32,9 +32,10 @@ func (s TicketState) Final() bool { return s != StateWaiting }
 
 // QueueKey names a pool of tickets that may be matched together. Tickets with
 // different keys never meet: the queue name picks the ruleset, the server
-// version keeps incompatible clients apart (seed 002's GameServerVersion,
-// seed 003's client_version) and the custom key splits a queue by anything
-// else the game wants (seed 002's ExtMatchmakingKey).
+// version keeps incompatible clients apart (GameServerVersion in Pragma's
+// matchmaking design, client_version in AccelByte's match rulesets) and the
+// custom key splits a queue by anything else the game wants (Pragma's
+// ExtMatchmakingKey).
 type QueueKey struct {
 	Queue   string `json:"queue"`
 	Version string `json:"version,omitempty"`
@@ -57,13 +58,16 @@ func (k QueueKey) String() string {
 	return b.String()
 }
 
-// Value is one attribute value: a number, a string or a list of strings.
-// Exactly one of the three is meaningful, as Kind says.
+// Value is one attribute value: a number, a string, a list of strings or a
+// boolean. Exactly one of the four is meaningful, as Kind says. Bool comes
+// last and is left out of JSON when false, so the stored form of the other
+// kinds is what it was before booleans existed.
 type Value struct {
 	Kind    ValueKind `json:"kind"`
 	Number  float64   `json:"number,omitempty"`
 	String  string    `json:"string,omitempty"`
 	Strings []string  `json:"strings,omitempty"`
+	Bool    bool      `json:"bool,omitempty"`
 }
 
 // ValueKind tells which field of a Value is set.
@@ -74,6 +78,9 @@ const (
 	KindNumber ValueKind = iota + 1
 	KindString
 	KindStrings
+	// KindBool is a JSON true or false, such as the reserved ticket key
+	// new_session_only of AccelByte's match rulesets.
+	KindBool
 )
 
 // Number makes a numeric Value.
@@ -84,6 +91,9 @@ func String(s string) Value { return Value{Kind: KindString, String: s} }
 
 // Strings makes a string-list Value.
 func Strings(s ...string) Value { return Value{Kind: KindStrings, Strings: s} }
+
+// Bool makes a boolean Value.
+func Bool(b bool) Value { return Value{Kind: KindBool, Bool: b} }
 
 // Attributes are a player's or ticket's named values, sorted by name with no
 // name twice: a slice costs a fraction of a map for the handful of values a
@@ -268,7 +278,7 @@ func unmarshalObject(data []byte, member func(name string, dec *json.Decoder) er
 }
 
 // Player is one person in a ticket. Attributes carry skill, preferences and
-// the reserved keys of seed 003 (role, cross_platform, …).
+// the reserved keys of AccelByte's match rulesets (role, cross_platform, …).
 type Player struct {
 	ID         string     `json:"id"`
 	Attributes Attributes `json:"attributes,omitempty"`
@@ -282,8 +292,8 @@ type Ticket struct {
 	Key       QueueKey         `json:"key"`
 	Players   []Player         `json:"players"`
 	Latencies map[string]int32 `json:"latencies,omitempty"`
-	// Attributes are ticket-wide values (seed 003 match options, for
-	// instance); per-player values live on the players.
+	// Attributes are ticket-wide values (the match options of AccelByte's
+	// match rulesets, for instance); per-player values live on the players.
 	Attributes Attributes  `json:"attributes,omitempty"`
 	RequestID  string      `json:"request_id,omitempty"`
 	CreatedAt  time.Time   `json:"created_at"`
@@ -291,6 +301,10 @@ type Ticket struct {
 	State      TicketState `json:"state"`
 	MatchID    string      `json:"match_id,omitempty"`
 	UpdatedAt  time.Time   `json:"updated_at"`
+	// Reason says why the server ended the ticket when it was not matched
+	// and its owner did not cancel it: replaced by a newer ticket, its
+	// players matched in another queue, refused by a new ruleset.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Wait is how long the ticket has waited at now.

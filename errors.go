@@ -11,9 +11,15 @@ type Code string
 
 // The error codes the domain uses.
 const (
-	CodeInvalid     Code = "invalid"
-	CodeNotFound    Code = "not_found"
-	CodeConflict    Code = "conflict"
+	CodeInvalid  Code = "invalid"
+	CodeNotFound Code = "not_found"
+	CodeConflict Code = "conflict"
+	// CodeAlreadyExists refuses to create what exists already (a second
+	// live ticket for a player in one queue).
+	CodeAlreadyExists Code = "already_exists"
+	// CodeExhausted refuses work past a configured limit (live queue keys,
+	// watchers); the caller may try again later.
+	CodeExhausted   Code = "resource_exhausted"
 	CodeUnavailable Code = "unavailable"
 	CodeTooLarge    Code = "too_large"
 	CodeUnauth      Code = "unauthenticated"
@@ -64,4 +70,20 @@ func ErrorCode(err error) Code {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// Within returns err with its field placed under prefix, for an error about
+// one item of a batch: Within("tickets[3]", err on "players[0].id") is about
+// "tickets[3].players[0].id". Errors that are not *Error pass unchanged.
+func Within(prefix string, err error) error {
+	var e *Error
+	if prefix == "" || !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Field = prefix
+	if e.Field != "" {
+		c.Field = prefix + "." + e.Field
+	}
+	return &c
 }

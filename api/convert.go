@@ -12,7 +12,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
-	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // attributesIn turns protobuf Values into domain Values: numbers, strings
@@ -43,6 +43,8 @@ func valueIn(field string, v *structpb.Value) (cupid.Value, error) {
 		return cupid.Number(k.NumberValue), nil
 	case *structpb.Value_StringValue:
 		return cupid.String(k.StringValue), nil
+	case *structpb.Value_BoolValue:
+		return cupid.Bool(k.BoolValue), nil
 	case *structpb.Value_ListValue:
 		items := k.ListValue.GetValues()
 		ss := make([]string, len(items))
@@ -55,7 +57,7 @@ func valueIn(field string, v *structpb.Value) (cupid.Value, error) {
 		}
 		return cupid.Strings(ss...), nil
 	}
-	return cupid.Value{}, cupid.Invalid(field, "must be a number, a string or a list of strings")
+	return cupid.Value{}, cupid.Invalid(field, "must be a number, a boolean, a string or a list of strings")
 }
 
 func attributesOut(in cupid.Attributes) map[string]*structpb.Value {
@@ -94,6 +96,8 @@ func valueOut(v cupid.Value) *structpb.Value {
 		return structpb.NewNumberValue(v.Number)
 	case cupid.KindString:
 		return structpb.NewStringValue(v.String)
+	case cupid.KindBool:
+		return structpb.NewBoolValue(v.Bool)
 	case cupid.KindStrings:
 		items := make([]*structpb.Value, len(v.Strings))
 		for i, s := range v.Strings {
@@ -125,7 +129,7 @@ func ticketIn(r *cupidv1.CreateTicketRequest) (*cupid.Ticket, error) {
 		return nil, err
 	}
 	t.Attributes = attrs
-	// Seed 003's reserved key client_version splits pools like version.
+	// AccelByte's reserved key client_version splits pools like version.
 	if cv, ok := t.Attributes.Get("client_version"); ok && t.Key.Version == "" && cv.Kind == cupid.KindString {
 		t.Key.Version = cv.String
 	}
@@ -160,6 +164,7 @@ func ticketOut(t *cupid.Ticket, m *cupid.Match, why *engine.Explanation, now tim
 		CreatedAt:  timestamppb.New(t.CreatedAt),
 		ExpiresAt:  timestamppb.New(t.ExpiresAt),
 		MatchId:    t.MatchID,
+		Reason:     t.Reason,
 	}
 	for _, p := range t.Players {
 		out.Players = append(out.Players, &cupidv1.Player{Id: p.ID, Attributes: attributesOut(p.Attributes)})
@@ -199,6 +204,7 @@ func eventOut(ev cupid.Event) *cupidv1.TicketEvent {
 		TicketId: ev.TicketID,
 		Kind:     string(ev.Kind),
 		At:       timestamppb.New(ev.At),
+		Reason:   ev.Reason,
 	}
 	if ev.Match != nil {
 		out.Match = matchOut(ev.Match)
@@ -206,7 +212,7 @@ func eventOut(ev cupid.Event) *cupidv1.TicketEvent {
 	return out
 }
 
-func poolStatsOut(p matchmaker.PoolStats) *cupidv1.PoolStats {
+func poolStatsOut(p ticketsvc.PoolStats) *cupidv1.PoolStats {
 	return &cupidv1.PoolStats{
 		Queue:          p.Key.Queue,
 		Version:        p.Key.Version,

@@ -48,6 +48,10 @@ func codeOf(c cupid.Code) connect.Code {
 		return connect.CodeNotFound
 	case cupid.CodeConflict:
 		return connect.CodeFailedPrecondition
+	case cupid.CodeAlreadyExists:
+		return connect.CodeAlreadyExists
+	case cupid.CodeExhausted:
+		return connect.CodeResourceExhausted
 	case cupid.CodeUnavailable:
 		return connect.CodeUnavailable
 	case cupid.CodeTooLarge:

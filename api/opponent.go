@@ -15,8 +15,8 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker/opponentsvc"
 	"github.com/cupid-match/cupid/opponent"
+	"github.com/cupid-match/cupid/service/opponentsvc"
 )
 
 // registerOpponent mounts cupid.v1.OpponentService.
@@ -35,9 +35,10 @@ var _ cupidv1connect.OpponentServiceHandler = (*opponents)(nil)
 func (h *opponents) UpdatePlayer(ctx context.Context, req *connect.Request[cupidv1.UpdatePlayerRequest]) (*connect.Response[cupidv1.UpdatePlayerResponse], error) {
 	r := req.Msg
 	id := r.GetPlayerId()
+	idField := "player_id"
 	if mid := r.GetModel().GetId(); mid != "" {
 		if id == "" {
-			id = mid
+			id, idField = mid, "model.id"
 		} else if mid != id {
 			return nil, connectError(h.log, cupid.Invalid("model.id", "must be empty or equal player_id (%q), got %q", id, mid))
 		}
@@ -52,7 +53,7 @@ func (h *opponents) UpdatePlayer(ctx context.Context, req *connect.Request[cupid
 	}
 	res, err := h.svc.UpdatePlayer(ctx, r.GetFinder(), m)
 	if err != nil {
-		return nil, connectError(h.log, modelFieldOut(err, r.Model))
+		return nil, connectError(h.log, modelFieldOut(err, r.Model, idField))
 	}
 	return connect.NewResponse(&cupidv1.UpdatePlayerResponse{
 		Outcome:  res.Outcome,
@@ -273,9 +274,13 @@ func attrField(prefix, rest string, labels map[string]*structpb.Value) string {
 	return prefix + ".attributes." + rest
 }
 
-// modelFieldOut renames "entries[i].…" after the model's own shape.
-func modelFieldOut(err error, p *cupidv1.PlayerModel) error {
+// modelFieldOut renames "entries[i].…" after the model's own shape, and
+// "player_id" after the field the id came in (player_id or model.id).
+func modelFieldOut(err error, p *cupidv1.PlayerModel, idField string) error {
 	return renameField(err, func(f string) string {
+		if f == "player_id" {
+			return idField
+		}
 		if f == "entries" {
 			if len(p.GetEntries()) > 0 {
 				return "model.entries"
@@ -325,6 +330,9 @@ func queryFieldOut(err error, a *cupidv1.PlayerModel) error {
 			return "attacker.mmr"
 		case "exclude":
 			return "excluded_ids"
+		}
+		if rest, ok := strings.CutPrefix(f, "exclude["); ok {
+			return "excluded_ids[" + rest
 		}
 		if rest, ok := strings.CutPrefix(f, "attributes."); ok {
 			return attrField("attacker", rest, a.GetLabels())

@@ -15,24 +15,24 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker/pairingsvc"
 	"github.com/cupid-match/cupid/pairing"
+	"github.com/cupid-match/cupid/service/pairingsvc"
 )
 
 // registerPairing mounts cupid.v1.PairingService and the WebSocket
 // GET /v1/events/{id}/ws?participant=KEY, which streams the same
 // notifications as WatchEvent as JSON text messages.
-func registerPairing(mux *http.ServeMux, svc *pairingsvc.Service, log *slog.Logger, opts []connect.HandlerOption, wsAnyOrigin bool) {
-	h := &pairingHandler{svc: svc, log: log, wsAnyOrigin: wsAnyOrigin}
+func registerPairing(mux *http.ServeMux, svc *pairingsvc.Service, log *slog.Logger, opts []connect.HandlerOption, allowed origins) {
+	h := &pairingHandler{svc: svc, log: log, origins: allowed}
 	mux.Handle(cupidv1connect.NewPairingServiceHandler(h, opts...))
 	mux.HandleFunc("GET /v1/events/{id}/ws", h.watchSocket)
 }
 
 // pairingHandler serves cupid.v1.PairingService over the pairing service.
 type pairingHandler struct {
-	svc         *pairingsvc.Service
-	log         *slog.Logger
-	wsAnyOrigin bool
+	svc     *pairingsvc.Service
+	log     *slog.Logger
+	origins origins
 }
 
 var _ cupidv1connect.PairingServiceHandler = (*pairingHandler)(nil)
@@ -152,14 +152,14 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: h.wsAnyOrigin})
-	if err != nil {
-		return // Accept has answered the client
+	c, ok := acceptSocket(w, r, h.origins)
+	if !ok {
+		return
 	}
 	c.SetReadLimit(4096)
 	// Reading drives pings/pongs and notices the client going away.
 	ctx := c.CloseRead(r.Context())
-	err = h.svc.Watch(ctx, id, participant, func(n pairingsvc.Notification) error {
+	err := h.svc.Watch(ctx, id, participant, func(n pairingsvc.Notification) error {
 		b, err := protojson.Marshal(notificationOut(n))
 		if err != nil {
 			return err

@@ -8,12 +8,12 @@ import (
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // rulesets serves cupid.v1.RulesetService.
 type rulesets struct {
-	mm  *matchmaker.Service
+	mm  *ticketsvc.Service
 	log *slog.Logger
 }
 

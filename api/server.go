@@ -19,9 +19,9 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker"
-	"github.com/cupid-match/cupid/matchmaker/opponentsvc"
-	"github.com/cupid-match/cupid/matchmaker/pairingsvc"
+	"github.com/cupid-match/cupid/service/opponentsvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // MaxRequestBytes bounds every request body. A ticket of 100 players with
@@ -30,7 +30,7 @@ const MaxRequestBytes = 1 << 20
 
 // Options configure the HTTP handler.
 type Options struct {
-	Matchmaker *matchmaker.Service
+	Matchmaker *ticketsvc.Service
 	Logger     *slog.Logger
 	// Gatherer serves /metrics; none when nil.
 	Gatherer prometheus.Gatherer
@@ -42,29 +42,44 @@ type Options struct {
 	Pairing *pairingsvc.Service
 	// Opponents serves cupid.v1.OpponentService when set.
 	Opponents *opponentsvc.Service
-	// WebSocketAnyOrigin accepts WebSocket upgrades from pages of any
-	// origin (browsers send Origin; native clients do not).
-	WebSocketAnyOrigin bool
+	// AllowedOrigins lists the browser origins ("https://game.example.com",
+	// or "*" for any) allowed to call the Connect procedures (CORS) and to
+	// open WebSockets; pages of the server's own origin always may, and
+	// clients that send no Origin (not browsers) are not concerned.
+	AllowedOrigins []string
+	// Limits bound request time and size and the open watchers (see
+	// limits.go); zero fields take DefaultLimits.
+	Limits Limits
+	// Auth authenticates callers and authorizes their calls (auth.go,
+	// permissions.go); nil serves everyone everything.
+	Auth *Auth
+	// RateLimits give each caller a token bucket (ratelimit.go); the zero
+	// value limits nobody.
+	RateLimits RateLimits
 }
 
 type server struct {
-	mm          *matchmaker.Service
-	log         *slog.Logger
-	now         func() time.Time
-	wsAnyOrigin bool
+	mm       *ticketsvc.Service
+	log      *slog.Logger
+	now      func() time.Time
+	origins  origins
+	limits   Limits
+	watchers *watchLimiter
 }
 
 // Handler returns the server's HTTP handler.
 func Handler(o Options) http.Handler {
-	s := &server{mm: o.Matchmaker, log: o.Logger, now: o.Now, wsAnyOrigin: o.WebSocketAnyOrigin}
+	s := &server{mm: o.Matchmaker, log: o.Logger, now: o.Now, origins: newOrigins(o.AllowedOrigins)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.limits = o.Limits.orDefault()
+	s.watchers = newWatchLimiter(s.limits)
 	opts := []connect.HandlerOption{
-		connect.WithReadMaxBytes(MaxRequestBytes),
+		connect.WithReadMaxBytes(s.limits.MaxRequestBytes),
 		// Compressing the small messages of this API costs more CPU than
 		// it saves bandwidth; large lists still get compressed.
 		connect.WithCompressMinBytes(8 << 10),
@@ -74,11 +89,18 @@ func Handler(o Options) http.Handler {
 		}),
 	}
 	mux := http.NewServeMux()
-	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now}, opts...))
+	// Unknown fields and enum names in JSON are refused, naming them.
+	opts = append(opts, jsonCodecs()...)
+	// Rate limits, per caller, before authorization and the handler.
+	limiter := newRateLimiter(o.RateLimits, o.Auth != nil)
+	opts = append(opts, limiter.handlerOptions()...)
+	// Who may do what: each call is authorized once its request is read.
+	opts = append(opts, o.Auth.handlerOptions(s.mm.TicketPlayers, s.log)...)
+	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now, watchers: s.watchers}, opts...))
 	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
 	if o.Pairing != nil {
-		registerPairing(mux, o.Pairing, s.log, opts, o.WebSocketAnyOrigin)
+		registerPairing(mux, o.Pairing, s.log, opts, s.origins)
 	}
 	if o.Opponents != nil {
 		registerOpponent(mux, o.Opponents, s.log, opts)
@@ -91,18 +113,23 @@ func Handler(o Options) http.Handler {
 			http.Error(w, "starting", http.StatusServiceUnavailable)
 			return
 		}
+		// Ready means able to take tickets: the store must accept writes.
+		if err := s.mm.Ready(r.Context()); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
+			return
+		}
 		w.Write([]byte("ready\n"))
 	})
 	if o.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return limitBody(mux)
+	return withDeadlines(withCORS(limitBody(limiter.sockets(o.Auth.protect(mux, s.mm.TicketPlayers, opts, s.log), o.Auth), s.limits.MaxRequestBytes), s.origins), s.limits)
 }
 
 // limitBody caps request bodies for the non-Connect handlers too.
-func limitBody(h http.Handler) http.Handler {
+func limitBody(h http.Handler, max int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes+4096)
+		r.Body = http.MaxBytesReader(w, r.Body, int64(max)+4096)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -117,16 +144,20 @@ func httpError(w http.ResponseWriter, err error) {
 		code = codeOf(e.Code)
 		msg = e.Error()
 	}
-	status := map[connect.Code]int{
+	status, ok := map[connect.Code]int{
 		connect.CodeInvalidArgument:    http.StatusBadRequest,
 		connect.CodeNotFound:           http.StatusNotFound,
 		connect.CodeFailedPrecondition: http.StatusConflict,
+		connect.CodeAlreadyExists:      http.StatusConflict,
 		connect.CodeUnavailable:        http.StatusServiceUnavailable,
-		connect.CodeResourceExhausted:  http.StatusRequestEntityTooLarge,
+		connect.CodeResourceExhausted:  http.StatusTooManyRequests,
 		connect.CodeUnauthenticated:    http.StatusUnauthorized,
 		connect.CodePermissionDenied:   http.StatusForbidden,
 		connect.CodeInternal:           http.StatusInternalServerError,
 	}[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]string{"code": code.String(), "message": msg})

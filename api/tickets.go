@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -10,14 +12,16 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
-// tickets serves cupid.v1.TicketService over the matchmaker.
+// tickets serves cupid.v1.TicketService over the ticketsvc.
 type tickets struct {
-	mm  *matchmaker.Service
+	mm  *ticketsvc.Service
 	log *slog.Logger
 	now func() time.Time
+	// watchers caps the open watches (limits.go).
+	watchers *watchLimiter
 }
 
 var _ cupidv1connect.TicketServiceHandler = (*tickets)(nil)
@@ -27,7 +31,7 @@ func (h *tickets) CreateTicket(ctx context.Context, req *connect.Request[cupidv1
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
-	stored, existed, err := h.mm.CreateTicket(ctx, t)
+	stored, existed, err := h.mm.CreateTicket(ctx, t, req.Msg.GetReplace())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -35,6 +39,59 @@ func (h *tickets) CreateTicket(ctx context.Context, req *connect.Request[cupidv1
 		Ticket:  ticketOut(stored, nil, nil, h.now()),
 		Existed: existed,
 	}), nil
+}
+
+// MaxBulkTickets bounds one CreateTickets call.
+const MaxBulkTickets = 1000
+
+func (h *tickets) CreateTickets(ctx context.Context, req *connect.Request[cupidv1.CreateTicketsRequest]) (*connect.Response[cupidv1.CreateTicketsResponse], error) {
+	in := req.Msg.GetTickets()
+	switch {
+	case len(in) == 0:
+		return nil, connectError(h.log, cupid.Invalid("tickets", "required: at least one ticket"))
+	case len(in) > MaxBulkTickets:
+		return nil, connectError(h.log, cupid.Invalid("tickets", "at most %d tickets per call, got %d", MaxBulkTickets, len(in)))
+	}
+	// Tickets that fail conversion are not sent; the others keep their
+	// positions in the results.
+	bad := make([]error, len(in))
+	var idx []int
+	var send []ticketsvc.NewTicket
+	for i, r := range in {
+		t, err := ticketIn(r)
+		if err != nil {
+			bad[i] = err
+			continue
+		}
+		idx = append(idx, i)
+		send = append(send, ticketsvc.NewTicket{Ticket: t, Replace: r.GetReplace()})
+	}
+	res := make([]ticketsvc.Created, len(in))
+	for i, c := range h.mm.CreateTickets(ctx, send) {
+		res[idx[i]] = c
+	}
+	out := &cupidv1.CreateTicketsResponse{Results: make([]*cupidv1.CreateTicketResult, len(in))}
+	now := h.now()
+	for i := range in {
+		r := &cupidv1.CreateTicketResult{}
+		err := bad[i]
+		if err == nil {
+			err = res[i].Err
+		}
+		if err != nil {
+			err = cupid.Within(fmt.Sprintf("tickets[%d]", i), err)
+			ce := connectError(h.log, err).(*connect.Error)
+			r.ErrorCode, r.Error = ce.Code().String(), ce.Message()
+			var e *cupid.Error
+			if errors.As(err, &e) {
+				r.ErrorField = e.Field
+			}
+		} else {
+			r.Ticket, r.Existed = ticketOut(res[i].Ticket, nil, nil, now), res[i].Existed
+		}
+		out.Results[i] = r
+	}
+	return connect.NewResponse(out), nil
 }
 
 func (h *tickets) GetTicket(ctx context.Context, req *connect.Request[cupidv1.GetTicketRequest]) (*connect.Response[cupidv1.GetTicketResponse], error) {
@@ -83,7 +140,12 @@ func (h *tickets) QueueStats(ctx context.Context, req *connect.Request[cupidv1.Q
 }
 
 func (h *tickets) WatchTicket(ctx context.Context, req *connect.Request[cupidv1.WatchTicketRequest], stream *connect.ServerStream[cupidv1.TicketEvent]) error {
-	err := h.mm.Watch(ctx, req.Msg.GetId(), req.Msg.GetAfterSeq(), func(ev cupid.Event) error {
+	release, err := h.watchers.acquire(req.Msg.GetId())
+	if err != nil {
+		return connectError(h.log, err)
+	}
+	defer release()
+	err = h.mm.Watch(ctx, req.Msg.GetId(), req.Msg.GetAfterSeq(), func(ev cupid.Event) error {
 		return stream.Send(eventOut(ev))
 	})
 	return connectError(h.log, err)

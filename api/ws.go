@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -35,9 +36,15 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: s.wsAnyOrigin})
+	release, err := s.watchers.acquire(id)
 	if err != nil {
-		return // Accept has answered the client
+		httpError(w, err)
+		return
+	}
+	defer release()
+	c, ok := acceptSocket(w, r, s.origins)
+	if !ok {
+		return
 	}
 	c.SetReadLimit(4096)
 	// Reading drives pings/pongs and notices the client going away.
@@ -63,9 +70,14 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 	c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
 }
 
+// truncate cuts s to at most n bytes on a character boundary: a WebSocket
+// close reason must be valid UTF-8, or browsers report an abnormal close.
 func truncate(s string, n int) string {
-	if len(s) > n {
-		return s[:n]
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }

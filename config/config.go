@@ -1,13 +1,17 @@
 // Package config reads Cupid's configuration file: the queues and their
 // rulesets, the opponent finders and the limits of speed-dating events. It
-// checks everything at load, so a server never starts half-configured.
+// checks everything at load, so a server never starts half-configured, and
+// every problem it finds names the line and the setting.
+//
+// Only the command (cmd/cupid) reads configuration; it hands the services
+// the plain values they take.
 package config
 
 import (
-	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,13 +22,20 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 )
 
-// Config is the server's configuration file: the queues and their rulesets.
+// Config is the server's configuration file.
 type Config struct {
+	// Queues lists the real-time queues and their rulesets.
 	Queues []QueueConfig `yaml:"queues"`
 	// Opponents lists the async opponent finders (see opponent.go).
 	Opponents []OpponentFinder `yaml:"opponents"`
 	// Pairing sets the limits of speed-dating events (see pairing.go).
 	Pairing Pairing `yaml:"pairing"`
+	// Server sets the HTTP server's limits, browser origins and TLS (see
+	// server.go).
+	Server Server `yaml:"server"`
+	// Auth is who may do what (see auth.go); when absent the server runs
+	// open, which it allows only on loopback.
+	Auth *Auth `yaml:"auth"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -39,6 +50,10 @@ type QueueConfig struct {
 	// RulesetFile is a path to a ruleset JSON file, relative to the config
 	// file.
 	RulesetFile string `yaml:"ruleset_file"`
+	// MaxKeys bounds the queue keys (version and custom key pairs) with
+	// live tickets at once; 1000 when zero. A create past it is refused
+	// with resource_exhausted.
+	MaxKeys int `yaml:"max_keys"`
 
 	// rulesetJSON is the ruleset as JSON, filled by Load.
 	rulesetJSON []byte
@@ -49,19 +64,23 @@ type Duration time.Duration
 
 // UnmarshalYAML accepts a Go duration string or a number of seconds.
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	var s string
-	if err := n.Decode(&s); err != nil {
-		return err
+	bad := fmt.Errorf("must be a duration such as 90s or 10m, or a number of seconds, got %s", describe(n))
+	if n.Kind != yaml.ScalarNode {
+		return bad
 	}
-	if v, err := time.ParseDuration(s); err == nil {
+	if v, err := time.ParseDuration(n.Value); err == nil {
 		*d = Duration(v)
 		return nil
 	}
 	var secs float64
 	if err := n.Decode(&secs); err != nil {
-		return fmt.Errorf("line %d: %q is not a duration such as 90s or 10m", n.Line, s)
+		return bad
 	}
-	*d = Duration(time.Duration(secs * float64(time.Second)))
+	ns := secs * float64(time.Second)
+	if math.IsNaN(ns) || ns >= math.MaxInt64 || ns <= math.MinInt64 {
+		return fmt.Errorf("must be a duration of at most %v, got %s", time.Duration(math.MaxInt64), describe(n))
+	}
+	*d = Duration(time.Duration(ns))
 	return nil
 }
 
@@ -73,86 +92,119 @@ var demoYAML []byte
 
 // DemoConfig is the built-in configuration used when no file is given: a 1v1
 // skill queue and a 5v5 queue with parties.
-func DemoConfig() (*Config, error) { return ParseConfig(demoYAML, ".") }
+func DemoConfig() (*Config, error) {
+	cfg, err := ParseConfig(demoYAML, ".")
+	return cfg, inFile(err, "demo.yaml (built in)")
+}
 
-// LoadConfig reads a YAML configuration file.
+// LoadConfig reads a YAML configuration file. Its errors name the file, the
+// line and the setting, as "cupid.yaml:12:5: opponents[1].player_cache_size:
+// must be greater than 0, got 0".
 func LoadConfig(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	cfg, err := ParseConfig(data, filepath.Dir(path))
-	if err != nil {
-		return nil, fmt.Errorf("config %s: %w", path, err)
-	}
-	return cfg, nil
+	return cfg, inFile(err, path)
 }
 
 // ParseConfig reads a configuration from YAML; ruleset files are resolved
-// against dir.
+// against dir. An unknown setting is an error, and so is every bad value.
+// The error is Errors: every problem found, each an *Error naming the line
+// and the setting, in the order of the file.
 func ParseConfig(data []byte, dir string) (*Config, error) {
+	return parse(data, dir, os.ReadFile)
+}
+
+// parse is ParseConfig with the file reader as a seam, so the fuzz test
+// never touches the file system. It reports every problem it finds: the
+// structural check walks the whole file, and every section is checked
+// even when another had problems. Only what an earlier problem leaves
+// unknown is not checked (a value of the wrong type is not range-checked).
+func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Config, error) {
+	doc, err := readDocument(data)
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			return nil, Errors{e}
+		}
+		return nil, err
+	}
 	var cfg Config
-	dec := yaml.NewDecoder(bytesReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil {
-		return nil, err
+	if !decode(doc, data, &cfg) {
+		return nil, doc.errors()
 	}
-	if len(cfg.Queues) == 0 && len(cfg.Opponents) == 0 {
-		return nil, cupid.Invalid("queues", "at least one queue (or one opponent finder) is required")
-	}
-	if err := cfg.checkOpponents(); err != nil {
-		return nil, err
-	}
-	if err := cfg.Pairing.check(); err != nil {
-		return nil, err
+	if len(cfg.Queues) == 0 && len(cfg.Opponents) == 0 && doc.known("queues") && doc.known("opponents") {
+		doc.report(cupid.Invalid("queues", "at least one queue (or one opponent finder) is required"))
 	}
 	seen := map[string]bool{}
 	for i := range cfg.Queues {
-		q := &cfg.Queues[i]
-		field := fmt.Sprintf("queues[%d]", i)
-		if q.Name == "" {
-			return nil, cupid.Invalid(field+".name", "a queue needs a name")
-		}
-		if seen[q.Name] {
-			return nil, cupid.Invalid(field+".name", "queue %q is defined twice", q.Name)
-		}
-		seen[q.Name] = true
-		if q.TicketTTL < 0 {
-			return nil, cupid.Invalid(field+".ticket_ttl", "must not be negative")
-		}
-		if q.TicketTTL == 0 {
-			q.TicketTTL = Duration(DefaultTicketTTL)
-		}
-		switch {
-		case q.Ruleset != nil && q.RulesetFile != "":
-			return nil, cupid.Invalid(field, "give ruleset or ruleset_file, not both")
-		case q.RulesetFile != "":
-			p := q.RulesetFile
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(dir, p)
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return nil, cupid.Invalid(field+".ruleset_file", "%v", err)
-			}
-			q.rulesetJSON = b
-		case q.Ruleset != nil:
-			b, err := json.Marshal(q.Ruleset)
-			if err != nil {
-				return nil, cupid.Invalid(field+".ruleset", "cannot be turned into JSON: %v", err)
-			}
-			q.rulesetJSON = b
-		default:
-			return nil, cupid.Invalid(field+".ruleset", "a queue needs a ruleset")
-		}
-		if _, err := ruleset.Load(q.rulesetJSON); err != nil {
-			return nil, fmt.Errorf("%s.ruleset: %w", field, err)
-		}
+		cfg.Queues[i].load(doc, fmt.Sprintf("queues[%d]", i), dir, seen, readFile)
+	}
+	cfg.checkOpponents(doc)
+	cfg.Pairing.check(doc)
+	cfg.Server.check(doc, dir)
+	if cfg.Auth != nil {
+		cfg.Auth.load(doc, dir, readFile)
+	}
+	if err := doc.errors(); err != nil {
+		return nil, err
 	}
 	return &cfg, nil
 }
 
+// load checks a queue and reads its ruleset, reporting its problems to doc.
+func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]bool, readFile func(string) ([]byte, error)) {
+	switch {
+	case q.Name == "":
+		doc.report(cupid.Invalid(field+".name", "a queue needs a name"))
+	case seen[q.Name]:
+		doc.report(cupid.Invalid(field+".name", "queue %q is defined twice", q.Name))
+	}
+	seen[q.Name] = true
+	if q.TicketTTL < 0 {
+		doc.report(cupid.Invalid(field+".ticket_ttl", "must not be negative"))
+	}
+	if q.TicketTTL == 0 {
+		q.TicketTTL = Duration(DefaultTicketTTL)
+	}
+	if q.MaxKeys < 0 {
+		doc.report(cupid.Invalid(field+".max_keys", "must not be negative (0 means the default, 1000)"))
+	}
+	if !doc.known(field+".ruleset") || !doc.known(field+".ruleset_file") {
+		return // which ruleset the queue has is not known
+	}
+	switch {
+	case q.Ruleset != nil && q.RulesetFile != "":
+		doc.report(cupid.Invalid(field, "give ruleset or ruleset_file, not both"))
+	case q.RulesetFile != "":
+		p := q.RulesetFile
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		b, err := readFile(p)
+		if err != nil {
+			doc.report(cupid.Invalid(field+".ruleset_file", "%v", err))
+			return
+		}
+		q.rulesetJSON = b
+		if _, err := ruleset.Load(b); err != nil {
+			doc.reportFile(field+".ruleset_file", rulesetFileErrors(p, field, q.Name, err))
+		}
+	case q.Ruleset != nil:
+		b, err := json.Marshal(q.Ruleset)
+		if err != nil {
+			doc.report(cupid.Invalid(field+".ruleset", "cannot be turned into JSON: %v", err))
+			return
+		}
+		q.rulesetJSON = b
+		if _, err := ruleset.Load(b); err != nil {
+			doc.report(doc.rulesetErrors(field+".ruleset", err))
+		}
+	default:
+		doc.report(cupid.Invalid(field+".ruleset", "a queue needs a ruleset"))
+	}
+}
+
 // RulesetJSON returns the queue's ruleset document as JSON.
 func (q *QueueConfig) RulesetJSON() []byte { return q.rulesetJSON }
-
-func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

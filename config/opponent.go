@@ -8,11 +8,12 @@ import (
 	"github.com/cupid-match/cupid/opponent"
 )
 
-// OpponentFinder configures one async opponent finder (seed 001): its name,
-// how its players are kept, and the finder itself. The finder's settings
-// (opponent.Config: cache size, MMR buckets, strategies, attributes,
-// quality, thresholds, fake opponents, scan, sizing) sit inline beside the
-// name, so a finder reads as one flat YAML mapping:
+// OpponentFinder configures one async opponent finder (after Metaplay's
+// async matchmaker): its name, how its players are kept, and the finder
+// itself. The finder's settings (opponent.Config: cache size, MMR buckets,
+// strategies, attributes, quality, thresholds, fake opponents, scan,
+// sizing) sit inline beside the name, so a finder reads as one flat YAML
+// mapping:
 //
 //	opponents:
 //	  - name: arena
@@ -30,12 +31,17 @@ type OpponentFinder struct {
 	// StorePlayers writes every player update to the player table, so the
 	// scan can refill the cache after a restart. On when absent; turn it
 	// off for entries that only make sense while the server runs (the
-	// seed's update-only mode).
+	// update-only mode of Metaplay's matchmaker).
 	StorePlayers *bool `yaml:"store_players"`
 	// PlayerTable names the table the finder stores and scans; the finder's
 	// name when empty. Several instances of one finder share a table, each
-	// with its own cache, as the seed scales by adding instances.
+	// with its own cache, as Metaplay's matchmaker scales by adding
+	// instances.
 	PlayerTable string `yaml:"player_table"`
+	// PlayersMayUpdate lets a game client with a player token update his
+	// own model (UpdatePlayer as himself); off by default, when only
+	// server keys with the opponents scope may.
+	PlayersMayUpdate bool `yaml:"players_may_update"`
 	// Finder is the finder's own configuration, inline.
 	Finder opponent.Config `yaml:",inline"`
 }
@@ -51,74 +57,59 @@ func (o *OpponentFinder) Table() string {
 	return o.PlayerTable
 }
 
-// maxFinderName bounds finder and table names: they appear in store kinds
-// and metric labels.
-const maxFinderName = 64
-
-// checkName accepts letters, digits, '_' and '-', which are safe in store
-// kinds, metric labels and URLs alike.
-func checkName(field, name string) error {
-	if name == "" {
-		return cupid.Invalid(field, "is required")
-	}
-	if len(name) > maxFinderName {
-		return cupid.Invalid(field, "longer than %d bytes", maxFinderName)
-	}
-	for _, r := range name {
-		ok := r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
-		if !ok {
-			return cupid.Invalid(field, "%q may hold only letters, digits, '_' and '-'", name)
-		}
-	}
-	return nil
-}
-
-func (c *Config) checkOpponents() error { return c.CheckOpponents() }
-
-// CheckOpponents validates every finder: unique names, the finder's own
-// configuration (its expressions compiled), instances of one player table
-// agreeing on whether it is stored and on multiple entries per player, and a
-// scanning finder storing its table.
-// Errors name the field, as "opponents[1].player_cache_size". The opponent
-// service calls it too, for configurations not read from a file.
-func (c *Config) CheckOpponents() error {
+// checkOpponents validates every finder at load: unique names, the
+// finder's own configuration (its expressions compiled), instances of one
+// player table agreeing on whether it is stored and on multiple entries per
+// player, and a scanning finder storing its table. Problems, reported to
+// doc, name the field, as "opponents[1].player_cache_size". The opponent
+// service checks the values it is given again, in its own terms.
+func (c *Config) checkOpponents(doc *document) {
 	seen := map[string]bool{}
 	tables := map[string]int{} // player table → index of the first finder using it
 	for i := range c.Opponents {
 		o := &c.Opponents[i]
 		field := fmt.Sprintf("opponents[%d]", i)
-		if err := checkName(field+".name", o.Name); err != nil {
-			return err
-		}
-		if seen[o.Name] {
-			return cupid.Invalid(field+".name", "finder %q is defined twice", o.Name)
+		nameOK := true
+		if err := opponent.CheckName(field+".name", o.Name); err != nil {
+			doc.report(err)
+			nameOK = false
+		} else if seen[o.Name] {
+			doc.report(cupid.Invalid(field+".name", "finder %q is defined twice", o.Name))
 		}
 		seen[o.Name] = true
 		if o.PlayerTable != "" {
-			if err := checkName(field+".player_table", o.PlayerTable); err != nil {
-				return err
+			if err := opponent.CheckName(field+".player_table", o.PlayerTable); err != nil {
+				doc.report(err)
+				nameOK = false
 			}
 		}
-		if err := o.Finder.Validate(); err != nil {
-			return prefixField(field, err)
-		}
-		if first, ok := tables[o.Table()]; !ok {
-			tables[o.Table()] = i
-		} else {
-			// Instances share updates, so they must treat them alike.
-			f := &c.Opponents[first]
-			switch {
-			case f.Stores() != o.Stores():
-				return cupid.Invalid(field+".store_players", "must agree with finder %q, which shares player table %q", f.Name, o.Table())
-			case f.Finder.AllowMultipleEntriesPerPlayer != o.Finder.AllowMultipleEntriesPerPlayer:
-				return cupid.Invalid(field+".allow_multiple_entries_per_player", "must agree with finder %q, which shares player table %q", f.Name, o.Table())
+		// The finder's own check stops at its first problem, and one about
+		// a value the structural check refused would only repeat it.
+		if doc.known(field) {
+			if err := o.Finder.Validate(); err != nil {
+				doc.report(prefixField(field, err))
 			}
 		}
-		if o.Finder.Scan.Enabled && !o.Stores() {
-			return cupid.Invalid(field+".scan.enabled", "the scan reads the player table, which is kept only with store_players on")
+		if nameOK && doc.known(field+".name") && doc.known(field+".player_table") {
+			if first, ok := tables[o.Table()]; !ok {
+				tables[o.Table()] = i
+			} else {
+				// Instances share updates, so they must treat them alike.
+				f := &c.Opponents[first]
+				ff := fmt.Sprintf("opponents[%d]", first)
+				if f.Stores() != o.Stores() && doc.known(ff+".store_players") && doc.known(field+".store_players") {
+					doc.report(cupid.Invalid(field+".store_players", "must agree with finder %q, which shares player table %q", f.Name, o.Table()))
+				}
+				if f.Finder.AllowMultipleEntriesPerPlayer != o.Finder.AllowMultipleEntriesPerPlayer &&
+					doc.known(ff+".allow_multiple_entries_per_player") && doc.known(field+".allow_multiple_entries_per_player") {
+					doc.report(cupid.Invalid(field+".allow_multiple_entries_per_player", "must agree with finder %q, which shares player table %q", f.Name, o.Table()))
+				}
+			}
+		}
+		if o.Finder.Scan.Enabled && !o.Stores() && doc.known(field+".store_players") {
+			doc.report(cupid.Invalid(field+".scan.enabled", "the scan reads the player table, which is kept only with store_players on"))
 		}
 	}
-	return nil
 }
 
 // prefixField puts the finder's position in front of an error's field.

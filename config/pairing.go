@@ -10,7 +10,8 @@ import (
 
 // Pairing sets the limits of speed-dating events and the settings an event
 // gets when its organiser leaves them out. Every field may be absent from
-// the file; check fills in the defaults below.
+// the file; an absent (zero) one takes the pairing service's default
+// (pairingsvc.Limits), which docs/pairing.md lists.
 //
 //	pairing:
 //	  max_events: 10000
@@ -43,62 +44,52 @@ type PairingDefaults struct {
 	MinLobby int `yaml:"min_lobby"`
 }
 
-// The defaults of the pairing section.
-const (
-	// DefaultMaxEvents leaves ten times the 1,000 events side by side the
-	// server is measured with.
-	DefaultMaxEvents = 10_000
-	// DefaultMaxParticipants leaves room for the 10,000-person round the
-	// server is measured with, plus as many who came and went.
-	DefaultMaxParticipants = 20_000
-	// DefaultRound is a usual speed-dating date.
-	DefaultRound = 5 * time.Minute
-	// DefaultCountdown gives stragglers time to reach the lobby.
-	DefaultCountdown = 30 * time.Second
-	// DefaultMinLobby is the smallest lobby that can form a pair.
-	DefaultMinLobby = 2
-)
-
-// check fills in the defaults and refuses limits the pairing package could
-// not honour, naming the field.
-func (p *Pairing) check() error {
-	switch {
-	case p.MaxEvents < 0:
-		return cupid.Invalid("pairing.max_events", "must not be negative")
-	case p.MaxEvents == 0:
-		p.MaxEvents = DefaultMaxEvents
+// check refuses the values the pairing package could not honour, naming
+// the field, and reports them to doc. It leaves absent values zero, for
+// the service to default.
+func (p *Pairing) check(doc *document) {
+	if p.MaxEvents < 0 {
+		doc.report(cupid.Invalid("pairing.max_events", "must not be negative, got %d", p.MaxEvents))
 	}
-	switch {
-	case p.MaxParticipants < 0 || p.MaxParticipants > pairing.MaxPeople:
-		return cupid.Invalid("pairing.max_participants", "must be between 1 and %d, got %d", pairing.MaxPeople, p.MaxParticipants)
-	case p.MaxParticipants == 0:
-		p.MaxParticipants = DefaultMaxParticipants
+	if p.MaxParticipants < 0 || p.MaxParticipants > pairing.MaxPeople {
+		doc.report(cupid.Invalid("pairing.max_participants", "must be between 1 and %d, got %d", pairing.MaxPeople, p.MaxParticipants))
 	}
-	d := &p.Defaults
-	if d.Round == 0 {
-		d.Round = Duration(DefaultRound)
+	if !doc.known("pairing.defaults") {
+		return // the pairing package checks them together
 	}
-	if d.Countdown == 0 {
-		d.Countdown = Duration(DefaultCountdown)
-	}
-	if d.MinLobby == 0 {
-		d.MinLobby = DefaultMinLobby
-	}
-	// The defaults must make a valid event with any room count.
-	cfg := pairing.Config{Rooms: 1, Round: time.Duration(d.Round), Countdown: time.Duration(d.Countdown), MinLobby: d.MinLobby}
-	if err := cfg.Validate(); err != nil {
-		var e *cupid.Error
-		if errors.As(err, &e) {
-			return cupid.Invalid("pairing.defaults."+e.Field, "%s", e.Message)
+	// Each default given must make a valid event with any room count; the
+	// others stand at a valid value of their own so that an error can only
+	// be about one that was given. Each is tried alone first, so that every
+	// bad one is reported, then all together.
+	d := p.Defaults
+	base := pairing.Config{Rooms: 1, Round: time.Minute, Countdown: 0, MinLobby: 2}
+	all, bad := base, false
+	for _, set := range []func(*pairing.Config) bool{
+		func(c *pairing.Config) bool { c.Round = time.Duration(d.Round); return d.Round != 0 },
+		func(c *pairing.Config) bool { c.Countdown = time.Duration(d.Countdown); return d.Countdown != 0 },
+		func(c *pairing.Config) bool { c.MinLobby = d.MinLobby; return d.MinLobby != 0 },
+	} {
+		one := base
+		if !set(&one) {
+			continue
 		}
-		return err
+		set(&all)
+		if err := one.Validate(); err != nil {
+			p.reportDefault(doc, err)
+			bad = true
+		}
 	}
-	return nil
+	if !bad {
+		p.reportDefault(doc, all.Validate())
+	}
 }
 
-// WithDefaults returns the section with every absent field filled in, for
-// callers that build a Pairing in code rather than load it from a file.
-func (p Pairing) WithDefaults() (Pairing, error) {
-	err := p.check()
-	return p, err
+// reportDefault reports a problem of the pairing defaults at its setting.
+func (p *Pairing) reportDefault(doc *document, err error) {
+	var e *cupid.Error
+	if errors.As(err, &e) {
+		doc.report(cupid.Invalid("pairing.defaults."+e.Field, "%s", e.Message))
+		return
+	}
+	doc.report(err)
 }

@@ -39,22 +39,28 @@ func (p *Pool) check(t *cupid.Ticket) error {
 		}
 		seen[pl.ID] = true
 	}
+	if err := checkReserved(t); err != nil {
+		return err
+	}
 	if err := p.checkVersion(t); err != nil {
 		return err
 	}
 	for i := range t.Players {
 		for _, d := range r.dist {
-			if _, err := number(t, i, d.attr, d.path); err != nil {
+			if err := checkNumber(t, i, d.attr, d.path); err != nil {
+				return err
+			}
+			if err := checkMax(t, i, d); err != nil {
 				return err
 			}
 		}
 		for k, tr := range r.teams {
-			if _, err := number(t, i, tr.Attribute, ruleIndex("team_rule", k)); err != nil {
+			if err := checkNumber(t, i, tr.Attribute, ruleIndex("team_rule", k)); err != nil {
 				return err
 			}
 		}
 		for k, tr := range r.totals {
-			if _, err := number(t, i, tr.Attribute, ruleIndex("match_total", k)); err != nil {
+			if err := checkNumber(t, i, tr.Attribute, ruleIndex("match_total", k)); err != nil {
 				return err
 			}
 		}
@@ -77,10 +83,47 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	return p.checkLatencies(t)
 }
 
-// checkVersion enforces seed 003's client_version: the server splits pools by
-// it, putting it in QueueKey.Version, so a ticket whose client_version
-// attribute differs from its own key's version would land among clients it
-// cannot play with.
+// checkNumber checks a numeric attribute a rule needs. A boolean is never a
+// number (true is not 1), and the message says so.
+func checkNumber(t *cupid.Ticket, i int, name, rule string) error {
+	if v, ok := lookup(t, &t.Players[i], name); ok && v.Kind == cupid.KindBool {
+		return cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", i, name), "must be a number, not a boolean (%s)", rule)
+	}
+	_, err := number(t, i, name, rule)
+	return err
+}
+
+// checkReserved refuses a reserved ticket key of AccelByte's match rulesets
+// that holds a kind of value it never holds: new_session_only is true or
+// false, not "true" or 1.
+func checkReserved(t *cupid.Ticket) error {
+	bad := func(field string, a cupid.Attribute) error {
+		r, ok := ruleset.Reserved(a.Name)
+		if !ok || r.Holds(a.Value.Kind) {
+			return nil
+		}
+		return cupid.Invalid(field+"."+a.Name, "must be %s, not %s: %s is a reserved ticket key",
+			r.Kind, ruleset.KindName(a.Value.Kind), a.Name)
+	}
+	for _, a := range t.Attributes {
+		if err := bad("attributes", a); err != nil {
+			return err
+		}
+	}
+	for i := range t.Players {
+		for _, a := range t.Players[i].Attributes {
+			if err := bad(fmt.Sprintf("players[%d].attributes", i), a); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkVersion enforces client_version, the reserved key of AccelByte's match
+// rulesets: the server splits pools by it, putting it in QueueKey.Version, so
+// a ticket whose client_version attribute differs from its own key's version
+// would land among clients it cannot play with.
 func (p *Pool) checkVersion(t *cupid.Ticket) error {
 	for i := range t.Players {
 		v, ok := lookup(t, &t.Players[i], ruleset.KeyClientVersion)
@@ -107,6 +150,16 @@ func (p *Pool) checkComparisons(t *cupid.Ticket) error {
 			v, ok := lookup(t, &t.Players[i], c.attr)
 			if !ok {
 				return cupid.Invalid(field, "required by %s", c.path)
+			}
+			if v.Kind == cupid.KindBool {
+				need := "a string or a number"
+				switch {
+				case c.gate && c.isStr:
+					need = "a string"
+				case c.gate:
+					need = "a number"
+				}
+				return cupid.Invalid(field, "must be %s, not a boolean (%s)", need, c.path)
 			}
 			switch {
 			case c.gate && c.isStr:
@@ -160,6 +213,12 @@ func compareNum(v float64, op string, ref float64) bool {
 
 func (p *Pool) checkOptions(t *cupid.Ticket) error {
 	for _, o := range p.r.options {
+		if o.kind == optAny {
+			if err := checkAnyOption(t, o); err != nil {
+				return err
+			}
+			continue
+		}
 		var firstSet []string
 		var used []string
 		for i := range t.Players {
@@ -187,6 +246,41 @@ func (p *Pool) checkOptions(t *cupid.Ticket) error {
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// checkAnyOption enforces AccelByte's "any": players are matched only with
+// others who have the same option and at least one value in common. A
+// ticket without the option, or with no value, can match no ticket (not
+// even one without it either), and a party's players must have a value in
+// common themselves, since the party plays as one.
+func checkAnyOption(t *cupid.Ticket, o optionRule) error {
+	_, wide := t.Attributes.Get(o.name)
+	var common []string
+	for i := range t.Players {
+		field := fmt.Sprintf("players[%d].attributes.%s", i, o.name)
+		if _, own := t.Players[i].Attributes.Get(o.name); !own && (wide || i == 0) {
+			// The value is (or would be) the ticket's own.
+			field = "attributes." + o.name
+		}
+		vals, ok, err := strs(t, i, o.name)
+		switch {
+		case err != nil:
+			return err
+		case !ok:
+			return cupid.Invalid(field, "required: %s is \"any\", so a ticket matches only tickets that share one of its values", o.path)
+		case len(vals) == 0:
+			return cupid.Invalid(field, "must list at least one value: %s is \"any\", so a ticket matches only tickets that share one of its values", o.path)
+		}
+		if i == 0 {
+			common = canonicalSet(vals)
+		} else {
+			common = intersectStrings(common, vals)
+		}
+	}
+	if len(common) == 0 {
+		return cupid.Invalid("players", "the party's players share no value of %s, so it could never match (%s is \"any\")", o.name, o.path)
 	}
 	return nil
 }
@@ -265,6 +359,61 @@ func (p *Pool) checkRoles(t *cupid.Ticket) error {
 		}
 		if !known {
 			return cupid.Invalid(field, "none of %v is a role of this queue (%s)", vals, strings.Join(rr.names, ", "))
+		}
+	}
+	return p.checkPartyRoles(t)
+}
+
+// maxCheckedRoles bounds the role sets checkPartyRoles walks (2^n of them).
+const maxCheckedRoles = 12
+
+// checkPartyRoles refuses a party that could never be staffed on one team
+// (a party plays on one team): for some set of roles, more of its players
+// accept only roles of that set than one team has slots for them, at the
+// largest team the ruleset ever allows — two players who only tank under
+// "at most one tank a team". Such a ticket would wait its whole time to
+// live; better to say so now.
+func (p *Pool) checkPartyRoles(t *cupid.Ticket) error {
+	rr := p.r.roles
+	nr := len(rr.names)
+	if len(t.Players) < 2 || nr > maxCheckedRoles {
+		return nil
+	}
+	masks := make([]uint64, len(t.Players))
+	for i := range t.Players {
+		vals, _, _ := strs(t, i, rr.attr)
+		for _, v := range vals {
+			if r := slices.Index(rr.names, v); r >= 0 {
+				masks[i] |= 1 << r
+			}
+		}
+	}
+	for set := uint64(1); set < 1<<nr; set++ {
+		players := 0
+		for _, m := range masks {
+			if m&^set == 0 {
+				players++
+			}
+		}
+		slots := 0
+		for r := 0; r < nr; r++ {
+			if set&(1<<r) == 0 {
+				continue
+			}
+			if m := rr.max[r]; m >= 0 {
+				slots += m
+			} else {
+				slots += p.r.maxParty
+			}
+		}
+		if players > slots {
+			var names []string
+			for r := 0; r < nr; r++ {
+				if set&(1<<r) != 0 {
+					names = append(names, rr.names[r])
+				}
+			}
+			return cupid.Invalid("players", "the party could never be staffed on one team: %d of its players accept only %s, and a team holds at most %d of them", players, strings.Join(names, " or "), slots)
 		}
 	}
 	return nil

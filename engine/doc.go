@@ -25,7 +25,7 @@
 //
 // # Choices this package makes (and documents where they are made)
 //
-//   - Whose wait flexes the rules: the anchor's (seed 003's pivot). A match is
+//   - Whose wait flexes the rules: the anchor's (the pivot of AccelByte's rulesets). A match is
 //     judged at the flex level of the ticket it is built around — the oldest
 //     ticket that can anchor one, since anchors are tried oldest first. Each
 //     level is at least as permissive as the one before (flex.go), so
@@ -44,8 +44,9 @@
 //     balanced exactly up to Options.ExactTeamSize players per team
 //     (balance.go).
 //   - Match options: "all" needs the same set of values (an unset option
-//     matches only unset); "any" needs one value every ticket accepts (unset
-//     means no preference); "unique" needs every player to have a value no
+//     matches only unset); "any" needs every ticket to carry the option and
+//     all of them to share at least one value (a ticket without it matches
+//     nobody, so Check refuses it); "unique" needs every player to have a value no
 //     other player has.
 //   - Comparisons between tickets: "=" holds across the whole match (same
 //     game_version), "!=" across teams (clanmates never face each other).

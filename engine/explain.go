@@ -45,11 +45,19 @@ type Explanation struct {
 	// changes.
 	NextRelaxation time.Time `json:"next_relaxation,omitzero"`
 	NextAdds       int       `json:"next_adds"`
-	Relaxes        []string  `json:"relaxes,omitempty"`
+	// NextForms is the size of the match the next relaxation lets start
+	// when too few players are available for one now: a flexing alliance
+	// (smaller teams or fewer of them) can form a match without letting
+	// anyone more in. 0 when it does not.
+	NextForms int      `json:"next_forms,omitempty"`
+	Relaxes   []string `json:"relaxes,omitempty"`
 	// FirstAdmit is the first relaxation that lets at least one more
-	// candidate in, when the next one does not (zero: none in sight).
-	FirstAdmit     time.Time `json:"first_admit,omitzero"`
-	FirstAdmitAdds int       `json:"first_admit_adds,omitempty"`
+	// candidate in or a match start, when the next one does not (zero:
+	// none in sight); FirstAdmitForms is, like NextForms, the size of the
+	// match it lets start.
+	FirstAdmit      time.Time `json:"first_admit,omitzero"`
+	FirstAdmitAdds  int       `json:"first_admit_adds,omitempty"`
+	FirstAdmitForms int       `json:"first_admit_forms,omitempty"`
 	// SelfClears is when what Self describes stops holding (zero: not in
 	// sight, or nothing to clear).
 	SelfClears time.Time `json:"self_clears,omitzero"`
@@ -108,11 +116,16 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		return x.Blocks[i].Rule < x.Blocks[j].Rule
 	})
 
-	// Look ahead: the next relaxation, the first that admits someone, and
-	// the first that lets the ticket itself anchor.
+	// Look ahead: the next relaxation, the first that admits someone or
+	// lets a match start, and the first that lets the ticket itself
+	// anchor.
 	created := time.Unix(0, ea.created).In(now.Location())
 	w := wait
 	admitted := false
+	tooFew := x.PlayersAvailable < x.PlayersMinimum
+	// nextTeams is the team layout of the next relaxation, for the
+	// summary, when that relaxation forms a match by flexing the alliance.
+	nextTeams := ""
 	for step := 0; step < explainLookahead; step++ {
 		next, ok := p.r.nextStep(w)
 		if !ok {
@@ -120,19 +133,30 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		}
 		at := created.Add(next)
 		nenv := &p.r.envs[p.r.level(next)]
-		if x.Self != "" && x.SelfClears.IsZero() && p.selfOK(ea, a, nenv, p.anchorMask(ea, nenv)).kind == rOK {
+		selfOK := x.Self == "" || p.selfOK(ea, a, nenv, p.anchorMask(ea, nenv)).kind == rOK
+		if x.Self != "" && x.SelfClears.IsZero() && selfOK {
 			x.SelfClears = at
 		}
 		if !admitted {
 			later := p.tally(a, nenv, at, others)
 			adds := later.compatible - tally.compatible
-			if step == 0 {
-				x.NextRelaxation, x.NextAdds = at, adds
-				x.Relaxes = p.relaxes(env, nenv)
+			// A relaxation may form the match without letting anyone
+			// more in: the alliance flexes to smaller or fewer teams
+			// and the players already available are enough.
+			forms := 0
+			if avail := int(ea.size) + later.players; tooFew && selfOK && avail >= nenv.minTeams*nenv.minPlayers {
+				forms = min(avail, nenv.capacity())
 			}
-			if adds > 0 {
+			if step == 0 {
+				x.NextRelaxation, x.NextAdds, x.NextForms = at, adds, forms
+				x.Relaxes = p.relaxes(env, nenv)
+				if forms > 0 && allianceChanged(env, nenv) {
+					nextTeams = fmt.Sprintf("%d-%d of %d-%d players", nenv.minTeams, nenv.maxTeams, nenv.minPlayers, nenv.maxPlayers)
+				}
+			}
+			if adds > 0 || forms > 0 {
 				if step > 0 {
-					x.FirstAdmit, x.FirstAdmitAdds = at, adds
+					x.FirstAdmit, x.FirstAdmitAdds, x.FirstAdmitForms = at, adds, forms
 				}
 				admitted = true
 			}
@@ -142,7 +166,7 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		}
 		w = next
 	}
-	x.Summary = p.summary(&x)
+	x.Summary = p.summary(&x, nextTeams)
 	return x, true
 }
 
@@ -327,10 +351,16 @@ func (p *Pool) selfText(a int32, env *envelope) string {
 	return ""
 }
 
+// allianceChanged reports whether the team layout differs between two
+// envelopes.
+func allianceChanged(from, to *envelope) bool {
+	return from.minPlayers != to.minPlayers || from.minTeams != to.minTeams || from.maxPlayers != to.maxPlayers || from.maxTeams != to.maxTeams
+}
+
 // relaxes lists what changes between two envelopes.
 func (p *Pool) relaxes(from, to *envelope) []string {
 	var out []string
-	if from.minPlayers != to.minPlayers || from.minTeams != to.minTeams || from.maxPlayers != to.maxPlayers || from.maxTeams != to.maxTeams {
+	if allianceChanged(from, to) {
 		out = append(out, fmt.Sprintf("teams %d-%d of %d-%d players → %d-%d of %d-%d",
 			from.minTeams, from.maxTeams, from.minPlayers, from.maxPlayers, to.minTeams, to.maxTeams, to.minPlayers, to.maxPlayers))
 	}
@@ -379,7 +409,7 @@ func (p *Pool) relaxes(from, to *envelope) []string {
 	return out
 }
 
-func (p *Pool) summary(x *Explanation) string {
+func (p *Pool) summary(x *Explanation, nextTeams string) string {
 	var b strings.Builder
 	in := func(t time.Time) string { return t.Sub(x.At).Round(time.Millisecond).String() }
 	switch {
@@ -401,8 +431,18 @@ func (p *Pool) summary(x *Explanation) string {
 		}
 	}
 	switch {
+	case !x.NextRelaxation.IsZero() && x.NextForms > 0 && x.NextAdds == 0 && nextTeams != "":
+		fmt.Fprintf(&b, "; in %s the teams relax to %s and a match of %d players can start", in(x.NextRelaxation), nextTeams, x.NextForms)
+	case !x.NextRelaxation.IsZero() && x.NextForms > 0 && x.NextAdds == 0:
+		fmt.Fprintf(&b, "; in %s the rules relax and a match of %d players can start", in(x.NextRelaxation), x.NextForms)
+	case !x.NextRelaxation.IsZero() && x.NextForms > 0:
+		fmt.Fprintf(&b, "; in %s the rules relax, let %d more in, and a match of %d players can start", in(x.NextRelaxation), x.NextAdds, x.NextForms)
 	case !x.NextRelaxation.IsZero() && x.NextAdds > 0:
 		fmt.Fprintf(&b, "; in %s the rules relax and let %d more in", in(x.NextRelaxation), x.NextAdds)
+	case !x.FirstAdmit.IsZero() && x.FirstAdmitForms > 0 && x.FirstAdmitAdds == 0:
+		fmt.Fprintf(&b, "; in %s the rules relax enough for a match of %d players to start", in(x.FirstAdmit), x.FirstAdmitForms)
+	case !x.FirstAdmit.IsZero() && x.FirstAdmitForms > 0:
+		fmt.Fprintf(&b, "; in %s the rules relax enough to let %d more in and a match of %d players to start", in(x.FirstAdmit), x.FirstAdmitAdds, x.FirstAdmitForms)
 	case !x.FirstAdmit.IsZero():
 		fmt.Fprintf(&b, "; in %s the rules relax enough to let %d more in", in(x.FirstAdmit), x.FirstAdmitAdds)
 	case !x.NextRelaxation.IsZero():

@@ -9,21 +9,24 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 )
 
-// finalize turns a group into a match: team sizes, balanced teams under the
-// team-level rules, match-level rules, region, roles and quality. full asks
-// for the full alliance; otherwise the flexed minimums apply.
-func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full bool) (Proposal, bool) {
+// finalize turns a group into a match, written to dst: team sizes, balanced
+// teams under the team-level rules, match-level rules, region, roles and
+// quality. full asks for the full alliance; otherwise the flexed minimums
+// apply. It leaves the pool unchanged, and dst too when it fails. (Writing in
+// place spares copying a proposal of two hundred bytes up the calls, several
+// times per match.)
+func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full bool, dst *Proposal) bool {
 	n := g.total
 	teams, lo, hi := env.maxTeams, env.maxPlayers, env.maxPlayers
 	if !full {
 		teams = max(env.minTeams, (n+env.maxPlayers-1)/env.maxPlayers)
 		lo = env.minPlayers
 		if teams > env.maxTeams || n < teams*lo {
-			return Proposal{}, false
+			return false
 		}
 	}
 	if !p.matchTotalsOK(g, env) || !p.matchCollectionsOK(g, env) {
-		return Proposal{}, false
+		return false
 	}
 	m := len(g.slots)
 	nb := len(p.r.balance)
@@ -48,14 +51,16 @@ func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full boo
 	}
 	res := p.sc.bal.balance(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept)
 	if !res.ok {
-		return Proposal{}, false
+		return false
 	}
-	return p.propose(g, lv, res, tc, now), true
+	p.propose(g, lv, res, tc, now, dst)
+	return true
 }
 
-// propose builds the proposal for a balanced group and takes its tickets
-// out of the pool.
-func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now time.Time) Proposal {
+// propose builds the proposal for a balanced group. The tickets stay in the
+// pool: the caller takes them out (anchor.go, commit), so that settling can
+// form a match again without touching the pool.
+func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now time.Time, dst *Proposal) {
 	// Number teams in the order their first party joined the group, so
 	// the anchor's team comes first and output does not depend on the
 	// search's internal order.
@@ -98,7 +103,8 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	ticketIDs := ids[:0:len(g.slots)]
 	playerIDs := ids[len(g.slots):len(g.slots)]
 	tickets := p.slab.tickets(len(g.slots))
-	m := cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}
+	*dst = Proposal{Match: cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}, AnchorID: p.entries[g.slots[0]].id, Level: lv}
+	m := &dst.Match
 	for t, slots := range teamSlots {
 		ti, pi := len(ticketIDs), len(playerIDs)
 		for _, s := range slots {
@@ -115,8 +121,8 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 		}
 		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
 	}
+	dst.Tickets = tickets
 	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
-	prop := Proposal{Tickets: tickets, AnchorID: p.entries[g.slots[0]].id, Level: lv}
 	if in.region >= 0 {
 		m.Region = p.regionNames[in.region]
 	}
@@ -132,13 +138,6 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 		}
 	}
 	m.Quality = p.quality(&in, now)
-	prop.Match = m
-	for k, s := range g.slots {
-		p.killAt(s, g.ats[k])
-	}
-	p.stats.Formed++
-	p.stats.QualitySum += m.Quality.Score
-	return prop
 }
 
 // matchTotalsOK checks the match_total rules over every player of the group.

@@ -7,17 +7,17 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 )
 
-// envelope is everything a ruleset allows at one flex level (seed 002's
-// "envelope": the qualities of an acceptable match at a point in a ticket's
-// wait). Levels are numbered by how many relaxation steps have passed, so a
-// ticket's level only grows, and each envelope is at least as permissive as
-// the one before it: buildLevels enforces that relaxation never tightens,
-// even if a ruleset's steps would.
+// envelope is everything a ruleset allows at one flex level (Pragma's
+// matchmaking design's "envelope": the qualities of an acceptable match at a
+// point in a ticket's wait). Levels are numbered by how many relaxation steps
+// have passed, so a ticket's level only grows, and each envelope is at least
+// as permissive as the one before it: buildLevels enforces that relaxation
+// never tightens, even if a ruleset's steps would.
 //
-// Whose wait picks the level: the anchor's. Every rule of a match is judged
-// at the flex level of the ticket the match is built around (seed 003's
-// pivot), except latency, where bidirectional filtering also asks each
-// candidate to have expanded to the region by its own wait.
+// Whose wait picks the level: the anchor's. Every rule of a match is judged at
+// the flex level of the ticket the match is built around (the pivot of
+// AccelByte's match rulesets), except latency, where bidirectional filtering
+// also asks each candidate to have expanded to the region by its own wait.
 type envelope struct {
 	// Alliance (teams) in force.
 	minTeams, maxTeams, minPlayers, maxPlayers int

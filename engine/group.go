@@ -241,6 +241,9 @@ func (g *group) rolesFit(p *Pool, x *extra, env *envelope) bool {
 	if nr > maxHallRoles {
 		return g.rolesFitMatching(p, x, env)
 	}
+	if !p.partyStaffable(x, env) {
+		return false
+	}
 	for _, m := range x.roles {
 		g.roleCnt[m]++
 	}
@@ -256,6 +259,43 @@ func (g *group) rolesFit(p *Pool, x *extra, env *envelope) bool {
 		g.roleCnt[m]--
 	}
 	return ok
+}
+
+// partyStaffable reports whether a party's players could take roles within
+// one team's maxima (a party plays on one team): for every set S of roles,
+// its players who accept only roles in S must not outnumber one team's
+// slots of S. A party of two players who both only tank, under "at most one
+// tank a team", can never be matched; refusing it here spares the team
+// stage a failure for every group it would join. With more than
+// maxHallRoles roles it answers true (the team stage decides).
+func (p *Pool) partyStaffable(x *extra, env *envelope) bool {
+	nr := len(p.r.roles.names)
+	if len(x.roles) < 2 || nr > maxHallRoles {
+		return true
+	}
+	for set := uint64(1); set < 1<<nr; set++ {
+		players := 0
+		for _, m := range x.roles {
+			if m&^set == 0 {
+				players++
+			}
+		}
+		slots := 0
+		for r := 0; r < nr; r++ {
+			if set&(1<<r) == 0 {
+				continue
+			}
+			if m := p.r.roles.max[r]; m >= 0 {
+				slots += m
+			} else {
+				slots += env.maxPlayers
+			}
+		}
+		if players > slots {
+			return false
+		}
+	}
+	return true
 }
 
 // maxHallRoles bounds the role count for the counting check.

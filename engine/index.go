@@ -23,9 +23,11 @@ type index struct {
 	lastKey  []float64
 	lastSlot []int32
 	n        int
-	// pos maps a slot to its position (chunk, offset) while posValid: a
-	// large pass fills it once and then finds each anchor without a
-	// search, and marks matched tickets in place (bury). Any insert
+	// pos maps a ticket's rank (its place in the pool's oldest-first
+	// order during a full pass) to its position (chunk, offset) while
+	// posValid: such a pass fills it once and then finds each anchor, in
+	// rank order, reading the table from front to back instead of
+	// searching, and marks matched tickets in place (bury). Any insert
 	// invalidates it.
 	pos      [][2]int32
 	posValid bool
@@ -269,8 +271,9 @@ func (c *cursor) peek() (float64, int32, bool) {
 	return k, s, ok
 }
 
-// locatePositions fills the slot→position table for slots below n.
-func (x *index) locatePositions(n int) {
+// locate fills the rank→position table for n ranks; rank maps slots to
+// ranks.
+func (x *index) locate(rank []int32, n int) {
 	if cap(x.pos) < n {
 		x.pos = make([][2]int32, n)
 	}
@@ -278,26 +281,28 @@ func (x *index) locatePositions(n int) {
 	for c := range x.chunks {
 		for i, s := range x.chunks[c].slots {
 			if s >= 0 {
-				x.pos[s] = [2]int32{int32(c), int32(i)}
+				x.pos[rank[s]] = [2]int32{int32(c), int32(i)}
 			}
 		}
 	}
 	x.posValid = true
 }
 
-// bury marks slot s removed in place, when its position is known (at, from
-// the walk that found it, or the position table): walks then skip it
-// without reading the pool's entry. A buried entry's slot is stored as ^s
-// (negative); the next filter drops it. It reports whether s was found.
-func (x *index) bury(s int32, at ipos) bool {
-	if x.buryAt(s, at) {
-		return true
+// located returns the position the table holds for rank r (nowhere when
+// the table is not valid).
+func (x *index) located(r int32) ipos {
+	if !x.posValid || int(r) >= len(x.pos) {
+		return nowhere
 	}
-	if !x.posValid || int(s) >= len(x.pos) {
-		return false
-	}
-	return x.buryAt(s, ipos{int(x.pos[s][0]), int(x.pos[s][1])})
+	return ipos{int(x.pos[r][0]), int(x.pos[r][1])}
 }
+
+// bury marks slot s removed in place, when its position is known (at, from
+// the walk that found it or the position table): walks then skip it
+// without reading the pool's entry. A buried entry's slot is stored as ^s
+// (negative); the next filter drops it. It reports whether s was found
+// there.
+func (x *index) bury(s int32, at ipos) bool { return x.buryAt(s, at) }
 
 func (x *index) buryAt(s int32, at ipos) bool {
 	c, i := at.c, at.i
@@ -308,14 +313,40 @@ func (x *index) buryAt(s int32, at ipos) bool {
 	return false
 }
 
-// find returns the position of (k, s): from the table when valid and
-// right, else by search.
-func (x *index) find(k float64, s int32) ipos {
-	if x.posValid && int(s) < len(x.pos) {
-		c, i := int(x.pos[s][0]), int(x.pos[s][1])
-		if c < len(x.chunks) && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
-			return ipos{c, i}
+// unbury makes slot s's entry under key k live again after the ticket came
+// back in the middle of a pass (pool.revive). A buried entry (^s) is restored
+// in place, so no position moves. It reports what it found: 2 a buried
+// entry, 1 a live one (the ticket's removal could not bury it), 0 nothing
+// (a filter dropped it; the caller inserts it again).
+func (x *index) unbury(k float64, s int32) int {
+	// Keys alone decide the chunk: among equal keys buried entries do not
+	// keep the slot order, which search relies on.
+	c := sort.Search(len(x.lastKey), func(i int) bool { return x.lastKey[i] >= k })
+	for ; c < len(x.chunks); c++ {
+		ch := &x.chunks[c]
+		i := sort.SearchFloat64s(ch.keys, k)
+		for ; i < len(ch.keys) && ch.keys[i] == k; i++ {
+			switch ch.slots[i] {
+			case ^s:
+				ch.slots[i] = s
+				x.setLast(c)
+				return 2
+			case s:
+				return 1
+			}
 		}
+		if i < len(ch.keys) {
+			break
+		}
+	}
+	return 0
+}
+
+// find returns the position of (k, s): hint when it holds s, else by
+// search.
+func (x *index) find(k float64, s int32, hint ipos) ipos {
+	if c, i := hint.c, hint.i; c >= 0 && c < len(x.chunks) && i >= 0 && i < len(x.chunks[c].slots) && x.chunks[c].slots[i] == s {
+		return hint
 	}
 	return x.search(k, s)
 }
@@ -324,7 +355,12 @@ func (x *index) find(k float64, s int32) ipos {
 // just below it, one walking up from just above it. (k, s) itself is skipped
 // when present.
 func (x *index) around(k float64, s int32) (down, up cursor) {
-	p := x.find(k, s)
+	return x.aroundAt(k, s, nowhere)
+}
+
+// aroundAt is around for an entry probably at hint.
+func (x *index) aroundAt(k float64, s int32, hint ipos) (down, up cursor) {
+	p := x.find(k, s, hint)
 	x.lastFound = p
 	up = cursor{x: x, p: p}
 	if uk, us, ok := up.peek(); ok && uk == k && us == s {

@@ -2,10 +2,10 @@ package engine
 
 import "time"
 
-// Region latency (seed 003). A ticket accepts the regions it reaches within
-// its current latency range, which grows with its wait. Regions are interned
-// per pool as bits of a uint64, so "which regions can this group still play
-// in" is one AND per candidate.
+// Region latency (AccelByte's match rulesets). A ticket accepts the regions it
+// reaches within its current latency range, which grows with its wait. Regions
+// are interned per pool as bits of a uint64, so "which regions can this group
+// still play in" is one AND per candidate.
 //
 // Bidirectional filtering: the anchor offers the regions within its own
 // range; a candidate joins only for regions within the candidate's own range

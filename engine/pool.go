@@ -16,15 +16,17 @@ type Options struct {
 	// exactly. Today it uses none: every tie is broken by age, arrival
 	// order or ticket order.
 	Seed int64
-	// Candidates is how many compatible candidates an anchor gathers, as a
-	// multiple of the players a full match still needs (default 2). More
-	// gives team formation more choice and costs time; on the 5v5
-	// benchmark 3 formed 0.1% more matches of the same mean quality, 20%
-	// slower.
+	// Candidates is how many compatible candidates an anchor gathers
+	// first, as a multiple of the players a full match still needs
+	// (default 2): with a distance rule the nearest, of which the oldest
+	// are taken first. When they make no match the anchor gathers four
+	// times as many, and so on (anchor.go), so this trades closeness in
+	// skill against age, not matches against time.
 	Candidates int
 	// ScanLimit bounds how many waiting tickets one anchor looks at while
 	// gathering candidates (default 20000), so a pool full of incompatible
-	// tickets costs bounded time per anchor.
+	// tickets costs bounded time per anchor. Tickets matched earlier in
+	// the same pass do not count.
 	ScanLimit int
 	// ExactTeamSize is the largest team (in players) that team balancing
 	// solves exactly; beyond it a heuristic runs (default 12, see
@@ -130,7 +132,15 @@ type Pool struct {
 	lastStep time.Time
 	stepped  bool
 
-	needsExtra    bool
+	needsExtra bool
+	// plain: at most one distance rule and nothing else judged between
+	// two tickets (no gates, no extras), so the index key alone decides.
+	plain bool
+	// maxSize is the largest party ever added (a bound, never lowered).
+	maxSize int32
+	// classParts counts the rules that split tickets into classes that
+	// can never meet ("all" options, "=" comparisons; ticket.go).
+	classParts    int
 	teamRules     bool // any rule judged on complete teams (teams.go)
 	anySpread     bool // a distance rule with the "spread" criteria
 	strIDs        map[string]uint32
@@ -138,10 +148,22 @@ type Pool struct {
 	regionNames   []string
 	platforms     map[string]uint8
 	platformNames []string
+	// classes interns combinations of three or more class values
+	// (ticket.go, classOf).
+	classes map[string]uint64
 
 	stats Stats
 	sc    scratch
 	slab  slab
+	// pass is the current Step's record of its work (anchor.go); ages the
+	// class lists a Step without distance rules walks.
+	pass passState
+	ages ageLists
+	// rank maps a slot to its place in order while rankOn (a Step over
+	// the whole order), which is how the index's position table is
+	// indexed (index.go).
+	rank   []int32
+	rankOn bool
 }
 
 // New makes an empty pool for one queue key under a ruleset. The ruleset is
@@ -186,6 +208,18 @@ func (p *Pool) setRules(r *rules) {
 	}
 	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
 		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0
+	p.plain = !p.needsExtra && p.stride == len(r.dist) && len(r.dist) <= 1
+	p.classParts = 0
+	for _, o := range r.options {
+		if o.kind == optAll {
+			p.classParts++
+		}
+	}
+	for _, c := range r.comps {
+		if !c.gate && c.op == ruleset.OpEqual {
+			p.classParts++
+		}
+	}
 }
 
 // Key is the queue key the pool serves.
@@ -241,6 +275,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	p.seq++
 	e := &p.entries[slot]
 	*e = entry{t: t, id: t.ID, pid: soloID(t), created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), alive: true}
+	p.maxSize = max(p.maxSize, e.size)
 	if p.r.lat != nil {
 		p.maskAt[slot] = math.MinInt64
 	}
@@ -318,13 +353,40 @@ func (p *Pool) killAt(slot int32, at ipos) {
 	e.alive = false
 	if len(p.r.dist) > 0 {
 		p.idxDead++
-		if !p.idx.bury(slot, at) {
+		if !p.idx.bury(slot, at) && !(p.rankOn && p.idx.bury(slot, p.idx.located(p.rank[slot]))) {
 			p.idxLoose++
 		}
+	}
+	if p.ages.on {
+		p.ages.remove(slot)
 	}
 	p.live--
 	p.players -= int(e.size)
 	p.dead++
+}
+
+// revive undoes killAt for a ticket taken earlier in the current Step, which
+// settling has displaced from its match (anchor.go): the slot, its id and its
+// place in the order are untouched until the Step compacts, so only the
+// counters and the index entry come back.
+func (p *Pool) revive(slot int32) {
+	e := &p.entries[slot]
+	e.alive = true
+	e.dirty = dirtyNone
+	p.live++
+	p.players += int(e.size)
+	p.dead--
+	if len(p.r.dist) > 0 {
+		switch p.idx.unbury(e.key, slot) {
+		case 2:
+			p.idxDead--
+		case 1:
+			p.idxDead--
+			p.idxLoose--
+		default:
+			p.idx.insert(e.key, slot)
+		}
+	}
 }
 
 // Return puts back the tickets of a proposal the server could not commit.
@@ -491,10 +553,10 @@ func (p *Pool) maybeCompactIndex() {
 		return
 	}
 	p.flush()
-	relocate := p.idx.posValid
+	relocate := p.idx.posValid && p.rankOn
 	p.filterIndex()
 	if relocate {
-		p.idx.locatePositions(len(p.entries))
+		p.idx.locate(p.rank, len(p.order))
 	}
 }
 

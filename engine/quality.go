@@ -9,9 +9,9 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 )
 
-// Match quality (seed 004). Every proposal carries one score in [0,1] and
-// the per-criterion scores it came from. Each criterion scores a match from
-// 0 (bad) to 1 (best):
+// Match quality (after the War Robots article on match quality). Every
+// proposal carries one score in [0,1] and the per-criterion scores it came
+// from. Each criterion scores a match from 0 (bad) to 1 (best):
 //
 //   - skill_gap: 1 − (max team average − min team average) / reference, per
 //     skill attribute (the balancing attributes, or quality.skill_attribute),

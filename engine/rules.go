@@ -60,8 +60,8 @@ type rules struct {
 	minPlayers int
 }
 
-// distRule is a seed 003 distance rule (or Cupid's spread variant) on a
-// numeric attribute. A party's value is its players' average.
+// distRule is a distance rule of AccelByte's match rulesets (or Cupid's spread
+// variant) on a numeric attribute. A party's value is its players' average.
 type distRule struct {
 	attr   string
 	spread bool
@@ -73,9 +73,17 @@ type distRule struct {
 	scale  float64
 	weight float64
 	path   string
+	// max is the rule's max, the attribute's largest value (0: none): a
+	// ticket beyond it is refused (check.go).
+	max float64
 }
 
-// Match option kinds.
+// Match option kinds, as AccelByte's match rulesets define them. all: the
+// same set of values, an unset option matching only unset ones. any: every
+// ticket has the option and all share one value; a ticket without it could
+// match nobody, so Check refuses it and the pairwise and group checks only
+// ever see tickets that have it. unique: every player has a value and no two
+// are equal.
 const (
 	optAll uint8 = iota
 	optAny
@@ -126,6 +134,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 			ref0: m.Reference.At(0), weight: m.Weight, path: ruleIndex("matching_rule", i),
 		}
 		d.scale = m.Max
+		d.max = m.Max
 		if d.scale <= 0 {
 			d.scale = d.ref0
 		}

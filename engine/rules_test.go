@@ -133,7 +133,7 @@ func TestAllianceAndParties(t *testing.T) {
 			want:    []string{"60: a|b"},
 		},
 		{
-			name:  "8v8 starts with at least 4 a side (seed 003)",
+			name:  "8v8 starts with at least 4 a side (AccelByte's match rulesets)",
 			rules: `{"auto_backfill": false, "alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 8}}`,
 			tickets: []*tb{ticket("a", 0).party(3), ticket("b", 1).party(2), ticket("c", 2).party(2),
 				ticket("d", 3)},

@@ -10,7 +10,7 @@ import (
 	"github.com/cupid-match/cupid/engine/enginetest"
 )
 
-// The examples of seed 003 (AccelByte rulesets), run through the engine with
+// The examples of AccelByte's match rulesets, run through the engine with
 // the scenario kit, in virtual time.
 
 func run(t *testing.T, rules string, tickets []enginetest.Ticket, until float64) enginetest.Report {
@@ -167,7 +167,8 @@ func TestSeedCrossplay4v4(t *testing.T) {
 	}
 }
 
-// Seed 003's region expansion: initial 50 ms, +50 ms every 10 s, max 200.
+// The region expansion of AccelByte's match rulesets: initial 50 ms, +50 ms
+// every 10 s, max 200.
 func TestSeedRegionExpansion(t *testing.T) {
 	rules := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
 		"auto_backfill": false, "region_latency_initial_range_ms": 50, "region_expansion_range_ms": 50,
@@ -197,9 +198,10 @@ func TestSeedRegionExpansion(t *testing.T) {
 	}
 }
 
-// The bidirectional walk-through of seed 003: player 1 reaches eu-west-1 and
-// eu-central-1 only on the third range (30, 80, then 130 ms at 20 s); player
-// 2 sits in eu-west-1 at 30 ms. They match at 20 s, in eu-west-1.
+// The bidirectional walk-through of AccelByte's match rulesets: player 1
+// reaches eu-west-1 and eu-central-1 only on the third range (30, 80, then 130
+// ms at 20 s); player 2 sits in eu-west-1 at 30 ms. They match at 20 s, in
+// eu-west-1.
 func TestSeedBidirectionalWalkthrough(t *testing.T) {
 	rules := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
 		"auto_backfill": false, "region_latency_initial_range_ms": 30, "region_expansion_range_ms": 50,

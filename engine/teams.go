@@ -193,8 +193,8 @@ func (tc *teamCheck) ok(team []int) bool {
 }
 
 // staff assigns roles in team t; when got is not nil it records each
-// player's role name by player ID and returns how many got their first
-// choice through first.
+// player's role name by player ID, choosing the assignment with the most
+// first choices, and staffCount returns how many got their first choice.
 func (tc *teamCheck) staff(team []int, t int, got map[string]string) bool {
 	_, ok := tc.staffCount(team, t, got)
 	return ok
@@ -212,7 +212,13 @@ func (tc *teamCheck) staffCount(team []int, t int, got map[string]string) (int, 
 		tc.prefs = append(tc.prefs, x.pref...)
 	}
 	tc.out = fill(tc.out, len(tc.masks), -1)
-	if !p.sc.roles.assign(tc.masks, tc.prefs, tc.env.roleMin, p.r.roles.max, tc.out) {
+	solve := p.sc.roles.assign
+	if got != nil {
+		// The roles players will play: as many first choices as the
+		// quotas allow.
+		solve = p.sc.roles.assignBest
+	}
+	if !solve(tc.masks, tc.prefs, tc.env.roleMin, p.r.roles.max, tc.out) {
 		return 0, false
 	}
 	first, i := 0, 0

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -60,8 +61,8 @@ type regLat struct {
 }
 
 // lookup finds an attribute for a player: the player's own value, else the
-// ticket-wide one. Seed 003 puts options on the ticket and skills on players;
-// reading both lets a studio choose.
+// ticket-wide one. AccelByte's match rulesets put options on the ticket and
+// skills on players; reading both lets a studio choose.
 func lookup(t *cupid.Ticket, p *cupid.Player, name string) (cupid.Value, bool) {
 	if v, ok := p.Attributes.Get(name); ok {
 		return v, true
@@ -152,11 +153,18 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	x := &extra{}
 	e.x = x
 	if r.lat != nil {
+		// Regions are interned in name order, not the map's, so that
+		// region ids (and every tie they break) do not depend on Go's
+		// map iteration.
+		names := make([]string, 0, len(t.Latencies))
 		for region, ms := range t.Latencies {
-			if int(ms) > r.lat.MaxMs {
-				continue
+			if int(ms) <= r.lat.MaxMs {
+				names = append(names, region)
 			}
-			x.lats = append(x.lats, regLat{region: p.region(region), ms: ms})
+		}
+		slices.Sort(names)
+		for _, region := range names {
+			x.lats = append(x.lats, regLat{region: p.region(region), ms: t.Latencies[region]})
 		}
 		sort.Slice(x.lats, func(i, j int) bool {
 			a, b := x.lats[i], x.lats[j]
@@ -259,6 +267,52 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 			}
 		}
 	}
+}
+
+// classOf names the tickets e could ever share a match with: those with the
+// same "all" options and the same values for "=" comparisons between
+// tickets; 0 for all when the ruleset has neither. A Step without a distance
+// rule walks only the anchor's class. The name is computed, not stored, so
+// that a waiting ticket costs no memory for it: one value's interned id, two
+// packed together, more interned as a combination.
+func (p *Pool) classOf(e *entry) uint64 {
+	x := e.x
+	if x == nil || p.classParts == 0 {
+		return 0
+	}
+	var buf [8]uint32
+	parts := buf[:0]
+	ai := 0
+	for _, o := range p.r.options {
+		if o.kind == optAll {
+			parts = append(parts, x.allIDs[ai])
+			ai++
+		}
+	}
+	for i, c := range p.r.comps {
+		if !c.gate && c.op == ruleset.OpEqual {
+			parts = append(parts, x.eqIDs[i])
+		}
+	}
+	switch len(parts) {
+	case 1:
+		return uint64(parts[0])
+	case 2:
+		return uint64(parts[0])<<32 | uint64(parts[1])
+	}
+	key := make([]byte, 0, 4*len(parts))
+	for _, id := range parts {
+		key = binary.LittleEndian.AppendUint32(key, id)
+	}
+	if p.classes == nil {
+		p.classes = make(map[string]uint64)
+	}
+	if id, ok := p.classes[string(key)]; ok {
+		return id
+	}
+	id := uint64(len(p.classes) + 1)
+	p.classes[string(key)] = id
+	return id
 }
 
 // intern maps a string to a small positive id, stable for the pool's life.

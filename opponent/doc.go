@@ -1,5 +1,5 @@
 // Package opponent is Cupid's asynchronous opponent finder, after Metaplay's
-// async matchmaker (seed 001): the game asks "whom should this player
+// async matchmaker: the game asks "whom should this player
 // attack?" and gets the best available defender at once, from an in-memory
 // cache that never outgrows its configured size.
 //

@@ -1,7 +1,7 @@
 // Package pairing runs speed-dating events: people in a lobby are paired, a
 // round at a time, with someone neither of them remembers meeting, and each
-// pair gets a private room until the round's timer runs out (seed 000, the
-// VRChat speed-dating world).
+// pair gets a private room until the round's timer runs out (the VRChat
+// speed-dating world).
 //
 // An Event is a pure state machine. Every call takes the current time and
 // returns the notifications it caused — countdown started, round started,

@@ -20,8 +20,8 @@ type Compiled struct {
 	// Matching holds matching_rule with its flexing_rule steps folded in.
 	Matching []Matching
 	// Balancing lists the indexes into Matching of the attributes team
-	// balancing uses: those with is_for_balancing, or else the first rule
-	// (seed 003's default).
+	// balancing uses: those with is_for_balancing, or else the first rule (the
+	// default of AccelByte's match rulesets).
 	Balancing []int
 	// Options are the match options; OptionsForBackfill is
 	// match_options_referred_for_backfill.

@@ -153,6 +153,8 @@ func plain(v cupid.Value) any {
 		return v.String
 	case cupid.KindStrings:
 		return v.Strings
+	case cupid.KindBool:
+		return v.Bool
 	}
 	return nil
 }

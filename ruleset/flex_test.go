@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// TestSeedMMRFlexing: seed 003's free-for-all widens the MMR reference from
-// 200 to 300, 400 and 500 at 15, 30 and 45 seconds.
+// TestSeedMMRFlexing: the free-for-all of AccelByte's match rulesets widens
+// the MMR reference from 200 to 300, 400 and 500 at 15, 30 and 45 seconds.
 func TestSeedMMRFlexing(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/17_ffa_mmr_flexing.json")
+	c := loadFile(t, "testdata/accelbyte/17_ffa_mmr_flexing.json")
 	tests := []struct {
 		wait time.Duration
 		ref  float64
@@ -37,7 +37,7 @@ func TestSeedMMRFlexing(t *testing.T) {
 // TestSeedAllianceFlexing: five players per team are needed until 60 s,
 // three after.
 func TestSeedAllianceFlexing(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/02_alliance_flexing.json")
+	c := loadFile(t, "testdata/accelbyte/02_alliance_flexing.json")
 	if got := c.AllianceAt(59 * time.Second).PlayerMinNumber; got != 5 {
 		t.Errorf("player_min_number at 59 s = %d, want 5", got)
 	}

@@ -9,10 +9,11 @@ import (
 // already unplayable; the bound keeps the expansion arithmetic small.
 const maxLatencyMs = 10_000
 
-// Latency is seed 003's region expansion, compiled. A ticket starts by
-// accepting the regions it reaches within InitialMs; every RateMs of waiting
-// it accepts StepMs more, up to MaxMs. Regions above MaxMs are never
-// accepted, so a ticket with no region at or below MaxMs never matches.
+// Latency is the region expansion of AccelByte's match rulesets, compiled. A
+// ticket starts by accepting the regions it reaches within InitialMs; every
+// RateMs of waiting it accepts StepMs more, up to MaxMs. Regions above MaxMs
+// are never accepted, so a ticket with no region at or below MaxMs never
+// matches.
 type Latency struct {
 	// Enabled is false when the ruleset sets no region_latency_max_ms; then
 	// latency does not restrict matching at all.

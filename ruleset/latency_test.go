@@ -6,17 +6,19 @@ import (
 	"time"
 )
 
-// The two players of seed 003's bidirectional walk-through.
+// The two players of the bidirectional walk-through of AccelByte's match
+// rulesets.
 var (
 	seedPlayer1 = map[string]int32{"us-east-1": 50, "us-east-2": 50, "us-west-2": 80, "eu-west-1": 100, "eu-central-1": 102, "ap-southeast-1": 200}
 	seedPlayer2 = map[string]int32{"us-east-1": 150, "us-east-2": 100, "us-west-2": 122, "eu-west-1": 30, "eu-central-1": 55, "ap-southeast-1": 200}
 )
 
-// TestSeedRegionExpansion replays seed 003's example: initial range 30 ms,
-// +50 ms every 10 s, at most 350 ms, matchmaking ticking every 10 s. Player
-// 1 reaches eu-west-1 and eu-central-1 at the third expansion, at 130 ms.
+// TestSeedRegionExpansion replays the example of AccelByte's match rulesets:
+// initial range 30 ms, +50 ms every 10 s, at most 350 ms, matchmaking ticking
+// every 10 s. Player 1 reaches eu-west-1 and eu-central-1 at the third
+// expansion, at 130 ms.
 func TestSeedRegionExpansion(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/10_bidirectional.json")
+	c := loadFile(t, "testdata/accelbyte/10_bidirectional.json")
 	l := c.Latency
 
 	var ranges []int
@@ -51,7 +53,7 @@ func TestSeedRegionExpansion(t *testing.T) {
 // TestSeedRegionExpansionFirstExample: "two players each with 90 ms wait 10
 // seconds (the first expansion)", and one above 200 ms never matches.
 func TestSeedRegionExpansionFirstExample(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/09_region_expansion.json")
+	c := loadFile(t, "testdata/accelbyte/09_region_expansion.json")
 	l := c.Latency
 	if l.Accepts(90, 9999*time.Millisecond) || !l.Accepts(90, 10*time.Second) {
 		t.Error("90 ms must be accepted from 10 s on, not before")
@@ -106,7 +108,7 @@ func TestLatencyRange(t *testing.T) {
 }
 
 func TestLatencyOff(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/01_team.json")
+	c := loadFile(t, "testdata/accelbyte/01_team.json")
 	if c.Latency.Enabled {
 		t.Fatal("latency enabled without region_latency_max_ms")
 	}

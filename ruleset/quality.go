@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// Defaults of the quality configuration, chosen after seed 004: skill first
-// (the gap between teams counts more than the spread inside them), then
-// ping, then the rest.
+// Defaults of the quality configuration, chosen after the War Robots article
+// on match quality: skill first (the gap between teams counts more than the
+// spread inside them), then ping, then the rest.
 const (
 	DefaultSkillGapWeight    = 3.0
 	DefaultSkillSpreadWeight = 2.0
@@ -122,9 +122,9 @@ func (q Quality) Weight(name string) float64 {
 }
 
 // PingScore scores a latency in ms. It is 1 up to PingOkMs and 0 from
-// PingBadMs, and in between falls along a parabola that is steep near the
-// good end and flat near the bad end: going from 110 to 100 ms is worth more
-// than going from 210 to 200 ms (seed 004).
+// PingBadMs, and in between falls along a parabola that is steep near the good
+// end and flat near the bad end: going from 110 to 100 ms is worth more than
+// going from 210 to 200 ms (the War Robots article on match quality).
 func (q Quality) PingScore(ms float64) float64 {
 	ok, bad := float64(q.PingOkMs), float64(q.PingBadMs)
 	switch {

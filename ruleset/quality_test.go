@@ -7,7 +7,7 @@ import (
 )
 
 func TestQualityDefaults(t *testing.T) {
-	c := loadFile(t, "testdata/seed003/01_team.json")
+	c := loadFile(t, "testdata/accelbyte/01_team.json")
 	q := c.Quality
 	if q.SkillGap != DefaultSkillGapWeight || q.Ping != DefaultPingWeight || q.PingOkMs != DefaultPingOkMs ||
 		q.WaitBad != DefaultWaitBadSeconds*time.Second || !q.Sqrt {
@@ -19,8 +19,8 @@ func TestQualityDefaults(t *testing.T) {
 	}
 }
 
-// TestPingScoreIsNonLinear: seed 004 asks whether 210→200 ms is worth as
-// much as 110→100 ms; it is not.
+// TestPingScoreIsNonLinear: the War Robots article on match quality asks
+// whether 210→200 ms is worth as much as 110→100 ms; it is not.
 func TestPingScoreIsNonLinear(t *testing.T) {
 	q := Quality{PingOkMs: 50, PingBadMs: 300}
 	tests := []struct {
@@ -61,8 +61,8 @@ func TestWaitScore(t *testing.T) {
 }
 
 // TestCombineFavoursFixingBadMatches: moving one criterion from 0.5 to 0.6
-// while another falls from 0.9 to 0.8 is a tie for a plain average; with
-// seed 004's square roots it is an improvement.
+// while another falls from 0.9 to 0.8 is a tie for a plain average; with the
+// War Robots article's square roots it is an improvement.
 func TestCombineFavoursFixingBadMatches(t *testing.T) {
 	q := Quality{SkillGap: 1, Ping: 1, Sqrt: true}
 	before := map[string]float64{CriterionSkillGap: 0.5, CriterionPing: 0.9}

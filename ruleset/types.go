@@ -3,12 +3,13 @@
 // attributes must be close, which options must agree and how all of that
 // relaxes while players wait.
 //
-// The field names are AccelByte's (seed 003: alliance, matching_rule,
-// flexing_rule, match_options, region_latency_*…) so that a ruleset written
-// for that service loads unchanged. Cupid adds what the other matchmakers
-// have and AccelByte lacks — comparisons, collections, team aggregates, match
-// totals, roles, cross-play, expressions and match-quality weights — under
-// snake_case names in the same style. docs/rulesets.md is the reference.
+// The field names are those of AccelByte's match rulesets (alliance,
+// matching_rule, flexing_rule, match_options, region_latency_*…) so that a
+// ruleset written for that service loads unchanged. Cupid adds what the other
+// matchmakers have and AccelByte lacks — comparisons, collections, team
+// aggregates, match totals, roles, cross-play, expressions and match-quality
+// weights — under snake_case names in the same style. docs/rulesets.md is the
+// reference.
 //
 // The package is pure: no I/O, no goroutines, no wall clock. Time enters as a
 // ticket's wait, so the engine and the simulator replay every decision.
@@ -24,7 +25,7 @@ import (
 // should read a Compiled rather than a Ruleset.
 type Ruleset struct {
 	// AutoBackfill marks every match this ruleset forms as open to backfill
-	// until it is full (seed 003 auto_backfill).
+	// until it is full (auto_backfill of AccelByte's match rulesets).
 	AutoBackfill bool `json:"auto_backfill,omitempty"`
 
 	// Alliance is the shape of a match: how many teams, how many players in
@@ -35,8 +36,8 @@ type Ruleset struct {
 	// Duration seconds, so that a match may start with fewer players.
 	AllianceFlexingRule []AllianceFlex `json:"alliance_flexing_rule,omitempty"`
 
-	// MatchingRule lists the numeric attributes that must be close between
-	// the tickets of a match (seed 003 distance rules).
+	// MatchingRule lists the numeric attributes that must be close between the
+	// tickets of a match (the distance rules of AccelByte's match rulesets).
 	MatchingRule []MatchingRule `json:"matching_rule,omitempty"`
 
 	// FlexingRule widens a matching rule's reference after a wait. Each entry
@@ -109,8 +110,9 @@ type Ruleset struct {
 	// the match quality score. Cupid extension.
 	Score []ExprRule `json:"score,omitempty"`
 
-	// Quality weighs the criteria of a good match (seed 004) into the one
-	// score the engine maximises. Cupid extension.
+	// Quality weighs the criteria of a good match (after the War Robots
+	// article on match quality) into the one score the engine maximises. Cupid
+	// extension.
 	Quality *QualityWeights `json:"quality,omitempty"`
 
 	// src remembers where Parse found each value, so that Validate can
@@ -118,8 +120,8 @@ type Ruleset struct {
 	src *source
 }
 
-// Alliance is the team layout of a match (seed 003 "alliance"). All four
-// numbers are counts; a free-for-all is one team.
+// Alliance is the team layout of a match ("alliance" in AccelByte's match
+// rulesets). All four numbers are counts; a free-for-all is one team.
 type Alliance struct {
 	// MinNumber is the fewest teams a match may start with.
 	MinNumber int `json:"min_number"`
@@ -143,8 +145,8 @@ type AllianceFlex struct {
 
 // Criteria names for MatchingRule and FlexingRule.
 const (
-	// CriteriaDistance: every ticket's value must be within Reference of
-	// the pivot ticket's value (seed 003).
+	// CriteriaDistance: every ticket's value must be within Reference of the
+	// pivot ticket's value (AccelByte's match rulesets).
 	CriteriaDistance = "distance"
 	// CriteriaSpread: the highest and lowest values in the whole match must
 	// be within Reference of each other. Cupid extension; stricter than
@@ -414,11 +416,12 @@ type ExprRule struct {
 	DisableAfter int `json:"disable_after,omitempty"`
 }
 
-// QualityWeights weighs the criteria of seed 004 into one match score. Each
-// criterion scores from 0 (bad) to 1 (best); the match score is their
-// weighted average, optionally of their square roots so that fixing a bad
-// match counts for more than polishing a good one. A nil weight takes the
-// default documented in docs/rulesets.md; zero switches a criterion off.
+// QualityWeights weighs the criteria of the War Robots article on match
+// quality into one match score. Each criterion scores from 0 (bad) to 1
+// (best); the match score is their weighted average, optionally of their
+// square roots so that fixing a bad match counts for more than polishing a
+// good one. A nil weight takes the default documented in docs/rulesets.md;
+// zero switches a criterion off.
 type QualityWeights struct {
 	// SkillGap weighs how close the teams' average skills are.
 	SkillGap *float64 `json:"skill_gap,omitempty"`
@@ -444,12 +447,13 @@ type QualityWeights struct {
 	// WaitBadSeconds is the wait that scores 0 on the wait criterion.
 	WaitBadSeconds *int `json:"wait_bad_seconds,omitempty"`
 	// Sqrt takes the square root of every criterion before averaging; nil
-	// means true (seed 004's advice).
+	// means true (the War Robots article's advice).
 	Sqrt *bool `json:"sqrt,omitempty"`
 }
 
-// Reserved ticket attribute keys (seed 003). Clients must not use them for
-// anything else; the engine reads them with the meaning given here.
+// Reserved ticket attribute keys (AccelByte's match rulesets). Clients must
+// not use them for anything else; the engine reads them with the meaning given
+// here.
 const (
 	// KeyClientVersion keeps incompatible game versions apart.
 	KeyClientVersion = "client_version"

@@ -322,7 +322,7 @@ func (v *validator) matchingRules() {
 	for i, m := range rs.MatchingRule {
 		p := index("matching_rule", i)
 		if v.name(p+".attribute", m.Attribute) {
-			v.notReserved(p+".attribute", m.Attribute, "a number")
+			v.reservedFits(p+".attribute", m.Attribute, needNumber)
 		}
 		v.oneOf(p+".criteria", m.Criteria, criteriaNames...)
 		if v.requiredNumber(p + ".reference") {
@@ -410,14 +410,6 @@ func (v *validator) flexTarget(p string, f FlexingRule) {
 	v.add(p+".attribute", "%s", msg)
 }
 
-// notReserved refuses a reserved ticket key where its type cannot fit.
-func (v *validator) notReserved(path, attr, want string) {
-	switch attr {
-	case KeyClientVersion, KeyServerName, KeyRole, KeyCrossPlatform, KeyCurrentPlatform, KeyNewSessionOnly:
-		v.add(path, "%q is a reserved ticket key and never holds %s", attr, want)
-	}
-}
-
 // --- match options --------------------------------------------------------
 
 var optionTypes = []string{OptionAll, OptionAny, OptionUnique}
@@ -434,6 +426,7 @@ func (v *validator) matchOptions() {
 	for i, o := range mo.Options {
 		p := index("match_options.options", i)
 		if v.name(p+".name", o.Name) {
+			v.reservedFits(p+".name", o.Name, needStringOrList)
 			if j, dup := seen[o.Name]; dup {
 				v.add(p+".name", "%q is already an option (match_options.options[%d])", o.Name, j)
 			}
@@ -547,7 +540,16 @@ func (v *validator) nonNegativeIf(cond bool, path string, f float64) bool {
 var operators = []string{OpLess, OpLessEqual, OpEqual, OpNotEqual, OpGreaterEqual, OpGreater}
 
 func (v *validator) comparison(p string, c ComparisonRule) {
-	v.name(p+".attribute", c.Attribute)
+	if v.name(p+".attribute", c.Attribute) {
+		switch {
+		case c.Value == nil:
+			v.reservedFits(p+".attribute", c.Attribute, needNumberOrString)
+		case c.Value.IsString:
+			v.reservedFits(p+".attribute", c.Attribute, needString)
+		default:
+			v.reservedFits(p+".attribute", c.Attribute, needNumber)
+		}
+	}
 	if !v.oneOf(p+".operator", c.Operator, operators...) {
 		return
 	}
@@ -579,7 +581,9 @@ var collectionOps = []string{CollectionIntersection, CollectionContains}
 var scopes = []string{ScopeMatch, ScopeTeam}
 
 func (v *validator) collection(p string, c CollectionRule) {
-	v.name(p+".attribute", c.Attribute)
+	if v.name(p+".attribute", c.Attribute) {
+		v.reservedFits(p+".attribute", c.Attribute, needStringOrList)
+	}
 	if c.Scope != "" || v.written(p+".scope") {
 		v.oneOf(p+".scope", c.Scope, scopes...)
 	}
@@ -629,7 +633,7 @@ var partyAggregates = []string{AggregateAvg, AggregateMin, AggregateMax}
 
 func (v *validator) teamRule(p string, t TeamRule) {
 	if v.name(p+".attribute", t.Attribute) {
-		v.notReserved(p+".attribute", t.Attribute, "a number")
+		v.reservedFits(p+".attribute", t.Attribute, needNumber)
 	}
 	v.oneOf(p+".aggregate", t.Aggregate, aggregates...)
 	if t.PartyAggregate != "" || v.written(p+".party_aggregate") {
@@ -645,7 +649,7 @@ func (v *validator) teamRule(p string, t TeamRule) {
 
 func (v *validator) matchTotal(p string, m MatchTotalRule) {
 	if v.name(p+".attribute", m.Attribute) {
-		v.notReserved(p+".attribute", m.Attribute, "a number")
+		v.reservedFits(p+".attribute", m.Attribute, needNumber)
 	}
 	v.oneOf(p+".aggregate", m.Aggregate, aggregates...)
 	if m.Min == nil && m.Max == nil {
@@ -723,7 +727,9 @@ func (v *validator) roles() {
 		return
 	}
 	if rr.Attribute != "" || v.written("roles.attribute") {
-		v.name("roles.attribute", rr.Attribute)
+		if v.name("roles.attribute", rr.Attribute) {
+			v.reservedFits("roles.attribute", rr.Attribute, needStringOrList)
+		}
 	}
 	if len(rr.Quotas) == 0 {
 		v.add("roles.quotas", "must list at least one role")
@@ -816,10 +822,14 @@ func (v *validator) crossPlay() {
 		return
 	}
 	if cp.AcceptedAttribute != "" || v.written("cross_play.accepted_attribute") {
-		v.name("cross_play.accepted_attribute", cp.AcceptedAttribute)
+		if v.name("cross_play.accepted_attribute", cp.AcceptedAttribute) {
+			v.reservedFits("cross_play.accepted_attribute", cp.AcceptedAttribute, needStringOrList)
+		}
 	}
 	if cp.CurrentAttribute != "" || v.written("cross_play.current_attribute") {
-		v.name("cross_play.current_attribute", cp.CurrentAttribute)
+		if v.name("cross_play.current_attribute", cp.CurrentAttribute) {
+			v.reservedFits("cross_play.current_attribute", cp.CurrentAttribute, needString)
+		}
 	}
 	acc, cur := cp.AcceptedAttribute, cp.CurrentAttribute
 	if acc == "" {

@@ -71,7 +71,7 @@ func TestValidateProblems(t *testing.T) {
 		{"empty attribute", with(`"matching_rule": [{"attribute": "", "criteria": "distance", "reference": 1}]`),
 			[]string{"matching_rule[0].attribute: must not be empty"}},
 		{"reserved attribute", with(`"matching_rule": [{"attribute": "role", "criteria": "distance", "reference": 1}]`),
-			[]string{`matching_rule[0].attribute: "role" is a reserved ticket key and never holds a number`}},
+			[]string{`matching_rule[0].attribute: "role" is a reserved ticket key and never holds a number (it holds a string or a list of strings)`}},
 		{"duplicate matching rule", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 1}, {"attribute": "mmr", "criteria": "distance", "reference": 2}]`),
 			[]string{`matching_rule[1]: repeats matching_rule[0] (attribute "mmr", criteria "distance"): flexing_rule could not tell them apart`}},
 		{"flexing without matching rules", with(`"flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 2}]`),

@@ -8,7 +8,7 @@ import (
 )
 
 // maxRows bounds the rows of one multi-row statement (SQLite allows 32,766
-// bound values, far above 7 × maxRows).
+// bound values, far above 8 × maxRows).
 const maxRows = 128
 
 // multiKind is a statement repeated over n rows: head, then the row (or the
@@ -20,25 +20,64 @@ type multiKind struct {
 }
 
 var (
+	// The request id's UNIQUE constraint fails this on a repeated request.
 	insertTickets = &multiKind{name: "insert tickets",
-		head: `INSERT INTO tickets (id, queue, request_id, state, created_at, updated_at, body) VALUES `,
-		row:  `(?, ?, ?, ?, ?, ?, ?)`, sep: `, `,
-		tail: ` ON CONFLICT (request_id) DO NOTHING RETURNING id`}
-	insertCreatedEvents = &multiKind{name: "insert created events",
-		head: `INSERT INTO events (ticket_id, kind, at, match_id) VALUES `,
-		row:  `(?, 'created', ?, NULL)`, sep: `, `,
-		tail: ` RETURNING seq, ticket_id`}
-	insertMatchedEvents = &multiKind{name: "insert matched events",
-		head: `INSERT INTO events (ticket_id, kind, at, match_id) VALUES `,
-		row:  `(?, 'matched', ?, ?)`, sep: `, `,
-		tail: ` RETURNING seq, ticket_id`}
-	countWaiting = &multiKind{name: "count waiting",
-		head: `SELECT count(*) FROM tickets WHERE state = 'waiting' AND id IN (`,
+		head: `INSERT INTO tickets (id, queue, request_id, state, created_at, updated_at, body, reason) VALUES `,
+		row:  `(?, ?, ?, ?, ?, ?, ?, ?)`, sep: `, `}
+	// insertCreated is insertEvents for the common batch of created
+	// events only: fewer values to bind per row.
+	insertCreated = &multiKind{name: "insert created events",
+		head: `INSERT INTO events (ticket_id, kind, at) VALUES `,
+		row:  `(?, 'created', ?)`, sep: `, `,
+		tail: ` RETURNING seq, ticket_id, kind`}
+	insertEvents = &multiKind{name: "insert events",
+		head: `INSERT INTO events (ticket_id, kind, at, match_id, reason) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`, sep: `, `,
+		tail: ` RETURNING seq, ticket_id, kind`}
+	// The primary key fails this when a player already has a live
+	// ticket in the queue.
+	insertLive = &multiKind{name: "insert live players",
+		head: `INSERT INTO live_players (queue, player_id, ticket_id) VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `}
+	insertMatches = &multiKind{name: "insert matches",
+		head: `INSERT INTO matches (id, created_at, body) VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `}
+	ticketsByRequest = &multiKind{name: "tickets by request id",
+		head: `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id IN (`,
 		row:  `?`, sep: `, `, tail: `)`}
+	// liveTickets finds the live tickets of (queue, player) pairs, with
+	// the pair that found each.
+	liveTickets = &multiKind{name: "live tickets of players",
+		head: `SELECT l.queue, l.player_id, ` + ticketColumnsOf("t") + ` FROM (VALUES `,
+		row:  `(?, ?)`, sep: `, `,
+		tail: `) AS v JOIN live_players l ON l.queue = v.column1 AND l.player_id = v.column2 JOIN tickets t ON t.id = l.ticket_id`}
+	// waitingTickets reads which of some tickets wait, with their bodies
+	// (for their players). The unary + keeps the planner off the index by
+	// state, which would visit every waiting ticket: the ids are the
+	// primary key's.
+	waitingTickets = &multiKind{name: "waiting tickets' bodies",
+		head: `SELECT id, body FROM tickets WHERE id IN (`,
+		row:  `?`, sep: `, `, tail: `) AND +state = 'waiting'`}
+	// livesOfPlayers are the live tickets of some players, in any queue.
+	livesOfPlayers = &multiKind{name: "live tickets of players in any queue",
+		head: `SELECT player_id, queue, ticket_id FROM live_players WHERE player_id IN (`,
+		row:  `?`, sep: `, `, tail: `)`}
+	// deleteLive frees the players of tickets that ended; the ticket id
+	// makes sure a row is only removed by the ticket it names.
+	deleteLive = &multiKind{name: "delete live players",
+		head: `DELETE FROM live_players WHERE (queue, player_id, ticket_id) IN (VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `, tail: `)`}
+	// setMatched marks tickets matched, each with its own match id and
+	// time: (ticket id, match id, time) per row.
 	setMatched = &multiKind{name: "set matched",
-		head: `UPDATE tickets SET state = 'matched', match_id = ?, updated_at = ? WHERE state = 'waiting' AND id IN (`,
-		row:  `?`, sep: `, `, tail: `)`}
+		head: `UPDATE tickets SET state = 'matched', match_id = v.column2, updated_at = v.column3 FROM (VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `, tail: `) AS v WHERE tickets.id = v.column1 AND tickets.state = 'waiting'`}
 )
+
+var multiKinds = []*multiKind{
+	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, ticketsByRequest, liveTickets,
+	waitingTickets, livesOfPlayers, deleteLive, setMatched,
+}
 
 // sql is the statement's text for n rows.
 func (k *multiKind) sql(n int) string {
@@ -68,7 +107,7 @@ type multiKey struct {
 
 func prepareMulti(db *sql.DB) (multiStmts, error) {
 	m := make(multiStmts)
-	for _, k := range []*multiKind{insertTickets, insertCreatedEvents, insertMatchedEvents, countWaiting, setMatched} {
+	for _, k := range multiKinds {
 		for n := 1; n <= maxRows; n *= 2 {
 			st, err := db.Prepare(k.sql(n))
 			if err != nil {

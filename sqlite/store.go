@@ -8,10 +8,19 @@
 // writer at a time anyway); the matchmaker batches concurrent creates into one
 // transaction, which is what makes thousands of durable tickets per second
 // possible with one fsync per batch.
+//
+// The store keeps the rule "one live ticket per player and queue" itself:
+// the live_players table (schema.go), kept in step with the tickets' states
+// in the same transactions, is the index CreateTickets checks and
+// CommitMatches uses to cancel a matched player's tickets in other queues.
+// Where the cupid.Store contract leaves a choice open, the storetest package
+// pins the reading; this store and memstore both pass it.
+//
+// The schema carries a version (PRAGMA user_version) and Open applies the
+// numbered migrations a database lacks, in order (schema.go).
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,7 +28,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,24 +35,27 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// Store implements cupid.Store on SQLite.
+// Store implements cupid.Store and cupid.DocumentStore on SQLite.
 type Store struct {
 	w *sql.DB // the single writer connection
 	r *sql.DB // readers (WAL lets them run beside the writer)
 
 	// Statements prepared once: the driver would otherwise parse the SQL
 	// again on every call, which costs more than running it.
-	insEvent, ticketByRequest, stateByID, finish, insMatch *sql.Stmt
-	getTicket, getEvents, getMatch                         *sql.Stmt
+	stateByID, finish, ping        *sql.Stmt
+	getTicket, getEvents, getMatch *sql.Stmt
 
 	// multi holds the statements whose text depends on a row count.
 	multi multiStmts
 }
 
-var _ cupid.Store = (*Store)(nil)
+var (
+	_ cupid.Store         = (*Store)(nil)
+	_ cupid.DocumentStore = (*Store)(nil)
+)
 
 // Open opens (creating if needed) the database file at path and brings its
-// schema up to date.
+// schema up to date (see schema.go).
 func Open(path string) (*Store, error) {
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -57,9 +68,9 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
 	w.SetMaxOpenConns(1)
-	if _, err := w.Exec(schema); err != nil {
+	if err := migrate(context.Background(), w); err != nil {
 		w.Close()
-		return nil, fmt.Errorf("sqlite: create schema in %s: %w", path, err)
+		return nil, fmt.Errorf("sqlite: bring the schema of %s up to date: %w", path, err)
 	}
 	r, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&mode=ro")
 	if err != nil {
@@ -81,13 +92,12 @@ func (s *Store) prepare() error {
 		stmt **sql.Stmt
 		sql  string
 	}{
-		{s.w, &s.insEvent, `INSERT INTO events (ticket_id, kind, at, match_id) VALUES (?, ?, ?, ?)`},
-		{s.w, &s.ticketByRequest, `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id = ?`},
 		{s.w, &s.stateByID, `SELECT state FROM tickets WHERE id = ?`},
-		{s.w, &s.finish, `UPDATE tickets SET state = ?, updated_at = ? WHERE id = ? AND state = 'waiting'`},
-		{s.w, &s.insMatch, `INSERT INTO matches (id, created_at, body) VALUES (?, ?, ?)`},
+		// The body returned names the players to free.
+		{s.w, &s.finish, `UPDATE tickets SET state = ?, reason = ?, updated_at = ? WHERE id = ? AND state = 'waiting' RETURNING ` + ticketColumns},
+		{s.w, &s.ping, `INSERT INTO heartbeat (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at`},
 		{s.r, &s.getTicket, `SELECT ` + ticketColumns + ` FROM tickets WHERE id = ?`},
-		{s.r, &s.getEvents, `SELECT e.seq, e.kind, e.at, e.match_id, m.body FROM events e LEFT JOIN matches m ON m.id = e.match_id WHERE e.ticket_id = ? AND e.seq > ? ORDER BY e.seq`},
+		{s.r, &s.getEvents, `SELECT e.seq, e.kind, e.at, e.match_id, e.reason, m.body FROM events e LEFT JOIN matches m ON m.id = e.match_id WHERE e.ticket_id = ? AND e.seq > ? ORDER BY e.seq`},
 		{s.r, &s.getMatch, `SELECT body FROM matches WHERE id = ?`},
 	} {
 		st, err := p.db.Prepare(p.sql)
@@ -102,142 +112,32 @@ func (s *Store) prepare() error {
 }
 
 // ticketColumns are what scanTicket reads. The body holds the ticket as
-// created; state, match and update time live in their own columns, so a
-// state change rewrites a few bytes instead of the whole ticket.
-const ticketColumns = `body, state, match_id, updated_at`
+// created; state, match, reason and update time live in their own columns,
+// so a state change rewrites a few bytes instead of the whole ticket.
+const ticketColumns = `body, state, match_id, updated_at, reason`
+
+// ticketColumnsOf is ticketColumns qualified by a table alias, for joins.
+func ticketColumnsOf(alias string) string {
+	cols := strings.Split(ticketColumns, ", ")
+	for i := range cols {
+		cols[i] = alias + "." + cols[i]
+	}
+	return strings.Join(cols, ", ")
+}
 
 // Close closes both connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.insEvent, s.ticketByRequest, s.stateByID, s.finish, s.insMatch, s.getTicket, s.getEvents, s.getMatch} {
+	for _, st := range []*sql.Stmt{s.stateByID, s.finish, s.ping, s.getTicket, s.getEvents, s.getMatch} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
 	}
-	return errors.Join(append(errs, s.multi.close(), s.r.Close(), s.w.Close())...)
-}
-
-const schema = `
-CREATE TABLE IF NOT EXISTS tickets (
-	id         TEXT PRIMARY KEY,
-	queue      TEXT NOT NULL,
-	request_id TEXT UNIQUE,
-	state      TEXT NOT NULL,
-	created_at INTEGER NOT NULL,
-	updated_at INTEGER NOT NULL,
-	match_id   TEXT,
-	body       BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tickets_state ON tickets (state, created_at);
-CREATE INDEX IF NOT EXISTS tickets_queue ON tickets (queue, state, created_at);
-CREATE TABLE IF NOT EXISTS matches (
-	id         TEXT PRIMARY KEY,
-	created_at INTEGER NOT NULL,
-	body       BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS events (
-	seq       INTEGER PRIMARY KEY AUTOINCREMENT,
-	ticket_id TEXT NOT NULL,
-	kind      TEXT NOT NULL,
-	at        INTEGER NOT NULL,
-	match_id  TEXT
-);
-CREATE INDEX IF NOT EXISTS events_ticket ON events (ticket_id, seq);
-CREATE TABLE IF NOT EXISTS documents (
-	kind TEXT NOT NULL,
-	id   TEXT NOT NULL,
-	body BLOB NOT NULL,
-	updated_at INTEGER NOT NULL,
-	PRIMARY KEY (kind, id)
-);
-`
-
-// CreateTickets stores the tickets in one transaction. A ticket whose
-// RequestID was seen before is not stored again; the earlier one is returned
-// in its place.
-//
-// Rows go in with multi-row statements: the driver's cost per statement,
-// not SQLite's own work, dominated when every ticket had statements of its
-// own.
-func (s *Store) CreateTickets(ctx context.Context, ts []*cupid.Ticket) ([]*cupid.Ticket, []cupid.Event, error) {
-	out := make([]*cupid.Ticket, len(ts))
-	var events []cupid.Event
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		inserted := make(map[string]bool, len(ts))
-		args := make([]any, 0, 7*min(len(ts), maxRows))
-		err := s.multi.chunks(insertTickets, len(ts), func(st *sql.Stmt, lo, hi int) error {
-			args = args[:0]
-			for _, t := range ts[lo:hi] {
-				body, err := json.Marshal(t)
-				if err != nil {
-					return err
-				}
-				var rid any
-				if t.RequestID != "" {
-					rid = t.RequestID
-				}
-				at := t.CreatedAt.UnixNano()
-				args = append(args, t.ID, t.Key.Queue, rid, string(t.State), at, at, body)
-			}
-			// RETURNING names the rows inserted: not those whose request
-			// id was taken, by an earlier call or earlier in this batch.
-			return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
-				var id string
-				err := r.Scan(&id)
-				inserted[id] = true
-				return err
-			})
-		})
-		if err != nil {
-			return err
-		}
-		var fresh []*cupid.Ticket
-		for i, t := range ts {
-			if inserted[t.ID] {
-				out[i] = t
-				fresh = append(fresh, t)
-				continue
-			}
-			prev, err := scanTicket(tx.StmtContext(ctx, s.ticketByRequest).QueryRowContext(ctx, t.RequestID))
-			if err != nil {
-				return fmt.Errorf("sqlite: ticket %s was not stored and no ticket has its request id: %w", t.ID, err)
-			}
-			out[i] = prev
-		}
-		events = make([]cupid.Event, 0, len(fresh))
-		return s.multi.chunks(insertCreatedEvents, len(fresh), func(st *sql.Stmt, lo, hi int) error {
-			args = args[:0]
-			for _, t := range fresh[lo:hi] {
-				args = append(args, t.ID, t.CreatedAt.UnixNano())
-			}
-			return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
-				ev := cupid.Event{Kind: cupid.EventCreated}
-				if err := r.Scan(&ev.Seq, &ev.TicketID); err != nil {
-					return err
-				}
-				events = append(events, ev)
-				return nil
-			})
-		})
-	})
-	if err != nil {
-		return nil, nil, err
+	errs = append(errs, s.multi.close())
+	if s.r != nil {
+		errs = append(errs, s.r.Close())
 	}
-	// RETURNING promises no order; the ids say whose each event is.
-	created := make(map[string]time.Time, len(ts))
-	for i, t := range ts {
-		if out[i] == t {
-			created[t.ID] = t.CreatedAt
-		}
-	}
-	if len(events) != len(created) {
-		return nil, nil, fmt.Errorf("sqlite: %d created events for %d new tickets", len(events), len(created))
-	}
-	for i := range events {
-		events[i].At = created[events[i].TicketID]
-	}
-	slices.SortFunc(events, func(a, b cupid.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return out, events, nil
+	return errors.Join(append(errs, s.w.Close())...)
 }
 
 // scanEach runs f on every row of a query's result and closes it; written
@@ -297,8 +197,9 @@ func (s *Store) WaitingTickets(ctx context.Context) ([]*cupid.Ticket, error) {
 	return s.queryTickets(ctx, s.r, `SELECT `+ticketColumns+` FROM tickets WHERE state = ? ORDER BY created_at, id`, string(cupid.StateWaiting))
 }
 
-// FinishTicket moves a waiting ticket to a final state.
-func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, now time.Time) (*cupid.Ticket, cupid.Event, error) {
+// FinishTicket moves a waiting ticket to cancelled or expired, with its
+// reason; its players' entries in the player index go with it.
+func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, reason string, now time.Time) (*cupid.Ticket, cupid.Event, error) {
 	if state != cupid.StateCancelled && state != cupid.StateExpired {
 		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
 	}
@@ -306,13 +207,12 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 	if state == cupid.StateExpired {
 		kind = cupid.EventExpired
 	}
-	var ev cupid.Event
+	var t *cupid.Ticket
+	var evs []cupid.Event
 	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.StmtContext(ctx, s.finish).ExecContext(ctx, string(state), now.UnixNano(), id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
+		var err error
+		t, err = scanTicket(tx.StmtContext(ctx, s.finish).QueryRowContext(ctx, string(state), reason, now.UnixNano(), id))
+		if errors.Is(err, sql.ErrNoRows) {
 			var cur string
 			err := tx.StmtContext(ctx, s.stateByID).QueryRowContext(ctx, id).Scan(&cur)
 			if errors.Is(err, sql.ErrNoRows) {
@@ -323,116 +223,44 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 			}
 			return cupid.Conflict("id", "ticket %q is already %s", id, cur)
 		}
-		res, err = tx.StmtContext(ctx, s.insEvent).ExecContext(ctx, id, string(kind), now.UnixNano(), nil)
 		if err != nil {
 			return err
 		}
-		seq, _ := res.LastInsertId()
-		ev = cupid.Event{Seq: seq, TicketID: id, Kind: kind, At: now}
-		return nil
+		if err := s.freePlayers(ctx, tx, t); err != nil {
+			return err
+		}
+		evs, err = s.insertEvents(ctx, tx, []cupid.Event{{TicketID: id, Kind: kind, At: now, Reason: reason}})
+		return err
 	})
 	if err != nil {
 		return nil, cupid.Event{}, err
 	}
-	t, err := s.Ticket(ctx, id)
-	if err != nil {
-		return nil, cupid.Event{}, err
-	}
-	return t, ev, nil
+	return t, evs[0], nil
 }
 
-// CommitMatches stores each match atomically with its tickets' state change,
-// in one transaction for the batch. A match naming a ticket that is not
-// waiting (cancelled meanwhile, or in another match) is refused whole.
-func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]bool, []cupid.Event, error) {
-	ok := make([]bool, len(ms))
-	var events []cupid.Event
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		events = events[:0]
-		for i, m := range ms {
-			committed, evs, err := s.commitMatch(ctx, tx, m)
-			if err != nil {
-				return err
-			}
-			ok[i] = committed
-			events = append(events, evs...)
+// freePlayers removes the player index's rows of tickets that have just
+// left waiting, in one statement per 128 players.
+func (s *Store) freePlayers(ctx context.Context, tx *sql.Tx, ts ...*cupid.Ticket) error {
+	var args []any
+	for _, t := range ts {
+		for _, p := range t.Players {
+			args = append(args, t.Key.Queue, p.ID, t.ID)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
 	}
-	return ok, events, nil
+	return s.multi.chunks(deleteLive, len(args)/3, func(st *sql.Stmt, lo, hi int) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args[3*lo:3*hi]...)
+		return err
+	})
 }
 
-// commitMatch commits one match inside tx. The writer connection holds
-// the database's write lock for the whole transaction, so the states read
-// first cannot change before the update; the update still carries the
-// "still waiting" condition as a second guard. Each step covers many
-// tickets per statement.
-func (s *Store) commitMatch(ctx context.Context, tx *sql.Tx, m *cupid.Match) (bool, []cupid.Event, error) {
-	ids := m.TicketIDs()
-	if len(ids) == 0 {
-		return false, nil, fmt.Errorf("sqlite: match %s has no tickets", m.ID)
-	}
-	idArgs := make([]any, len(ids))
-	for i, id := range ids {
-		idArgs[i] = id
-	}
-	waiting := 0
-	err := s.multi.chunks(countWaiting, len(ids), func(st *sql.Stmt, lo, hi int) error {
-		var n int
-		err := tx.StmtContext(ctx, st).QueryRowContext(ctx, idArgs[lo:hi]...).Scan(&n)
-		waiting += n
+// Ping upserts the heartbeat row in a write transaction: readiness then
+// fails when writes do (a full disk, a read-only file, a lock held too
+// long), not only when the file cannot be opened.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		_, err := tx.StmtContext(ctx, s.ping).ExecContext(ctx, time.Now().UnixNano())
 		return err
 	})
-	if err != nil || waiting != len(ids) {
-		return false, nil, err
-	}
-	body, err := json.Marshal(m)
-	if err != nil {
-		return false, nil, err
-	}
-	at := m.CreatedAt.UnixNano()
-	if _, err := tx.StmtContext(ctx, s.insMatch).ExecContext(ctx, m.ID, at, body); err != nil {
-		return false, nil, err
-	}
-	changed := int64(0)
-	err = s.multi.chunks(setMatched, len(ids), func(st *sql.Stmt, lo, hi int) error {
-		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, append([]any{m.ID, at}, idArgs[lo:hi]...)...)
-		if err != nil {
-			return err
-		}
-		n, err := res.RowsAffected()
-		changed += n
-		return err
-	})
-	if err != nil {
-		return false, nil, err
-	}
-	if changed != int64(len(ids)) {
-		return false, nil, fmt.Errorf("sqlite: match %s: %d of its %d tickets changed state under the write lock", m.ID, changed, len(ids))
-	}
-	events := make([]cupid.Event, 0, len(ids))
-	err = s.multi.chunks(insertMatchedEvents, len(ids), func(st *sql.Stmt, lo, hi int) error {
-		args := make([]any, 0, 3*(hi-lo))
-		for _, id := range ids[lo:hi] {
-			args = append(args, id, at, m.ID)
-		}
-		return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
-			events = append(events, cupid.Event{Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
-			return r.Scan(&events[len(events)-1].Seq, &events[len(events)-1].TicketID)
-		})
-	})
-	if err != nil {
-		return false, nil, err
-	}
-	if len(events) != len(ids) {
-		return false, nil, fmt.Errorf("sqlite: match %s: %d events stored for %d tickets", m.ID, len(events), len(ids))
-	}
-	// RETURNING promises no order; watchers and tests expect seq order.
-	slices.SortFunc(events, func(a, b cupid.Event) int { return cmp.Compare(a.Seq, b.Seq) })
-	return true, events, nil
 }
 
 // Match returns a committed match.
@@ -463,7 +291,7 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 		var kind string
 		var matchID sql.NullString
 		var body []byte
-		if err := r.Scan(&ev.Seq, &kind, &at, &matchID, &body); err != nil {
+		if err := r.Scan(&ev.Seq, &kind, &at, &matchID, &ev.Reason, &body); err != nil {
 			return err
 		}
 		ev.Kind = cupid.EventKind(kind)
@@ -554,7 +382,8 @@ func scanTicket(row rowScanner) (*cupid.Ticket, error) {
 	var state string
 	var matchID sql.NullString
 	var updated int64
-	if err := row.Scan(&body, &state, &matchID, &updated); err != nil {
+	var reason string
+	if err := row.Scan(&body, &state, &matchID, &updated, &reason); err != nil {
 		return nil, err
 	}
 	var t cupid.Ticket
@@ -562,6 +391,7 @@ func scanTicket(row rowScanner) (*cupid.Ticket, error) {
 		return nil, fmt.Errorf("sqlite: decode ticket: %w", err)
 	}
 	t.State = cupid.TicketState(state)
+	t.Reason = reason
 	t.UpdatedAt = time.Unix(0, updated).UTC()
 	if matchID.Valid {
 		t.MatchID = matchID.String

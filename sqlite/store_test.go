@@ -4,14 +4,19 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/storetest"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
+// openTemp opens a store in a new directory. When the test ends it checks
+// that the player index holds exactly the players of the waiting tickets,
+// then closes the store.
 func openTemp(t *testing.T) (*Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cupid.db")
@@ -19,8 +24,71 @@ func openTemp(t *testing.T) (*Store, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { s.Close() })
+	t.Cleanup(func() {
+		checkIndex(t, s)
+		s.Close()
+	})
 	return s, path
+}
+
+func TestContract(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) cupid.Store {
+		s, _ := openTemp(t)
+		return s
+	})
+}
+
+func TestDocumentsContract(t *testing.T) {
+	storetest.RunDocuments(t, func(t *testing.T) cupid.DocumentStore {
+		s, _ := openTemp(t)
+		return s
+	})
+}
+
+// checkIndex compares the live_players table with what the waiting
+// tickets' bodies say it should hold.
+func checkIndex(t *testing.T, s *Store) {
+	t.Helper()
+	if s.w.Ping() != nil {
+		return // closed by the test
+	}
+	waiting, err := s.WaitingTickets(context.Background())
+	if err != nil {
+		t.Errorf("check index: %v", err)
+		return
+	}
+	var want []string
+	for _, tk := range waiting {
+		for _, p := range tk.Players {
+			want = append(want, tk.Key.Queue+"/"+p.ID+"="+tk.ID)
+		}
+	}
+	var got []string
+	err = scanEach(s.w.Query(`SELECT queue, player_id, ticket_id FROM live_players`))(func(r rowScanner) error {
+		var q, p, id string
+		err := r.Scan(&q, &p, &id)
+		got = append(got, q+"/"+p+"="+id)
+		return err
+	})
+	if err != nil {
+		t.Errorf("check index: %v", err)
+		return
+	}
+	slices.Sort(want)
+	want = slices.Compact(want) // a ticket from before Validate may name a player twice
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the player index is out of step with the waiting tickets:\n index   %q\n tickets %q", got, want)
+	}
+}
+
+// nts wraps tickets for CreateTickets, none asking to replace.
+func nts(ts ...*cupid.Ticket) []cupid.NewTicket {
+	out := make([]cupid.NewTicket, len(ts))
+	for i, t := range ts {
+		out[i] = cupid.NewTicket{Ticket: t}
+	}
+	return out
 }
 
 func ticket(id, rid string, age time.Duration) *cupid.Ticket {
@@ -34,19 +102,19 @@ func ticket(id, rid string, age time.Duration) *cupid.Ticket {
 func TestCreateIsIdempotentByRequestID(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	got, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "r1", 0), ticket("b", "", 0)})
+	got, _, err := s.CreateTickets(ctx, nts(ticket("a", "r1", 0), ticket("b", "", 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got[0].ID != "a" || got[1].ID != "b" {
-		t.Fatalf("created %s, %s", got[0].ID, got[1].ID)
+	if got[0].Ticket.ID != "a" || got[1].Ticket.ID != "b" || got[0].Existed || got[1].Existed {
+		t.Fatalf("created %+v, %+v", got[0], got[1])
 	}
-	again, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("c", "r1", 0)})
+	again, evs, err := s.CreateTickets(ctx, nts(ticket("c", "r1", 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again[0].ID != "a" {
-		t.Fatalf("retry with request id r1 returned %q, want the first ticket a", again[0].ID)
+	if again[0].Ticket.ID != "a" || !again[0].Existed || len(evs) != 0 {
+		t.Fatalf("retry with request id r1 returned %+v and events %+v, want the first ticket a", again[0], evs)
 	}
 	if _, err := s.Ticket(ctx, "c"); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("the retry stored a second ticket: err=%v", err)
@@ -56,7 +124,7 @@ func TestCreateIsIdempotentByRequestID(t *testing.T) {
 func TestCommitMatchesNeverPutsATicketInTwoMatches(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	if _, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 3), ticket("b", "", 2), ticket("c", "", 1)}); err != nil {
+	if _, _, err := s.CreateTickets(ctx, nts(ticket("a", "", 3), ticket("b", "", 2), ticket("c", "", 1))); err != nil {
 		t.Fatal(err)
 	}
 	m1 := &cupid.Match{ID: "m1", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}
@@ -65,8 +133,8 @@ func TestCommitMatchesNeverPutsATicketInTwoMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ok[0] || ok[1] {
-		t.Fatalf("commit results %v, want [true false]", ok)
+	if !ok[0].OK || ok[1].OK || !slices.Equal(ok[1].NotWaiting, []string{"a"}) {
+		t.Fatalf("commit results %+v, want m1 stored, m2 refused for a", ok)
 	}
 	if len(events) != 2 {
 		t.Fatalf("%d events, want 2 (a and b matched)", len(events))
@@ -97,10 +165,10 @@ func TestFinishTicket(t *testing.T) {
 		{"cancel waiting", cupid.StateCancelled, nil, ""},
 		{"expire waiting", cupid.StateExpired, nil, ""},
 		{"cancel twice", cupid.StateCancelled, func(s *Store) {
-			s.FinishTicket(context.Background(), "a", cupid.StateCancelled, t0)
+			s.FinishTicket(context.Background(), "a", cupid.StateCancelled, "", t0)
 		}, cupid.CodeConflict},
 		{"cancel matched", cupid.StateCancelled, func(s *Store) {
-			s.CreateTickets(context.Background(), []*cupid.Ticket{ticket("b", "", 0)})
+			s.CreateTickets(context.Background(), nts(ticket("b", "", 0)))
 			s.CommitMatches(context.Background(), []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a", "b"}}}}})
 		}, cupid.CodeConflict},
 		{"bad state", cupid.StateMatched, nil, cupid.CodeInvalid},
@@ -109,12 +177,12 @@ func TestFinishTicket(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			s, _ := openTemp(t)
 			ctx := context.Background()
-			s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 0)})
+			s.CreateTickets(ctx, nts(ticket("a", "", 0)))
 			if c.pre != nil {
 				c.pre(s)
 			}
 			before, _ := s.Ticket(ctx, "a")
-			tk, ev, err := s.FinishTicket(ctx, "a", c.state, t0)
+			tk, ev, err := s.FinishTicket(ctx, "a", c.state, "because", t0)
 			if cupid.ErrorCode(err) != c.code && !(c.code == "" && err == nil) {
 				t.Fatalf("err = %v, want code %q", err, c.code)
 			}
@@ -125,7 +193,7 @@ func TestFinishTicket(t *testing.T) {
 				}
 				return
 			}
-			if tk.State != c.state || ev.Seq == 0 {
+			if tk.State != c.state || ev.Seq == 0 || tk.Reason != "because" || ev.Reason != "because" {
 				t.Fatalf("ticket %s, event %+v", tk.State, ev)
 			}
 		})
@@ -135,7 +203,7 @@ func TestFinishTicket(t *testing.T) {
 func TestEventsSurviveReopenAndResumeAfterSeq(t *testing.T) {
 	s, path := openTemp(t)
 	ctx := context.Background()
-	s.CreateTickets(ctx, []*cupid.Ticket{ticket("a", "", 10*time.Second), ticket("b", "", 5*time.Second)})
+	s.CreateTickets(ctx, nts(ticket("a", "", 10*time.Second), ticket("b", "", 5*time.Second)))
 	s.CommitMatches(ctx, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}})
 	s.Close()
 
@@ -171,8 +239,8 @@ func TestWaitingTicketsOldestFirst(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		ts = append(ts, ticket(fmt.Sprint(i), "", time.Duration(i)*time.Second))
 	}
-	s.CreateTickets(ctx, ts)
-	s.FinishTicket(ctx, "2", cupid.StateCancelled, t0)
+	s.CreateTickets(ctx, nts(ts...))
+	s.FinishTicket(ctx, "2", cupid.StateCancelled, "", t0)
 	w, err := s.WaitingTickets(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -211,12 +279,15 @@ func TestDocuments(t *testing.T) {
 
 // TestLargeBatchesAndMatches crosses the multi-row statements' chunk sizes:
 // a batch of 301 tickets (128 + 128 + 32 + 8 + 4 + 1) with request ids
-// repeated inside the batch and from an earlier call, then a 131-ticket
-// match, and a match refused because one of its 131 tickets is taken.
+// repeated inside the batch and from an earlier call (the careful path), a
+// batch of 301 with one player already live (the optimistic attempt fails
+// and the careful path reads 301 players in chunks), then a 131-ticket match
+// whose players have tickets in another queue, and a match refused because
+// one of its 131 tickets is taken.
 func TestLargeBatchesAndMatches(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
-	if _, _, err := s.CreateTickets(ctx, []*cupid.Ticket{ticket("early", "r-7", 0)}); err != nil {
+	if _, _, err := s.CreateTickets(ctx, nts(ticket("early", "r-7", 0))); err != nil {
 		t.Fatal(err)
 	}
 	var batch []*cupid.Ticket
@@ -230,7 +301,7 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 		}
 		batch = append(batch, ticket(fmt.Sprintf("t%03d", i), rid, time.Duration(301-i)*time.Second))
 	}
-	got, created, err := s.CreateTickets(ctx, batch)
+	got, created, err := s.CreateTickets(ctx, nts(batch...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,15 +322,15 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 		delete(byID, ev.TicketID)
 	}
 	for i, g := range got {
-		want := batch[i].ID
+		want, existed := batch[i].ID, false
 		switch {
 		case i == 7:
-			want = "early"
-		case i%50 == 0:
-			want = "t000"
+			want, existed = "early", true
+		case i%50 == 0 && i > 0:
+			want, existed = "t000", true
 		}
-		if g.ID != want {
-			t.Fatalf("ticket %d: got %s, want %s", i, g.ID, want)
+		if g.Err != nil || g.Ticket.ID != want || g.Existed != existed {
+			t.Fatalf("ticket %d: got %+v, want %s (existed %v)", i, g, want, existed)
 		}
 	}
 	waiting, err := s.WaitingTickets(ctx)
@@ -270,6 +341,29 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 	// was taken and the 6 repeats of r-dup (i = 50, 100, …, 300).
 	if want := 1 + 301 - 1 - 6; len(waiting) != want {
 		t.Fatalf("%d waiting tickets, want %d", len(waiting), want)
+	}
+
+	// The same players in another queue: all stored but the one whose
+	// player already waits there.
+	if _, _, err := s.CreateTickets(ctx, nts(inQueue(ticket("o-first", "", 0), "other", "p-t005"))); err != nil {
+		t.Fatal(err)
+	}
+	var others []*cupid.Ticket
+	for i := range 301 {
+		id := fmt.Sprintf("t%03d", i)
+		others = append(others, inQueue(ticket("o-"+id, "", 0), "other", "p-"+id))
+	}
+	got, created, err = s.CreateTickets(ctx, nts(others...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(created) != 300 {
+		t.Fatalf("%d created events in the other queue, want 300", len(created))
+	}
+	for i, g := range got {
+		if (i == 5) != (cupid.ErrorCode(g.Err) == cupid.CodeAlreadyExists) || (i != 5 && (g.Ticket.ID != others[i].ID || g.Existed)) {
+			t.Fatalf("other ticket %d: %+v (err %v)", i, g, g.Err)
+		}
 	}
 
 	var ids []string
@@ -284,19 +378,33 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ok[0] || ok[1] {
-		t.Fatalf("commit results %v, want [true false]", ok)
+	if !ok[0].OK || ok[1].OK || !slices.Equal(ok[1].NotWaiting, []string{ids[130]}) {
+		t.Fatalf("commit results %+v, want big stored and clash refused for %s", ok, ids[130])
 	}
-	if len(events) != 131 {
-		t.Fatalf("%d events, want 131", len(events))
+	// Every matched player's ticket in the other queue is cancelled:
+	// o-first for t005 (o-t005 was refused), o-tNNN for the others.
+	if len(ok[0].Cancelled) != 131 {
+		t.Fatalf("%d tickets cancelled in the other queue, want 131", len(ok[0].Cancelled))
+	}
+	if len(events) != 131+131 {
+		t.Fatalf("%d events, want 262", len(events))
+	}
+	owner := func(id string) string {
+		if id == "o-first" {
+			return "t005"
+		}
+		return id[2:]
 	}
 	seen := map[string]bool{}
 	for i, ev := range events {
 		if i > 0 && ev.Seq <= events[i-1].Seq {
 			t.Fatalf("events out of seq order at %d: %d after %d", i, ev.Seq, events[i-1].Seq)
 		}
-		if ev.Kind != cupid.EventMatched || ev.Match.ID != "big" {
-			t.Fatalf("event %d: %s for %v", i, ev.Kind, ev.Match)
+		switch {
+		case i < 131 && (ev.Kind != cupid.EventMatched || ev.Match.ID != "big" || ev.TicketID != ids[i]):
+			t.Fatalf("event %d: %s of %s for %v", i, ev.Kind, ev.TicketID, ev.Match)
+		case i >= 131 && (ev.Kind != cupid.EventCancelled || ev.Reason != fmt.Sprintf("player p-%s was matched in queue duel (match big)", owner(ev.TicketID))):
+			t.Fatalf("event %d: %s of %s (%q)", i, ev.Kind, ev.TicketID, ev.Reason)
 		}
 		seen[ev.TicketID] = true
 	}
@@ -311,6 +419,12 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 		if tk.State != cupid.StateMatched || tk.MatchID != "big" {
 			t.Fatalf("%s is %s/%s, want matched/big", id, tk.State, tk.MatchID)
 		}
+	}
+	if tk, _ := s.Ticket(ctx, "o-first"); tk.State != cupid.StateCancelled {
+		t.Fatalf("o-first is %s, want cancelled", tk.State)
+	}
+	if tk, _ := s.Ticket(ctx, "o-t290"); tk.State != cupid.StateWaiting {
+		t.Fatalf("o-t290 is %s: its player was not matched", tk.State)
 	}
 	for _, id := range []string{"t290", "t291", "t292"} {
 		tk, err := s.Ticket(ctx, id)
@@ -328,4 +442,11 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 			t.Fatalf("%s has events %+v, want only created", id, evs)
 		}
 	}
+}
+
+// inQueue moves a test ticket to another queue and names its one player.
+func inQueue(t *cupid.Ticket, queue, player string) *cupid.Ticket {
+	t.Key.Queue = queue
+	t.Players[0].ID = player
+	return t
 }

@@ -20,7 +20,7 @@ func run(args ...string) (string, error) {
 }
 
 func TestRulesetCheck(t *testing.T) {
-	good := filepath.Join("..", "..", "ruleset", "testdata", "seed003", "17_ffa_mmr_flexing.json")
+	good := filepath.Join("..", "..", "ruleset", "testdata", "accelbyte", "17_ffa_mmr_flexing.json")
 	out, err := run("ruleset", "check", good)
 	if err != nil || !strings.HasSuffix(out, ": ok\n") {
 		t.Fatalf("check of a good ruleset: %q, %v", out, err)

@@ -345,7 +345,7 @@ func TestHealthReadyAndMetrics(t *testing.T) {
 			t.Errorf("%s: %d, body lacks %q", path, res.StatusCode, want)
 		}
 	}
-	for _, series := range []string{"cupid_time_to_match_seconds_bucket", "cupid_pool_tickets", `cupid_tickets_total{queue="duel",state="matched"} 2`} {
+	for _, series := range []string{"cupid_time_to_match_seconds_bucket", "cupid_waiting_tickets", "cupid_pools", `cupid_tickets_total{queue="duel",state="matched"} 2`} {
 		res, _ := http.Get(s.url + "/metrics")
 		body, _ := io.ReadAll(res.Body)
 		res.Body.Close()

@@ -103,7 +103,7 @@ func TestKillDashNineLosesNothing(t *testing.T) {
 	type acked struct {
 		id      string
 		created time.Time
-		mmr     float64
+		version string
 	}
 	var (
 		mu   sync.Mutex
@@ -116,20 +116,20 @@ func TestKillDashNineLosesNothing(t *testing.T) {
 		go func(w int) {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
-				// Pairs (w, i even/odd) share a skill far from every
-				// other pair: each pair matches, nobody else does.
-				mmr := float64(100000*w + 1000*(i/2))
+				// Pairs (w, i even/odd) share a server version no other
+				// pair has: each pair matches, nobody else does.
+				version := fmt.Sprintf("w%d-p%d", w, i/2)
 				if i%7 == 6 {
-					mmr += 500 // a loner: waits
+					version += "-alone" // a loner: waits
 				}
 				res, err := c.CreateTicket(ctx, connect.NewRequest(&cupidv1.CreateTicketRequest{
-					Queue: "duel", Players: []*cupidv1.Player{player(fmt.Sprintf("w%d-%d", w, i), mmr)},
+					Queue: "duel", Version: version, Players: []*cupidv1.Player{player(fmt.Sprintf("w%d-%d", w, i), 1500)},
 				}))
 				if err != nil {
 					return // the server died under us; not acknowledged
 				}
 				mu.Lock()
-				acks = append(acks, acked{res.Msg.GetTicket().GetId(), res.Msg.GetTicket().GetCreatedAt().AsTime(), mmr})
+				acks = append(acks, acked{res.Msg.GetTicket().GetId(), res.Msg.GetTicket().GetCreatedAt().AsTime(), version})
 				n := len(acks)
 				mu.Unlock()
 				if n == 300 {
@@ -187,8 +187,8 @@ func TestKillDashNineLosesNothing(t *testing.T) {
 	}
 	t.Logf("%d acknowledged before kill: %d matched, %d waiting", len(acks), len(inMatch), len(waiting))
 
-	// Reloaded tickets are back in their pools: a partner of equal skill
-	// matches them. A watcher resuming after the created event gets the
+	// Reloaded tickets are back in their pools: a partner of the same
+	// version matches them. A watcher resuming after the created event gets the
 	// match it missed.
 	w := waiting[0]
 	evs, err := c2.WatchTicket(context.Background(), connect.NewRequest(&cupidv1.WatchTicketRequest{Id: w.id}))
@@ -200,7 +200,11 @@ func TestKillDashNineLosesNothing(t *testing.T) {
 	}
 	createdSeq := evs.Msg().GetSeq()
 	evs.Close()
-	create(t, c2, "duel", player("late-partner", w.mmr))
+	if _, err := c2.CreateTicket(context.Background(), connect.NewRequest(&cupidv1.CreateTicketRequest{
+		Queue: "duel", Version: w.version, Players: []*cupidv1.Player{player("late-partner", 1500)},
+	})); err != nil {
+		t.Fatal(err)
+	}
 	ev := waitFinal(t, c2, w.id, createdSeq)
 	if ev.GetKind() != "matched" {
 		t.Fatalf("reloaded ticket's final event %q, want matched", ev.GetKind())

@@ -3,12 +3,16 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,13 +26,17 @@ import (
 )
 
 type loadFlags struct {
-	target      string
+	target string
+	// key is a server key (tickets scope) sent with every call.
+	key         string
 	queue       string
 	tickets     int
 	concurrency int
 	timeout     time.Duration
 	watch       bool
 	rate        int
+	bulk        int
+	hold        bool
 }
 
 func loadCmd() *cobra.Command {
@@ -52,11 +60,14 @@ formed" (the match's commit time on the server) and from "ticket created" to
 		},
 	}
 	cmd.Flags().StringVar(&f.target, "target", "http://"+DefaultAddr, "server base URL")
+	cmd.Flags().StringVar(&f.key, "key", "", "server key with the tickets scope, for a server with auth on (also read from CUPID_KEY)")
 	cmd.Flags().StringVar(&f.queue, "queue", "duel", "a 1v1 queue with an mmr distance rule")
 	cmd.Flags().IntVar(&f.tickets, "tickets", 20000, "tickets to create (rounded up to even)")
 	cmd.Flags().IntVar(&f.concurrency, "concurrency", 256, "concurrent creating workers")
 	cmd.Flags().DurationVar(&f.timeout, "timeout", 2*time.Minute, "give up after this long")
 	cmd.Flags().BoolVar(&f.watch, "watch", true, "watch every ticket for its match (off: measure intake alone)")
+	cmd.Flags().IntVar(&f.bulk, "bulk", 0, "create tickets through CreateTickets, this many per call (0: one CreateTicket per ticket)")
+	cmd.Flags().BoolVar(&f.hold, "hold", false, "create tickets that never match (skills 10,000 apart, so the queue's distance rule must set no max: see docs/examples/hold.yaml) and report the server's resident memory per waiting ticket; implies --watch=false")
 	cmd.Flags().IntVar(&f.rate, "rate", 0, "create at most this many tickets per second (0: as fast as the server takes them); latency is best read at a rate the server sustains")
 	return cmd
 }
@@ -65,17 +76,26 @@ formed" (the match's commit time on the server) and from "ticket created" to
 type loadReport struct {
 	Tickets       int
 	Errors        int64
+	FirstError    string
 	Notified      int
 	Unmatched     int
 	IntakeSeconds float64
 	NotifyLatency []time.Duration // match committed → client told
 	EndToEnd      []time.Duration // ticket created → client told
+	RSS           float64         // server resident memory after a --hold run
+	RSSPerTicket  float64         // its growth per waiting ticket
 }
 
 func (r loadReport) String() string {
 	s := fmt.Sprintf("tickets created: %d in %.2fs = %.0f durable tickets/s (errors: %d)\n",
 		r.Tickets, r.IntakeSeconds, float64(r.Tickets)/r.IntakeSeconds, r.Errors)
 	s += fmt.Sprintf("matched and notified: %d (left waiting without a partner in range: %d)\n", r.Notified, r.Unmatched)
+	if r.FirstError != "" {
+		s += "first error: " + r.FirstError + "\n"
+	}
+	if r.RSS > 0 {
+		s += fmt.Sprintf("server resident memory: %.0f MiB, %.0f bytes per waiting ticket\n", r.RSS/(1<<20), r.RSSPerTicket)
+	}
 	s += "match committed -> client told: " + percentiles(r.NotifyLatency) + "\n"
 	s += "ticket created -> client told:  " + percentiles(r.EndToEnd) + "\n"
 	return s
@@ -114,15 +134,26 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 	if f.rate < 0 {
 		return loadReport{}, fmt.Errorf("--rate: must not be negative")
 	}
+	if f.bulk < 0 || f.bulk > 1000 {
+		return loadReport{}, fmt.Errorf("--bulk: 0 to 1000")
+	}
+	if f.hold {
+		f.watch = false
+	}
+	if f.key == "" {
+		f.key = os.Getenv("CUPID_KEY")
+	}
+	rssBefore, _ := serverRSS(ctx, f.target, f.key)
 	n := f.tickets + f.tickets%2
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	client := cupidv1connect.NewTicketServiceClient(h2cClient(), f.target, connect.WithGRPC())
+	client := cupidv1connect.NewTicketServiceClient(withBearer(h2cClient(), f.key), f.target, connect.WithGRPC())
 
 	var (
 		mu       sync.Mutex
 		rep      = loadReport{Tickets: n}
 		errs     atomic.Int64
+		firstErr atomic.Pointer[error]
 		next     atomic.Int64
 		watchers sync.WaitGroup
 		created  sync.WaitGroup
@@ -134,6 +165,10 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 		// finds its partner soon after the partner arrives.
 		v := 500 + float64(rng.IntN(2000))
 		mmr[i], mmr[i+1] = v, v
+		if f.hold {
+			// Far beyond any distance the demo queues relax to.
+			mmr[i], mmr[i+1] = float64(i)*10_000, float64(i+1)*10_000
+		}
 	}
 	// With a rate, ticket i may start at start + i/rate: an open-loop
 	// schedule, so a slow server cannot slow the arrivals down and hide
@@ -152,51 +187,83 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 		created.Add(1)
 		go func() {
 			defer created.Done()
+			per := max(f.bulk, 1)
 			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || ctx.Err() != nil {
+				lo := int(next.Add(int64(per)) - int64(per))
+				if lo >= n || ctx.Err() != nil {
 					return
 				}
-				pace(i)
-				req := &cupidv1.CreateTicketRequest{
-					Queue: f.queue,
-					Players: []*cupidv1.Player{{
-						Id:         fmt.Sprintf("load-%d-%d", start.UnixNano(), i),
-						Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(mmr[i])},
-					}},
+				hi := min(lo+per, n)
+				pace(hi - 1)
+				reqs := make([]*cupidv1.CreateTicketRequest, 0, hi-lo)
+				for i := lo; i < hi; i++ {
+					reqs = append(reqs, &cupidv1.CreateTicketRequest{
+						Queue: f.queue,
+						Players: []*cupidv1.Player{{
+							Id:         fmt.Sprintf("load-%d-%d", start.UnixNano(), i),
+							Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(mmr[i])},
+						}},
+					})
 				}
-				res, err := client.CreateTicket(ctx, connect.NewRequest(req))
-				if err != nil {
-					errs.Add(1)
-					continue
+				var made []*cupidv1.Ticket
+				if f.bulk == 0 {
+					res, err := retryLimited(ctx, func() (*connect.Response[cupidv1.CreateTicketResponse], error) {
+						return client.CreateTicket(ctx, connect.NewRequest(reqs[0]))
+					})
+					if err != nil {
+						firstErr.CompareAndSwap(nil, &err)
+						errs.Add(1)
+						continue
+					}
+					made = append(made, res.Msg.GetTicket())
+				} else {
+					res, err := retryLimited(ctx, func() (*connect.Response[cupidv1.CreateTicketsResponse], error) {
+						return client.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: reqs}))
+					})
+					if err != nil {
+						firstErr.CompareAndSwap(nil, &err)
+						errs.Add(int64(len(reqs)))
+						continue
+					}
+					for _, r := range res.Msg.GetResults() {
+						if r.GetError() != "" {
+							err := errors.New(r.GetError())
+							firstErr.CompareAndSwap(nil, &err)
+							errs.Add(1)
+							continue
+						}
+						made = append(made, r.GetTicket())
+					}
 				}
-				t := res.Msg.GetTicket()
 				if !f.watch {
 					continue
 				}
-				watchers.Add(1)
-				go func() {
-					defer watchers.Done()
-					stream, err := client.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: t.GetId()}))
-					if err != nil {
-						errs.Add(1)
-						return
-					}
-					defer stream.Close()
-					for stream.Receive() {
-						ev := stream.Msg()
-						if ev.GetKind() != "matched" {
-							continue
+				for _, t := range made {
+
+					watchers.Add(1)
+					go func() {
+						defer watchers.Done()
+						stream, err := client.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: t.GetId()}))
+						if err != nil {
+							errs.Add(1)
+							return
 						}
-						told := time.Now()
-						mu.Lock()
-						rep.Notified++
-						rep.NotifyLatency = append(rep.NotifyLatency, told.Sub(ev.GetMatch().GetCreatedAt().AsTime()))
-						rep.EndToEnd = append(rep.EndToEnd, told.Sub(t.GetCreatedAt().AsTime()))
-						mu.Unlock()
-						return
-					}
-				}()
+						defer stream.Close()
+						for stream.Receive() {
+							ev := stream.Msg()
+							if ev.GetKind() != "matched" {
+								continue
+							}
+							told := time.Now()
+							mu.Lock()
+							rep.Notified++
+							rep.NotifyLatency = append(rep.NotifyLatency, told.Sub(ev.GetMatch().GetCreatedAt().AsTime()))
+							rep.EndToEnd = append(rep.EndToEnd, told.Sub(t.GetCreatedAt().AsTime()))
+							mu.Unlock()
+							return
+						}
+					}()
+				}
 			}
 		}()
 	}
@@ -227,6 +294,65 @@ wait:
 		}
 	}
 	rep.Errors = errs.Load()
+	if e := firstErr.Load(); e != nil {
+		rep.FirstError = (*e).Error()
+	}
 	rep.Unmatched = n - rep.Notified
+	if f.hold {
+		rep.Unmatched = 0
+		if rssAfter, err := serverRSS(ctx, f.target, f.key); err == nil && rssBefore > 0 {
+			rep.RSSPerTicket = (rssAfter - rssBefore) / float64(n-int(rep.Errors))
+			rep.RSS = rssAfter
+		}
+	}
 	return rep, nil
+}
+
+// serverRSS reads the server's resident memory from its /metrics.
+func serverRSS(ctx context.Context, target, key string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, "process_resident_memory_bytes "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, errors.New("the server's /metrics has no process_resident_memory_bytes")
+}
+
+// retryLimited calls f again after the server's Retry-After while the
+// server's rate limit refuses it, as a well-behaved backend would; other
+// errors end it.
+func retryLimited[T any](ctx context.Context, f func() (*connect.Response[T], error)) (*connect.Response[T], error) {
+	for {
+		res, err := f()
+		var ce *connect.Error
+		if err == nil || !errors.As(err, &ce) || ce.Code() != connect.CodeResourceExhausted {
+			return res, err
+		}
+		secs, perr := strconv.ParseFloat(ce.Meta().Get("Retry-After"), 64)
+		if perr != nil {
+			return res, err // not a rate limit: nothing says when to retry
+		}
+		wait := max(time.Duration(secs*float64(time.Second)), 10*time.Millisecond)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }

@@ -23,6 +23,6 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(serveCmd(), loadCmd(), rulesetCmd())
+	root.AddCommand(serveCmd(), loadCmd(), rulesetCmd(), configCmd(), versionCmd(), keyCmd())
 	return root
 }

@@ -228,6 +228,61 @@ func TestOpponentFakeOnlyWhenEnabledAndNothingFits(t *testing.T) {
 	}
 }
 
+// TestOpponentFakeIDsAreRefused: the id of a fake opponent (and any id with
+// its prefix) is refused wherever a real player is named, over JSON and
+// gRPC, with the field named and the reason given; nothing changes.
+func TestOpponentFakeIDsAreRefused(t *testing.T) {
+	s := startServer(t, serveFlags{config: writeOpponentConfig(t)})
+	c := s.opponents()
+	seedArena(t, c)
+	fake := findOpponent(t, c, &cupidv1.FindOpponentRequest{Finder: "practice", Attacker: &cupidv1.PlayerModel{Id: "me", Mmr: 1000}})
+	if fake.GetResult() != cupidv1.OpponentResult_OPPONENT_RESULT_FAKE_OPPONENT || !strings.HasPrefix(fake.GetPlayerId(), "fake:") {
+		t.Fatalf("empty practice finder = %v, want a fake", fake)
+	}
+	id := fake.GetPlayerId()
+	beforeArena, beforePractice := finderStats(t, c, "arena"), finderStats(t, c, "practice")
+
+	const gold = `"labels":{"league":"gold"},"attributes":{"guild":"wolves"}`
+	cases := []struct {
+		name, procedure, body, field string
+	}{
+		{"a fake's id as a player's", "UpdatePlayer", `{"finder":"practice","player_id":"` + id + `","model":{"mmr":1000}}`, "player_id"},
+		{"the prefix in a stored finder", "UpdatePlayer", `{"finder":"arena","player_id":"fake:ann","model":{"mmr":1500,` + gold + `}}`, "player_id"},
+		{"the prefix in model.id", "UpdatePlayer", `{"finder":"arena","model":{"id":"fake:ann","mmr":1500,` + gold + `}}`, "model.id"},
+		{"an empty update", "UpdatePlayer", `{"finder":"practice","player_id":"` + id + `"}`, "player_id"},
+		{"a fake attacking", "FindOpponent", `{"finder":"practice","attacker":{"id":"` + id + `","mmr":1000}}`, "attacker.id"},
+		{"a fake excluded", "FindOpponent", `{"finder":"arena","attacker":{"id":"me","mmr":1500,"labels":{"league":"gold"},"attributes":{"guild":"cats"}},"excluded_ids":["near","` + id + `"]}`,
+			"excluded_ids[1]"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			status, out := postOpponent(t, s.url, tc.procedure, tc.body)
+			msg, _ := out["message"].(string)
+			if status != 400 || out["code"] != "invalid_argument" || !strings.HasPrefix(msg, tc.field+": ") ||
+				!strings.Contains(msg, "reserved for the ids of fake opponents") {
+				t.Fatalf("answer %d %v, want invalid_argument on %s saying why", status, out, tc.field)
+			}
+		})
+	}
+	g := s.opponentsGRPC(t)
+	_, err := g.UpdatePlayer(context.Background(), connect.NewRequest(&cupidv1.UpdatePlayerRequest{
+		Finder: "practice", PlayerId: id, Model: &cupidv1.PlayerModel{Mmr: 1000}}))
+	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "player_id") {
+		t.Fatalf("over gRPC: %v, want invalid_argument naming player_id", err)
+	}
+
+	afterArena, afterPractice := finderStats(t, c, "arena"), finderStats(t, c, "practice")
+	if afterArena.GetPlayers() != beforeArena.GetPlayers() || afterArena.GetInserted() != beforeArena.GetInserted() ||
+		afterPractice.GetPlayers() != 0 || afterPractice.GetFakes() != beforePractice.GetFakes() {
+		t.Fatalf("refused calls changed a finder: arena %v → %v, practice %v → %v", beforeArena, afterArena, beforePractice, afterPractice)
+	}
+	// The practice finder still has nobody real: the next query is a fake
+	// again, never the refused "player".
+	if got := findOpponent(t, c, &cupidv1.FindOpponentRequest{Finder: "practice", Attacker: &cupidv1.PlayerModel{Id: "you", Mmr: 1000}}); got.GetResult() != cupidv1.OpponentResult_OPPONENT_RESULT_FAKE_OPPONENT {
+		t.Fatalf("practice after the refusals = %v, want a fake", got)
+	}
+}
+
 // postOpponent calls an OpponentService procedure with a raw JSON body, as
 // curl would.
 func postOpponent(t *testing.T, url, procedure, body string) (int, map[string]any) {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -771,6 +773,39 @@ func TestPairingBadInputNamesTheFieldAndChangesNothing(t *testing.T) {
 		if res.StatusCode != want {
 			t.Fatalf("%s: %d, want %d", path, res.StatusCode, want)
 		}
+	}
+}
+
+// TestPairingLimitsFromTheConfigFile: the pairing section of the file given
+// to cupid serve reaches the running service — the default settings of an
+// event that leaves them out, the number of events and the people one event
+// knows.
+func TestPairingLimitsFromTheConfigFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cupid.yaml")
+	if err := os.WriteFile(path, []byte(`
+queues:
+  - name: duel
+    ruleset: {alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}}
+pairing:
+  max_events: 1
+  max_participants: 2
+  defaults: {round: 90s, countdown: 5s, min_lobby: 3}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, serveFlags{config: path})
+	c := pairingClient(s)
+	ev := createPairingEvent(t, c, &cupidv1.CreateEventRequest{Id: "only", Settings: &cupidv1.EventSettings{Rooms: 2}})
+	if st := ev.GetSettings(); st.GetRoundSeconds() != 90 || st.GetCountdownSeconds() != 5 || st.GetMinLobby() != 3 {
+		t.Fatalf("settings %v, want the configured defaults (90 s, 5 s, 3)", st)
+	}
+	if _, out, _ := pairingPost(t, s.url, "CreateEvent", `{"id":"second","settings":{"rooms":1}}`); out["code"] != "resource_exhausted" {
+		t.Fatalf("a second event: %v, want resource_exhausted (max_events 1)", out)
+	}
+	mustCall(t, c.Join, "only", "ann")
+	mustCall(t, c.Join, "only", "bob")
+	if _, out, field := pairingPost(t, s.url, "Join", `{"eventId":"only","participant":"cat"}`); out["code"] != "resource_exhausted" || field != "participant" {
+		t.Fatalf("a third participant: %v, want resource_exhausted (max_participants 2)", out)
 	}
 }
 

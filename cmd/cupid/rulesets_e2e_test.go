@@ -15,7 +15,7 @@ import (
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/matchmaker"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // fakeClock is the server's clock in tests that need minutes of waiting
@@ -37,12 +37,12 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// clockServer runs a server whose queues come from seed 003's rulesets in
+// clockServer runs a server whose queues come from AccelByte's example rulesets in
 // ruleset/testdata, on a clock the test moves.
 type clockServer struct {
 	*testServer
 	clock *fakeClock
-	mm    *matchmaker.Service
+	mm    *ticketsvc.Service
 	c     cupidv1connect.TicketServiceClient
 }
 
@@ -51,7 +51,7 @@ func startClockServer(t *testing.T, queues map[string]string) *clockServer {
 	var b strings.Builder
 	b.WriteString("queues:\n")
 	for name, file := range queues {
-		abs, err := filepath.Abs(filepath.Join("..", "..", "ruleset", "testdata", "seed003", file))
+		abs, err := filepath.Abs(filepath.Join("..", "..", "ruleset", "testdata", "accelbyte", file))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,10 +62,10 @@ func startClockServer(t *testing.T, queues map[string]string) *clockServer {
 		t.Fatal(err)
 	}
 	cs := &clockServer{clock: &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}}
-	started := make(chan *matchmaker.Service, 1)
+	started := make(chan *ticketsvc.Service, 1)
 	cs.testServer = startServer(t, serveFlags{config: cfg, hooks: &serveHooks{
 		now:     cs.clock.now,
-		started: func(mm *matchmaker.Service) { started <- mm },
+		started: func(mm *ticketsvc.Service) { started <- mm },
 	}})
 	cs.mm = <-started
 	cs.c = cs.connectClient()
@@ -128,12 +128,12 @@ func (cs *clockServer) teamsOf(t *testing.T, id string) [][]string {
 	return teams
 }
 
-// TestSeed003TeamEightVersusEight: two teams, at least four and at most
+// TestAccelByteTeamEightVersusEight: two teams, at least four and at most
 // eight players each. Tickets arrive one by one and the engine streams, so
 // a match starts as soon as four a side are there; a ruleset that wants to
 // hold out for fuller teams starts at eight and flexes down
-// (alliance_flexing_rule), as seed 003 recommends.
-func TestSeed003TeamEightVersusEight(t *testing.T) {
+// (alliance_flexing_rule), as AccelByte's rulesets recommend.
+func TestAccelByteTeamEightVersusEight(t *testing.T) {
 	cs := startClockServer(t, map[string]string{"8v8": "15_team_8v8.json"})
 	var ids []string
 	for i := 0; i < 16; i++ {
@@ -167,7 +167,7 @@ func atoi(s string) int {
 	return n
 }
 
-func TestSeed003CoopLevelAndRating(t *testing.T) {
+func TestAccelByteCoopLevelAndRating(t *testing.T) {
 	cs := startClockServer(t, map[string]string{"coop": "16_coop_level_rating.json"})
 	in := []tk{
 		{id: "a", attrs: map[string]any{"level": 10, "rating": 100}},
@@ -200,7 +200,7 @@ func TestSeed003CoopLevelAndRating(t *testing.T) {
 	}
 }
 
-func TestSeed003FreeForAllWithMMRFlexing(t *testing.T) {
+func TestAccelByteFreeForAllWithMMRFlexing(t *testing.T) {
 	cs := startClockServer(t, map[string]string{"ffa": "17_ffa_mmr_flexing.json"})
 	// The pivot (mmr 1000) waits alone for 40 s, then 24 players with mmr
 	// 1020…1480 arrive. Within 400 of the pivot only 20 of them fit, and
@@ -227,7 +227,7 @@ func TestSeed003FreeForAllWithMMRFlexing(t *testing.T) {
 	}
 }
 
-func TestSeed003CrossPlay(t *testing.T) {
+func TestAccelByteCrossPlay(t *testing.T) {
 	cs := startClockServer(t, map[string]string{"xplay": "18_crossplay.json"})
 	var pcxbox []string
 	for i := 0; i < 8; i++ {
@@ -250,7 +250,7 @@ func TestSeed003CrossPlay(t *testing.T) {
 	}
 }
 
-func TestSeed003RegionExpansionWalkthrough(t *testing.T) {
+func TestAccelByteRegionExpansionWalkthrough(t *testing.T) {
 	cs := startClockServer(t, map[string]string{"regions": "10_bidirectional.json"})
 	p1 := cs.create(t, "regions", tk{id: "player1", latencies: map[string]int32{
 		"us-east-1": 50, "us-east-2": 50, "us-west-2": 80, "eu-west-1": 100, "eu-central-1": 102, "ap-southeast-1": 200}})

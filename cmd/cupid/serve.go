@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	_ "net/http/pprof" // mounted only with --pprof
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -19,11 +21,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
 
+	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/api"
 	"github.com/cupid-match/cupid/config"
-	"github.com/cupid-match/cupid/matchmaker"
-	"github.com/cupid-match/cupid/matchmaker/opponentsvc"
-	"github.com/cupid-match/cupid/matchmaker/pairingsvc"
+	"github.com/cupid-match/cupid/postgres"
+	"github.com/cupid-match/cupid/service/opponentsvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
 
@@ -37,6 +41,10 @@ type serveFlags struct {
 	logFormat string
 	logLevel  string
 	pprof     bool
+	gcPercent int
+	store     string
+	// net: connections, TLS and browser origins (listen.go).
+	net netFlags
 
 	// hooks lets in-process tests drive the clock; nil in the binary.
 	hooks *serveHooks
@@ -46,7 +54,7 @@ type serveFlags struct {
 // with the matchmaker once it runs (to wake pools after moving the clock).
 type serveHooks struct {
 	now     func() time.Time
-	started func(*matchmaker.Service)
+	started func(*ticketsvc.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -60,6 +68,9 @@ func serveCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := setGCPercent(f.gcPercent, cmd.Flags().Changed("gc-percent")); err != nil {
+				return err
+			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return serve(ctx, f, log, nil)
@@ -67,10 +78,13 @@ func serveCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&f.addr, "addr", DefaultAddr, "address to listen on (host:port; :7070 for every interface)")
 	cmd.Flags().StringVar(&f.data, "data", "cupid-data", "directory of the embedded database")
+	cmd.Flags().StringVar(&f.store, "store", "sqlite", "where tickets are kept: sqlite (a file in --data) or a postgres:// URL")
 	cmd.Flags().StringVar(&f.config, "config", "", "YAML configuration file (queues and rulesets); the built-in demo when empty")
 	cmd.Flags().StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	cmd.Flags().IntVar(&f.gcPercent, "gc-percent", 50, "Go's garbage collection target (GOGC): lower keeps resident memory nearer the live tickets at some CPU; GOGC in the environment wins unless this flag is given")
 	cmd.Flags().BoolVar(&f.pprof, "pprof", false, "serve Go's profiler under /debug/pprof/ (for measurements; keep it off in production)")
+	addNetFlags(cmd, &f.net)
 	return cmd
 }
 
@@ -102,8 +116,17 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	dbPath := filepath.Join(f.data, "cupid.db")
-	store, err := sqlite.Open(dbPath)
+	settings, err := serverSettings(cfg.Server, f.net)
+	if err != nil {
+		return err
+	}
+	// Who may do what (auth.go): refused beyond loopback without auth.
+	auth, stopAuth, err := setupAuth(cfg, f.config, f.addr, log)
+	if err != nil {
+		return err
+	}
+	defer stopAuth()
+	store, where, err := openStore(ctx, f)
 	if err != nil {
 		return err
 	}
@@ -115,18 +138,18 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	mm, err := matchmaker.New(matchmaker.Options{
-		Store: store, Documents: store, Config: cfg, Logger: log, Registry: reg, Now: now,
+	mm, err := ticketsvc.New(ticketsvc.Options{
+		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now,
 		Seed: uint64(time.Now().UnixNano()),
 	})
 	if err != nil {
 		return err
 	}
-	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Config: cfg.Pairing, Logger: log, Registry: reg, Now: now})
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Limits: pairingLimits(cfg), Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
 	}
-	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Config: cfg.Opponents, Logger: log, Registry: reg, Now: now})
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
 	}
@@ -134,15 +157,17 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	handler := api.Handler(api.Options{
 		Matchmaker: mm, Pairing: pairings, Opponents: opponents,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
+		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
+		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
 	})
 
-	ln, err := net.Listen("tcp", f.addr)
+	ln, tlsConf, err := listen(f.addr, settings, log)
 	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
+		return err
 	}
 	if f.pprof {
 		mux := http.NewServeMux()
-		mux.Handle("/debug/pprof/", http.DefaultServeMux)
+		mux.Handle("/debug/pprof/", auth.ProtectDebug(http.DefaultServeMux))
 		mux.Handle("/", handler)
 		handler = mux
 	}
@@ -155,11 +180,12 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	configureServer(srv, settings, tlsConf)
 	source := "built-in demo"
 	if f.config != "" {
 		source = f.config
 	}
-	log.Info("configuration loaded", "source", source, "queues", mm.Queues(), "data", dbPath)
+	log.Info("configuration loaded", "source", source, "queues", mm.Queues(), "store", where)
 	if err := mm.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -180,13 +206,17 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		f.hooks.started(mm)
 	}
 	addr := ln.Addr().String()
-	log.Info("listening", "addr", addr, "api", "http://"+addr)
+	scheme := "http"
+	if tlsConf != nil {
+		scheme = "https"
+	}
+	log.Info("listening", "addr", addr, "api", scheme+"://"+addr)
 	if listening != nil {
 		listening <- addr
 	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- serveOn(srv, ln) }()
 	select {
 	case err := <-errc:
 		return err
@@ -204,4 +234,63 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	return nil
+}
+
+// queues turns the configuration's queues into the ticket service's plain
+// values.
+func queues(cfg *config.Config) []ticketsvc.Queue {
+	out := make([]ticketsvc.Queue, len(cfg.Queues))
+	for i := range cfg.Queues {
+		qc := &cfg.Queues[i]
+		out[i] = ticketsvc.Queue{Name: qc.Name, TTL: time.Duration(qc.TicketTTL), Ruleset: qc.RulesetJSON(), MaxKeys: qc.MaxKeys}
+	}
+	return out
+}
+
+// setGCPercent applies --gc-percent. A waiting ticket is a few hundred
+// bytes of long-lived heap; with Go's default target (100) the heap grows to
+// twice what is live before a collection, so a server holding many waiting
+// tickets keeps about double their size resident. 50 trades a little CPU
+// for a third less memory. GOGC set in the environment is respected unless
+// the flag is given explicitly.
+func setGCPercent(p int, explicit bool) error {
+	if p < -1 || p == 0 {
+		return fmt.Errorf("--gc-percent: a positive percentage, or -1 to turn collection off; got %d", p)
+	}
+	if _, set := os.LookupEnv("GOGC"); set && !explicit {
+		return nil
+	}
+	debug.SetGCPercent(p)
+	return nil
+}
+
+// store is what the services keep their state in: tickets and documents.
+type store interface {
+	cupid.Store
+	cupid.DocumentStore
+}
+
+// openStore opens the store --store names: the embedded SQLite file in
+// --data (the default), or a PostgreSQL database by URL. Both bring their
+// schema up to date as they open. where says which, without a password.
+func openStore(ctx context.Context, f serveFlags) (store, string, error) {
+	switch {
+	case f.store == "" || f.store == "sqlite":
+		path := filepath.Join(f.data, "cupid.db")
+		s, err := sqlite.Open(path)
+		return s, path, err
+	case strings.HasPrefix(f.store, "postgres://") || strings.HasPrefix(f.store, "postgresql://"):
+		u, err := url.Parse(f.store)
+		if err != nil {
+			return nil, "", fmt.Errorf("--store: %w", err)
+		}
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		s, err := postgres.Open(ctx, f.store)
+		if err != nil {
+			return nil, "", fmt.Errorf("--store: %w", err)
+		}
+		return s, u.Redacted(), nil
+	}
+	return nil, "", fmt.Errorf("--store: %q is neither sqlite nor a postgres:// URL", f.store)
 }

@@ -17,8 +17,11 @@ func tryCmd() *cobra.Command {
 and arrival times (seconds) — and runs the real engine over it in virtual
 time, as the server would. It prints every match with its teams and quality
 score, and for each ticket still waiting at the end, the rule that keeps it
-waiting and when the next relaxation comes. See engine/enginetest/testdata
-for examples.`,
+waiting and when the next relaxation comes. Attribute values are numbers,
+booleans, strings or lists of strings. A ticket's client_version (a field of
+the ticket, or among its options or attributes) puts it in that version's
+pool, as the server does: tickets of different versions never meet. See
+engine/enginetest/testdata for examples.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := os.ReadFile(args[0])

@@ -30,6 +30,8 @@ type Report struct {
 type MatchReport struct {
 	// At is the second it formed.
 	At float64 `json:"at"`
+	// Version is the client_version of the pool it formed in.
+	Version string `json:"version,omitempty"`
 	// Teams lists each team's ticket IDs.
 	Teams  [][]string `json:"teams"`
 	Region string     `json:"region,omitempty"`
@@ -48,7 +50,9 @@ type MatchReport struct {
 
 // WaitingReport says why a ticket is still waiting.
 type WaitingReport struct {
-	ID               string         `json:"id"`
+	ID string `json:"id"`
+	// Version is the ticket's client_version.
+	Version          string         `json:"version,omitempty"`
 	Waited           float64        `json:"waited"`
 	Summary          string         `json:"summary"`
 	Compatible       int            `json:"compatible"`
@@ -56,13 +60,18 @@ type WaitingReport struct {
 	PlayersNeeded    int            `json:"players_needed"`
 	Blocks           []engine.Block `json:"blocks,omitempty"`
 	// NextRelaxation is the second the ticket's rules next relax (0:
-	// never) and NextAdds the candidates that lets in.
+	// never), NextAdds the candidates that lets in and NextForms the size
+	// of the match it lets start when too few players are available now
+	// (a flexing alliance forms a match without letting anyone more in).
 	NextRelaxation float64  `json:"next_relaxation,omitempty"`
 	NextAdds       int      `json:"next_adds,omitempty"`
+	NextForms      int      `json:"next_forms,omitempty"`
 	Relaxes        []string `json:"relaxes,omitempty"`
-	// FirstAdmit is the first relaxation that lets anyone in, when the
-	// next one does not.
-	FirstAdmit float64 `json:"first_admit,omitempty"`
+	// FirstAdmit is the first relaxation that lets anyone in or a match
+	// start, when the next one does not; FirstAdmitForms is the size of
+	// that match.
+	FirstAdmit      float64 `json:"first_admit,omitempty"`
+	FirstAdmitForms int     `json:"first_admit_forms,omitempty"`
 }
 
 // Refusal is a ticket the engine refused, with the reason.
@@ -98,6 +107,9 @@ func (r Report) Text() string {
 		if m.Region != "" {
 			fmt.Fprintf(&b, ", region %s", m.Region)
 		}
+		if m.Version != "" {
+			fmt.Fprintf(&b, ", version %s", m.Version)
+		}
 		b.WriteString("\n")
 		fmt.Fprintf(&b, "  waited: %s\n", waits(m.Waits))
 		if len(m.Roles) > 0 {
@@ -108,19 +120,34 @@ func (r Report) Text() string {
 		fmt.Fprintf(&b, "\nwaiting at t=%ss:\n", secs(r.End))
 	}
 	for _, w := range r.Waiting {
-		fmt.Fprintf(&b, "  %s (waited %ss): %d compatible, %d of %d players\n", w.ID, secs(w.Waited), w.Compatible, w.PlayersAvailable, w.PlayersNeeded)
+		version := ""
+		if w.Version != "" {
+			version = "version " + w.Version + ", "
+		}
+		fmt.Fprintf(&b, "  %s (%swaited %ss): %d compatible, %d of %d players\n", w.ID, version, secs(w.Waited), w.Compatible, w.PlayersAvailable, w.PlayersNeeded)
 		fmt.Fprintf(&b, "    %s\n", w.Summary)
 		for _, bl := range w.Blocks {
 			fmt.Fprintf(&b, "    - %s keeps out %d (nearest: %s)\n", bl.Rule, bl.Removed, bl.Nearest)
 		}
 		switch {
 		case w.NextRelaxation > 0:
-			fmt.Fprintf(&b, "    next relaxation at t=%ss lets %d more in", secs(w.NextRelaxation), w.NextAdds)
+			fmt.Fprintf(&b, "    next relaxation at t=%ss ", secs(w.NextRelaxation))
+			switch {
+			case w.NextForms > 0 && w.NextAdds == 0:
+				fmt.Fprintf(&b, "starts a match of %d players", w.NextForms)
+			case w.NextForms > 0:
+				fmt.Fprintf(&b, "lets %d more in and starts a match of %d players", w.NextAdds, w.NextForms)
+			default:
+				fmt.Fprintf(&b, "lets %d more in", w.NextAdds)
+			}
 			if len(w.Relaxes) > 0 {
 				fmt.Fprintf(&b, ": %s", strings.Join(w.Relaxes, "; "))
 			}
 			b.WriteString("\n")
-			if w.FirstAdmit > 0 {
+			switch {
+			case w.FirstAdmit > 0 && w.FirstAdmitForms > 0:
+				fmt.Fprintf(&b, "    first relaxation that starts a match: t=%ss (%d players)\n", secs(w.FirstAdmit), w.FirstAdmitForms)
+			case w.FirstAdmit > 0:
 				fmt.Fprintf(&b, "    first relaxation that lets anyone in: t=%ss\n", secs(w.FirstAdmit))
 			}
 		default:

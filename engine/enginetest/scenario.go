@@ -2,9 +2,9 @@
 // virtual time: a ruleset and tickets that arrive (and perhaps cancel) at
 // given seconds. It reports the matches formed, with their teams, region,
 // roles and quality, and for every ticket still waiting at the end, why it
-// waits. It is seed 002's "test factory" for Cupid's users: write down the
-// situation that puzzles you and see what the real engine does with it.
-// "cupid ruleset try FILE" wraps it.
+// waits. It is the "test factory" of Pragma's matchmaking design, for Cupid's
+// users: write down the situation that puzzles you and see what the real
+// engine does with it. "cupid ruleset try FILE" wraps it.
 //
 // A scenario is a JSON document (or the same structs built in Go):
 //
@@ -22,6 +22,13 @@
 //
 // Time runs the way the server runs it: the engine steps when tickets
 // arrive and at the moments its NextWake names, never on a timer.
+//
+// A ticket may name its game version with client_version, the reserved key
+// of AccelByte's match rulesets: as a field of the scenario ticket, among its
+// options (the ticket's attributes, where the server reads it) or among its
+// players' attributes. The server puts the version in the queue key, so
+// tickets of different versions wait in different pools and never meet; the
+// scenario does the same, one pool per version.
 package enginetest
 
 import (
@@ -29,6 +36,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
+	"slices"
 	"sort"
 	"time"
 
@@ -69,15 +78,19 @@ type Ticket struct {
 	// Party makes the ticket a party of that many players sharing
 	// Attributes (ignored when Players is given).
 	Party int `json:"party,omitempty"`
-	// Attributes are each player's attributes: numbers, strings or lists
-	// of strings.
+	// Attributes are each player's attributes: numbers, booleans, strings
+	// or lists of strings.
 	Attributes map[string]any `json:"attributes,omitempty"`
 	// Players lists the players one by one, when they differ.
 	Players []Player `json:"players,omitempty"`
-	// Options are ticket-wide attributes (seed 003's match options).
+	// Options are ticket-wide attributes (the match options of
+	// AccelByte's match rulesets, client_version, new_session_only …).
 	Options map[string]any `json:"options,omitempty"`
 	// Latencies maps a region to the ticket's latency in ms.
 	Latencies map[string]int32 `json:"latencies,omitempty"`
+	// ClientVersion is the reserved key client_version, given as a field:
+	// the same as setting it in Options.
+	ClientVersion string `json:"client_version,omitempty"`
 	// Cancel, when set, cancels the ticket at that second if it still
 	// waits.
 	Cancel float64 `json:"cancel,omitempty"`
@@ -162,10 +175,53 @@ func (t Ticket) toTicket(i int) (*cupid.Ticket, error) {
 		return nil, err
 	}
 	ct.Attributes = cupid.NewAttributes(opts)
+	if ct.Key.Version, err = t.version(path, ct); err != nil {
+		return nil, err
+	}
 	return ct, nil
 }
 
-// values converts JSON attribute values: numbers, strings, lists of strings.
+// version finds the ticket's client_version and makes the reserved key say
+// it on the ticket, as the server would have it: the field, else the option
+// (the ticket-wide attribute the server reads), else the players' own
+// attributes when they agree. No version is the empty one.
+func (t Ticket) version(path string, ct *cupid.Ticket) (string, error) {
+	const key = ruleset.KeyClientVersion
+	v := t.ClientVersion
+	if o, ok := ct.Attributes.Get(key); ok {
+		if o.Kind != cupid.KindString {
+			return "", fmt.Errorf("%s.options.%s: must be a string", path, key)
+		}
+		if v != "" && v != o.String {
+			return "", fmt.Errorf("%s.%s: %q, but options.%s is %q", path, key, v, key, o.String)
+		}
+		return o.String, nil
+	}
+	if v != "" {
+		ct.Attributes.Set(key, cupid.String(v))
+		return v, nil
+	}
+	first := -1
+	for i, pl := range ct.Players {
+		pv, ok := pl.Attributes.Get(key)
+		if !ok || pv.Kind != cupid.KindString {
+			// Left to the engine, which names what is wrong.
+			continue
+		}
+		if first < 0 {
+			first, v = i, pv.String
+			continue
+		}
+		if pv.String != v {
+			where := fmt.Sprintf("%s.players[%d].attributes.%s", path, i, key)
+			return "", fmt.Errorf("%s: %q, but players[%d] has %q: one ticket plays one version", where, pv.String, first, v)
+		}
+	}
+	return v, nil
+}
+
+// values converts JSON attribute values: numbers, booleans, strings, lists
+// of strings.
 func values(m map[string]any, path string) (map[string]cupid.Value, error) {
 	if len(m) == 0 {
 		return map[string]cupid.Value{}, nil
@@ -179,6 +235,8 @@ func values(m map[string]any, path string) (map[string]cupid.Value, error) {
 			out[k] = cupid.Number(float64(x))
 		case string:
 			out[k] = cupid.String(x)
+		case bool:
+			out[k] = cupid.Bool(x)
 		case []string:
 			out[k] = cupid.Strings(x...)
 		case []any:
@@ -192,7 +250,7 @@ func values(m map[string]any, path string) (map[string]cupid.Value, error) {
 			}
 			out[k] = cupid.Strings(list...)
 		default:
-			return nil, fmt.Errorf("%s.%s: must be a number, a string or a list of strings", path, k)
+			return nil, fmt.Errorf("%s.%s: must be a number, a boolean, a string or a list of strings", path, k)
 		}
 	}
 	return out, nil
@@ -206,13 +264,32 @@ func Run(s Scenario) (Report, error) {
 	if err != nil {
 		return Report{}, fmt.Errorf("ruleset: %w", err)
 	}
-	pool, err := engine.New(queue, rs, engine.Options{Seed: s.Seed})
-	if err != nil {
+	// One pool per queue key, as the server keeps them: the versionless
+	// key first (it also proves the engine takes the ruleset), then one per
+	// client_version in order of appearance.
+	var pools []*engine.Pool
+	byKey := map[cupid.QueueKey]*engine.Pool{}
+	poolFor := func(key cupid.QueueKey) (*engine.Pool, error) {
+		if p, ok := byKey[key]; ok {
+			return p, nil
+		}
+		p, err := engine.New(key, rs, engine.Options{Seed: s.Seed})
+		if err != nil {
+			return nil, err
+		}
+		pools = append(pools, p)
+		byKey[key] = p
+		return p, nil
+	}
+	if _, err := poolFor(queue); err != nil {
 		return Report{}, err
 	}
 	tickets := make([]*cupid.Ticket, len(s.Tickets))
 	for i, t := range s.Tickets {
 		if tickets[i], err = t.toTicket(i); err != nil {
+			return Report{}, err
+		}
+		if _, err := poolFor(tickets[i].Key); err != nil {
 			return Report{}, err
 		}
 	}
@@ -239,52 +316,100 @@ func Run(s Scenario) (Report, error) {
 	}
 	now := 0.0
 	next := 0
+	due := make([]bool, len(pools))
 	for steps := 0; steps < 1_000_000; steps++ {
-		// The next moment: an event, or the engine's wake-up.
+		// The next moment: an event, or a pool's wake-up.
 		at, ok := math.Inf(1), false
 		if next < len(events) {
 			at, ok = events[next].at, true
 		}
-		if w, wok := pool.NextWake(secondsAt(now)); wok {
-			if ws := sinceOrigin(w); ws < at {
-				at, ok = ws, true
+		wakes := make([]float64, len(pools))
+		for k, p := range pools {
+			wakes[k] = math.Inf(1)
+			if w, wok := p.NextWake(secondsAt(now)); wok {
+				wakes[k] = sinceOrigin(w)
+				if wakes[k] < at {
+					at, ok = wakes[k], true
+				}
 			}
 		}
 		if !ok || at > limit {
 			break
 		}
 		now = max(now, at)
+		// A pool steps when something happened to it or it woke, as each
+		// pool of the server runs on its own.
+		for k := range pools {
+			due[k] = wakes[k] <= now
+		}
 		for next < len(events) && events[next].at <= now {
 			ev := events[next]
 			next++
+			t := tickets[ev.i]
+			p := byKey[t.Key]
+			due[slices.Index(pools, p)] = true
 			if ev.cancel {
-				if pool.Remove(tickets[ev.i].ID) {
-					rep.Cancelled = append(rep.Cancelled, tickets[ev.i].ID)
+				if p.Remove(t.ID) {
+					rep.Cancelled = append(rep.Cancelled, t.ID)
 				}
 				continue
 			}
-			if err := pool.Add(tickets[ev.i]); err != nil {
-				rep.Refused = append(rep.Refused, Refusal{ID: tickets[ev.i].ID, At: ev.at, Error: err.Error()})
+			if err := p.Add(t); err != nil {
+				rep.Refused = append(rep.Refused, Refusal{ID: t.ID, At: ev.at, Error: err.Error()})
 			}
 		}
-		for _, prop := range pool.Step(secondsAt(now)) {
-			rep.Matches = append(rep.Matches, matchReport(prop, now))
+		for k, p := range pools {
+			if !due[k] {
+				continue
+			}
+			for _, prop := range p.Step(secondsAt(now)) {
+				rep.Matches = append(rep.Matches, matchReport(prop, p.Key().Version, now))
+			}
 		}
 	}
 	if s.Until > 0 {
 		now = max(now, s.Until)
 	}
 	rep.End = now
-	for _, t := range pool.Tickets() {
-		x, _ := pool.Explain(t.ID, secondsAt(now))
-		rep.Waiting = append(rep.Waiting, waitingReport(x, now))
+	// Every waiting ticket, oldest first, explained by its own pool.
+	type waiting struct {
+		t *cupid.Ticket
+		p *engine.Pool
 	}
-	rep.Stats = pool.Stats()
+	var all []waiting
+	for _, p := range pools {
+		for _, t := range p.Tickets() {
+			all = append(all, waiting{t, p})
+		}
+		rep.Stats = addStats(rep.Stats, p.Stats())
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].t.CreatedAt.Before(all[j].t.CreatedAt) })
+	for _, w := range all {
+		x, _ := w.p.Explain(w.t.ID, secondsAt(now))
+		rep.Waiting = append(rep.Waiting, waitingReport(x, w.t.Key.Version, now))
+	}
 	return rep, nil
 }
 
-func matchReport(p engine.Proposal, now float64) MatchReport {
-	m := MatchReport{At: now, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
+// addStats adds the counters of two pools, field by field.
+func addStats(a, b engine.Stats) engine.Stats {
+	va, vb := reflect.ValueOf(&a).Elem(), reflect.ValueOf(b)
+	for i := range va.NumField() {
+		f := va.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			f.SetInt(f.Int() + vb.Field(i).Int())
+		case reflect.Uint64:
+			f.SetUint(f.Uint() + vb.Field(i).Uint())
+		case reflect.Float64:
+			f.SetFloat(f.Float() + vb.Field(i).Float())
+		}
+	}
+	return a
+}
+
+func matchReport(p engine.Proposal, version string, now float64) MatchReport {
+	m := MatchReport{At: now, Version: version, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
 		Quality: p.Match.Quality.Score, Parts: p.Match.Quality.Parts, Waits: map[string]float64{}}
 	for _, tm := range p.Match.Teams {
 		m.Teams = append(m.Teams, tm.TicketIDs)
@@ -295,15 +420,16 @@ func matchReport(p engine.Proposal, now float64) MatchReport {
 	return m
 }
 
-func waitingReport(x engine.Explanation, now float64) WaitingReport {
-	w := WaitingReport{ID: x.TicketID, Waited: round(x.Wait.Seconds()), Summary: x.Summary, Blocks: x.Blocks,
+func waitingReport(x engine.Explanation, version string, now float64) WaitingReport {
+	w := WaitingReport{ID: x.TicketID, Version: version, Waited: round(x.Wait.Seconds()), Summary: x.Summary, Blocks: x.Blocks,
 		Compatible: x.Compatible, PlayersAvailable: x.PlayersAvailable, PlayersNeeded: x.PlayersNeeded, Relaxes: x.Relaxes}
 	if !x.NextRelaxation.IsZero() {
 		w.NextRelaxation = round(sinceOrigin(x.NextRelaxation))
-		w.NextAdds = x.NextAdds
+		w.NextAdds, w.NextForms = x.NextAdds, x.NextForms
 	}
 	if !x.FirstAdmit.IsZero() {
 		w.FirstAdmit = round(sinceOrigin(x.FirstAdmit))
+		w.FirstAdmitForms = x.FirstAdmitForms
 	}
 	return w
 }

@@ -149,7 +149,10 @@ type CreateTicketRequest struct {
 	// The game server version; tickets of different versions never meet.
 	Version string `protobuf:"bytes,6,opt,name=version,proto3" json:"version,omitempty"`
 	// A custom key that splits the queue further (a game mode, say).
-	CustomKey     string `protobuf:"bytes,7,opt,name=custom_key,json=customKey,proto3" json:"custom_key,omitempty"`
+	CustomKey string `protobuf:"bytes,7,opt,name=custom_key,json=customKey,proto3" json:"custom_key,omitempty"`
+	// Cancel the players' live tickets in this queue and take their place,
+	// instead of refusing the ticket with already_exists.
+	Replace       bool `protobuf:"varint,8,opt,name=replace,proto3" json:"replace,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -233,6 +236,183 @@ func (x *CreateTicketRequest) GetCustomKey() string {
 	return ""
 }
 
+func (x *CreateTicketRequest) GetReplace() bool {
+	if x != nil {
+		return x.Replace
+	}
+	return false
+}
+
+type CreateTicketsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Tickets       []*CreateTicketRequest `protobuf:"bytes,1,rep,name=tickets,proto3" json:"tickets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTicketsRequest) Reset() {
+	*x = CreateTicketsRequest{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTicketsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTicketsRequest) ProtoMessage() {}
+
+func (x *CreateTicketsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTicketsRequest.ProtoReflect.Descriptor instead.
+func (*CreateTicketsRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *CreateTicketsRequest) GetTickets() []*CreateTicketRequest {
+	if x != nil {
+		return x.Tickets
+	}
+	return nil
+}
+
+type CreateTicketsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per requested ticket, in request order.
+	Results       []*CreateTicketResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTicketsResponse) Reset() {
+	*x = CreateTicketsResponse{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTicketsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTicketsResponse) ProtoMessage() {}
+
+func (x *CreateTicketsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTicketsResponse.ProtoReflect.Descriptor instead.
+func (*CreateTicketsResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CreateTicketsResponse) GetResults() []*CreateTicketResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// CreateTicketResult is what became of one ticket of CreateTickets: the
+// ticket, or the error that refused it.
+type CreateTicketResult struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Ticket  *Ticket                `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
+	Existed bool                   `protobuf:"varint,2,opt,name=existed,proto3" json:"existed,omitempty"`
+	// The Connect code name of the error (invalid_argument, already_exists,
+	// …) and its message; empty when the ticket was created or existed.
+	ErrorCode string `protobuf:"bytes,3,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	Error     string `protobuf:"bytes,4,opt,name=error,proto3" json:"error,omitempty"`
+	// The field the error concerns, as in the message (tickets[3].players[0].id).
+	ErrorField    string `protobuf:"bytes,5,opt,name=error_field,json=errorField,proto3" json:"error_field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateTicketResult) Reset() {
+	*x = CreateTicketResult{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateTicketResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateTicketResult) ProtoMessage() {}
+
+func (x *CreateTicketResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateTicketResult.ProtoReflect.Descriptor instead.
+func (*CreateTicketResult) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CreateTicketResult) GetTicket() *Ticket {
+	if x != nil {
+		return x.Ticket
+	}
+	return nil
+}
+
+func (x *CreateTicketResult) GetExisted() bool {
+	if x != nil {
+		return x.Existed
+	}
+	return false
+}
+
+func (x *CreateTicketResult) GetErrorCode() string {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return ""
+}
+
+func (x *CreateTicketResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CreateTicketResult) GetErrorField() string {
+	if x != nil {
+		return x.ErrorField
+	}
+	return ""
+}
+
 type CreateTicketResponse struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Ticket *Ticket                `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
@@ -244,7 +424,7 @@ type CreateTicketResponse struct {
 
 func (x *CreateTicketResponse) Reset() {
 	*x = CreateTicketResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[2]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -256,7 +436,7 @@ func (x *CreateTicketResponse) String() string {
 func (*CreateTicketResponse) ProtoMessage() {}
 
 func (x *CreateTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[2]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -269,7 +449,7 @@ func (x *CreateTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTicketResponse.ProtoReflect.Descriptor instead.
 func (*CreateTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{2}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateTicketResponse) GetTicket() *Ticket {
@@ -295,7 +475,7 @@ type GetTicketRequest struct {
 
 func (x *GetTicketRequest) Reset() {
 	*x = GetTicketRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[3]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -307,7 +487,7 @@ func (x *GetTicketRequest) String() string {
 func (*GetTicketRequest) ProtoMessage() {}
 
 func (x *GetTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[3]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -320,7 +500,7 @@ func (x *GetTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTicketRequest.ProtoReflect.Descriptor instead.
 func (*GetTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{3}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetTicketRequest) GetId() string {
@@ -339,7 +519,7 @@ type GetTicketResponse struct {
 
 func (x *GetTicketResponse) Reset() {
 	*x = GetTicketResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[4]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -351,7 +531,7 @@ func (x *GetTicketResponse) String() string {
 func (*GetTicketResponse) ProtoMessage() {}
 
 func (x *GetTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[4]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -364,7 +544,7 @@ func (x *GetTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTicketResponse.ProtoReflect.Descriptor instead.
 func (*GetTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{4}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTicketResponse) GetTicket() *Ticket {
@@ -383,7 +563,7 @@ type CancelTicketRequest struct {
 
 func (x *CancelTicketRequest) Reset() {
 	*x = CancelTicketRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[5]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -395,7 +575,7 @@ func (x *CancelTicketRequest) String() string {
 func (*CancelTicketRequest) ProtoMessage() {}
 
 func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[5]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -408,7 +588,7 @@ func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketRequest.ProtoReflect.Descriptor instead.
 func (*CancelTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{5}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelTicketRequest) GetId() string {
@@ -427,7 +607,7 @@ type CancelTicketResponse struct {
 
 func (x *CancelTicketResponse) Reset() {
 	*x = CancelTicketResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[6]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +619,7 @@ func (x *CancelTicketResponse) String() string {
 func (*CancelTicketResponse) ProtoMessage() {}
 
 func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[6]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +632,7 @@ func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketResponse.ProtoReflect.Descriptor instead.
 func (*CancelTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{6}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CancelTicketResponse) GetTicket() *Ticket {
@@ -474,7 +654,7 @@ type ListTicketsRequest struct {
 
 func (x *ListTicketsRequest) Reset() {
 	*x = ListTicketsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[7]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -486,7 +666,7 @@ func (x *ListTicketsRequest) String() string {
 func (*ListTicketsRequest) ProtoMessage() {}
 
 func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[7]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -499,7 +679,7 @@ func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsRequest.ProtoReflect.Descriptor instead.
 func (*ListTicketsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{7}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTicketsRequest) GetQueue() string {
@@ -532,7 +712,7 @@ type ListTicketsResponse struct {
 
 func (x *ListTicketsResponse) Reset() {
 	*x = ListTicketsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[8]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -544,7 +724,7 @@ func (x *ListTicketsResponse) String() string {
 func (*ListTicketsResponse) ProtoMessage() {}
 
 func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[8]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -557,7 +737,7 @@ func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsResponse.ProtoReflect.Descriptor instead.
 func (*ListTicketsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{8}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTicketsResponse) GetTickets() []*Ticket {
@@ -577,7 +757,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[9]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -589,7 +769,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[9]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -602,7 +782,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{9}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *QueueStatsRequest) GetQueue() string {
@@ -621,7 +801,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -633,7 +813,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -646,7 +826,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *QueueStatsResponse) GetPools() []*PoolStats {
@@ -674,7 +854,7 @@ type PoolStats struct {
 
 func (x *PoolStats) Reset() {
 	*x = PoolStats{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -686,7 +866,7 @@ func (x *PoolStats) String() string {
 func (*PoolStats) ProtoMessage() {}
 
 func (x *PoolStats) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -699,7 +879,7 @@ func (x *PoolStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PoolStats.ProtoReflect.Descriptor instead.
 func (*PoolStats) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PoolStats) GetQueue() string {
@@ -776,7 +956,7 @@ type WatchTicketRequest struct {
 
 func (x *WatchTicketRequest) Reset() {
 	*x = WatchTicketRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -788,7 +968,7 @@ func (x *WatchTicketRequest) String() string {
 func (*WatchTicketRequest) ProtoMessage() {}
 
 func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -801,7 +981,7 @@ func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
 func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WatchTicketRequest) GetId() string {
@@ -827,14 +1007,18 @@ type TicketEvent struct {
 	Kind string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	At   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=at,proto3" json:"at,omitempty"`
 	// Set when kind is matched.
-	Match         *Match `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
+	Match *Match `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
+	// Why the server ended the ticket (cancelled or expired) when its owner
+	// did not ask for it: replaced, matched in another queue, refused by a
+	// new ruleset.
+	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TicketEvent) Reset() {
 	*x = TicketEvent{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -846,7 +1030,7 @@ func (x *TicketEvent) String() string {
 func (*TicketEvent) ProtoMessage() {}
 
 func (x *TicketEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -859,7 +1043,7 @@ func (x *TicketEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketEvent.ProtoReflect.Descriptor instead.
 func (*TicketEvent) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TicketEvent) GetSeq() int64 {
@@ -897,6 +1081,13 @@ func (x *TicketEvent) GetMatch() *Match {
 	return nil
 }
 
+func (x *TicketEvent) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 type Ticket struct {
 	state      protoimpl.MessageState     `protogen:"open.v1"`
 	Id         string                     `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -915,14 +1106,16 @@ type Ticket struct {
 	MatchId string               `protobuf:"bytes,13,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
 	Match   *Match               `protobuf:"bytes,14,opt,name=match,proto3" json:"match,omitempty"`
 	// Why a waiting ticket is still waiting.
-	Why           *WaitExplanation `protobuf:"bytes,15,opt,name=why,proto3" json:"why,omitempty"`
+	Why *WaitExplanation `protobuf:"bytes,15,opt,name=why,proto3" json:"why,omitempty"`
+	// Why the server ended the ticket, when it did (see TicketEvent.reason).
+	Reason        string `protobuf:"bytes,16,opt,name=reason,proto3" json:"reason,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -934,7 +1127,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -947,7 +1140,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Ticket) GetId() string {
@@ -1055,6 +1248,13 @@ func (x *Ticket) GetWhy() *WaitExplanation {
 	return nil
 }
 
+func (x *Ticket) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
 // Match is a group of tickets committed together, split into teams.
 type Match struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1074,7 +1274,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1086,7 +1286,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1099,7 +1299,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Match) GetId() string {
@@ -1161,7 +1361,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1173,7 +1373,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1186,7 +1386,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1214,7 +1414,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1226,7 +1426,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1239,7 +1439,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1270,7 +1470,7 @@ type WaitExplanation struct {
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1482,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1495,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -1338,7 +1538,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1350,7 +1550,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1363,7 +1563,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -1399,7 +1599,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"attributes\x1aU\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xdf\x03\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xf9\x03\n" +
 	"\x13CreateTicketRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12*\n" +
 	"\aplayers\x18\x02 \x03(\v2\x10.cupid.v1.PlayerR\aplayers\x12J\n" +
@@ -1411,13 +1611,26 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"request_id\x18\x05 \x01(\tR\trequestId\x12\x18\n" +
 	"\aversion\x18\x06 \x01(\tR\aversion\x12\x1d\n" +
 	"\n" +
-	"custom_key\x18\a \x01(\tR\tcustomKey\x1a<\n" +
+	"custom_key\x18\a \x01(\tR\tcustomKey\x12\x18\n" +
+	"\areplace\x18\b \x01(\bR\areplace\x1a<\n" +
 	"\x0eLatenciesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1aU\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"Z\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"O\n" +
+	"\x14CreateTicketsRequest\x127\n" +
+	"\atickets\x18\x01 \x03(\v2\x1d.cupid.v1.CreateTicketRequestR\atickets\"O\n" +
+	"\x15CreateTicketsResponse\x126\n" +
+	"\aresults\x18\x01 \x03(\v2\x1c.cupid.v1.CreateTicketResultR\aresults\"\xae\x01\n" +
+	"\x12CreateTicketResult\x12(\n" +
+	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\x12\x18\n" +
+	"\aexisted\x18\x02 \x01(\bR\aexisted\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x03 \x01(\tR\terrorCode\x12\x14\n" +
+	"\x05error\x18\x04 \x01(\tR\x05error\x12\x1f\n" +
+	"\verror_field\x18\x05 \x01(\tR\n" +
+	"errorField\"Z\n" +
 	"\x14CreateTicketResponse\x12(\n" +
 	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\x12\x18\n" +
 	"\aexisted\x18\x02 \x01(\bR\aexisted\"\"\n" +
@@ -1453,13 +1666,14 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x0fruleset_version\x18\t \x01(\x05R\x0erulesetVersion\"A\n" +
 	"\x12WatchTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xa3\x01\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xbb\x01\n" +
 	"\vTicketEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x1b\n" +
 	"\tticket_id\x18\x02 \x01(\tR\bticketId\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12*\n" +
 	"\x02at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12%\n" +
-	"\x05match\x18\x05 \x01(\v2\x0f.cupid.v1.MatchR\x05match\"\x8d\x06\n" +
+	"\x05match\x18\x05 \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\"\xa5\x06\n" +
 	"\x06Ticket\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x18\n" +
@@ -1482,7 +1696,8 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x06waited\x18\f \x01(\v2\x19.google.protobuf.DurationR\x06waited\x12\x19\n" +
 	"\bmatch_id\x18\r \x01(\tR\amatchId\x12%\n" +
 	"\x05match\x18\x0e \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12+\n" +
-	"\x03why\x18\x0f \x01(\v2\x19.cupid.v1.WaitExplanationR\x03why\x1a<\n" +
+	"\x03why\x18\x0f \x01(\v2\x19.cupid.v1.WaitExplanationR\x03why\x12\x16\n" +
+	"\x06reason\x18\x10 \x01(\tR\x06reason\x1a<\n" +
 	"\x0eLatenciesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1aU\n" +
@@ -1530,9 +1745,10 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x14TICKET_STATE_WAITING\x10\x01\x12\x18\n" +
 	"\x14TICKET_STATE_MATCHED\x10\x02\x12\x1a\n" +
 	"\x16TICKET_STATE_CANCELLED\x10\x03\x12\x18\n" +
-	"\x14TICKET_STATE_EXPIRED\x10\x042\xe3\x03\n" +
+	"\x14TICKET_STATE_EXPIRED\x10\x042\xb7\x04\n" +
 	"\rTicketService\x12O\n" +
-	"\fCreateTicket\x12\x1d.cupid.v1.CreateTicketRequest\x1a\x1e.cupid.v1.CreateTicketResponse\"\x00\x12I\n" +
+	"\fCreateTicket\x12\x1d.cupid.v1.CreateTicketRequest\x1a\x1e.cupid.v1.CreateTicketResponse\"\x00\x12R\n" +
+	"\rCreateTickets\x12\x1e.cupid.v1.CreateTicketsRequest\x1a\x1f.cupid.v1.CreateTicketsResponse\"\x00\x12I\n" +
 	"\tGetTicket\x12\x1a.cupid.v1.GetTicketRequest\x1a\x1b.cupid.v1.GetTicketResponse\"\x03\x90\x02\x01\x12O\n" +
 	"\fCancelTicket\x12\x1d.cupid.v1.CancelTicketRequest\x1a\x1e.cupid.v1.CancelTicketResponse\"\x00\x12O\n" +
 	"\vListTickets\x12\x1c.cupid.v1.ListTicketsRequest\x1a\x1d.cupid.v1.ListTicketsResponse\"\x03\x90\x02\x01\x12L\n" +
@@ -1553,90 +1769,98 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
 	(*CreateTicketRequest)(nil),   // 2: cupid.v1.CreateTicketRequest
-	(*CreateTicketResponse)(nil),  // 3: cupid.v1.CreateTicketResponse
-	(*GetTicketRequest)(nil),      // 4: cupid.v1.GetTicketRequest
-	(*GetTicketResponse)(nil),     // 5: cupid.v1.GetTicketResponse
-	(*CancelTicketRequest)(nil),   // 6: cupid.v1.CancelTicketRequest
-	(*CancelTicketResponse)(nil),  // 7: cupid.v1.CancelTicketResponse
-	(*ListTicketsRequest)(nil),    // 8: cupid.v1.ListTicketsRequest
-	(*ListTicketsResponse)(nil),   // 9: cupid.v1.ListTicketsResponse
-	(*QueueStatsRequest)(nil),     // 10: cupid.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),    // 11: cupid.v1.QueueStatsResponse
-	(*PoolStats)(nil),             // 12: cupid.v1.PoolStats
-	(*WatchTicketRequest)(nil),    // 13: cupid.v1.WatchTicketRequest
-	(*TicketEvent)(nil),           // 14: cupid.v1.TicketEvent
-	(*Ticket)(nil),                // 15: cupid.v1.Ticket
-	(*Match)(nil),                 // 16: cupid.v1.Match
-	(*Team)(nil),                  // 17: cupid.v1.Team
-	(*Quality)(nil),               // 18: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 19: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 20: cupid.v1.RuleBlock
-	nil,                           // 21: cupid.v1.Player.AttributesEntry
-	nil,                           // 22: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 23: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 24: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 25: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 26: cupid.v1.Match.RolesEntry
-	nil,                           // 27: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 28: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 30: google.protobuf.Value
+	(*CreateTicketsRequest)(nil),  // 3: cupid.v1.CreateTicketsRequest
+	(*CreateTicketsResponse)(nil), // 4: cupid.v1.CreateTicketsResponse
+	(*CreateTicketResult)(nil),    // 5: cupid.v1.CreateTicketResult
+	(*CreateTicketResponse)(nil),  // 6: cupid.v1.CreateTicketResponse
+	(*GetTicketRequest)(nil),      // 7: cupid.v1.GetTicketRequest
+	(*GetTicketResponse)(nil),     // 8: cupid.v1.GetTicketResponse
+	(*CancelTicketRequest)(nil),   // 9: cupid.v1.CancelTicketRequest
+	(*CancelTicketResponse)(nil),  // 10: cupid.v1.CancelTicketResponse
+	(*ListTicketsRequest)(nil),    // 11: cupid.v1.ListTicketsRequest
+	(*ListTicketsResponse)(nil),   // 12: cupid.v1.ListTicketsResponse
+	(*QueueStatsRequest)(nil),     // 13: cupid.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),    // 14: cupid.v1.QueueStatsResponse
+	(*PoolStats)(nil),             // 15: cupid.v1.PoolStats
+	(*WatchTicketRequest)(nil),    // 16: cupid.v1.WatchTicketRequest
+	(*TicketEvent)(nil),           // 17: cupid.v1.TicketEvent
+	(*Ticket)(nil),                // 18: cupid.v1.Ticket
+	(*Match)(nil),                 // 19: cupid.v1.Match
+	(*Team)(nil),                  // 20: cupid.v1.Team
+	(*Quality)(nil),               // 21: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 22: cupid.v1.WaitExplanation
+	(*RuleBlock)(nil),             // 23: cupid.v1.RuleBlock
+	nil,                           // 24: cupid.v1.Player.AttributesEntry
+	nil,                           // 25: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 26: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 27: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 28: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 29: cupid.v1.Match.RolesEntry
+	nil,                           // 30: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 31: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 32: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 33: google.protobuf.Value
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	21, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	24, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	22, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	23, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
-	15, // 4: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	15, // 5: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	15, // 6: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	0,  // 7: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
-	15, // 8: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
-	12, // 9: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	28, // 10: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	29, // 11: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
-	16, // 12: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
-	1,  // 13: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	24, // 14: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	25, // 15: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 16: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	29, // 17: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	29, // 18: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	28, // 19: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	16, // 20: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	19, // 21: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	17, // 22: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	18, // 23: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	29, // 24: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	26, // 25: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	27, // 26: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	20, // 27: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	29, // 28: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	30, // 29: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	30, // 30: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	30, // 31: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 32: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	4,  // 33: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	6,  // 34: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	8,  // 35: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	10, // 36: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	13, // 37: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	3,  // 38: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	5,  // 39: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	7,  // 40: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	9,  // 41: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	11, // 42: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	14, // 43: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	38, // [38:44] is the sub-list for method output_type
-	32, // [32:38] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	25, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	26, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
+	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
+	18, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
+	18, // 7: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	18, // 8: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	18, // 9: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	0,  // 10: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
+	18, // 11: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
+	15, // 12: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
+	31, // 13: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	32, // 14: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	19, // 15: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
+	1,  // 16: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	27, // 17: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	28, // 18: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 19: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	32, // 20: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	32, // 21: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	31, // 22: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	19, // 23: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	22, // 24: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	20, // 25: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	21, // 26: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	32, // 27: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	29, // 28: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	30, // 29: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	23, // 30: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	32, // 31: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	33, // 32: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	33, // 33: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	33, // 34: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	2,  // 35: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 36: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 37: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 38: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 39: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	13, // 40: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	16, // 41: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 42: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 43: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 44: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 45: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 46: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	14, // 47: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	17, // 48: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	42, // [42:49] is the sub-list for method output_type
+	35, // [35:42] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -1650,7 +1874,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   27,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

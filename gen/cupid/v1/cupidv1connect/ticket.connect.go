@@ -36,6 +36,9 @@ const (
 	// TicketServiceCreateTicketProcedure is the fully-qualified name of the TicketService's
 	// CreateTicket RPC.
 	TicketServiceCreateTicketProcedure = "/cupid.v1.TicketService/CreateTicket"
+	// TicketServiceCreateTicketsProcedure is the fully-qualified name of the TicketService's
+	// CreateTickets RPC.
+	TicketServiceCreateTicketsProcedure = "/cupid.v1.TicketService/CreateTickets"
 	// TicketServiceGetTicketProcedure is the fully-qualified name of the TicketService's GetTicket RPC.
 	TicketServiceGetTicketProcedure = "/cupid.v1.TicketService/GetTicket"
 	// TicketServiceCancelTicketProcedure is the fully-qualified name of the TicketService's
@@ -55,8 +58,16 @@ const (
 // TicketServiceClient is a client for the cupid.v1.TicketService service.
 type TicketServiceClient interface {
 	// CreateTicket stores a ticket durably and puts it in its pool. With a
-	// request_id the call is idempotent: a retry returns the first ticket.
+	// request_id the call is idempotent: a retry returns the first ticket
+	// (the same request id with a different body is refused). A player has
+	// at most one live ticket per queue: a second is refused with
+	// already_exists naming the player and his ticket, unless replace is set.
 	CreateTicket(context.Context, *connect.Request[v1.CreateTicketRequest]) (*connect.Response[v1.CreateTicketResponse], error)
+	// CreateTickets creates up to 1,000 tickets in one call and one durable
+	// write, for a game backend that queues players on their behalf. Each
+	// ticket has its own result, in request order: one refused ticket (its
+	// error names it as tickets[3].…) does not refuse the others.
+	CreateTickets(context.Context, *connect.Request[v1.CreateTicketsRequest]) (*connect.Response[v1.CreateTicketsResponse], error)
 	// GetTicket returns a ticket: its state, how long it has waited, its
 	// match, and why it is still waiting.
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
@@ -88,6 +99,12 @@ func NewTicketServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			httpClient,
 			baseURL+TicketServiceCreateTicketProcedure,
 			connect.WithSchema(ticketServiceMethods.ByName("CreateTicket")),
+			connect.WithClientOptions(opts...),
+		),
+		createTickets: connect.NewClient[v1.CreateTicketsRequest, v1.CreateTicketsResponse](
+			httpClient,
+			baseURL+TicketServiceCreateTicketsProcedure,
+			connect.WithSchema(ticketServiceMethods.ByName("CreateTickets")),
 			connect.WithClientOptions(opts...),
 		),
 		getTicket: connect.NewClient[v1.GetTicketRequest, v1.GetTicketResponse](
@@ -128,17 +145,23 @@ func NewTicketServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 
 // ticketServiceClient implements TicketServiceClient.
 type ticketServiceClient struct {
-	createTicket *connect.Client[v1.CreateTicketRequest, v1.CreateTicketResponse]
-	getTicket    *connect.Client[v1.GetTicketRequest, v1.GetTicketResponse]
-	cancelTicket *connect.Client[v1.CancelTicketRequest, v1.CancelTicketResponse]
-	listTickets  *connect.Client[v1.ListTicketsRequest, v1.ListTicketsResponse]
-	queueStats   *connect.Client[v1.QueueStatsRequest, v1.QueueStatsResponse]
-	watchTicket  *connect.Client[v1.WatchTicketRequest, v1.TicketEvent]
+	createTicket  *connect.Client[v1.CreateTicketRequest, v1.CreateTicketResponse]
+	createTickets *connect.Client[v1.CreateTicketsRequest, v1.CreateTicketsResponse]
+	getTicket     *connect.Client[v1.GetTicketRequest, v1.GetTicketResponse]
+	cancelTicket  *connect.Client[v1.CancelTicketRequest, v1.CancelTicketResponse]
+	listTickets   *connect.Client[v1.ListTicketsRequest, v1.ListTicketsResponse]
+	queueStats    *connect.Client[v1.QueueStatsRequest, v1.QueueStatsResponse]
+	watchTicket   *connect.Client[v1.WatchTicketRequest, v1.TicketEvent]
 }
 
 // CreateTicket calls cupid.v1.TicketService.CreateTicket.
 func (c *ticketServiceClient) CreateTicket(ctx context.Context, req *connect.Request[v1.CreateTicketRequest]) (*connect.Response[v1.CreateTicketResponse], error) {
 	return c.createTicket.CallUnary(ctx, req)
+}
+
+// CreateTickets calls cupid.v1.TicketService.CreateTickets.
+func (c *ticketServiceClient) CreateTickets(ctx context.Context, req *connect.Request[v1.CreateTicketsRequest]) (*connect.Response[v1.CreateTicketsResponse], error) {
+	return c.createTickets.CallUnary(ctx, req)
 }
 
 // GetTicket calls cupid.v1.TicketService.GetTicket.
@@ -169,8 +192,16 @@ func (c *ticketServiceClient) WatchTicket(ctx context.Context, req *connect.Requ
 // TicketServiceHandler is an implementation of the cupid.v1.TicketService service.
 type TicketServiceHandler interface {
 	// CreateTicket stores a ticket durably and puts it in its pool. With a
-	// request_id the call is idempotent: a retry returns the first ticket.
+	// request_id the call is idempotent: a retry returns the first ticket
+	// (the same request id with a different body is refused). A player has
+	// at most one live ticket per queue: a second is refused with
+	// already_exists naming the player and his ticket, unless replace is set.
 	CreateTicket(context.Context, *connect.Request[v1.CreateTicketRequest]) (*connect.Response[v1.CreateTicketResponse], error)
+	// CreateTickets creates up to 1,000 tickets in one call and one durable
+	// write, for a game backend that queues players on their behalf. Each
+	// ticket has its own result, in request order: one refused ticket (its
+	// error names it as tickets[3].…) does not refuse the others.
+	CreateTickets(context.Context, *connect.Request[v1.CreateTicketsRequest]) (*connect.Response[v1.CreateTicketsResponse], error)
 	// GetTicket returns a ticket: its state, how long it has waited, its
 	// match, and why it is still waiting.
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
@@ -198,6 +229,12 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 		TicketServiceCreateTicketProcedure,
 		svc.CreateTicket,
 		connect.WithSchema(ticketServiceMethods.ByName("CreateTicket")),
+		connect.WithHandlerOptions(opts...),
+	)
+	ticketServiceCreateTicketsHandler := connect.NewUnaryHandler(
+		TicketServiceCreateTicketsProcedure,
+		svc.CreateTickets,
+		connect.WithSchema(ticketServiceMethods.ByName("CreateTickets")),
 		connect.WithHandlerOptions(opts...),
 	)
 	ticketServiceGetTicketHandler := connect.NewUnaryHandler(
@@ -237,6 +274,8 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 		switch r.URL.Path {
 		case TicketServiceCreateTicketProcedure:
 			ticketServiceCreateTicketHandler.ServeHTTP(w, r)
+		case TicketServiceCreateTicketsProcedure:
+			ticketServiceCreateTicketsHandler.ServeHTTP(w, r)
 		case TicketServiceGetTicketProcedure:
 			ticketServiceGetTicketHandler.ServeHTTP(w, r)
 		case TicketServiceCancelTicketProcedure:
@@ -258,6 +297,10 @@ type UnimplementedTicketServiceHandler struct{}
 
 func (UnimplementedTicketServiceHandler) CreateTicket(context.Context, *connect.Request[v1.CreateTicketRequest]) (*connect.Response[v1.CreateTicketResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.CreateTicket is not implemented"))
+}
+
+func (UnimplementedTicketServiceHandler) CreateTickets(context.Context, *connect.Request[v1.CreateTicketsRequest]) (*connect.Response[v1.CreateTicketsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.CreateTickets is not implemented"))
 }
 
 func (UnimplementedTicketServiceHandler) GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error) {

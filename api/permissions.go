@@ -1,0 +1,276 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"connectrpc.com/connect"
+
+	cupid "github.com/cupid-match/cupid"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+)
+
+// ticketPlayers returns the ids of a ticket's players (for "is he in this
+// ticket?"), or the ticket service's not-found error.
+type ticketPlayers func(ctx context.Context, id string) ([]string, error)
+
+// rule is who may call one procedure: a server key with scope, and a
+// player when player is not nil and accepts the request. An empty scope
+// lets any server key call.
+type rule struct {
+	scope Scope
+	// player checks the request of a player token's player; nil refuses
+	// every player.
+	player func(a *Auth, ctx context.Context, lookup ticketPlayers, player string, msg any) error
+	// anyone lets every authenticated caller through (reads of what is not
+	// any player's).
+	anyone bool
+}
+
+// rules lists every procedure of the API. A procedure missing here is
+// refused to everyone but admin keys (TestEveryProcedureHasARule keeps the
+// list whole).
+var rules = map[string]rule{
+	cupidv1connect.TicketServiceCreateTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		return inPlayers(p, m.(*cupidv1.CreateTicketRequest).GetPlayers(), "the new ticket's players")
+	}},
+	cupidv1connect.TicketServiceCreateTicketsProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		for i, t := range m.(*cupidv1.CreateTicketsRequest).GetTickets() {
+			if err := inPlayers(p, t.GetPlayers(), "the players of tickets["+strconv.Itoa(i)+"]"); err != nil {
+				return err
+			}
+		}
+		return nil
+	}},
+	cupidv1connect.TicketServiceGetTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
+		return inTicket(ctx, l, p, m.(*cupidv1.GetTicketRequest).GetId())
+	}},
+	cupidv1connect.TicketServiceCancelTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
+		return inTicket(ctx, l, p, m.(*cupidv1.CancelTicketRequest).GetId())
+	}},
+	cupidv1connect.TicketServiceWatchTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
+		return inTicket(ctx, l, p, m.(*cupidv1.WatchTicketRequest).GetId())
+	}},
+	cupidv1connect.TicketServiceListTicketsProcedure: {scope: ScopeTickets},
+	cupidv1connect.TicketServiceQueueStatsProcedure:  {scope: ScopeTickets},
+
+	cupidv1connect.RulesetServiceValidateRulesetProcedure: {anyone: true},
+	cupidv1connect.RulesetServiceGetRulesetProcedure:      {anyone: true},
+	cupidv1connect.RulesetServicePutRulesetProcedure:      {scope: ScopeRulesets},
+
+	cupidv1connect.PairingServiceCreateEventProcedure: {scope: ScopeEvents},
+	cupidv1connect.PairingServiceGetEventProcedure:    {scope: ScopeEvents},
+	cupidv1connect.PairingServiceListEventsProcedure:  {anyone: true},
+	cupidv1connect.PairingServiceDeleteEventProcedure: {scope: ScopeEvents},
+	cupidv1connect.PairingServiceMetGraphProcedure:    {scope: ScopeEvents},
+	cupidv1connect.PairingServiceJoinProcedure:        {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceLeaveProcedure:       {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceEnterLobbyProcedure:  {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceLeaveLobbyProcedure:  {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceClearRecordProcedure: {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceWatchEventProcedure: {scope: ScopeEvents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		return sameParticipant(p, m.(*cupidv1.WatchEventRequest).GetParticipant())
+	}},
+
+	cupidv1connect.OpponentServiceUpdatePlayerProcedure: {scope: ScopeOpponents, player: func(a *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		r := m.(*cupidv1.UpdatePlayerRequest)
+		if !a.playerFinders[r.GetFinder()] {
+			return denied("finder %q does not let players update their own model (opponents[].players_may_update); a server key with the opponents scope may", r.GetFinder())
+		}
+		id := r.GetPlayerId()
+		if id == "" {
+			id = r.GetModel().GetId()
+		}
+		if id != p {
+			return denied("the token's player %s may update only his own model, not %s", p, quoteEmpty(id))
+		}
+		return nil
+	}},
+	cupidv1connect.OpponentServiceFindOpponentProcedure: {scope: ScopeOpponents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		if id := m.(*cupidv1.FindOpponentRequest).GetAttacker().GetId(); id != p {
+			return denied("the token's player %s may look for opponents only as the attacker himself (attacker.id %s)", p, quoteEmpty(id))
+		}
+		return nil
+	}},
+	cupidv1connect.OpponentServiceRemovePlayerProcedure: {scope: ScopeOpponents},
+	cupidv1connect.OpponentServiceFinderStatsProcedure:  {scope: ScopeOpponents},
+	cupidv1connect.OpponentServiceRebalanceProcedure:    {scope: ScopeOpponents},
+}
+
+// authorize decides whether c may call procedure with msg.
+func (a *Auth) authorize(ctx context.Context, c *Caller, lookup ticketPlayers, procedure string, msg any) error {
+	if c == nil {
+		return errNoCredential
+	}
+	name := procedure[strings.LastIndexByte(procedure, '/')+1:]
+	r, ok := rules[procedure]
+	switch {
+	case c.Key != nil && c.Key.has(ScopeAdmin):
+		return nil
+	case !ok:
+		return denied("%s needs a server key with the admin scope", name)
+	case r.anyone:
+		return nil
+	case c.Key != nil:
+		if r.scope == "" || c.Key.has(r.scope) {
+			return nil
+		}
+		return denied("%s needs the %s scope; server key %s has %s", name, r.scope, c.Key.Name, scopeList(c.Key.Scopes))
+	case r.player == nil:
+		return denied("%s needs a server key with the %s scope; a player token may not call it", name, r.scope)
+	}
+	return r.player(a, ctx, lookup, c.Player, msg)
+}
+
+// authorizeSocket decides whether c may open the WebSocket r asks for:
+// a ticket's events for its players and keys with the tickets scope, an
+// event's for the participant himself and keys with the events scope.
+func (a *Auth) authorizeSocket(r *http.Request, c *Caller, lookup ticketPlayers) error {
+	p := r.URL.Path
+	if c.Key != nil && c.Key.has(ScopeAdmin) {
+		return nil
+	}
+	if id, ok := cutBetween(p, "/v1/tickets/", "/ws"); ok {
+		if c.Key != nil {
+			if c.Key.has(ScopeTickets) {
+				return nil
+			}
+			return denied("watching a ticket needs the tickets scope; server key %s has %s", c.Key.Name, scopeList(c.Key.Scopes))
+		}
+		return inTicket(r.Context(), lookup, c.Player, id)
+	}
+	if _, ok := cutBetween(p, "/v1/events/", "/ws"); ok {
+		if c.Key != nil {
+			if c.Key.has(ScopeEvents) {
+				return nil
+			}
+			return denied("watching an event needs the events scope; server key %s has %s", c.Key.Name, scopeList(c.Key.Scopes))
+		}
+		return sameParticipant(c.Player, r.URL.Query().Get("participant"))
+	}
+	return nil // not a WebSocket of ours: the mux answers 404
+}
+
+// cutBetween returns what is between prefix and suffix in s.
+func cutBetween(s, prefix, suffix string) (string, bool) {
+	rest, ok := strings.CutPrefix(s, prefix)
+	if !ok {
+		return "", false
+	}
+	mid, ok := strings.CutSuffix(rest, suffix)
+	return mid, ok && mid != "" && !strings.Contains(mid, "/")
+}
+
+func asParticipant(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+	return sameParticipant(p, m.(*cupidv1.ParticipantRequest).GetParticipant())
+}
+
+func sameParticipant(player, participant string) error {
+	if participant != player {
+		return denied("the token's player %s may act in an event only as himself, not as participant %s", player, quoteEmpty(participant))
+	}
+	return nil
+}
+
+// inPlayers checks that player is one of a new ticket's players: a player
+// queues himself, or his party as one of it.
+func inPlayers(player string, ps []*cupidv1.Player, what string) error {
+	for _, q := range ps {
+		if q.GetId() == player {
+			return nil
+		}
+	}
+	return denied("the token's player %s is not one of %s; a player may queue only himself or a party he is in", player, what)
+}
+
+// inTicket checks that player is in ticket id.
+func inTicket(ctx context.Context, lookup ticketPlayers, player, id string) error {
+	if id == "" {
+		return cupid.Invalid("id", "required")
+	}
+	ps, err := lookup(ctx, id)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(ps, player) {
+		return denied("the token's player %s is not in ticket %s", player, id)
+	}
+	return nil
+}
+
+func scopeList(s []Scope) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return strings.Join(out, ", ")
+}
+
+func quoteEmpty(s string) string {
+	if s == "" {
+		return "(none given)"
+	}
+	return s
+}
+
+// handlerOptions returns the interceptor that authorizes Connect calls;
+// none without auth.
+func (a *Auth) handlerOptions(lookup ticketPlayers, log *slog.Logger) []connect.HandlerOption {
+	if a == nil {
+		return nil
+	}
+	return []connect.HandlerOption{connect.WithInterceptors(&authInterceptor{a: a, lookup: lookup, log: log})}
+}
+
+// authInterceptor authorizes each call once its request is read: unary
+// calls before the handler runs, server streams as the handler receives
+// the one request, so a refused call changes nothing.
+type authInterceptor struct {
+	a      *Auth
+	lookup ticketPlayers
+	log    *slog.Logger
+}
+
+func (i *authInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		if err := i.a.authorize(ctx, CallerFrom(ctx), i.lookup, req.Spec().Procedure, req.Any()); err != nil {
+			return nil, connectError(i.log, err)
+		}
+		return next(ctx, req)
+	}
+}
+
+func (i *authInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (i *authInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		return next(ctx, &authorizedConn{StreamingHandlerConn: conn, ctx: ctx, i: i})
+	}
+}
+
+// authorizedConn authorizes every message the handler receives.
+type authorizedConn struct {
+	connect.StreamingHandlerConn
+	ctx context.Context
+	i   *authInterceptor
+}
+
+func (c *authorizedConn) Receive(msg any) error {
+	if err := c.StreamingHandlerConn.Receive(msg); err != nil {
+		return err
+	}
+	if err := c.i.a.authorize(c.ctx, CallerFrom(c.ctx), c.i.lookup, c.Spec().Procedure, msg); err != nil {
+		return connectError(c.i.log, err)
+	}
+	return nil
+}

@@ -1,0 +1,540 @@
+// Package memstore is an in-memory cupid.Store and cupid.DocumentStore with
+// the same rules as the SQLite store (sequence numbers, per-ticket results,
+// reasons, one live ticket per player and queue, cross-queue cancellation on
+// a match, documents in id order), so that the services can be unit-tested
+// quickly against what production does. The storetest suite holds both
+// implementations to one contract.
+//
+// Nothing is durable. The store is safe for concurrent use: one mutex
+// serialises every call, as SQLite's single writer does. Tickets, matches
+// and documents are copied on the way in and on the way out, so neither the
+// caller's values nor the ones it reads share memory with the store.
+//
+// # Making it fail
+//
+// Tests of the layer above need a store that fails or stalls on demand. The
+// operations are named after the methods: "CreateTickets", "Ticket",
+// "Tickets", "WaitingTickets", "FinishTicket", "CommitMatches", "Match",
+// "Events", "Ping", "PutDocument", "DeleteDocument", "Documents".
+//
+//   - Fail(op, err) makes every later call of op return err, changing
+//     nothing, until Fail(op, nil).
+//   - FailNext(op, err) makes only the next call of op return err;
+//     FailNext(op, nil) takes back a failure not yet used.
+//   - Block(op) holds the next call of op before it does anything, until
+//     the returned release function is called (or the call's context
+//     ends: the call then returns the context's error). The returned
+//     channel is closed when the call arrives, so a test can wait for a
+//     commit to be in flight, change the store meanwhile (other calls are
+//     not held), then release it.
+//
+// A held call that is released then checks Fail and FailNext, so a test can
+// hold a call and have it fail as well. Naming an unknown operation panics:
+// it is a typo in a test.
+package memstore
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// Store is the in-memory store. The zero value is not usable; call New.
+type Store struct {
+	mu sync.Mutex
+
+	tickets   map[string]*cupid.Ticket
+	byRequest map[string]string // request id → ticket id
+	// live is the player index: player id → queue → the player's live
+	// ticket in that queue. Keyed by player first, so a match finds the
+	// player's tickets in other queues without a scan.
+	live    map[string]map[string]string
+	matches map[string]*cupid.Match
+	events  map[string][]cupid.Event // by ticket, in sequence order
+	seq     int64
+	docs    map[string]map[string][]byte // kind → id → body
+	closed  bool
+
+	// undo holds the inverse of every change of the call in progress, so
+	// a call-level error leaves the store as it was, like a rolled back
+	// transaction.
+	undo []func()
+
+	faults faults
+}
+
+var (
+	_ cupid.Store         = (*Store)(nil)
+	_ cupid.DocumentStore = (*Store)(nil)
+)
+
+// New returns an empty store.
+func New() *Store {
+	return &Store{
+		tickets:   map[string]*cupid.Ticket{},
+		byRequest: map[string]string{},
+		live:      map[string]map[string]string{},
+		matches:   map[string]*cupid.Match{},
+		events:    map[string][]cupid.Event{},
+		docs:      map[string]map[string][]byte{},
+		faults:    faults{always: map[string]error{}, next: map[string]error{}, held: map[string]*hold{}},
+	}
+}
+
+// errClosed is returned by every call after Close.
+var errClosed = errors.New("memstore: closed")
+
+// begin runs the fault checks of op (outside the lock, so that a held call
+// does not hold up the others), then takes the lock. On success the caller
+// must call s.end.
+func (s *Store) begin(ctx context.Context, op string) error {
+	if err := s.faults.enter(ctx, op); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosed
+	}
+	return nil
+}
+
+// end commits (err == nil) or undoes the call's changes and releases the
+// lock.
+func (s *Store) end(err error) {
+	if err != nil {
+		for i := len(s.undo) - 1; i >= 0; i-- {
+			s.undo[i]()
+		}
+	}
+	s.undo = s.undo[:0]
+	s.mu.Unlock()
+}
+
+// The setters below are the only ways state changes, each recording its
+// inverse.
+
+func (s *Store) putTicket(t *cupid.Ticket) {
+	old, had := s.tickets[t.ID]
+	s.tickets[t.ID] = t
+	s.undo = append(s.undo, func() {
+		if had {
+			s.tickets[t.ID] = old
+		} else {
+			delete(s.tickets, t.ID)
+		}
+	})
+}
+
+func (s *Store) putRequest(rid, id string) {
+	s.byRequest[rid] = id
+	s.undo = append(s.undo, func() { delete(s.byRequest, rid) })
+}
+
+// setLive records id as player's live ticket in queue, or removes the
+// entry when id is empty.
+func (s *Store) setLive(player, queue, id string) {
+	old, had := s.live[player][queue]
+	set := func(v string, keep bool) {
+		if !keep {
+			delete(s.live[player], queue)
+			if len(s.live[player]) == 0 {
+				delete(s.live, player)
+			}
+			return
+		}
+		if s.live[player] == nil {
+			s.live[player] = map[string]string{}
+		}
+		s.live[player][queue] = v
+	}
+	set(id, id != "")
+	s.undo = append(s.undo, func() { set(old, had) })
+}
+
+func (s *Store) addEvent(e cupid.Event) cupid.Event {
+	s.seq++
+	e.Seq = s.seq
+	s.events[e.TicketID] = append(s.events[e.TicketID], e)
+	s.undo = append(s.undo, func() {
+		s.seq--
+		evs := s.events[e.TicketID]
+		if len(evs) == 1 {
+			delete(s.events, e.TicketID)
+		} else {
+			s.events[e.TicketID] = evs[:len(evs)-1]
+		}
+	})
+	return e
+}
+
+func (s *Store) putMatch(m *cupid.Match) {
+	s.matches[m.ID] = m
+	s.undo = append(s.undo, func() { delete(s.matches, m.ID) })
+}
+
+// finish ends a waiting ticket in place: it is replaced by a changed copy
+// (so the undo can restore the old one), its players are freed and the
+// event recorded.
+func (s *Store) finish(id string, state cupid.TicketState, reason, matchID string, at time.Time, m *cupid.Match) cupid.Event {
+	old := s.tickets[id]
+	t := *old
+	t.State, t.Reason, t.MatchID, t.UpdatedAt = state, reason, matchID, at.UTC()
+	s.putTicket(&t)
+	for _, p := range t.Players {
+		if s.live[p.ID][t.Key.Queue] == id {
+			s.setLive(p.ID, t.Key.Queue, "")
+		}
+	}
+	kind := map[cupid.TicketState]cupid.EventKind{
+		cupid.StateMatched: cupid.EventMatched, cupid.StateCancelled: cupid.EventCancelled, cupid.StateExpired: cupid.EventExpired,
+	}[state]
+	return s.addEvent(cupid.Event{TicketID: id, Kind: kind, At: at, Match: m, Reason: reason})
+}
+
+// CreateTickets stores new waiting tickets; see cupid.Store and the
+// storetest package for the rules.
+func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) (out []cupid.Created, events []cupid.Event, err error) {
+	if err := s.begin(ctx, "CreateTickets"); err != nil {
+		return nil, nil, err
+	}
+	defer func() { s.end(err) }()
+	// Caller bugs refuse the whole call before anything changes.
+	if err := cupid.CheckNewTickets(ts); err != nil {
+		return nil, nil, err
+	}
+	out = make([]cupid.Created, len(ts))
+	// The results name tickets by id and are filled in at the end, so each
+	// shows its ticket as stored when the call returns.
+	resultID := make([]string, len(ts))
+	replaced := make([][]string, len(ts))
+	for i, n := range ts {
+		t := n.Ticket
+		if t.RequestID != "" {
+			if id, ok := s.byRequest[t.RequestID]; ok {
+				resultID[i] = id
+				out[i].Existed = true
+				continue
+			}
+		}
+		if err := cupid.DuplicatePlayer(t); err != nil {
+			out[i].Err = err
+			continue
+		}
+		q := t.Key.Queue
+		var conflicts []string
+		for j, p := range t.Players {
+			id, ok := s.live[p.ID][q]
+			if !ok || slices.Contains(conflicts, id) {
+				continue
+			}
+			if !n.Replace {
+				out[i].Err = cupid.LiveTicketExists(j, p.ID, id, q)
+				break
+			}
+			conflicts = append(conflicts, id)
+		}
+		if out[i].Err != nil {
+			continue
+		}
+		for _, id := range conflicts {
+			events = append(events, s.finish(id, cupid.StateCancelled, cupid.ReplacedReason(t.ID), "", t.CreatedAt, nil))
+		}
+		if _, taken := s.tickets[t.ID]; taken {
+			return nil, nil, cupid.Conflict("id", "ticket id %q is taken", t.ID)
+		}
+		c := cloneTicket(t)
+		c.State, c.Reason, c.MatchID, c.UpdatedAt = cupid.StateWaiting, "", "", t.CreatedAt.UTC()
+		s.putTicket(c)
+		if t.RequestID != "" {
+			s.putRequest(t.RequestID, t.ID)
+		}
+		for _, p := range t.Players {
+			s.setLive(p.ID, q, t.ID)
+		}
+		events = append(events, s.addEvent(cupid.Event{TicketID: t.ID, Kind: cupid.EventCreated, At: t.CreatedAt}))
+		resultID[i], replaced[i] = t.ID, conflicts
+	}
+	for i, id := range resultID {
+		if id == "" {
+			continue
+		}
+		out[i].Ticket = cloneTicket(s.tickets[id])
+		for _, r := range replaced[i] {
+			out[i].Replaced = append(out[i].Replaced, cloneTicket(s.tickets[r]))
+		}
+	}
+	return out, events, nil
+}
+
+// Ticket returns a copy of one ticket.
+func (s *Store) Ticket(ctx context.Context, id string) (*cupid.Ticket, error) {
+	if err := s.begin(ctx, "Ticket"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	t, ok := s.tickets[id]
+	if !ok {
+		return nil, cupid.NotFound("id", "no ticket %q", id)
+	}
+	return cloneTicket(t), nil
+}
+
+// Tickets lists copies of the tickets f selects, oldest first.
+func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
+	if err := s.begin(ctx, "Tickets"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	return s.list(func(t *cupid.Ticket) bool {
+		return (f.Queue == "" || t.Key.Queue == f.Queue) && (f.State == "" || t.State == f.State)
+	}, f.Limit), nil
+}
+
+// WaitingTickets lists copies of the waiting tickets, oldest first.
+func (s *Store) WaitingTickets(ctx context.Context) ([]*cupid.Ticket, error) {
+	if err := s.begin(ctx, "WaitingTickets"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	return s.list(func(t *cupid.Ticket) bool { return t.State == cupid.StateWaiting }, 0), nil
+}
+
+// list sorts on every call: this store is for tests, where a few thousand
+// tickets are many.
+func (s *Store) list(keep func(*cupid.Ticket) bool, limit int) []*cupid.Ticket {
+	var out []*cupid.Ticket
+	for _, t := range s.tickets {
+		if keep(t) {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b *cupid.Ticket) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	for i, t := range out {
+		out[i] = cloneTicket(t)
+	}
+	return out
+}
+
+// FinishTicket moves a waiting ticket to cancelled or expired.
+func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, reason string, now time.Time) (t *cupid.Ticket, ev cupid.Event, err error) {
+	if state != cupid.StateCancelled && state != cupid.StateExpired {
+		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
+	}
+	if err := s.begin(ctx, "FinishTicket"); err != nil {
+		return nil, cupid.Event{}, err
+	}
+	defer func() { s.end(err) }()
+	cur, ok := s.tickets[id]
+	if !ok {
+		return nil, cupid.Event{}, cupid.NotFound("id", "no ticket %q", id)
+	}
+	if cur.State != cupid.StateWaiting {
+		return nil, cupid.Event{}, cupid.Conflict("id", "ticket %q is already %s", id, cur.State)
+	}
+	ev = s.finish(id, state, reason, "", now, nil)
+	return cloneTicket(s.tickets[id]), ev, nil
+}
+
+// CommitMatches stores each match whose tickets all wait, and cancels its
+// players' live tickets in other queues.
+func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) (out []cupid.Committed, events []cupid.Event, err error) {
+	if _, err := cupid.CheckMatches(ms); err != nil {
+		return nil, nil, err
+	}
+	if err := s.begin(ctx, "CommitMatches"); err != nil {
+		return nil, nil, err
+	}
+	defer func() { s.end(err) }()
+	out = make([]cupid.Committed, len(ms))
+	for i, m := range ms {
+		ids := m.TicketIDs()
+		for _, id := range ids {
+			if t, ok := s.tickets[id]; !ok || t.State != cupid.StateWaiting {
+				out[i].NotWaiting = append(out[i].NotWaiting, id)
+			}
+		}
+		if len(out[i].NotWaiting) > 0 {
+			continue
+		}
+		if _, taken := s.matches[m.ID]; taken {
+			return nil, nil, cupid.Conflict("match_id", "match id %q is taken", m.ID)
+		}
+		// The other live tickets of the match's players, each named by
+		// the smallest player id it shares with the match.
+		type why struct{ player, queue string }
+		others := map[string]why{}
+		for _, id := range ids {
+			t := s.tickets[id]
+			for _, p := range t.Players {
+				for _, other := range s.live[p.ID] {
+					if slices.Contains(ids, other) {
+						continue
+					}
+					w, seen := others[other]
+					if !seen || p.ID < w.player || (p.ID == w.player && t.Key.Queue < w.queue) {
+						others[other] = why{p.ID, t.Key.Queue}
+					}
+				}
+			}
+		}
+		stored := cloneMatch(m)
+		s.putMatch(stored)
+		for _, id := range ids {
+			events = append(events, s.finish(id, cupid.StateMatched, "", m.ID, m.CreatedAt, stored))
+		}
+		for _, id := range slices.Sorted(maps.Keys(others)) {
+			w := others[id]
+			reason := cupid.MatchedElsewhereReason(w.player, w.queue, m.ID)
+			events = append(events, s.finish(id, cupid.StateCancelled, reason, "", m.CreatedAt, nil))
+			out[i].Cancelled = append(out[i].Cancelled, cloneTicket(s.tickets[id]))
+		}
+		out[i].OK = true
+	}
+	for i := range events {
+		events[i].Match = cloneMatch(events[i].Match)
+	}
+	return out, events, nil
+}
+
+// Match returns a copy of a committed match.
+func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
+	if err := s.begin(ctx, "Match"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	m, ok := s.matches[id]
+	if !ok {
+		return nil, cupid.NotFound("match_id", "no match %q", id)
+	}
+	return cloneMatch(m), nil
+}
+
+// Events returns a ticket's events after seq, matched events with a copy
+// of their match.
+func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]cupid.Event, error) {
+	if err := s.begin(ctx, "Events"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	var out []cupid.Event
+	for _, e := range s.events[ticketID] {
+		if e.Seq > afterSeq {
+			e.Match = cloneMatch(e.Match)
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// Ping succeeds unless told to fail; there is nothing to write.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.begin(ctx, "Ping"); err != nil {
+		return err
+	}
+	s.end(nil)
+	return nil
+}
+
+// Close makes every later call fail. Calls held by Block stay held until
+// released.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	return nil
+}
+
+// PutDocument stores a copy of body under kind and id, replacing any
+// earlier one.
+func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+	if err := s.begin(ctx, "PutDocument"); err != nil {
+		return err
+	}
+	defer s.end(nil)
+	if s.docs[kind] == nil {
+		s.docs[kind] = map[string][]byte{}
+	}
+	s.docs[kind][id] = slices.Clone(body)
+	return nil
+}
+
+// DeleteDocument removes a document; removing a missing one is not an error.
+func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
+	if err := s.begin(ctx, "DeleteDocument"); err != nil {
+		return err
+	}
+	defer s.end(nil)
+	delete(s.docs[kind], id)
+	return nil
+}
+
+// Documents lists copies of a kind's documents in id order after the
+// cursor (exclusive), at most limit of them (all when limit ≤ 0).
+func (s *Store) Documents(ctx context.Context, kind, after string, limit int) ([]cupid.Document, error) {
+	if err := s.begin(ctx, "Documents"); err != nil {
+		return nil, err
+	}
+	defer s.end(nil)
+	var out []cupid.Document
+	for _, id := range slices.Sorted(maps.Keys(s.docs[kind])) {
+		if id <= after {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			break
+		}
+		out = append(out, cupid.Document{ID: id, Body: slices.Clone(s.docs[kind][id])})
+	}
+	return out, nil
+}
+
+// cloneTicket copies everything a caller could change through a pointer:
+// players and their attributes, latencies, ticket attributes.
+func cloneTicket(t *cupid.Ticket) *cupid.Ticket {
+	c := *t
+	c.Players = slices.Clone(t.Players)
+	for i := range c.Players {
+		c.Players[i].Attributes = cloneAttributes(c.Players[i].Attributes)
+	}
+	c.Attributes = cloneAttributes(t.Attributes)
+	c.Latencies = maps.Clone(t.Latencies)
+	return &c
+}
+
+func cloneAttributes(a cupid.Attributes) cupid.Attributes {
+	a = slices.Clone(a)
+	for i := range a {
+		a[i].Value.Strings = slices.Clone(a[i].Value.Strings)
+	}
+	return a
+}
+
+func cloneMatch(m *cupid.Match) *cupid.Match {
+	if m == nil {
+		return nil
+	}
+	c := *m
+	c.Teams = slices.Clone(m.Teams)
+	for i := range c.Teams {
+		c.Teams[i].TicketIDs = slices.Clone(c.Teams[i].TicketIDs)
+		c.Teams[i].PlayerIDs = slices.Clone(c.Teams[i].PlayerIDs)
+	}
+	c.Quality.Parts = slices.Clone(m.Quality.Parts)
+	c.Roles = maps.Clone(m.Roles)
+	return &c
+}

@@ -1,0 +1,18 @@
+package ticketsvc
+
+import "context"
+
+// TicketPlayers returns the ids of a ticket's players, for the API's
+// authorization ("is this player in the ticket?"): one store read, without
+// the match or the explanation GetTicket adds.
+func (s *Service) TicketPlayers(ctx context.Context, id string) ([]string, error) {
+	t, err := s.store.Ticket(ctx, id)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	out := make([]string, len(t.Players))
+	for i, p := range t.Players {
+		out[i] = p.ID
+	}
+	return out, nil
+}

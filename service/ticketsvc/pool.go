@@ -1,0 +1,447 @@
+package ticketsvc
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/service/actor"
+)
+
+// pool runs one engine.Pool on its own goroutine. Everything that touches
+// the engine goes through the inbox as a function, so the engine needs no
+// locks and its decisions happen in one order that could be replayed.
+//
+// The pool, not the engine, knows which tickets it owns until they end
+// (live): a ticket the engine refused, or one out of the engine while its
+// match is committed, still expires on time and is never forgotten.
+type pool struct {
+	s     *Service
+	key   cupid.QueueKey
+	q     *queue
+	eng   *engine.Pool
+	inbox *actor.Actor[func(*pool)] // the goroutine's loop; see run
+	quit  <-chan struct{}           // closed when the goroutine has ended
+
+	// refs counts tickets on their way to the pool and tickets live in it
+	// (guarded by Service.mu); a pool with none may be freed.
+	refs int
+
+	live    map[string]*cupid.Ticket
+	expiry  expiryHeap
+	pending []pendingEnd // ends the store refused, tried again
+	// gone remembers tickets that ended before their add arrived (a match
+	// in another queue cancelled them meanwhile), so the add is ignored.
+	gone    map[string]time.Time
+	formed  int64
+	quality float64 // sum of scores of formed matches
+	// retryAt delays the next step after the store failed.
+	retryAt time.Time
+	// idleSince is when the pool last became empty; zero while it holds
+	// tickets.
+	idleSince time.Time
+	// waiting is the queue's gauge of waiting tickets.
+	waiting prometheus.Gauge
+	// acks are closed after the next step (Wake).
+	acks []chan struct{}
+	// recent feeds the engine's variety criterion.
+	recent *recentPairs
+}
+
+// pendingEnd is a ticket the pool must end (refused by the engine) whose
+// store write failed; it is tried again after a second.
+type pendingEnd struct {
+	id     string
+	reason string
+}
+
+// recentPairsPerPool bounds the memory of who faced whom: about 100 bytes
+// a pair.
+const recentPairsPerPool = 200_000
+
+func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
+	recent := newRecentPairs(recentPairsPerPool)
+	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed), Met: recent.met})
+	if err != nil {
+		// The same ruleset built the queue's check engine, so this cannot
+		// fail for a configured queue.
+		panic("ticketsvc: engine refused a ruleset it accepted before: " + err.Error())
+	}
+	inbox := actor.New[func(*pool)](s.ctx, 1024)
+	return &pool{
+		s:       s,
+		key:     key,
+		q:       q,
+		eng:     eng,
+		inbox:   inbox,
+		quit:    inbox.Done(),
+		live:    map[string]*cupid.Ticket{},
+		gone:    map[string]time.Time{},
+		recent:  recent,
+		waiting: s.metrics.waiting.WithLabelValues(key.Queue),
+	}
+}
+
+// do runs f on the pool's goroutine, without waiting for it. After the pool
+// has ended, f is dropped: nothing refers to an ended pool's tickets.
+func (p *pool) do(f func(*pool)) {
+	p.inbox.Do(f)
+}
+
+// maxOpsPerStep bounds how many inbox operations run before the engine gets
+// a step, so a flood of arrivals cannot starve matching.
+const maxOpsPerStep = 4096
+
+// run is the pool's goroutine. The context is the service's, which the
+// pool's actor was made with: it ends the loop.
+func (p *pool) run() {
+	defer p.s.wg.Done()
+	p.idleSince = p.s.now()
+	p.inbox.Run(actor.Loop[func(*pool)]{
+		MaxBatch: maxOpsPerStep,
+		Apply:    func(f func(*pool)) bool { f(p); return false },
+		After:    p.afterOps,
+		Next:     p.nextWake,
+		Now:      p.s.now,
+	})
+}
+
+// afterOps runs after each batch of operations and when the timer fires:
+// the pool expires what is due, steps (unless a store failure asked it to
+// wait), and retires when it has been empty for its grace time. It reports
+// whether the pool retired.
+func (p *pool) afterOps() (retired bool) {
+	now := p.s.now().UTC()
+	p.expire(now)
+	if !now.Before(p.retryAt) {
+		p.retryEnds(now)
+		p.step(now)
+	}
+	if len(p.live) == 0 {
+		if p.idleSince.IsZero() {
+			p.idleSince = now
+		}
+		retired = now.Sub(p.idleSince) >= p.s.idlePool && p.inbox.Len() == 0 && p.s.retire(p)
+	} else {
+		p.idleSince = time.Time{}
+	}
+	// Wake's callers hear after the step and the idle check, so what
+	// they look at next reflects both.
+	for _, a := range p.acks {
+		close(a)
+	}
+	p.acks = p.acks[:0]
+	return retired
+}
+
+// nextWake is the earliest of: the engine's next relaxation, the next
+// expiry, a retry after a store failure, the end of an idle pool's grace
+// time. The actor sleeps until then (at most an hour).
+func (p *pool) nextWake(now time.Time) (time.Time, bool) {
+	wake := now.Add(actor.MaxSleep)
+	if w, ok := p.eng.NextWake(now); ok && w.Before(wake) {
+		wake = w
+	}
+	if len(p.expiry) > 0 && p.expiry[0].at < wake.UnixNano() {
+		wake = time.Unix(0, p.expiry[0].at)
+	}
+	if !p.retryAt.IsZero() && p.retryAt.Before(wake) {
+		wake = p.retryAt
+	}
+	if len(p.live) == 0 && !p.idleSince.IsZero() {
+		if w := p.idleSince.Add(p.s.idlePool); w.Before(wake) {
+			wake = w
+		}
+	}
+	return wake, true
+}
+
+// add takes a stored waiting ticket into the pool. The engine may refuse
+// it (a ruleset replaced since the ticket was checked, a reload under
+// another configuration, a region table full): then it is cancelled with
+// the engine's reason, so it never waits unseen.
+func (p *pool) add(t *cupid.Ticket) {
+	if _, ok := p.gone[t.ID]; ok {
+		delete(p.gone, t.ID)
+		p.s.release(p, 1)
+		return
+	}
+	p.live[t.ID] = t
+	p.waiting.Inc()
+	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), t: t})
+	if err := p.eng.Add(t); err != nil {
+		p.end(t.ID, cupid.StateCancelled, "the queue's ruleset cannot match it: "+err.Error(), p.s.now().UTC())
+	}
+}
+
+// drop forgets a ticket that ended elsewhere.
+func (p *pool) drop(id string) {
+	if _, ok := p.live[id]; !ok {
+		p.gone[id] = p.s.now()
+		p.pruneGone()
+		return
+	}
+	p.eng.Remove(id)
+	p.forget(id)
+}
+
+// forget removes a ticket from the pool's live set and gives back its
+// reservation.
+func (p *pool) forget(id string) {
+	if _, ok := p.live[id]; ok {
+		delete(p.live, id)
+		p.waiting.Dec()
+		p.s.release(p, 1)
+		// The expiry heap keeps ended tickets until their time comes;
+		// rebuild it when they outnumber the live ones, so that a busy
+		// pool's heap stays the size of what waits.
+		if len(p.expiry) > 2*len(p.live)+1024 {
+			p.expiry = p.expiry[:0]
+			for _, t := range p.live {
+				p.expiry = append(p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), t: t})
+			}
+			heap.Init(&p.expiry)
+		}
+	}
+}
+
+// pruneGone bounds gone: an add arrives within moments of its ticket's
+// store write, so a minute-old entry will never be asked for.
+func (p *pool) pruneGone() {
+	if len(p.gone) < 1024 {
+		return
+	}
+	cut := p.s.now().Add(-time.Minute)
+	for id, at := range p.gone {
+		if at.Before(cut) {
+			delete(p.gone, id)
+		}
+	}
+}
+
+// end finishes a live ticket from the pool's goroutine (expiry, refusal).
+// When the store fails, the ticket stays live and out of the engine, and
+// ending it is tried again later: it is never left waiting unseen.
+func (p *pool) end(id string, state cupid.TicketState, reason string, now time.Time) {
+	p.eng.Remove(id)
+	ctx, cancel := context.WithTimeout(p.s.ctx, 10*time.Second)
+	_, err := p.s.finish(ctx, id, state, reason, p)
+	cancel()
+	switch {
+	case err == nil:
+	case cupid.ErrorCode(err) == cupid.CodeConflict || cupid.ErrorCode(err) == cupid.CodeNotFound:
+		p.forget(id) // ended already (matched, cancelled) by someone else
+	default:
+		if !errors.Is(err, context.Canceled) {
+			p.s.log.Error("ending a ticket failed; trying again", "ticket", id, "state", state, "err", err)
+		}
+		p.pending = append(p.pending, pendingEnd{id: id, reason: reason})
+		p.retryAt = now.Add(time.Second)
+	}
+}
+
+// retryEnds tries again the ends the store refused. An expired ticket is
+// ended as expired even if its first try was a refusal.
+func (p *pool) retryEnds(now time.Time) {
+	if len(p.pending) == 0 {
+		return
+	}
+	todo := p.pending
+	p.pending = nil
+	for _, pe := range todo {
+		if _, ok := p.live[pe.id]; !ok {
+			continue
+		}
+		state := cupid.StateCancelled
+		if t := p.live[pe.id]; !t.ExpiresAt.After(now) {
+			state = cupid.StateExpired
+		}
+		p.end(pe.id, state, pe.reason, now)
+	}
+}
+
+// expire ends every live ticket whose time to live has passed, whether or
+// not the engine holds it.
+func (p *pool) expire(now time.Time) {
+	for len(p.expiry) > 0 && p.expiry[0].at <= now.UnixNano() {
+		it := heap.Pop(&p.expiry).(expiryItem)
+		if p.live[it.t.ID] != it.t {
+			continue // matched or cancelled already
+		}
+		p.end(it.t.ID, cupid.StateExpired, "", now)
+	}
+}
+
+// step asks the engine for matches and commits them. A match the store
+// refuses because some of its tickets no longer wait gives the others back
+// to the engine.
+func (p *pool) step(now time.Time) {
+	start := time.Now()
+	props := p.eng.Step(now)
+	p.s.metrics.passSeconds.WithLabelValues(p.key.Queue).Observe(time.Since(start).Seconds())
+	if len(props) == 0 {
+		return
+	}
+	ms := make([]*cupid.Match, len(props))
+	for i := range props {
+		m := props[i].Match
+		m.ID = newID()
+		m.Key = p.key
+		m.CreatedAt = now
+		ms[i] = &m
+	}
+	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)
+	results, events, err := p.s.store.CommitMatches(ctx, ms)
+	cancel()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			p.s.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
+		}
+		p.s.ready.failed()
+		for _, pr := range props {
+			p.eng.Return(pr.Tickets)
+		}
+		p.retryAt = now.Add(time.Second)
+		return
+	}
+	p.retryAt = time.Time{}
+	for i, pr := range props {
+		res := results[i]
+		if !res.OK {
+			p.giveBack(pr.Tickets, res.NotWaiting, now)
+			continue
+		}
+		p.committed(ms[i], pr.Tickets, now)
+		for _, t := range res.Cancelled {
+			p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+		}
+		p.s.ended(p, res.Cancelled...)
+	}
+	// Bookkeeping and metrics first, then the events: a watcher told
+	// "matched" finds the match counted.
+	p.s.hub.publish(events...)
+}
+
+// committed records a committed match: its tickets leave the pool.
+func (p *pool) committed(m *cupid.Match, ts []*cupid.Ticket, now time.Time) {
+	p.formed++
+	p.quality += m.Quality.Score
+	p.s.metrics.matches.WithLabelValues(p.key.Queue).Inc()
+	p.s.metrics.quality.WithLabelValues(p.key.Queue).Observe(m.Quality.Score)
+	teams := make([][]string, len(m.Teams))
+	for ti, team := range m.Teams {
+		teams[ti] = team.PlayerIDs
+	}
+	p.recent.addMatch(teams)
+	for _, part := range m.Quality.Parts {
+		p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
+	}
+	for _, t := range ts {
+		p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
+		p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(t.CreatedAt).Seconds())
+		p.forget(t.ID)
+	}
+}
+
+// giveBack returns to the engine the tickets of a refused match that still
+// wait; those that do not were ended elsewhere and leave the pool. A
+// ticket the engine will not take back is ended with its reason.
+func (p *pool) giveBack(ts []*cupid.Ticket, notWaiting []string, now time.Time) {
+	gone := make(map[string]bool, len(notWaiting))
+	for _, id := range notWaiting {
+		gone[id] = true
+	}
+	var back []*cupid.Ticket
+	for _, t := range ts {
+		if gone[t.ID] {
+			p.forget(t.ID)
+			continue
+		}
+		if _, ok := p.live[t.ID]; ok {
+			back = append(back, t)
+		}
+	}
+	for _, ev := range p.eng.Return(back) {
+		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset cannot match it: %v", ev.Err), now)
+	}
+}
+
+// explain asks the pool why a ticket waits; nil if the pool is too busy to
+// answer within a short time.
+func (p *pool) explain(ctx context.Context, id string) *engine.Explanation {
+	ch := make(chan *engine.Explanation, 1)
+	p.do(func(p *pool) {
+		if e, ok := p.eng.Explain(id, p.s.now()); ok {
+			ch <- &e
+			return
+		}
+		ch <- nil
+	})
+	select {
+	case e := <-ch:
+		return e
+	case <-ctx.Done():
+	case <-p.quit:
+	case <-time.After(2 * time.Second):
+	}
+	return nil
+}
+
+func (p *pool) stats(ctx context.Context) (PoolStats, bool) {
+	ch := make(chan PoolStats, 1)
+	p.do(func(p *pool) {
+		st := p.eng.Stats()
+		ps := PoolStats{
+			Key: p.key, Waiting: len(p.live), Players: st.Players, MatchesFormed: p.formed,
+			RulesetVersion: p.q.version,
+		}
+		var oldest time.Time
+		for _, t := range p.live {
+			if oldest.IsZero() || t.CreatedAt.Before(oldest) {
+				oldest = t.CreatedAt
+			}
+		}
+		if !oldest.IsZero() {
+			ps.OldestWait = p.s.now().Sub(oldest)
+		}
+		if p.formed > 0 {
+			ps.MeanQuality = p.quality / float64(p.formed)
+		}
+		ch <- ps
+	})
+	select {
+	case st := <-ch:
+		return st, true
+	case <-ctx.Done():
+	case <-p.quit:
+	case <-time.After(2 * time.Second):
+	}
+	return PoolStats{}, false
+}
+
+// expiryItem is a ticket and its expiry in Unix nanoseconds: 16 bytes a
+// waiting ticket.
+type expiryItem struct {
+	at int64
+	t  *cupid.Ticket
+}
+
+// expiryHeap orders tickets by expiry time, earliest first.
+type expiryHeap []expiryItem
+
+func (h expiryHeap) Len() int           { return len(h) }
+func (h expiryHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h expiryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *expiryHeap) Push(x any)        { *h = append(*h, x.(expiryItem)) }
+func (h *expiryHeap) Pop() any {
+	old := *h
+	it := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return it
+}

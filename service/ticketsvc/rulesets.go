@@ -1,0 +1,142 @@
+package ticketsvc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// rulesetDoc is how a run-time ruleset replacement is stored, so it
+// survives a restart.
+type rulesetDoc struct {
+	Version int             `json:"version"`
+	Ruleset json.RawMessage `json:"ruleset"`
+}
+
+const rulesetKind = "ruleset"
+
+// ValidateRuleset reports every problem of a ruleset document. An empty
+// result means the ruleset would load.
+func (s *Service) ValidateRuleset(data []byte) ruleset.Problems {
+	_, probs := compileQueue("check", data, 0)
+	return probs
+}
+
+// Ruleset returns a queue's current ruleset document and version.
+func (s *Service) Ruleset(name string) ([]byte, int, error) {
+	q := s.queue(name)
+	if q == nil {
+		return nil, 0, cupid.NotFound("queue", "no queue %q", name)
+	}
+	return q.source, q.version, nil
+}
+
+// PutRuleset replaces a queue's ruleset. With expected > 0 it succeeds only
+// if the current version is expected; 0 replaces whatever is there. The
+// ruleset is parsed once. Waiting tickets stay and are tried again under
+// the new rules; a ticket the new rules can never match is cancelled with
+// the reason, and its watchers are told.
+func (s *Service) PutRuleset(ctx context.Context, name string, data []byte, expected int) (int, error) {
+	if expected < 0 {
+		return 0, cupid.Invalid("expected_version", "must be 0 (replace whatever is there) or a version, got %d", expected)
+	}
+	if s.queue(name) == nil {
+		return 0, cupid.NotFound("queue", "no queue %q", name)
+	}
+	q, probs := compileQueue(name, data, 0)
+	if len(probs) > 0 {
+		return 0, cupid.Invalid("ruleset", "%s", probs.Error())
+	}
+	// One replacement at a time; the service lock is not held while the
+	// store writes.
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
+	cur := s.queue(name)
+	if expected > 0 && cur.version != expected {
+		return 0, cupid.Conflict("expected_version", "the ruleset is at version %d, not %d", cur.version, expected)
+	}
+	q.version, q.ttl, q.maxKeys = cur.version+1, cur.ttl, cur.maxKeys
+	if s.docs != nil {
+		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data))})
+		if err != nil {
+			return 0, cupid.Invalid("ruleset", "%v", err)
+		}
+		if err := s.docs.PutDocument(ctx, rulesetKind, name, body, s.now().UTC()); err != nil {
+			return 0, s.storeError(err)
+		}
+	}
+	s.mu.Lock()
+	q.keys = cur.keys
+	s.queues[name] = q
+	var pools []*pool
+	for k, p := range s.pools {
+		if k.Queue == name {
+			pools = append(pools, p)
+		}
+	}
+	s.mu.Unlock()
+	for _, p := range pools {
+		p.do(func(p *pool) { p.setRuleset(q) })
+	}
+	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
+	return q.version, nil
+}
+
+// setRuleset runs on the pool's goroutine. Tickets the new rules can never
+// match are cancelled with the reason.
+func (p *pool) setRuleset(q *queue) {
+	evicted, err := p.eng.SetRuleset(q.rules)
+	if err != nil {
+		p.s.log.Error("pool refused a validated ruleset; keeping the old one", "pool", p.key.String(), "err", err)
+		return
+	}
+	p.q = q
+	now := p.s.now().UTC()
+	for _, ev := range evicted {
+		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset changed to version %d, which cannot match it: %v", q.version, ev.Err), now)
+	}
+}
+
+// loadRulesets applies run-time replacements stored before a restart.
+func (s *Service) loadRulesets(ctx context.Context) error {
+	if s.docs == nil {
+		return nil
+	}
+	docs, err := s.docs.Documents(ctx, rulesetKind, "", 0)
+	if err != nil {
+		return fmt.Errorf("matchmaker: load rulesets: %w", err)
+	}
+	for _, d := range docs {
+		cur := s.queue(d.ID)
+		if cur == nil {
+			continue
+		}
+		var doc rulesetDoc
+		if err := json.Unmarshal(d.Body, &doc); err != nil {
+			return fmt.Errorf("matchmaker: stored ruleset of %s: %w", d.ID, err)
+		}
+		q, probs := compileQueue(d.ID, doc.Ruleset, doc.Version)
+		if len(probs) > 0 {
+			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.ID, "err", probs)
+			continue
+		}
+		q.ttl, q.maxKeys = cur.ttl, cur.maxKeys
+		s.mu.Lock()
+		s.queues[d.ID] = q
+		s.mu.Unlock()
+		s.log.Info("using the ruleset replaced at run time", "queue", d.ID, "version", doc.Version)
+	}
+	return nil
+}
+
+func compactJSON(b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return b
+	}
+	return out.Bytes()
+}

@@ -1,0 +1,710 @@
+// Package ticketsvc is the real-time ticket service behind the API: it makes
+// tickets durable, runs one goroutine per pool around the pure engine,
+// commits the matches the engine proposes, ends tickets (cancel, expiry,
+// refusal) and tells watchers.
+//
+// The order of every change is persist, then publish: a caller hears "yes"
+// only once the store holds the ticket, and a watcher hears "matched" only
+// once the match is committed. A restart reloads the waiting tickets with
+// their original age. Every acknowledged ticket reaches a final state: one
+// the engine refuses (a new ruleset, a restart with another configuration)
+// is cancelled with a reason, and expiry is kept by the pool, not the engine.
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// Queue is one configured queue, as plain values.
+type Queue struct {
+	Name string
+	// TTL is how long a ticket waits before it expires.
+	TTL time.Duration
+	// Ruleset is the ruleset document (JSON).
+	Ruleset []byte
+	// MaxKeys bounds the queue keys (version and custom key pairs) that
+	// may have live tickets at once; DefaultMaxKeys when zero. A create
+	// that would open one more is refused with resource_exhausted.
+	MaxKeys int
+}
+
+// DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
+const DefaultMaxKeys = 1000
+
+// DefaultIdlePool is how long a pool with no tickets lives on before its
+// goroutine and engine are freed.
+const DefaultIdlePool = time.Minute
+
+// Options configure a Service.
+type Options struct {
+	Store  cupid.Store
+	Queues []Queue
+	Logger *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Registry receives the metrics; none are registered when nil.
+	Registry prometheus.Registerer
+	// Seed feeds the engines' random sources.
+	Seed uint64
+	// Documents keeps run-time ruleset replacements; optional.
+	Documents cupid.DocumentStore
+	// IdlePool is how long an empty pool lives; DefaultIdlePool when zero.
+	IdlePool time.Duration
+}
+
+// Service is the real-time ticket service.
+type Service struct {
+	store    cupid.Store
+	docs     cupid.DocumentStore
+	log      *slog.Logger
+	now      func() time.Time
+	seed     uint64
+	idlePool time.Duration
+	hub      *hub
+	metrics  *metrics
+	intake   chan *createReq
+	ready    readiness
+
+	// mu guards queues and pools; it is never held across a store call or
+	// a send to a pool.
+	mu     sync.Mutex
+	queues map[string]*queue
+	pools  map[cupid.QueueKey]*pool
+	// putMu serialises ruleset replacements, which write to the store.
+	putMu sync.Mutex
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// queue is a configured queue and its current ruleset.
+type queue struct {
+	name    string
+	ttl     time.Duration
+	maxKeys int
+	version int
+	rules   *ruleset.Compiled
+	source  []byte
+	// check is an engine that never holds tickets; it answers Check
+	// before a ticket is stored.
+	check *engine.Pool
+	// keys counts the pools of this queue (guarded by Service.mu).
+	keys int
+}
+
+// New builds a service; Start loads the waiting tickets and starts the
+// goroutines.
+func New(o Options) (*Service, error) {
+	if o.Store == nil {
+		return nil, errors.New("ticketsvc: a store is required")
+	}
+	s := &Service{
+		store:    o.Store,
+		docs:     o.Documents,
+		log:      o.Logger,
+		now:      o.Now,
+		seed:     o.Seed,
+		idlePool: o.IdlePool,
+		hub:      newHub(historyTickets),
+		intake:   make(chan *createReq, 4096),
+		queues:   map[string]*queue{},
+		pools:    map[cupid.QueueKey]*pool{},
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.idlePool <= 0 {
+		s.idlePool = DefaultIdlePool
+	}
+	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
+	for _, qc := range o.Queues {
+		if qc.Name == "" {
+			return nil, errors.New("ticketsvc: a queue needs a name")
+		}
+		if _, dup := s.queues[qc.Name]; dup {
+			return nil, fmt.Errorf("ticketsvc: queue %q given twice", qc.Name)
+		}
+		if qc.TTL <= 0 {
+			return nil, fmt.Errorf("ticketsvc: queue %s: the ticket time to live must be positive", qc.Name)
+		}
+		if qc.MaxKeys < 0 {
+			return nil, fmt.Errorf("ticketsvc: queue %s: max_keys must not be negative", qc.Name)
+		}
+		q, probs := compileQueue(qc.Name, qc.Ruleset, 1)
+		if len(probs) > 0 {
+			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
+		}
+		q.ttl, q.maxKeys = qc.TTL, qc.MaxKeys
+		if q.maxKeys == 0 {
+			q.maxKeys = DefaultMaxKeys
+		}
+		s.queues[qc.Name] = q
+	}
+	return s, nil
+}
+
+// compileQueue parses, validates and compiles a ruleset once, and makes the
+// engine that checks tickets against it; problems say what is wrong, with
+// positions where the ruleset has them.
+func compileQueue(name string, src []byte, version int) (*queue, ruleset.Problems) {
+	rs, err := ruleset.Load(src)
+	if err != nil {
+		var ps ruleset.Problems
+		if errors.As(err, &ps) {
+			return nil, ps
+		}
+		return nil, ruleset.Problems{{Message: err.Error()}}
+	}
+	// The engine may refuse what the language allows (a combination it
+	// cannot run); that is a problem of the ruleset too.
+	check, err := engine.New(cupid.QueueKey{Queue: name}, rs, engine.Options{})
+	if err != nil {
+		return nil, ruleset.Problems{{Message: err.Error()}}
+	}
+	return &queue{name: name, version: version, rules: rs, source: src, check: check}, nil
+}
+
+// Start reloads waiting tickets into their pools and starts the intake. It
+// returns once every reloaded ticket is in its pool. A waiting ticket of a
+// queue that is no longer configured is cancelled with that reason.
+func (s *Service) Start(ctx context.Context) error {
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if err := s.loadRulesets(ctx); err != nil {
+		return err
+	}
+	waiting, err := s.store.WaitingTickets(ctx)
+	if err != nil {
+		return fmt.Errorf("ticketsvc: reload waiting tickets: %w", err)
+	}
+	byKey := map[cupid.QueueKey][]*cupid.Ticket{}
+	var orphans int
+	for _, t := range waiting {
+		if s.queue(t.Key.Queue) == nil {
+			reason := fmt.Sprintf("queue %q is no longer configured", t.Key.Queue)
+			if _, err := s.finish(ctx, t.ID, cupid.StateCancelled, reason, nil); err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
+				return fmt.Errorf("ticketsvc: cancel ticket %s of an unconfigured queue: %w", t.ID, err)
+			}
+			orphans++
+			continue
+		}
+		byKey[t.Key] = append(byKey[t.Key], t)
+	}
+	for key, ts := range byKey {
+		// Reloading is not bound by MaxKeys: these tickets were accepted
+		// already, and refusing them now would strand them.
+		p := s.reserve(key, len(ts), true)
+		done := make(chan struct{})
+		p.do(func(p *pool) {
+			for _, t := range ts {
+				p.add(t)
+			}
+			close(done)
+		})
+		select {
+		case <-done:
+		case <-p.quit:
+			return errors.New("ticketsvc: the service was closed while starting")
+		}
+	}
+	s.log.Info("reloaded waiting tickets", "tickets", len(waiting)-orphans, "pools", len(byKey), "cancelled_unconfigured", orphans)
+	s.wg.Add(1)
+	go s.runIntake()
+	return nil
+}
+
+// Close stops every goroutine. Tickets stay in the store.
+func (s *Service) Close() {
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.wg.Wait()
+}
+
+// Queues lists the configured queue names in order.
+func (s *Service) Queues() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cupid.SortedKeys(s.queues)
+}
+
+func (s *Service) queue(name string) *queue {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queues[name]
+}
+
+// reserve returns the pool of a key, starting it if needed, and counts n
+// more tickets on their way to it, so that it is not freed before they
+// arrive. Without force a new pool past the queue's MaxKeys is refused (nil).
+func (s *Service) reserve(key cupid.QueueKey, n int, force bool) *pool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pools[key]
+	if p == nil {
+		q := s.queues[key.Queue]
+		if !force && q.keys >= q.maxKeys {
+			return nil
+		}
+		q.keys++
+		s.metrics.pools.WithLabelValues(key.Queue).Inc()
+		p = newPool(s, key, q)
+		s.pools[key] = p
+		s.wg.Add(1)
+		go p.run()
+	}
+	p.refs += n
+	return p
+}
+
+// release gives back n reservations of a pool (tickets that did not go to
+// it, or that left it).
+func (s *Service) release(p *pool, n int) {
+	s.mu.Lock()
+	p.refs -= n
+	s.mu.Unlock()
+}
+
+// retire frees an idle pool when nothing refers to it; it reports whether
+// the pool is gone. The pool's goroutine calls it.
+func (s *Service) retire(p *pool) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p.refs > 0 || s.pools[p.key] != p {
+		return false
+	}
+	delete(s.pools, p.key)
+	if q := s.queues[p.key.Queue]; q != nil {
+		q.keys--
+	}
+	s.metrics.pools.WithLabelValues(p.key.Queue).Dec()
+	return true
+}
+
+// existingPool returns the pool of a key if it runs.
+func (s *Service) existingPool(key cupid.QueueKey) *pool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pools[key]
+}
+
+// CreateTicket validates a ticket, stores it durably and hands it to its
+// pool. The returned bool is true when the request id matched an earlier
+// ticket with the same body, which is returned instead. With replace, the
+// ticket takes the place of its players' live tickets in the queue.
+func (s *Service) CreateTicket(ctx context.Context, t *cupid.Ticket, replace bool) (*cupid.Ticket, bool, error) {
+	res := s.CreateTickets(ctx, []NewTicket{{Ticket: t, Replace: replace}})
+	return res[0].Ticket, res[0].Existed, res[0].Err
+}
+
+// NewTicket is one ticket of a CreateTickets call.
+type NewTicket struct {
+	Ticket  *cupid.Ticket
+	Replace bool
+}
+
+// Created is what became of one ticket of a CreateTickets call: the stored
+// ticket, whether it existed (an idempotent retry), or the error that
+// refused it alone.
+type Created struct {
+	Ticket  *cupid.Ticket
+	Existed bool
+	Err     error
+}
+
+// CreateTickets creates several tickets in one durable write, each with its
+// own result; one refused ticket does not refuse the others. Errors name
+// fields within their ticket (the caller places them under its own
+// numbering, see cupid.Within). It is the way
+// in for every ticket: the ruleset-independent limits (Ticket.Validate),
+// then the queue's engine (Check), then the store; nothing is acknowledged
+// that a pool would refuse.
+func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
+	out := make([]Created, len(ts))
+	var reqs []*createReq
+	for i, nt := range ts {
+		r, err := s.prepare(nt.Ticket, nt.Replace)
+		if err != nil {
+			out[i].Err = err
+			continue
+		}
+		r.index = i
+		reqs = append(reqs, r)
+	}
+	if len(reqs) == 0 {
+		return out
+	}
+	for _, r := range reqs {
+		select {
+		case s.intake <- r:
+			continue
+		case <-ctx.Done():
+			r.res = Created{Err: ctx.Err()}
+		case <-s.ctx.Done():
+			r.res = Created{Err: cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down")}
+		}
+		s.release(r.pool, 1)
+		close(r.done)
+	}
+	for _, r := range reqs {
+		select {
+		case <-r.done:
+		case <-s.ctx.Done():
+			r.res = Created{Err: cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down")}
+		}
+		out[r.index] = r.res
+	}
+	return out
+}
+
+// prepare checks a ticket and reserves its pool; the request is ready for
+// the intake.
+func (s *Service) prepare(t *cupid.Ticket, replace bool) (*createReq, error) {
+	if t == nil {
+		return nil, cupid.Invalid("ticket", "required")
+	}
+	q := s.queue(t.Key.Queue)
+	if q == nil {
+		return nil, cupid.NotFound("queue", "no queue %q; configured queues: %s", t.Key.Queue, strings.Join(s.Queues(), ", "))
+	}
+	if err := t.Validate(); err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	t.ID = newID()
+	t.CreatedAt = now
+	if err := q.check.Check(t); err != nil {
+		return nil, err
+	}
+	t.State = cupid.StateWaiting
+	t.UpdatedAt = now
+	t.ExpiresAt = now.Add(q.ttl)
+	t.MatchID, t.Reason = "", ""
+	p := s.reserve(t.Key, 1, false)
+	if p == nil {
+		field := "custom_key"
+		if t.Key.Custom == "" {
+			field = "version"
+		}
+		return nil, cupid.Errorf(cupid.CodeExhausted, field,
+			"queue %q already has %d live queue keys (version and custom key pairs), its limit; reuse a key or try again when one empties", q.name, q.maxKeys)
+	}
+	return &createReq{t: t, replace: replace, pool: p, done: make(chan struct{})}, nil
+}
+
+// GetTicket returns a ticket, its match when matched, and why it waits
+// when waiting.
+func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error) {
+	if id == "" {
+		return nil, cupid.Invalid("id", "required")
+	}
+	t, err := s.store.Ticket(ctx, id)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	v := &TicketView{Ticket: t}
+	switch t.State {
+	case cupid.StateMatched:
+		m, err := s.store.Match(ctx, t.MatchID)
+		if err != nil {
+			return nil, s.storeError(err)
+		}
+		v.Match = m
+	case cupid.StateWaiting:
+		if p := s.existingPool(t.Key); p != nil {
+			v.Why = p.explain(ctx, id)
+		}
+	}
+	return v, nil
+}
+
+// TicketView is a ticket with what a caller wants to know about it.
+type TicketView struct {
+	Ticket *cupid.Ticket
+	Match  *cupid.Match
+	Why    *engine.Explanation
+}
+
+// CancelTicket ends a waiting ticket at its owner's request.
+func (s *Service) CancelTicket(ctx context.Context, id string) (*cupid.Ticket, error) {
+	if id == "" {
+		return nil, cupid.Invalid("id", "required")
+	}
+	return s.finish(ctx, id, cupid.StateCancelled, "", nil)
+}
+
+// finish is the one way a ticket ends without a match — cancel, expiry,
+// refusal by the engine, an unconfigured queue: the store records the state
+// and reason, then watchers hear it, then the ticket leaves its pool. from
+// is the pool whose goroutine calls (nil elsewhere), which drops the ticket
+// itself.
+func (s *Service) finish(ctx context.Context, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error) {
+	t, ev, err := s.store.FinishTicket(ctx, id, state, reason, s.now().UTC())
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()
+	s.hub.publish(ev)
+	s.ended(from, t)
+	return t, nil
+}
+
+// ended tells a ticket's pool that the ticket left the waiting state
+// elsewhere (cancelled by its owner, replaced, matched in another queue).
+func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
+	for _, t := range ts {
+		if from != nil && from.key == t.Key {
+			from.drop(t.ID)
+			continue
+		}
+		if p := s.existingPool(t.Key); p != nil {
+			id := t.ID
+			p.do(func(p *pool) { p.drop(id) })
+		}
+	}
+}
+
+// storeError makes a store failure a domain error: the codes the store
+// chose (not_found, conflict …) pass through; anything else means the store
+// could not do the work now (a full disk, a lost connection), which the
+// caller may retry: unavailable, never a bare internal error.
+func (s *Service) storeError(err error) error {
+	var e *cupid.Error
+	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	// The store's own words (paths, SQL) stay in the log.
+	s.log.Error("the store failed", "err", err)
+	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
+}
+
+// ListTickets lists tickets oldest first.
+func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
+	if f.Queue != "" && s.queue(f.Queue) == nil {
+		return nil, cupid.NotFound("queue", "no queue %q", f.Queue)
+	}
+	switch {
+	case f.Limit < 0:
+		return nil, cupid.Invalid("limit", "must not be negative")
+	case f.Limit == 0:
+		f.Limit = 100
+	case f.Limit > 1000:
+		return nil, cupid.Invalid("limit", "at most 1000, got %d", f.Limit)
+	}
+	ts, err := s.store.Tickets(ctx, f)
+	return ts, s.storeError(err)
+}
+
+// PoolStats describes one pool.
+type PoolStats struct {
+	Key            cupid.QueueKey
+	Waiting        int
+	Players        int
+	OldestWait     time.Duration
+	MatchesFormed  int64
+	MeanQuality    float64
+	RulesetVersion int
+}
+
+// Stats reports every pool, or those of one queue. The number of pools is
+// bounded by each queue's MaxKeys, and idle pools are freed.
+func (s *Service) Stats(ctx context.Context, queueName string) ([]PoolStats, error) {
+	if queueName != "" && s.queue(queueName) == nil {
+		return nil, cupid.NotFound("queue", "no queue %q", queueName)
+	}
+	s.mu.Lock()
+	var pools []*pool
+	for k, p := range s.pools {
+		if queueName == "" || k.Queue == queueName {
+			pools = append(pools, p)
+		}
+	}
+	versions := map[string]int{}
+	for n, q := range s.queues {
+		versions[n] = q.version
+	}
+	s.mu.Unlock()
+	var out []PoolStats
+	seen := map[string]bool{}
+	for _, p := range pools {
+		if st, ok := p.stats(ctx); ok {
+			out = append(out, st)
+			seen[p.key.Queue] = true
+		}
+	}
+	// Queues without a pool still show, empty.
+	for _, n := range cupid.SortedKeys(versions) {
+		if (queueName == "" || n == queueName) && !seen[n] {
+			out = append(out, PoolStats{Key: cupid.QueueKey{Queue: n}, RulesetVersion: versions[n]})
+		}
+	}
+	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Key.String(), b.Key.String()) })
+	return out, nil
+}
+
+// Watch calls send with the ticket's events after afterSeq — stored ones
+// first, then live ones — until the ticket reaches a final state, ctx ends
+// or send fails. A watch of a ticket that is final already, whatever
+// afterSeq says, gets the final event and ends at once.
+func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
+	if id == "" {
+		return cupid.Invalid("id", "required")
+	}
+	if afterSeq < 0 {
+		return cupid.Invalid("after_seq", "must not be negative")
+	}
+	// Subscribe before reading the stored events, so nothing falls between.
+	sub, past, known := s.hub.subscribe(id, afterSeq)
+	defer s.hub.unsubscribe(sub)
+	if !known {
+		var err error
+		if past, err = s.store.Events(ctx, id, afterSeq); err != nil {
+			return s.storeError(err)
+		}
+	}
+	last := afterSeq
+	for _, ev := range past {
+		if err := send(ev); err != nil {
+			return err
+		}
+		last = ev.Seq
+		if ev.Kind.Final() {
+			return nil
+		}
+	}
+	// Nothing final after afterSeq so far: the ticket may be unknown, or
+	// final at or before afterSeq (a client that saw the end and asks
+	// again), which must not wait forever.
+	if fin, err := s.finalEvent(ctx, id, known); err != nil {
+		return err
+	} else if fin != nil {
+		return send(*fin)
+	}
+	for {
+		select {
+		case ev, ok := <-sub.ch:
+			if !ok {
+				return cupid.Errorf(cupid.CodeUnavailable, "", "watcher fell behind; reconnect with after_seq=%d", last)
+			}
+			if ev.Seq <= last {
+				continue
+			}
+			if err := send(ev); err != nil {
+				return err
+			}
+			last = ev.Seq
+			if ev.Kind.Final() {
+				return nil
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.ctx.Done():
+			return cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down; reconnect with after_seq=%d", last)
+		}
+	}
+}
+
+// finalEvent returns a ticket's final event if it has one, nil while it
+// waits, and not_found for an unknown ticket.
+func (s *Service) finalEvent(ctx context.Context, id string, known bool) (*cupid.Event, error) {
+	if known {
+		if ev, ok := s.hub.last(id); ok {
+			if ev.Kind.Final() {
+				return &ev, nil
+			}
+			return nil, nil
+		}
+	}
+	t, err := s.store.Ticket(ctx, id)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	if !t.State.Final() {
+		return nil, nil
+	}
+	evs, err := s.store.Events(ctx, id, 0)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind.Final() {
+			return &evs[i], nil
+		}
+	}
+	return nil, fmt.Errorf("ticketsvc: ticket %s is %s but has no final event", id, t.State)
+}
+
+// Wake makes every pool expire and step now, as if its timer had fired,
+// and returns once each has. Pools wake by themselves; this serves a clock
+// that jumps (tests, the simulator's virtual time).
+func (s *Service) Wake() {
+	s.mu.Lock()
+	pools := make([]*pool, 0, len(s.pools))
+	for _, p := range s.pools {
+		pools = append(pools, p)
+	}
+	s.mu.Unlock()
+	for _, p := range pools {
+		done := make(chan struct{})
+		p.do(func(p *pool) { p.acks = append(p.acks, done) })
+		select {
+		case <-done:
+		case <-p.quit:
+		case <-s.ctx.Done():
+		}
+	}
+}
+
+// Ready reports whether the service can take tickets: the store must accept
+// a durable write. The answer is kept for a second so that probes cost the
+// store little.
+func (s *Service) Ready(ctx context.Context) error {
+	return s.ready.check(ctx, s.now(), s.store.Ping)
+}
+
+// readiness caches the result of the last write probe.
+type readiness struct {
+	mu  sync.Mutex
+	at  time.Time
+	err error
+}
+
+func (r *readiness) check(ctx context.Context, now time.Time, ping func(context.Context) error) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.at.IsZero() && now.Sub(r.at) < time.Second && now.After(r.at) {
+		return r.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r.err = ping(ctx)
+	if r.err != nil {
+		r.err = fmt.Errorf("the store does not accept writes: %w", r.err)
+	}
+	r.at = now
+	return r.err
+}
+
+// failed forgets the last probe after a write failed, so the next
+// readiness check probes the store again instead of repeating "ready".
+func (r *readiness) failed() {
+	r.mu.Lock()
+	r.at = time.Time{}
+	r.mu.Unlock()
+}
