@@ -1,0 +1,227 @@
+package ticketsvc
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/memstore"
+)
+
+func queueStats(t *testing.T, h *harness, queue string) QueueStats {
+	t.Helper()
+	qs, err := h.QueueStatistics(context.Background(), queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 1 || qs[0].Queue != queue {
+		t.Fatalf("statistics of %q: got %d rows", queue, len(qs))
+	}
+	return qs[0]
+}
+
+// A match made in a queue shows in its statistics: the arrivals, the
+// match, the waits of its two tickets, its quality and parts, and the
+// recent matches with its teams and waits.
+func TestQueueStatisticsFollowMatches(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	before := queueStats(t, h, "duel") // the baseline of the arrivals
+	if before.Arrivals.LastMinute != 0 || before.Matches.LastMinute != 0 || before.Wait.Samples != 0 {
+		t.Fatalf("a fresh queue has statistics: %+v", before)
+	}
+	if len(before.Arrivals.PerMinute) != 60 || len(before.Quality.Bins) != QualityBins {
+		t.Fatalf("series of %d minutes and %d bins", len(before.Arrivals.PerMinute), len(before.Quality.Bins))
+	}
+
+	ann := h.create(t, ticket("duel", 1500, "ann"))
+	h.wait(6 * time.Second)
+	waiting := queueStats(t, h, "duel")
+	if waiting.Waiting != 1 || waiting.Players != 1 || waiting.OldestWait != 6 {
+		t.Fatalf("one waiting for 6 s: %+v", waiting.KeyStats)
+	}
+	bob := h.create(t, ticket("duel", 1550, "bob"))
+	h.wait(0)
+	if got := h.state(t, ann.ID).State; got != cupid.StateMatched {
+		t.Fatalf("ann is %s", got)
+	}
+
+	after := queueStats(t, h, "duel")
+	if after.Arrivals.LastMinute != 2 || sum(after.Arrivals.PerMinute) != 2 {
+		t.Errorf("arrivals %+v, want 2", after.Arrivals)
+	}
+	if after.Matches.LastMinute != 1 || sum(after.Matches.PerMinute) != 1 {
+		t.Errorf("matches %+v, want 1", after.Matches)
+	}
+	if w := after.Wait; w.Samples != 2 || w.P50 != 0 || w.P90 != 6 || w.Max != 6 {
+		t.Errorf("waits %+v, want 2 samples of 0 and 6 s", w)
+	}
+	q := after.Quality
+	if q.Matches != 1 || sum(q.Bins) != 1 || q.Mean <= 0 || q.Mean > 1 || q.Bins[bin(q.Mean)] != 1 {
+		t.Errorf("quality %+v", q)
+	}
+	if len(q.Parts) == 0 || q.Parts[0].Matches != 1 {
+		t.Errorf("quality parts %+v", q.Parts)
+	}
+	if after.Waiting != 0 {
+		t.Errorf("%d still waiting", after.Waiting)
+	}
+	if other := queueStats(t, h, "big"); other.Matches.LastMinute != 0 || other.Arrivals.LastMinute != 0 {
+		t.Errorf("the other queue counted the duel: %+v", other)
+	}
+
+	ms, err := h.RecentMatches("duel", "", 0)
+	if err != nil || len(ms) != 1 {
+		t.Fatalf("recent matches %v, %v", ms, err)
+	}
+	m := ms[0]
+	var players []string
+	for _, team := range m.Teams {
+		players = append(players, team.Players...)
+	}
+	slices.Sort(players)
+	if !slices.Equal(players, []string{"ann", "bob"}) || m.Waits[ann.ID] != 6*time.Second || m.Waits[bob.ID] != 0 {
+		t.Errorf("recent match %+v", m)
+	}
+	if got, _ := h.RecentMatches("big", "", 0); len(got) != 0 {
+		t.Errorf("recent matches of big: %v", got)
+	}
+	if got, _ := h.RecentMatches("", "bob", 0); len(got) != 1 {
+		t.Errorf("recent matches of bob: %v", got)
+	}
+
+	// bob's ticket is found by his name, once matched; cid's while it waits.
+	cid := h.create(t, ticket("duel", 2900, "cid"))
+	for _, c := range []struct{ player, ticket string }{{"bob", bob.ID}, {"cid", cid.ID}} {
+		ts, err := h.PlayerTickets(context.Background(), c.player)
+		if err != nil || len(ts) != 1 || ts[0].ID != c.ticket {
+			t.Errorf("tickets of %s: %v, %v", c.player, ts, err)
+		}
+	}
+}
+
+func TestStatisticsRefuseBadInput(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	_, err := h.QueueStatistics(context.Background(), "nope")
+	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
+	_, err = h.RecentMatches("nope", "", 0)
+	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
+	_, err = h.PlayerTickets(context.Background(), " ")
+	wantErr(t, err, cupid.CodeInvalid, "player", "required")
+}
+
+// The recorder's memory is fixed: keys past statsKeys fold into one row per
+// queue, and the recent matches and samples are rings.
+func TestStatisticsAreBounded(t *testing.T) {
+	r := newStatsRecorder()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for i := range 3 * statsKeys {
+		key := cupid.QueueKey{Queue: "q", Version: string(rune('a'+i%26)) + string(rune('a'+i/26))}
+		m := &cupid.Match{ID: key.Version, Teams: []cupid.Team{{TicketIDs: []string{"t"}, PlayerIDs: []string{"p"}}}}
+		r.matched(key, m, []ticketWait{{id: "t", wait: time.Second}}, now)
+	}
+	if len(r.keys) != statsKeys+1 {
+		t.Fatalf("%d rows for %d keys, want %d", len(r.keys), 3*statsKeys, statsKeys+1)
+	}
+	other := r.keys["q"+otherKeys]
+	if other == nil || sum(other.matMin.series(now.Unix()/60)) != 2*statsKeys {
+		t.Fatalf("the other-keys row does not count the rest")
+	}
+	if r.count != statsRecent {
+		t.Fatalf("%d recent matches kept", r.count)
+	}
+	for range 2 * statsWaits {
+		r.matched(cupid.QueueKey{Queue: "q", Version: "aa"}, &cupid.Match{}, []ticketWait{{id: "t"}}, now)
+	}
+	w, _ := summarize([]*keyStats{r.keys["q/aa"]}, 0)
+	if w.Samples != statsWaits {
+		t.Fatalf("%d waits kept, want %d", w.Samples, statsWaits)
+	}
+}
+
+func TestArrivalsSpreadOverTheSecondsBetweenSamples(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		from, to int64
+		n        uint64
+		want     []int // the last len(want) seconds up to to
+	}{
+		{"one second", 100, 101, 5, []int{0, 5}},
+		{"evenly", 100, 104, 8, []int{0, 2, 2, 2, 2}},
+		{"rounded, adding up", 100, 103, 4, []int{0, 1, 1, 2}},
+		{"fewer than seconds", 100, 104, 2, []int{0, 0, 1, 0, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var f queueFlows
+			f.spread(c.from, c.to, c.n)
+			got := f.arrSec.series(c.to)
+			got = got[len(got)-len(c.want):]
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("got %v, want %v", got, c.want)
+			}
+		})
+	}
+	// A gap of days is spread over its last hour only: one a second.
+	var f queueFlows
+	f.spread(0, 10*86400, 3600)
+	if got := f.arrSec.series(10 * 86400); sum(got) != 60 || slices.Max(got) != 1 {
+		t.Fatalf("the last minute holds %v", got)
+	}
+}
+
+func TestPercentiles(t *testing.T) {
+	vals := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	for _, c := range []struct {
+		p    float64
+		want float64
+	}{{0.5, 5}, {0.9, 9}, {0.99, 10}, {0.01, 1}} {
+		if got := percentile(vals, c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p*100, got, c.want)
+		}
+	}
+}
+
+// The history holds the versions put from the editor and the current one
+// put through the API, oldest first, and no more than KeptRulesetVersions.
+func TestRulesetHistory(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, queues(0))
+	ctx := context.Background()
+	hist, err := h.RulesetHistory(ctx, "duel")
+	if err != nil || len(hist) != 1 || hist[0].Version != 1 || hist[0].Via != "seen" || hist[0].Ruleset != duelRules {
+		t.Fatalf("history at start: %+v, %v", hist, err)
+	}
+	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 2); err != nil {
+		t.Fatal(err)
+	}
+	hist, err = h.RulesetHistory(ctx, "duel")
+	var got []string
+	for _, v := range hist {
+		got = append(got, fmt.Sprint(v.Version, v.Via))
+	}
+	if err != nil || !slices.Equal(got, []string{"1seen", "2editor", "3seen"}) {
+		t.Fatalf("history %v, %v", got, err)
+	}
+	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 2); err == nil {
+		t.Fatal("a put at a stale version was taken")
+	}
+	for range KeptRulesetVersions + 5 {
+		if _, err := h.PutRulesetNoted(ctx, "duel", []byte(duelRules), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hist, _ = h.RulesetHistory(ctx, "duel")
+	if len(hist) != KeptRulesetVersions || hist[len(hist)-1].Version != KeptRulesetVersions+8 {
+		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
+	}
+	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
+		t.Fatalf("big's history: %+v", other)
+	}
+	_, err = h.RulesetHistory(ctx, "nope")
+	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
+}
