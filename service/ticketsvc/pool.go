@@ -332,6 +332,7 @@ func (p *pool) step(now time.Time) {
 func (p *pool) committed(m *cupid.Match, ts []*cupid.Ticket, now time.Time) {
 	p.formed++
 	p.quality += m.Quality.Score
+	p.s.recordMatch(p.key, m, now) // the dashboard's statistics (stats.go)
 	p.s.metrics.matches.WithLabelValues(p.key.Queue).Inc()
 	p.s.metrics.quality.WithLabelValues(p.key.Queue).Observe(m.Quality.Score)
 	teams := make([][]string, len(m.Teams))
