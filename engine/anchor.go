@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/ruleset"
 )
 
@@ -498,7 +499,9 @@ func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
 func (p *Pool) view(e *entry, now time.Time) *ruleset.TicketView {
 	n := now.UnixNano()
 	if e.x.view == nil || e.x.viewAt != n {
-		v := ruleset.NewTicketView(e.t, now)
+		var t cupid.Ticket
+		p.fill(&t, e)
+		v := ruleset.NewTicketView(&t, now)
 		e.x.view, e.x.viewAt = &v, n
 	}
 	return e.x.view
@@ -1219,8 +1222,8 @@ func (p *Pool) repair(b int32, from int32, out []Proposal, now time.Time, budget
 // tables while the Step runs).
 func (p *Pool) membersOf(pr *Proposal) []int32 {
 	mem := p.pass.mem[:0]
-	for _, t := range pr.Tickets {
-		if s, ok := p.ids.get(t.ID, p.entries); ok {
+	for i := range pr.members {
+		if s, ok := p.ids.get(pr.members[i].id, p.entries); ok {
 			mem = append(mem, s)
 		}
 	}

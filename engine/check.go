@@ -86,7 +86,7 @@ func (p *Pool) check(t *cupid.Ticket) error {
 // checkNumber checks a numeric attribute a rule needs. A boolean is never a
 // number (true is not 1), and the message says so.
 func checkNumber(t *cupid.Ticket, i int, name, rule string) error {
-	if v, ok := lookup(t, &t.Players[i], name); ok && v.Kind == cupid.KindBool {
+	if v, ok := lookup(t.Attributes, &t.Players[i], name); ok && v.Kind == cupid.KindBool {
 		return cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", i, name), "must be a number, not a boolean (%s)", rule)
 	}
 	_, err := number(t, i, name, rule)
@@ -126,7 +126,7 @@ func checkReserved(t *cupid.Ticket) error {
 // would land among clients it cannot play with.
 func (p *Pool) checkVersion(t *cupid.Ticket) error {
 	for i := range t.Players {
-		v, ok := lookup(t, &t.Players[i], ruleset.KeyClientVersion)
+		v, ok := lookup(t.Attributes, &t.Players[i], ruleset.KeyClientVersion)
 		if !ok {
 			continue
 		}
@@ -147,7 +147,7 @@ func (p *Pool) checkComparisons(t *cupid.Ticket) error {
 		var first string
 		for i := range t.Players {
 			field := fmt.Sprintf("players[%d].attributes.%s", i, c.attr)
-			v, ok := lookup(t, &t.Players[i], c.attr)
+			v, ok := lookup(t.Attributes, &t.Players[i], c.attr)
 			if !ok {
 				return cupid.Invalid(field, "required by %s", c.path)
 			}
@@ -428,7 +428,7 @@ func (p *Pool) checkCross(t *cupid.Ticket) error {
 	acc := make([][]string, len(t.Players))
 	for i := range t.Players {
 		field := fmt.Sprintf("players[%d].attributes.%s", i, c.Current)
-		v, ok := lookup(t, &t.Players[i], c.Current)
+		v, ok := lookup(t.Attributes, &t.Players[i], c.Current)
 		if !ok {
 			return cupid.Invalid(field, "required by cross_play (the player's own platform)")
 		}

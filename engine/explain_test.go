@@ -40,7 +40,7 @@ func TestExplainAllianceRelaxationFormsTheMatch(t *testing.T) {
 		t.Fatalf("matched early: %v", got)
 	}
 	props := p.Step(at(30))
-	if len(props) != 1 || len(props[0].Tickets) != 3 {
+	if len(props) != 1 || len(props[0].Tickets()) != 3 {
 		t.Fatalf("at 30 s: %v", matchIDs(props))
 	}
 }

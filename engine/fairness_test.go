@@ -58,7 +58,7 @@ func TestOldTicketNotStarvedByArrivals(t *testing.T) {
 			ticket(fmt.Sprintf("Y%d", i), float64(i)).num("mmr", 1050).opt("map", fmt.Sprintf("m%d", i)).add(t, p)
 		}
 		for _, pr := range p.Step(at(float64(i))) {
-			for _, tk := range pr.Tickets {
+			for _, tk := range pr.Tickets() {
 				if tk.ID == "B" && matchedAt < 0 {
 					matchedAt = i
 				}
@@ -77,20 +77,20 @@ func passedOver(o oracle, props []Proposal, waiting []*cupid.Ticket, now time.Ti
 	for _, b := range waiting {
 		for _, pr := range props {
 			var anchor *cupid.Ticket
-			for _, tk := range pr.Tickets {
+			for _, tk := range pr.Tickets() {
 				if tk.ID == pr.AnchorID {
 					anchor = tk
 				}
 			}
-			for k, c := range pr.Tickets {
+			for k, c := range pr.Tickets() {
 				if c == anchor || len(c.Players) != len(b.Players) || !b.CreatedAt.Before(c.CreatedAt) {
 					continue
 				}
-				set := slices.Clone(pr.Tickets)
+				set := slices.Clone(pr.Tickets())
 				set[k] = b
 				if o.validWith(anchor, set, now) {
 					return fmt.Sprintf("%s (created %v) waits while younger %s (created %v) is in match %s anchored by %s",
-						b.ID, b.CreatedAt.Sub(t0), c.ID, c.CreatedAt.Sub(t0), ids(pr.Tickets), anchor.ID)
+						b.ID, b.CreatedAt.Sub(t0), c.ID, c.CreatedAt.Sub(t0), ids(pr.Tickets()), anchor.ID)
 				}
 			}
 		}
@@ -178,7 +178,7 @@ func TestStepIsDeterministic(t *testing.T) {
 				}
 				now = now.Add(time.Duration(rng.IntN(5000)) * time.Millisecond)
 				for _, pr := range p.Step(now) {
-					out = append(out, fmt.Sprintf("%s@%s:%s:%.6f", ids(pr.Tickets), pr.Match.Region, pr.AnchorID, pr.Match.Quality.Score))
+					out = append(out, fmt.Sprintf("%s@%s:%s:%.6f", ids(pr.Tickets()), pr.Match.Region, pr.AnchorID, pr.Match.Quality.Score))
 				}
 			}
 			return out

@@ -102,7 +102,7 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 	ids := p.slab.strings(len(g.slots) + players)
 	ticketIDs := ids[:0:len(g.slots)]
 	playerIDs := ids[len(g.slots):len(g.slots)]
-	tickets := p.slab.tickets(len(g.slots))
+	members := p.slab.members(len(g.slots))
 	*dst = Proposal{Match: cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}, AnchorID: p.entries[g.slots[0]].id, Level: lv}
 	m := &dst.Match
 	for t, slots := range teamSlots {
@@ -110,18 +110,18 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 		for _, s := range slots {
 			e := &p.entries[s]
 			ticketIDs = append(ticketIDs, e.id)
-			tickets = append(tickets, e.t)
+			members = append(members, member{id: e.id, created: e.created, h: e.h})
 			if e.size == 1 {
 				playerIDs = append(playerIDs, e.pid)
 				continue
 			}
-			for i := range e.t.Players {
-				playerIDs = append(playerIDs, e.t.Players[i].ID)
+			for i := range e.h.players {
+				playerIDs = append(playerIDs, e.h.players[i].ID)
 			}
 		}
 		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
 	}
-	dst.Tickets = tickets
+	dst.members = members
 	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
 	if in.region >= 0 {
 		m.Region = p.regionNames[in.region]
@@ -169,10 +169,9 @@ func (p *Pool) matchCollectionsOK(g *group, env *envelope) bool {
 func (p *Pool) playerValues(slots []int32, attr string) []float64 {
 	var vals []float64
 	for _, s := range slots {
-		t := p.entries[s].t
-		for i := range t.Players {
-			v, _ := number(t, i, attr, "")
-			vals = append(vals, v)
+		h := p.entries[s].h
+		for i := range h.players {
+			vals = append(vals, h.number(i, attr))
 		}
 	}
 	return vals
@@ -216,7 +215,7 @@ func aggregate(vals []float64, agg string) float64 {
 // caller appending to one cannot write into a neighbour.
 type slab struct {
 	strs []string
-	tks  []*cupid.Ticket
+	mbs  []member
 	tms  []cupid.Team
 	qps  cupid.QualityParts
 }
@@ -236,15 +235,15 @@ func (s *slab) strings(n int) []string {
 	return out
 }
 
-func (s *slab) tickets(n int) []*cupid.Ticket {
+func (s *slab) members(n int) []member {
 	if n > slabSize/8 {
-		return make([]*cupid.Ticket, 0, n)
+		return make([]member, 0, n)
 	}
-	if cap(s.tks)-len(s.tks) < n {
-		s.tks = make([]*cupid.Ticket, 0, slabSize)
+	if cap(s.mbs)-len(s.mbs) < n {
+		s.mbs = make([]member, 0, slabSize)
 	}
-	out := s.tks[len(s.tks) : len(s.tks) : len(s.tks)+n]
-	s.tks = s.tks[:len(s.tks)+n]
+	out := s.mbs[len(s.mbs) : len(s.mbs) : len(s.mbs)+n]
+	s.mbs = s.mbs[:len(s.mbs)+n]
 	return out
 }
 

@@ -26,14 +26,14 @@ type oracle struct{ c *ruleset.Compiled }
 func (o oracle) avg(t *cupid.Ticket, attr string) float64 {
 	s := 0.0
 	for i := range t.Players {
-		v, _ := lookup(t, &t.Players[i], attr)
+		v, _ := lookup(t.Attributes, &t.Players[i], attr)
 		s += v.Number
 	}
 	return s / float64(len(t.Players))
 }
 
 func (o oracle) strs(t *cupid.Ticket, p *cupid.Player, attr string) ([]string, bool) {
-	v, ok := lookup(t, p, attr)
+	v, ok := lookup(t.Attributes, p, attr)
 	if !ok {
 		return nil, false
 	}
@@ -60,7 +60,7 @@ func (o oracle) selfOK(a *cupid.Ticket, now time.Time) bool {
 			continue
 		}
 		for _, p := range a.Players {
-			v, _ := lookup(a, &p, cmp.Attribute)
+			v, _ := lookup(a.Attributes, &p, cmp.Attribute)
 			if !cmp.Holds(v.Number, w) {
 				return false
 			}
@@ -85,15 +85,15 @@ func (o oracle) accepts(a, b *cupid.Ticket, now time.Time) bool {
 	for _, cmp := range c.Comparisons {
 		if cmp.Threshold != nil {
 			for _, p := range b.Players {
-				v, _ := lookup(b, &p, cmp.Attribute)
+				v, _ := lookup(b.Attributes, &p, cmp.Attribute)
 				if !cmp.Holds(v.Number, w) {
 					return false
 				}
 			}
 			continue
 		}
-		va, _ := lookup(a, &a.Players[0], cmp.Attribute)
-		vb, _ := lookup(b, &b.Players[0], cmp.Attribute)
+		va, _ := lookup(a.Attributes, &a.Players[0], cmp.Attribute)
+		vb, _ := lookup(b.Attributes, &b.Players[0], cmp.Attribute)
 		if cmp.Operator == ruleset.OpEqual && va.String != vb.String {
 			return false
 		}
@@ -128,13 +128,13 @@ func (o oracle) accepts(a, b *cupid.Ticket, now time.Time) bool {
 // platformOK: every player of x accepts every player of y's platform.
 func (o oracle) platformOK(x, y *cupid.Ticket, cp *ruleset.CrossPlayKeys) bool {
 	for _, px := range x.Players {
-		cur, _ := lookup(x, &px, cp.Current)
+		cur, _ := lookup(x.Attributes, &px, cp.Current)
 		acc, ok := o.strs(x, &px, cp.Accepted)
 		if !ok {
 			acc = []string{cur.String}
 		}
 		for _, py := range y.Players {
-			v, _ := lookup(y, &py, cp.Current)
+			v, _ := lookup(y.Attributes, &py, cp.Current)
 			if !slices.Contains(acc, v.String) {
 				return false
 			}
@@ -406,13 +406,13 @@ func waitingOf(p *Pool) []*cupid.Ticket { return p.Tickets() }
 func checkProposalOracle(t *testing.T, o oracle, pr Proposal, now time.Time) {
 	t.Helper()
 	var anchor *cupid.Ticket
-	for _, tk := range pr.Tickets {
+	for _, tk := range pr.Tickets() {
 		if tk.ID == pr.AnchorID {
 			anchor = tk
 		}
 	}
-	if anchor == nil || !o.validWith(anchor, pr.Tickets, now) {
-		t.Fatalf("proposal %s (anchor %s) is not a valid match at %v", ids(pr.Tickets), pr.AnchorID, now.Sub(t0))
+	if anchor == nil || !o.validWith(anchor, pr.Tickets(), now) {
+		t.Fatalf("proposal %s (anchor %s) is not a valid match at %v", ids(pr.Tickets()), pr.AnchorID, now.Sub(t0))
 	}
 }
 

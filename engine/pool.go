@@ -58,14 +58,58 @@ type Proposal struct {
 	// Match has its teams, quality, key, creation time, region and roles
 	// set; ID is empty.
 	Match cupid.Match
-	// Tickets are the matched tickets, team by team.
-	Tickets []*cupid.Ticket
 	// AnchorID is the ticket the match was built around; its wait decided
 	// the flex level.
 	AnchorID string
 	// Level is the anchor's flex level: how many relaxation steps had
 	// passed.
 	Level int
+
+	// members are the matched tickets as the pool held them, team by
+	// team; Tickets rebuilds them on demand, so a pass forming half a
+	// million matches writes no million Tickets nobody may read.
+	members []member
+	tickets []*cupid.Ticket
+}
+
+// member is a proposed ticket as the pool held it.
+type member struct {
+	id      string
+	created int64
+	h       *held
+}
+
+// Tickets returns the matched tickets, team by team, rebuilt as Add
+// describes (built on the first call and kept).
+func (pr *Proposal) Tickets() []*cupid.Ticket {
+	if pr.tickets == nil && len(pr.members) > 0 {
+		pr.tickets = make([]*cupid.Ticket, len(pr.members))
+		all := make([]cupid.Ticket, len(pr.members))
+		for i := range pr.members {
+			m := &pr.members[i]
+			fillTicket(&all[i], pr.Match.Key, m.id, m.created, m.h)
+			pr.tickets[i] = &all[i]
+		}
+	}
+	return pr.tickets
+}
+
+// CreatedAt is when the i-th matched ticket (in Tickets' order) was
+// created, without rebuilding the tickets.
+func (pr *Proposal) CreatedAt(i int) time.Time {
+	return time.Unix(0, pr.members[i].created).UTC()
+}
+
+// Len is the number of matched tickets.
+func (pr *Proposal) Len() int { return len(pr.members) }
+
+// TicketIDs lists the matched tickets' ids, team by team.
+func (pr *Proposal) TicketIDs() []string {
+	ids := make([]string, len(pr.members))
+	for i := range pr.members {
+		ids[i] = pr.members[i].id
+	}
+	return ids
 }
 
 // Stats are a pool's counters for metrics and the dashboard.
@@ -244,7 +288,10 @@ func (p *Pool) Check(t *cupid.Ticket) error {
 
 // Add puts a waiting ticket in the pool. Its age counts from t.CreatedAt, so
 // tickets reloaded after a restart keep the relaxation they had earned. The
-// pool keeps the pointer and never modifies the ticket.
+// pool keeps what matching reads (players, latencies, attributes, times),
+// sharing those slices and maps with t and never modifying them, and not
+// the Ticket itself: proposals and Tickets return tickets rebuilt from it,
+// equal to t but for RequestID and UpdatedAt, with times in UTC.
 func (p *Pool) Add(t *cupid.Ticket) error {
 	if err := p.Check(t); err != nil {
 		return err
@@ -274,7 +321,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	}
 	p.seq++
 	e := &p.entries[slot]
-	*e = entry{t: t, id: t.ID, pid: soloID(t), created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), alive: true}
+	*e = entry{h: hold(t), id: t.ID, pid: soloID(t), created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), alive: true}
 	p.maxSize = max(p.maxSize, e.size)
 	if p.r.lat != nil {
 		p.maskAt[slot] = math.MinInt64
@@ -412,6 +459,35 @@ func (p *Pool) Return(tickets []*cupid.Ticket) (refused []Eviction) {
 	return refused
 }
 
+// Get returns a waiting ticket, rebuilt as Add describes.
+func (p *Pool) Get(id string) (*cupid.Ticket, bool) {
+	slot, ok := p.lookupID(id)
+	if !ok {
+		return nil, false
+	}
+	t := new(cupid.Ticket)
+	p.fill(t, &p.entries[slot])
+	return t, true
+}
+
+// Contains reports whether a ticket waits in the pool.
+func (p *Pool) Contains(id string) bool {
+	_, ok := p.lookupID(id)
+	return ok
+}
+
+// Oldest is the creation time of the oldest waiting ticket; false when
+// none waits.
+func (p *Pool) Oldest() (time.Time, bool) {
+	p.sortOrder()
+	for _, s := range p.order {
+		if e := &p.entries[s]; e.alive {
+			return time.Unix(0, e.created).UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
 // Len is the number of waiting tickets.
 func (p *Pool) Len() int { return p.live }
 
@@ -431,7 +507,9 @@ func (p *Pool) Tickets() []*cupid.Ticket {
 	out := make([]*cupid.Ticket, 0, p.live)
 	for _, s := range p.order {
 		if e := &p.entries[s]; e.alive {
-			out = append(out, e.t)
+			t := new(cupid.Ticket)
+			p.fill(t, e)
+			out = append(out, t)
 		}
 	}
 	return out

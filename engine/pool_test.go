@@ -112,7 +112,7 @@ func TestReturnAndRemove(t *testing.T) {
 	if len(props) != 1 || p.Len() != 0 {
 		t.Fatal("expected a match")
 	}
-	p.Return(props[0].Tickets)
+	p.Return(props[0].Tickets())
 	if p.Len() != 2 || p.Stats().Returned != 2 {
 		t.Fatalf("after return: %d waiting", p.Len())
 	}

@@ -140,10 +140,10 @@ func propertyRun(t *testing.T, rng *rand.Rand, p *Pool, c *ruleset.Compiled) {
 			// Now and then the server fails to commit and returns
 			// the tickets; otherwise they are matched for good.
 			if rng.IntN(8) == 0 {
-				p.Return(pr.Tickets)
+				p.Return(pr.Tickets())
 				continue
 			}
-			for _, tk := range pr.Tickets {
+			for _, tk := range pr.Tickets() {
 				if matched[tk.ID] {
 					t.Fatalf("ticket %s matched twice", tk.ID)
 				}
@@ -172,7 +172,7 @@ func propertyRun(t *testing.T, rng *rand.Rand, p *Pool, c *ruleset.Compiled) {
 func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time, waiting map[string]*cupid.Ticket) {
 	t.Helper()
 	byID := map[string]*cupid.Ticket{}
-	for _, tk := range pr.Tickets {
+	for _, tk := range pr.Tickets() {
 		if waiting[tk.ID] == nil {
 			t.Fatalf("proposal holds %s, which was not waiting", tk.ID)
 		}
@@ -213,8 +213,8 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			fail("team of %d players, alliance %d-%d", players, al.PlayerMinNumber, al.PlayerMaxNumber)
 		}
 	}
-	if len(seen) != len(pr.Tickets) {
-		fail("teams hold %d tickets, proposal %d", len(seen), len(pr.Tickets))
+	if len(seen) != len(pr.Tickets()) {
+		fail("teams hold %d tickets, proposal %d", len(seen), len(pr.Tickets()))
 	}
 	avg := func(tk *cupid.Ticket, attr string) float64 {
 		s := 0.0
@@ -227,7 +227,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 	for i, m := range c.Matching {
 		ref := c.ReferenceAt(i, aw)
 		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, tk := range pr.Tickets {
+		for _, tk := range pr.Tickets() {
 			v := avg(tk, m.Attribute)
 			lo, hi = min(lo, v), max(hi, v)
 			if d := math.Abs(v - avg(anchor, m.Attribute)); d > ref+1e-9 {
@@ -244,7 +244,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			continue
 		}
 		common := []string{"a", "b", "c"}
-		for _, tk := range pr.Tickets {
+		for _, tk := range pr.Tickets() {
 			common = intersectStrings(common, attrOf(tk.Attributes, o.Name).Strings)
 		}
 		if len(common) == 0 {
@@ -257,7 +257,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		if pr.Match.Region == "" {
 			fail("no region")
 		}
-		for _, tk := range pr.Tickets {
+		for _, tk := range pr.Tickets() {
 			w := tk.Wait(now)
 			if !c.Latency.Bidirectional(aw) {
 				w = aw
@@ -311,7 +311,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		if cmp.Threshold == nil {
 			continue
 		}
-		for _, tk := range pr.Tickets {
+		for _, tk := range pr.Tickets() {
 			for _, pl := range tk.Players {
 				if !cmp.Holds(attrOf(pl.Attributes, cmp.Attribute).Number, aw) {
 					fail("%s fails %s %s", pl.ID, cmp.Attribute, cmp.Operator)
@@ -320,8 +320,8 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		}
 	}
 	if c.CrossPlay != nil {
-		for _, a := range pr.Tickets {
-			for _, b := range pr.Tickets {
+		for _, a := range pr.Tickets() {
+			for _, b := range pr.Tickets() {
 				for _, pa := range a.Players {
 					for _, pb := range b.Players {
 						if !slices.Contains(attrOf(pb.Attributes, "cross_platform").Strings, attrOf(pa.Attributes, "current_platform").String) {

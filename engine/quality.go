@@ -96,8 +96,8 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 						n++
 						continue
 					}
-					for i := range e.t.Players {
-						v, _ := number(e.t, i, d.attr, "")
+					for i := range e.h.players {
+						v := e.h.number(i, d.attr)
 						sum += v
 						sq += v * v
 						n++
@@ -159,8 +159,8 @@ func (p *Pool) quality(in *qualityInput, now time.Time) cupid.Quality {
 			for j := i + 1; j < len(in.teams); j++ {
 				for _, a := range in.teams[i] {
 					for _, b := range in.teams[j] {
-						for _, pa := range p.entries[a].t.Players {
-							for _, pb := range p.entries[b].t.Players {
+						for _, pa := range p.entries[a].h.players {
+							for _, pb := range p.entries[b].h.players {
 								pairs++
 								if p.opts.Met(pa.ID, pb.ID) {
 									met++

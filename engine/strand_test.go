@@ -52,7 +52,7 @@ func TestNoDistancePassFormsEveryMatch(t *testing.T) {
 			}
 			seen := map[string]bool{}
 			for _, pr := range props {
-				for _, tk := range pr.Tickets {
+				for _, tk := range pr.Tickets() {
 					if seen[tk.ID] {
 						t.Fatalf("%s matched twice", tk.ID)
 					}

@@ -226,7 +226,7 @@ func (tc *teamCheck) staffCount(team []int, t int, got map[string]string) (int, 
 		if team[k] != t {
 			continue
 		}
-		for _, pl := range p.entries[s].t.Players {
+		for _, pl := range p.entries[s].h.players {
 			if got != nil {
 				got[pl.ID] = p.r.roles.names[tc.out[i]]
 			}

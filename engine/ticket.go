@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/ruleset"
@@ -16,16 +17,62 @@ import (
 // rules need live in the pool's nums slab (stride p.stride), not here, so a
 // 1v1 skill ticket costs one entry and one float.
 type entry struct {
-	t       *cupid.Ticket
-	id      string // t.ID, kept here so a pass writing proposals reads no ticket just for it
+	h       *held
+	id      string // the ticket's ID, kept here so a pass writing proposals reads no ticket just for it
 	pid     string // the player's ID for a solo ticket, for the same reason
-	created int64  // t.CreatedAt in Unix nanoseconds
+	created int64  // CreatedAt in Unix nanoseconds
 	seq     uint64
 	key     float64 // primary distance attribute (party average)
 	size    int32   // players
 	alive   bool
 	dirty   uint8 // dirtyNone, dirtySelf or dirtyNeighbour
 	x       *extra
+}
+
+// held is what the pool keeps of a waiting ticket beyond its entry: what
+// rules, quality scores and proposals read. The pool does not keep the
+// *cupid.Ticket it was given: a Ticket is 256 bytes, most of them (state,
+// request id, reason, key, update time) about the ticket's life rather than
+// its match, and a server holding 100,000 waiting tickets pays for every
+// byte. The slices and maps are the caller's, shared, never modified.
+type held struct {
+	players    []cupid.Player
+	latencies  map[string]int32
+	attributes cupid.Attributes
+	expires    int64 // ExpiresAt in Unix nanoseconds; 0 when it has none
+}
+
+// hold makes the held part of a ticket.
+func hold(t *cupid.Ticket) *held {
+	h := &held{players: t.Players, latencies: t.Latencies, attributes: t.Attributes}
+	if !t.ExpiresAt.IsZero() {
+		h.expires = t.ExpiresAt.UnixNano()
+	}
+	return h
+}
+
+// number reads player i's value of a numeric attribute the pool's check
+// has already required.
+func (h *held) number(i int, name string) float64 {
+	v, _ := lookup(h.attributes, &h.players[i], name)
+	return v.Number
+}
+
+// fill writes into dst the waiting ticket an entry holds, as the caller
+// gave it to the pool but for what the pool does not keep: the request id
+// and the update time. Times come back in UTC.
+func (p *Pool) fill(dst *cupid.Ticket, e *entry) {
+	fillTicket(dst, p.key, e.id, e.created, e.h)
+}
+
+func fillTicket(dst *cupid.Ticket, key cupid.QueueKey, id string, created int64, h *held) {
+	*dst = cupid.Ticket{
+		ID: id, Key: key, Players: h.players, Latencies: h.latencies, Attributes: h.attributes,
+		CreatedAt: time.Unix(0, created).UTC(), State: cupid.StateWaiting,
+	}
+	if h.expires != 0 {
+		dst.ExpiresAt = time.Unix(0, h.expires).UTC()
+	}
 }
 
 // Why an entry must be tried as an anchor at the next Step.
@@ -63,16 +110,16 @@ type regLat struct {
 // lookup finds an attribute for a player: the player's own value, else the
 // ticket-wide one. AccelByte's match rulesets put options on the ticket and
 // skills on players; reading both lets a studio choose.
-func lookup(t *cupid.Ticket, p *cupid.Player, name string) (cupid.Value, bool) {
+func lookup(ticketAttrs cupid.Attributes, p *cupid.Player, name string) (cupid.Value, bool) {
 	if v, ok := p.Attributes.Get(name); ok {
 		return v, true
 	}
-	return t.Attributes.Get(name)
+	return ticketAttrs.Get(name)
 }
 
 // number reads a required finite numeric attribute of player i.
 func number(t *cupid.Ticket, i int, name, rule string) (float64, error) {
-	v, ok := lookup(t, &t.Players[i], name)
+	v, ok := lookup(t.Attributes, &t.Players[i], name)
 	if ok && v.Kind == cupid.KindNumber && cupid.Finite(v.Number) {
 		return v.Number, nil
 	}
@@ -89,7 +136,7 @@ func number(t *cupid.Ticket, i int, name, rule string) (float64, error) {
 // strs reads a string or string-list attribute as a list; ok is false when
 // absent. A number is refused.
 func strs(t *cupid.Ticket, i int, name string) ([]string, bool, error) {
-	v, ok := lookup(t, &t.Players[i], name)
+	v, ok := lookup(t.Attributes, &t.Players[i], name)
 	if !ok {
 		return nil, false, nil
 	}
@@ -214,7 +261,7 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 			x.eqIDs = append(x.eqIDs, 0)
 			continue
 		}
-		v, _ := lookup(t, &t.Players[0], c.attr)
+		v, _ := lookup(t.Attributes, &t.Players[0], c.attr)
 		k, _ := scalarKey(v)
 		x.eqIDs = append(x.eqIDs, p.intern(k))
 	}
@@ -238,7 +285,7 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	if c := r.cross; c != nil {
 		x.accept = ^uint64(0)
 		for i := range t.Players {
-			v, _ := lookup(t, &t.Players[i], c.Current)
+			v, _ := lookup(t.Attributes, &t.Players[i], c.Current)
 			x.plat |= 1 << p.platform(v.String)
 			list, ok, _ := strs(t, i, c.Accepted)
 			if !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -82,8 +83,14 @@ type loadReport struct {
 	IntakeSeconds float64
 	NotifyLatency []time.Duration // match committed → client told
 	EndToEnd      []time.Duration // ticket created → client told
-	RSS           float64         // server resident memory after a --hold run
+	RSS           float64         // server resident memory right after a --hold run's intake
 	RSSPerTicket  float64         // its growth per waiting ticket
+	// SettledRSS is the resident memory once the server is quiet with the
+	// tickets waiting: the Go runtime gives the intake's garbage back to
+	// the system over some seconds, so this is what holding them costs.
+	SettledRSS          float64
+	SettledRSSPerTicket float64
+	SettledAfter        time.Duration
 }
 
 func (r loadReport) String() string {
@@ -94,7 +101,11 @@ func (r loadReport) String() string {
 		s += "first error: " + r.FirstError + "\n"
 	}
 	if r.RSS > 0 {
-		s += fmt.Sprintf("server resident memory: %.0f MiB, %.0f bytes per waiting ticket\n", r.RSS/(1<<20), r.RSSPerTicket)
+		s += fmt.Sprintf("server resident memory right after intake: %.0f MiB, %.0f bytes per waiting ticket\n", r.RSS/(1<<20), r.RSSPerTicket)
+		if r.SettledRSS > 0 {
+			s += fmt.Sprintf("server resident memory settled (after %s): %.0f MiB, %.0f bytes per waiting ticket\n",
+				r.SettledAfter.Round(time.Second), r.SettledRSS/(1<<20), r.SettledRSSPerTicket)
+		}
 	}
 	s += "match committed -> client told: " + percentiles(r.NotifyLatency) + "\n"
 	s += "ticket created -> client told:  " + percentiles(r.EndToEnd) + "\n"
@@ -300,9 +311,37 @@ wait:
 	rep.Unmatched = n - rep.Notified
 	if f.hold {
 		rep.Unmatched = 0
-		if rssAfter, err := serverRSS(ctx, f.target, f.key); err == nil && rssBefore > 0 {
-			rep.RSSPerTicket = (rssAfter - rssBefore) / float64(n-int(rep.Errors))
+		held := float64(n - int(rep.Errors))
+		if m, err := serverMetrics(ctx, f.target, f.key); err == nil && rssBefore > 0 {
+			rssAfter := m["process_resident_memory_bytes"]
+			rep.RSSPerTicket = (rssAfter - rssBefore) / held
 			rep.RSS = rssAfter
+			// Settled: the intake's garbage was live at the garbage
+			// collections during the burst and set a high heap goal; the
+			// runtime gives the memory back only after a collection with
+			// the burst over (the runtime forces one every two minutes
+			// when nothing else does). So: a collection after the intake,
+			// then two readings two seconds apart within 1 %.
+			start, gcs, last := time.Now(), m["go_gc_duration_seconds_count"], rssAfter
+			for time.Since(start) < 3*time.Minute {
+				select {
+				case <-ctx.Done():
+					return rep, nil
+				case <-time.After(2 * time.Second):
+				}
+				m, err := serverMetrics(ctx, f.target, f.key)
+				if err != nil {
+					break
+				}
+				now := m["process_resident_memory_bytes"]
+				done := m["go_gc_duration_seconds_count"] > gcs && math.Abs(now-last) <= last/100
+				last = now
+				if done {
+					rep.SettledRSS, rep.SettledAfter = last, time.Since(start)
+					rep.SettledRSSPerTicket = (last - rssBefore) / held
+					break
+				}
+			}
 		}
 	}
 	return rep, nil
@@ -310,28 +349,46 @@ wait:
 
 // serverRSS reads the server's resident memory from its /metrics.
 func serverRSS(ctx context.Context, target, key string) (float64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target+"/metrics", nil)
+	m, err := serverMetrics(ctx, target, key)
 	if err != nil {
 		return 0, err
+	}
+	return m["process_resident_memory_bytes"], nil
+}
+
+// serverMetrics reads the server's unlabelled series from its /metrics;
+// one without process_resident_memory_bytes is an error.
+func serverMetrics(ctx context.Context, target, key string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target+"/metrics", nil)
+	if err != nil {
+		return nil, err
 	}
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(res.Body)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
+	m := map[string]float64{}
 	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, "process_resident_memory_bytes "); ok {
-			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		name, v, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") || strings.Contains(name, "{") {
+			continue
+		}
+		if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+			m[name] = f
 		}
 	}
-	return 0, errors.New("the server's /metrics has no process_resident_memory_bytes")
+	if _, ok := m["process_resident_memory_bytes"]; !ok {
+		return nil, errors.New("the server's /metrics has no process_resident_memory_bytes")
+	}
+	return m, nil
 }
 
 // retryLimited calls f again after the server's Retry-After while the

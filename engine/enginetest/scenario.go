@@ -414,7 +414,7 @@ func matchReport(p engine.Proposal, version string, now float64) MatchReport {
 	for _, tm := range p.Match.Teams {
 		m.Teams = append(m.Teams, tm.TicketIDs)
 	}
-	for _, t := range p.Tickets {
+	for _, t := range p.Tickets() {
 		m.Waits[t.ID] = round(t.Wait(secondsAt(now)).Seconds())
 	}
 	return m

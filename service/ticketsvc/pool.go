@@ -33,7 +33,13 @@ type pool struct {
 	// (guarded by Service.mu); a pool with none may be freed.
 	refs int
 
-	live    map[string]*cupid.Ticket
+	// A live ticket is in exactly one place: the engine (waiting), out
+	// (being ended, or its end refused by the store and tried again), or,
+	// within a step, a proposal whose commit is under way. The engine
+	// keeps a waiting ticket's data; the pool keeps nothing more of it
+	// than its place in the expiry heap. live counts all three.
+	live    int
+	out     map[string]liveTicket
 	expiry  expiryHeap
 	pending []pendingEnd // ends the store refused, tried again
 	// gone remembers tickets that ended before their add arrived (a match
@@ -81,7 +87,7 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 		eng:     eng,
 		inbox:   inbox,
 		quit:    inbox.Done(),
-		live:    map[string]*cupid.Ticket{},
+		out:     map[string]liveTicket{},
 		gone:    map[string]time.Time{},
 		recent:  recent,
 		waiting: s.metrics.waiting.WithLabelValues(key.Queue),
@@ -123,7 +129,7 @@ func (p *pool) afterOps() (retired bool) {
 		p.retryEnds(now)
 		p.step(now)
 	}
-	if len(p.live) == 0 {
+	if p.live == 0 {
 		if p.idleSince.IsZero() {
 			p.idleSince = now
 		}
@@ -154,7 +160,7 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 	if !p.retryAt.IsZero() && p.retryAt.Before(wake) {
 		wake = p.retryAt
 	}
-	if len(p.live) == 0 && !p.idleSince.IsZero() {
+	if p.live == 0 && !p.idleSince.IsZero() {
 		if w := p.idleSince.Add(p.s.idlePool); w.Before(wake) {
 			wake = w
 		}
@@ -172,42 +178,68 @@ func (p *pool) add(t *cupid.Ticket) {
 		p.s.release(p, 1)
 		return
 	}
-	p.live[t.ID] = t
+	if p.isLive(t.ID) {
+		p.s.release(p, 1) // the same ticket twice: its reservation once
+		return
+	}
+	p.live++
 	p.waiting.Inc()
-	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), t: t})
+	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
 	if err := p.eng.Add(t); err != nil {
+		p.out[t.ID] = liveOf(t)
 		p.end(t.ID, cupid.StateCancelled, "the queue's ruleset cannot match it: "+err.Error(), p.s.now().UTC())
 	}
 }
 
+// isLive reports whether a ticket is live in the pool outside a step's
+// proposals.
+func (p *pool) isLive(id string) bool {
+	if _, ok := p.out[id]; ok {
+		return true
+	}
+	return p.eng.Contains(id)
+}
+
 // drop forgets a ticket that ended elsewhere.
 func (p *pool) drop(id string) {
-	if _, ok := p.live[id]; !ok {
+	switch {
+	case p.eng.Remove(id):
+	case p.takeOut(id):
+	default:
 		p.gone[id] = p.s.now()
 		p.pruneGone()
 		return
 	}
-	p.eng.Remove(id)
-	p.forget(id)
+	p.forget()
 }
 
-// forget removes a ticket from the pool's live set and gives back its
-// reservation.
-func (p *pool) forget(id string) {
-	if _, ok := p.live[id]; ok {
-		delete(p.live, id)
-		p.waiting.Dec()
-		p.s.release(p, 1)
-		// The expiry heap keeps ended tickets until their time comes;
-		// rebuild it when they outnumber the live ones, so that a busy
-		// pool's heap stays the size of what waits.
-		if len(p.expiry) > 2*len(p.live)+1024 {
-			p.expiry = p.expiry[:0]
-			for _, t := range p.live {
-				p.expiry = append(p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), t: t})
-			}
-			heap.Init(&p.expiry)
+// takeOut removes a ticket from out and reports whether it was there.
+func (p *pool) takeOut(id string) bool {
+	if _, ok := p.out[id]; !ok {
+		return false
+	}
+	delete(p.out, id)
+	return true
+}
+
+// forget counts a live ticket gone (already out of the engine and of out)
+// and gives back its reservation.
+func (p *pool) forget() {
+	p.live--
+	p.waiting.Dec()
+	p.s.release(p, 1)
+	// The expiry heap keeps ended tickets until their time comes; rebuild
+	// it when they outnumber the live ones, so that a busy pool's heap
+	// stays the size of what waits.
+	if len(p.expiry) > 2*p.live+1024 {
+		p.expiry = p.expiry[:0]
+		for _, t := range p.eng.Tickets() {
+			p.expiry = append(p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
 		}
+		for id, lt := range p.out {
+			p.expiry = append(p.expiry, expiryItem{at: lt.expires, id: id})
+		}
+		heap.Init(&p.expiry)
 	}
 }
 
@@ -229,14 +261,19 @@ func (p *pool) pruneGone() {
 // When the store fails, the ticket stays live and out of the engine, and
 // ending it is tried again later: it is never left waiting unseen.
 func (p *pool) end(id string, state cupid.TicketState, reason string, now time.Time) {
-	p.eng.Remove(id)
+	if t, ok := p.eng.Get(id); ok {
+		p.eng.Remove(id)
+		p.out[id] = liveOf(t)
+	}
 	ctx, cancel := context.WithTimeout(p.s.ctx, 10*time.Second)
 	_, err := p.s.finish(ctx, id, state, reason, p)
 	cancel()
 	switch {
 	case err == nil:
 	case cupid.ErrorCode(err) == cupid.CodeConflict || cupid.ErrorCode(err) == cupid.CodeNotFound:
-		p.forget(id) // ended already (matched, cancelled) by someone else
+		if p.takeOut(id) { // ended already (matched, cancelled) by someone else
+			p.forget()
+		}
 	default:
 		if !errors.Is(err, context.Canceled) {
 			p.s.log.Error("ending a ticket failed; trying again", "ticket", id, "state", state, "err", err)
@@ -255,11 +292,12 @@ func (p *pool) retryEnds(now time.Time) {
 	todo := p.pending
 	p.pending = nil
 	for _, pe := range todo {
-		if _, ok := p.live[pe.id]; !ok {
+		lt, ok := p.out[pe.id]
+		if !ok {
 			continue
 		}
 		state := cupid.StateCancelled
-		if t := p.live[pe.id]; !t.ExpiresAt.After(now) {
+		if lt.expires <= now.UnixNano() {
 			state = cupid.StateExpired
 		}
 		p.end(pe.id, state, pe.reason, now)
@@ -271,10 +309,10 @@ func (p *pool) retryEnds(now time.Time) {
 func (p *pool) expire(now time.Time) {
 	for len(p.expiry) > 0 && p.expiry[0].at <= now.UnixNano() {
 		it := heap.Pop(&p.expiry).(expiryItem)
-		if p.live[it.t.ID] != it.t {
+		if !p.isLive(it.id) {
 			continue // matched or cancelled already
 		}
-		p.end(it.t.ID, cupid.StateExpired, "", now)
+		p.end(it.id, cupid.StateExpired, "", now)
 	}
 }
 
@@ -304,8 +342,8 @@ func (p *pool) step(now time.Time) {
 			p.s.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
 		}
 		p.s.ready.failed()
-		for _, pr := range props {
-			p.eng.Return(pr.Tickets)
+		for i := range props {
+			p.giveBack(props[i].Tickets(), nil, now)
 		}
 		p.retryAt = now.Add(time.Second)
 		return
@@ -314,10 +352,10 @@ func (p *pool) step(now time.Time) {
 	for i, pr := range props {
 		res := results[i]
 		if !res.OK {
-			p.giveBack(pr.Tickets, res.NotWaiting, now)
+			p.giveBack(pr.Tickets(), res.NotWaiting, now)
 			continue
 		}
-		p.committed(ms[i], pr.Tickets, now)
+		p.committed(ms[i], &props[i], now)
 		for _, t := range res.Cancelled {
 			p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 		}
@@ -329,7 +367,7 @@ func (p *pool) step(now time.Time) {
 }
 
 // committed records a committed match: its tickets leave the pool.
-func (p *pool) committed(m *cupid.Match, ts []*cupid.Ticket, now time.Time) {
+func (p *pool) committed(m *cupid.Match, pr *engine.Proposal, now time.Time) {
 	p.formed++
 	p.quality += m.Quality.Score
 	p.s.recordMatch(p.key, m, now) // the dashboard's statistics (stats.go)
@@ -343,15 +381,16 @@ func (p *pool) committed(m *cupid.Match, ts []*cupid.Ticket, now time.Time) {
 	for _, part := range m.Quality.Parts {
 		p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
 	}
-	for _, t := range ts {
+	for i := range pr.Len() {
 		p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
-		p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(t.CreatedAt).Seconds())
-		p.forget(t.ID)
+		p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(i)).Seconds())
+		p.forget()
 	}
 }
 
-// giveBack returns to the engine the tickets of a refused match that still
-// wait; those that do not were ended elsewhere and leave the pool. A
+// giveBack returns to the engine the tickets of a match that was not
+// committed (all of them when the store failed) that still wait; those
+// that do not were ended elsewhere and leave the pool. A
 // ticket the engine will not take back is ended with its reason.
 func (p *pool) giveBack(ts []*cupid.Ticket, notWaiting []string, now time.Time) {
 	gone := make(map[string]bool, len(notWaiting))
@@ -361,14 +400,13 @@ func (p *pool) giveBack(ts []*cupid.Ticket, notWaiting []string, now time.Time) 
 	var back []*cupid.Ticket
 	for _, t := range ts {
 		if gone[t.ID] {
-			p.forget(t.ID)
+			p.forget()
 			continue
 		}
-		if _, ok := p.live[t.ID]; ok {
-			back = append(back, t)
-		}
+		back = append(back, t)
 	}
 	for _, ev := range p.eng.Return(back) {
+		p.out[ev.Ticket.ID] = liveOf(ev.Ticket)
 		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset cannot match it: %v", ev.Err), now)
 	}
 }
@@ -399,16 +437,16 @@ func (p *pool) stats(ctx context.Context) (PoolStats, bool) {
 	p.do(func(p *pool) {
 		st := p.eng.Stats()
 		ps := PoolStats{
-			Key: p.key, Waiting: len(p.live), Players: st.Players, MatchesFormed: p.formed,
+			Key: p.key, Waiting: p.live, Players: st.Players, MatchesFormed: p.formed,
 			RulesetVersion: p.q.version,
 		}
-		var oldest time.Time
-		for _, t := range p.live {
-			if oldest.IsZero() || t.CreatedAt.Before(oldest) {
-				oldest = t.CreatedAt
+		oldest, found := p.eng.Oldest()
+		for _, lt := range p.out {
+			if c := time.Unix(0, lt.created); !found || c.Before(oldest) {
+				oldest, found = c, true
 			}
 		}
-		if !oldest.IsZero() {
+		if found {
 			ps.OldestWait = p.s.now().Sub(oldest)
 		}
 		if p.formed > 0 {
@@ -426,11 +464,22 @@ func (p *pool) stats(ctx context.Context) (PoolStats, bool) {
 	return PoolStats{}, false
 }
 
-// expiryItem is a ticket and its expiry in Unix nanoseconds: 16 bytes a
-// waiting ticket.
+// liveTicket is what the pool keeps of a live ticket out of the engine:
+// its creation and expiry times in Unix nanoseconds.
+type liveTicket struct {
+	created, expires int64
+}
+
+func liveOf(t *cupid.Ticket) liveTicket {
+	return liveTicket{created: t.CreatedAt.UnixNano(), expires: t.ExpiresAt.UnixNano()}
+}
+
+// expiryItem is a ticket's id and its expiry in Unix nanoseconds. An item
+// whose ticket is no longer live, or live with another expiry, is stale and
+// skipped.
 type expiryItem struct {
 	at int64
-	t  *cupid.Ticket
+	id string
 }
 
 // expiryHeap orders tickets by expiry time, earliest first.

@@ -38,8 +38,11 @@ type RulesetVersion struct {
 func versionID(queue string, v int) string { return fmt.Sprintf("%s/%010d", queue, v) }
 
 // PutRulesetNoted replaces a queue's ruleset like PutRuleset and notes the
-// new version in the history.
+// new version in the history, after the one it replaces.
 func (s *Service) PutRulesetNoted(ctx context.Context, name string, data []byte, expected int) (int, error) {
+	if _, err := s.RulesetHistory(ctx, name); err != nil {
+		return 0, err
+	}
 	v, err := s.PutRuleset(ctx, name, data, expected)
 	if err != nil {
 		return 0, err
