@@ -123,7 +123,7 @@ func Handler(o Options) http.Handler {
 	if o.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return withDeadlines(withCORS(limitBody(limiter.sockets(o.Auth.protect(mux, s.mm.TicketPlayers, opts, s.log), o.Auth), s.limits.MaxRequestBytes), s.origins), s.limits)
+	return withDeadlines(withCORS(limitBody(dashboardPages(limiter.sockets(o.Auth.protect(mountDashboard(mux, o, s), s.mm.TicketPlayers, opts, s.log), o.Auth)), s.limits.MaxRequestBytes), s.origins), s.limits)
 }
 
 // limitBody caps request bodies for the non-Connect handlers too.
