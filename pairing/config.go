@@ -1,6 +1,7 @@
 package pairing
 
 import (
+	"errors"
 	"time"
 	"unicode/utf8"
 
@@ -20,7 +21,36 @@ const (
 	MaxRound = 24 * time.Hour
 	// MaxCountdown bounds Config.Countdown.
 	MaxCountdown = time.Hour
+	// MaxGroupBytes bounds a participant's group or side name.
+	MaxGroupBytes = 64
+	// MaxNever bounds one person's "never pair me with" list: it is
+	// private and grows only by that person's own calls, but every entry
+	// costs memory and store space.
+	MaxNever = 100
+	// MaxImport bounds the entries of one ImportHistory call.
+	MaxImport = 10_000
 )
+
+// Mode says who may be paired with whom, beyond the met records.
+type Mode string
+
+// The modes of an event.
+const (
+	// ModeOpen pairs anyone with anyone (the VRChat world's rule).
+	ModeOpen Mode = "open"
+	// ModeTwoSided is classic speed dating: every participant is on one
+	// of the two Sides, pairs are only across sides, and people of the
+	// first side keep their room from round to round while the second
+	// side moves.
+	ModeTwoSided Mode = "two_sided"
+	// ModeWithinGroup pairs only people of the same group.
+	ModeWithinGroup Mode = "within_group"
+	// ModeCrossGroup pairs only people of different groups.
+	ModeCrossGroup Mode = "cross_group"
+)
+
+// grouped reports whether participants need a group in this mode.
+func (m Mode) grouped() bool { return m == ModeTwoSided || m == ModeWithinGroup || m == ModeCrossGroup }
 
 // Config is what an organiser chooses when creating an event.
 type Config struct {
@@ -36,6 +66,36 @@ type Config struct {
 	// MinLobby is how many people must be in the lobby to start a countdown
 	// (at least 2).
 	MinLobby int `json:"min_lobby"`
+
+	// Mode restricts pairs by group; empty means ModeOpen. It is fixed
+	// when the event is created.
+	Mode Mode `json:"mode,omitempty"`
+	// Sides names the two sides of a two-sided event (the first stays in
+	// its rooms, the second moves); empty in other modes.
+	Sides []string `json:"sides,omitempty"`
+	// Trios seats one leftover person with a pair, as a trio of three who
+	// have never met, instead of sitting them out (at most one trio a
+	// round).
+	Trios bool `json:"trios,omitempty"`
+	// MinDate is the least time a date lasts: a participant cannot leave
+	// a date for the lobby, nor the organiser end the round, before it
+	// has lasted this long (leaving the event stays possible, as a crash
+	// must). Zero means no minimum; at most Round.
+	MinDate time.Duration `json:"min_date,omitempty"`
+	// Extension is how much longer a date lasts when both partners ask
+	// for more time (once a date); zero turns extensions off.
+	Extension time.Duration `json:"extension,omitempty"`
+	// RevealAt is when mutual "would meet again" answers are revealed;
+	// zero means when the organiser calls Reveal.
+	RevealAt time.Time `json:"reveal_at,omitzero"`
+}
+
+// mode returns the event's mode, ModeOpen when unset.
+func (c Config) mode() Mode {
+	if c.Mode == "" {
+		return ModeOpen
+	}
+	return c.Mode
 }
 
 // Validate reports the first unacceptable setting as a *cupid.Error naming
@@ -50,6 +110,40 @@ func (c Config) Validate() error {
 		return cupid.Invalid("countdown", "must be between 0 and %v, got %v", MaxCountdown, c.Countdown)
 	case c.MinLobby < 2 || c.MinLobby > MaxPeople:
 		return cupid.Invalid("min_lobby", "must be between 2 and %d, got %d", MaxPeople, c.MinLobby)
+	case c.MinDate < 0 || c.MinDate > c.Round:
+		return cupid.Invalid("min_date", "must be between 0 and the round's length %v, got %v", c.Round, c.MinDate)
+	case c.Extension < 0 || c.Extension > MaxRound:
+		return cupid.Invalid("extension", "must be between 0 and %v, got %v", MaxRound, c.Extension)
+	}
+	switch c.Mode {
+	case "", ModeOpen, ModeWithinGroup, ModeCrossGroup:
+		if len(c.Sides) > 0 {
+			return cupid.Invalid("sides", "only a two_sided event has sides")
+		}
+	case ModeTwoSided:
+		if len(c.Sides) != 2 || c.Sides[0] == c.Sides[1] {
+			return cupid.Invalid("sides", "a two_sided event needs two different side names, got %d", len(c.Sides))
+		}
+		for _, s := range c.Sides {
+			if err := checkGroup(s); err != nil {
+				return cupid.Invalid("sides", "%q: %s", s, err.(*cupid.Error).Message)
+			}
+		}
+	default:
+		return cupid.Invalid("mode", "must be open, two_sided, within_group or cross_group, got %q", c.Mode)
+	}
+	return nil
+}
+
+// checkGroup validates a group or side name: like a key, but shorter.
+func checkGroup(g string) error {
+	if len(g) > MaxGroupBytes {
+		return cupid.Invalid("group", "must be at most %d bytes, got %d", MaxGroupBytes, len(g))
+	}
+	if err := checkKey(g); err != nil {
+		var ce *cupid.Error
+		errors.As(err, &ce)
+		return cupid.Invalid("group", "%s", ce.Message)
 	}
 	return nil
 }

@@ -49,6 +49,25 @@ type person struct {
 	satOut  int
 	room    int
 	partner string
+	// third is the other partner when this person is in a trio.
+	third string
+	// group is the person's group, or side in a two-sided event; empty
+	// in an open event.
+	group string
+	// never is this person's private "never pair me with" list.
+	never map[string]struct{}
+	// dated holds everyone this person has shared a room with in this
+	// event; unlike met it is never cleared, and it is what a "would meet
+	// again" answer may be about. A slice: it is short, and a round of
+	// 10,000 would otherwise make 10,000 maps.
+	dated []string
+	// answers are this person's private "would meet again" answers.
+	answers map[string]bool
+	// extend is set when this person asked to extend the current date.
+	extend bool
+	// home is the room a person of a two-sided event's staying side
+	// keeps from round to round (0 before their first date).
+	home int
 }
 
 // Event is one speed-dating event: its participants, their records, the
@@ -79,14 +98,41 @@ type Event struct {
 	src    *rand.PCG // kept to snapshot the random state
 	rng    *rand.Rand
 	out    []Notification // notifications of the call in progress
+
+	// roundStart is when the current round's dates began (moved on by a
+	// pause), for MinDate.
+	roundStart time.Time
+	// paused freezes every timer from pausedAt until Resume.
+	paused   bool
+	pausedAt time.Time
+	// revealed is set once mutual answers have been revealed.
+	revealed bool
+	// seq numbers every computed round, including those that found no
+	// pair; history keeps the latest ones (see history.go).
+	seq     int
+	history []RoundRecord
+	limits  HistoryLimits
 	// unplanned turns the round-robin plan off; tests use it to measure
 	// what the plan is worth.
 	unplanned bool
 }
 
-// pair is two participants sharing a room.
+// pair is two participants (or three, with C) sharing a room.
 type pair struct {
-	A, B string
+	A, B, C string
+	// round is the round the date began in.
+	round int
+	// until is set when the date was extended: it then ends at until
+	// rather than with its round.
+	until time.Time
+}
+
+// members lists the people in the room.
+func (p pair) members() []string {
+	if p.C != "" {
+		return []string{p.A, p.B, p.C}
+	}
+	return []string{p.A, p.B}
 }
 
 // New returns an event with no participants. The seed drives every random
@@ -104,6 +150,7 @@ func New(cfg Config, seed uint64) (*Event, error) {
 		rooms:  make([]pair, cfg.Rooms),
 		src:    src,
 		rng:    rand.New(src),
+		limits: DefaultHistoryLimits,
 	}, nil
 }
 
@@ -113,10 +160,44 @@ func (e *Event) Config() Config { return e.cfg }
 // NextDeadline returns when the event next needs Advance (the end of the
 // countdown or of the round) and false when nothing is timed.
 func (e *Event) NextDeadline() (time.Time, bool) {
-	if e.phase == PhaseIdle {
-		return time.Time{}, false
+	at, step := e.nextStep()
+	return at, step != stepNone
+}
+
+// The timed steps of an event.
+const (
+	stepNone = iota
+	stepPhase
+	stepOvertime
+	stepReveal
+)
+
+// nextStep returns the earliest timed step and when it is due: the end
+// of the countdown or round, the end of an extended date, or the reveal
+// of mutual answers. A pause freezes all but the reveal, which is set by
+// the clock.
+func (e *Event) nextStep() (time.Time, int) {
+	var at time.Time
+	step := stepNone
+	consider := func(t time.Time, s int) {
+		if step == stepNone || t.Before(at) {
+			at, step = t, s
+		}
 	}
-	return e.deadline, true
+	if !e.paused {
+		if e.phase != PhaseIdle {
+			consider(e.deadline, stepPhase)
+		}
+		for _, pr := range e.rooms {
+			if pr.A != "" && !pr.until.IsZero() {
+				consider(pr.until, stepOvertime)
+			}
+		}
+	}
+	if !e.revealed && !e.cfg.RevealAt.IsZero() {
+		consider(e.cfg.RevealAt, stepReveal)
+	}
+	return at, step
 }
 
 // Advance brings the event up to now and returns the notifications due:
@@ -131,6 +212,13 @@ func (e *Event) Advance(now time.Time) []Notification {
 // back under the same key gets their old record back. Joining while present
 // is a conflict.
 func (e *Event) Join(now time.Time, key string) ([]Notification, error) {
+	return e.JoinGroup(now, key, "")
+}
+
+// JoinGroup is Join with the participant's group (their side in a
+// two-sided event). A grouped event needs one on the first join; a later
+// join may change it or, left empty, keep it. An open event takes none.
+func (e *Event) JoinGroup(now time.Time, key, group string) ([]Notification, error) {
 	if err := checkKey(key); err != nil {
 		return e.fail(now, err)
 	}
@@ -141,9 +229,30 @@ func (e *Event) Join(now time.Time, key string) ([]Notification, error) {
 		return e.failed(cupid.Conflict("participant", "%q has already joined", key))
 	case !known && len(e.people) >= MaxPeople:
 		return e.failed(cupid.Errorf(cupid.CodeTooLarge, "participant", "the event already knows %d people", MaxPeople))
-	case !known:
+	}
+	mode := e.cfg.mode()
+	switch {
+	case !mode.grouped() && group != "":
+		return e.failed(cupid.Invalid("group", "an event in mode %s has no groups", mode))
+	case mode.grouped() && group == "" && (!known || p.group == ""):
+		return e.failed(cupid.Invalid("group", "required in an event in mode %s", mode))
+	case group != "":
+		if err := checkGroup(group); err != nil {
+			return e.failed(err)
+		}
+		if mode == ModeTwoSided && !slices.Contains(e.cfg.Sides, group) {
+			return e.failed(cupid.Invalid("group", "must be one of the sides %q or %q, got %q", e.cfg.Sides[0], e.cfg.Sides[1], group))
+		}
+	}
+	if !known {
 		p = &person{met: make(map[string]struct{})}
 		e.people[key] = p
+	}
+	if group != "" {
+		if p.group != group {
+			p.home = 0
+		}
+		p.group = group
 	}
 	p.state = StateAway
 	p.satOut = 0
@@ -186,7 +295,7 @@ func (e *Event) EnterLobby(now time.Time, key string) ([]Notification, error) {
 	p.state = StateLobby
 	e.lobby++
 	e.stale = false
-	if e.phase == PhaseCountdown {
+	if e.phase == PhaseCountdown && !e.paused {
 		e.notify(Notification{Participant: key, Kind: KindCountdownStarted, Deadline: e.deadline})
 	}
 	e.maybeCountdown()
@@ -203,6 +312,11 @@ func (e *Event) LeaveLobby(now time.Time, key string) ([]Notification, error) {
 	was := p.state
 	if was == StateAway {
 		return e.failed(cupid.Conflict("participant", "%q is not in the lobby", key))
+	}
+	if was == StateRoom {
+		if left := e.minDateLeft(p.room); left > 0 {
+			return e.failed(cupid.Conflict("participant", "dates last at least %v; %q may leave room %d in %v", e.cfg.MinDate, key, p.room, left))
+		}
 	}
 	p.state = StateAway
 	switch was {
@@ -223,7 +337,7 @@ func (e *Event) ClearRecord(now time.Time, key string) ([]Notification, error) {
 		return e.failed(err)
 	}
 	clear(p.met)
-	e.stale = false
+	e.changed()
 	e.maybeCountdown()
 	return e.finish(), nil
 }
@@ -283,19 +397,35 @@ func (e *Event) notify(n Notification) {
 // past; the loop ends because every new deadline lies after e.now, or the
 // event goes idle.
 func (e *Event) advance() {
-	for e.phase != PhaseIdle && !e.now.Before(e.deadline) {
-		if e.phase == PhaseCountdown {
+	for {
+		at, step := e.nextStep()
+		if step == stepNone || e.now.Before(at) {
+			return
+		}
+		switch {
+		case step == stepReveal:
+			e.reveal()
+		case step == stepOvertime:
+			e.endOvertime(at)
+		case e.phase == PhaseCountdown:
 			e.startRound()
-		} else {
-			e.endRound()
+		default:
+			e.endRound(false)
 		}
 	}
+}
+
+// changed notes a change that may allow a pair where the last round found
+// none, and starts a countdown if one is due.
+func (e *Event) changed() {
+	e.stale = false
+	e.maybeCountdown()
 }
 
 // maybeCountdown starts a countdown if the event is idle and enough people
 // wait in the lobby.
 func (e *Event) maybeCountdown() {
-	if e.phase != PhaseIdle || e.stale || e.lobby < e.cfg.MinLobby {
+	if e.phase != PhaseIdle || e.stale || e.paused || e.lobby < e.cfg.MinLobby {
 		return
 	}
 	e.phase = PhaseCountdown
@@ -318,54 +448,104 @@ func (e *Event) checkCountdown() {
 	}
 }
 
-// leaveRoom takes key out of its room and sends the partner back to the
-// lobby; the room is free again. A round whose rooms have all emptied ends.
+// leaveRoom takes key out of its room. In a trio the other two go on
+// with their date; otherwise the partner is sent back to the lobby and
+// the room is free again. A round whose rooms have all emptied ends.
 func (e *Event) leaveRoom(key string, p *person) {
 	room := p.room
+	pr := e.rooms[room-1]
+	if pr.C != "" {
+		rest := slices.DeleteFunc(pr.members(), func(k string) bool { return k == key })
+		for i, k := range rest {
+			q := e.people[k]
+			q.partner, q.third = rest[1-i], ""
+			q.extend = false
+			e.notify(Notification{Participant: k, Kind: KindTrioLeft, Partner: rest[1-i], Third: key, Room: room, Round: pr.round})
+		}
+		pr.A, pr.B, pr.C = min(rest[0], rest[1]), max(rest[0], rest[1]), ""
+		e.rooms[room-1] = pr
+		p.room, p.partner, p.third, p.extend = 0, "", "", false
+		return
+	}
 	q := e.people[p.partner]
 	q.state = StateLobby
-	q.room, q.partner = 0, ""
+	q.room, q.partner, q.extend = 0, "", false
 	e.lobby++
-	e.notify(Notification{Participant: p.partner, Kind: KindPartnerLeft, Partner: key, Room: room, Round: e.round})
-	p.room, p.partner = 0, ""
+	e.notify(Notification{Participant: p.partner, Kind: KindPartnerLeft, Partner: key, Room: room, Round: pr.round})
+	p.room, p.partner, p.extend = 0, "", false
 	e.rooms[room-1] = pair{}
 	if e.phase == PhaseRound && e.roomsInUse() == 0 {
 		e.phase = PhaseIdle
 		e.deadline = time.Time{}
-		e.stale = false
-		e.maybeCountdown()
+		e.changed()
+		return
+	}
+	if pr.round != e.round || e.phase != PhaseRound {
+		e.changed() // an extended date ended: its people are back
 	}
 }
 
-// endRound sends everyone in a room back to the lobby.
-func (e *Event) endRound() {
+// endRound ends the round: everyone in a room of it goes back to the
+// lobby, except the dates extended beyond it, unless force (the organiser
+// ended the round now).
+func (e *Event) endRound(force bool) {
 	for i, pr := range e.rooms {
-		if pr.A == "" {
+		if pr.A == "" || (!force && pr.until.After(e.now)) {
 			continue
 		}
-		for _, k := range []string{pr.A, pr.B} {
-			p := e.people[k]
-			e.notify(Notification{Participant: k, Kind: KindRoundEnded, Partner: p.partner, Room: i + 1, Round: e.round})
-			p.state = StateLobby
-			p.room, p.partner = 0, ""
-			e.lobby++
-		}
-		e.rooms[i] = pair{}
+		e.closeRoom(i + 1)
 	}
 	e.phase = PhaseIdle
 	e.deadline = time.Time{}
-	e.stale = false
-	e.maybeCountdown()
+	e.changed()
 }
 
+// endOvertime ends the extended dates due at at.
+func (e *Event) endOvertime(at time.Time) {
+	for i, pr := range e.rooms {
+		if pr.A != "" && !pr.until.IsZero() && !pr.until.After(at) {
+			e.closeRoom(i + 1)
+		}
+	}
+	e.changed()
+}
+
+// closeRoom sends the people in room back to the lobby.
+func (e *Event) closeRoom(room int) {
+	pr := e.rooms[room-1]
+	for _, k := range pr.members() {
+		p := e.people[k]
+		e.notify(Notification{Participant: k, Kind: KindRoundEnded, Partner: p.partner, Third: p.third, Room: room, Round: pr.round})
+		p.state = StateLobby
+		p.room, p.partner, p.third, p.extend = 0, "", "", false
+		e.lobby++
+	}
+	e.rooms[room-1] = pair{}
+}
+
+// roomsInUse counts the rooms of the current round still in use (an
+// extended date of an earlier round does not keep a round going).
 func (e *Event) roomsInUse() int {
 	n := 0
 	for _, pr := range e.rooms {
-		if pr.A != "" {
+		if pr.A != "" && pr.round == e.round {
 			n++
 		}
 	}
 	return n
+}
+
+// minDateLeft returns how long the date in room must still last.
+func (e *Event) minDateLeft(room int) time.Duration {
+	pr := e.rooms[room-1]
+	if e.cfg.MinDate == 0 || pr.round != e.round || e.phase != PhaseRound {
+		return 0
+	}
+	start := e.roundStart
+	if e.paused {
+		start = start.Add(e.now.Sub(e.pausedAt)) // a pause does not count
+	}
+	return max(0, e.cfg.MinDate-e.now.Sub(start))
 }
 
 // inState lists the keys of the people in a state, sorted, so that every
@@ -381,8 +561,7 @@ func (e *Event) inState(s State) []string {
 	return keys
 }
 
-// metEither reports whether either record says a and b have met: the rule
-// for who may not be paired.
+// metEither reports whether either record says a and b have met.
 func (e *Event) metEither(a, b string) bool {
 	if _, ok := e.people[a].met[b]; ok {
 		return true
@@ -391,13 +570,40 @@ func (e *Event) metEither(a, b string) bool {
 	return ok
 }
 
+// mayPair is the rule for who may be paired: neither record says they
+// met, neither's never list names the other, and the mode's group rule
+// allows them.
+func (e *Event) mayPair(a, b string) bool {
+	if a == b || e.metEither(a, b) {
+		return false
+	}
+	p, q := e.people[a], e.people[b]
+	if _, ok := p.never[b]; ok {
+		return false
+	}
+	if _, ok := q.never[a]; ok {
+		return false
+	}
+	switch e.cfg.mode() {
+	case ModeWithinGroup:
+		return p.group == q.group
+	case ModeTwoSided, ModeCrossGroup:
+		return p.group != q.group
+	}
+	return true
+}
+
 // Status is one participant's place in an event: what a client that calls
 // or reconnects needs to know about itself, without the whole snapshot.
 type Status struct {
 	State State
-	// Room and Partner are set when State is StateRoom.
+	// Room and Partner are set when State is StateRoom; Third too in a
+	// trio.
 	Room    int
 	Partner string
+	Third   string
+	// Group is the participant's group or side, if the event has them.
+	Group string
 }
 
 // Status returns the participant's status, and false when the event has
@@ -407,7 +613,7 @@ func (e *Event) Status(key string) (Status, bool) {
 	if !ok {
 		return Status{}, false
 	}
-	return Status{State: p.state, Room: p.room, Partner: p.partner}, true
+	return Status{State: p.state, Room: p.room, Partner: p.partner, Third: p.third, Group: p.group}, true
 }
 
 // Known returns how many people the event knows, present or gone; a server

@@ -14,18 +14,23 @@ import (
 func FuzzOperations(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 0, 2, 2, 0, 2, 1, 2, 2, 5, 40, 5, 255, 3, 0, 1, 1, 4, 2, 5, 90})
 	f.Add([]byte{0, 0, 0, 1, 2, 0, 2, 1, 5, 200, 1, 0, 0, 0, 4, 0, 2, 0, 5, 200, 5, 200})
+	// Five people (a trio), a pause, an extension by both, an early end.
+	f.Add([]byte{0, 0, 0, 1, 0, 2, 0, 3, 0, 4, 2, 0, 2, 1, 2, 2, 2, 3, 2, 4, 5, 10, 6, 0, 5, 30, 7, 0,
+		10, 0, 10, 1, 10, 2, 10, 3, 10, 4, 5, 25, 9, 0, 14, 8, 14, 9, 16, 0, 5, 70, 5, 70, 11, 9, 12, 8, 15, 0})
 	keys := []string{"ann", "bob", "cat", "dan", "eve", "fay"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 400 {
 			return
 		}
-		e, err := New(Config{Rooms: 2, Round: time.Minute, Countdown: 10 * time.Second, MinLobby: 2}, 1)
+		cfg := Config{Rooms: 2, Round: time.Minute, Countdown: 10 * time.Second, MinLobby: 2,
+			Trios: true, MinDate: 20 * time.Second, Extension: time.Minute}
+		e, err := New(cfg, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := t0
 		for i := 0; i+1 < len(data); i += 2 {
-			op, arg := data[i]%6, data[i+1]
+			op, arg := data[i]%17, data[i+1]
 			k := keys[int(arg)%len(keys)]
 			// A failed call may still have let time act (as Advance(now)
 			// would); compare with that.
@@ -46,6 +51,30 @@ func FuzzOperations(f *testing.F) {
 				now = now.Add(time.Duration(arg) * time.Second)
 				e.Advance(now)
 				err = nil
+			case 6:
+				_, err = e.Pause(now)
+			case 7:
+				_, err = e.Resume(now)
+			case 8:
+				_, err = e.StartRound(now)
+			case 9:
+				_, err = e.EndRound(now)
+			case 10:
+				_, err = e.Extend(now, k)
+			case 11:
+				_, err = e.SetNever(now, k, keys[int(arg/8)%len(keys)], arg%2 == 0)
+			case 12:
+				_, err = e.ForgetMeeting(now, k, keys[int(arg/8)%len(keys)])
+			case 13:
+				_, err = e.RecordMeeting(now, k, keys[int(arg/8)%len(keys)], 100)
+			case 14:
+				_, err = e.Answer(now, k, keys[int(arg/8)%len(keys)], arg%2 == 0)
+			case 15:
+				c := cfg
+				c.Rooms = 1 + int(arg)%3
+				_, err = e.UpdateConfig(now, c)
+			case 16:
+				_, err = e.Reveal(now)
 			}
 			after := e.Snapshot()
 			if err != nil && !reflect.DeepEqual(before, after) {

@@ -32,6 +32,26 @@ const (
 	// KindRoundEnded tells a person whose round in Room is over that they
 	// are back in the lobby.
 	KindRoundEnded Kind = "round_ended"
+	// KindTrioLeft tells the two left in a trio that Third left Room;
+	// their date with Partner goes on.
+	KindTrioLeft Kind = "trio_left"
+	// KindRoundRecorded is for the organiser: the round Seq was computed,
+	// as Record says (also when nobody could be paired, with Round 0).
+	KindRoundRecorded Kind = "round_recorded"
+	// KindPaused and KindResumed go to the organiser and everyone in the
+	// lobby or a room: every timer stops, or runs again (Deadline is the
+	// phase's new deadline, if any).
+	KindPaused  Kind = "paused"
+	KindResumed Kind = "resumed"
+	// KindDateExtended tells everyone in Room that all of them asked for
+	// more time: their date now ends at Deadline.
+	KindDateExtended Kind = "date_extended"
+	// KindMutualMatch tells a person, at the reveal, that Partner also
+	// said they would meet again. Only mutual answers are ever told.
+	KindMutualMatch Kind = "mutual_match"
+	// KindRevealed is for the organiser: the answers were revealed; Seq
+	// counts the mutual pairs.
+	KindRevealed Kind = "revealed"
 )
 
 // Notification is one message for one participant (or, with Participant
@@ -44,6 +64,9 @@ type Notification struct {
 	// Partner is the other person of the pair, for paired, partner_left
 	// and round_ended.
 	Partner string `json:"partner,omitempty"`
+	// Third is the third person of a trio: on paired and round_ended the
+	// other partner, on trio_left the one who left.
+	Third string `json:"third,omitempty"`
 	// Room is the room number (from 1), for paired, partner_left and
 	// round_ended.
 	Room int `json:"room,omitempty"`
@@ -54,4 +77,9 @@ type Notification struct {
 	Deadline time.Time `json:"deadline,omitzero"`
 	// At is when it happened: the time of the call that caused it.
 	At time.Time `json:"at"`
+	// Seq is the round's sequence number on round_recorded, and the
+	// number of mutual pairs on revealed.
+	Seq int `json:"seq,omitempty"`
+	// Record is the round on round_recorded.
+	Record *RoundRecord `json:"record,omitempty"`
 }

@@ -8,13 +8,18 @@ import (
 )
 
 // lobbyGraph is the graph of allowed pairs among the people in the lobby:
-// everyone except pairs that either side remembers meeting. It is stored as
-// the complement of the (sparse) met pairs, never as the dense edge list.
+// everyone the mode's group rule allows, except pairs that either side
+// remembers meeting or either side's never list names. It is stored as the
+// complement of those (sparse) missing pairs, never as the dense edge list.
 type lobbyGraph struct {
 	keys    []string       // lobby members, sorted; vertex i is keys[i]
 	index   map[string]int // key -> vertex
 	missing []matching.Edge
-	g       *matching.Complement
+	// groups numbers each vertex's group in a grouped event (nil in an
+	// open one); cross says whether pairs are across groups or within.
+	groups []int
+	cross  bool
+	g      matching.Graph
 }
 
 func (e *Event) lobbyGraph() lobbyGraph {
@@ -25,13 +30,63 @@ func (e *Event) lobbyGraph() lobbyGraph {
 	}
 	var missing []matching.Edge
 	for i, k := range keys {
-		for other := range e.people[k].met {
+		p := e.people[k]
+		for other := range p.met {
+			if j, ok := index[other]; ok {
+				missing = append(missing, matching.Edge{U: i, V: j})
+			}
+		}
+		for other := range p.never {
 			if j, ok := index[other]; ok {
 				missing = append(missing, matching.Edge{U: i, V: j})
 			}
 		}
 	}
-	return lobbyGraph{keys: keys, index: index, missing: missing, g: matching.NewComplement(len(keys), missing)}
+	lg := lobbyGraph{keys: keys, index: index, missing: missing}
+	if mode := e.cfg.mode(); mode.grouped() {
+		names := map[string]int{}
+		lg.groups = make([]int, len(keys))
+		for i, k := range keys {
+			g := e.people[k].group
+			n, ok := names[g]
+			if !ok {
+				n = len(names)
+				names[g] = n
+			}
+			lg.groups[i] = n
+		}
+		lg.cross = mode != ModeWithinGroup
+	}
+	lg.g = lg.build(len(keys), lg.groups, missing)
+	return lg
+}
+
+// build makes the graph on n vertices with these groups (nil: open) and
+// missing pairs.
+func (lg *lobbyGraph) build(n int, groups []int, missing []matching.Edge) matching.Graph {
+	if groups == nil {
+		return matching.NewComplement(n, missing)
+	}
+	return matching.NewGrouped(groups, lg.cross, missing)
+}
+
+// induced returns the graph induced by the first size vertices of order,
+// numbered by their place in it (rank[v] is v's place).
+func (lg *lobbyGraph) induced(order, rank []int, size int) matching.Graph {
+	var missing []matching.Edge
+	for _, ed := range lg.missing {
+		if a, b := rank[ed.U], rank[ed.V]; a < size && b < size {
+			missing = append(missing, matching.Edge{U: a, V: b})
+		}
+	}
+	var groups []int
+	if lg.groups != nil {
+		groups = make([]int, size)
+		for r, v := range order[:size] {
+			groups[r] = lg.groups[v]
+		}
+	}
+	return lg.build(size, groups, missing)
 }
 
 // priorities ranks lobby members for the matching: first by rounds sat out
@@ -49,12 +104,14 @@ func (e *Event) priorities(lg lobbyGraph) []int {
 }
 
 // startRound computes the round when the countdown ends and seats the
-// pairs.
+// pairs (and the trio, if any).
 func (e *Event) startRound() {
 	lg := e.lobbyGraph()
-	pairs, free := e.choosePairs(lg)
+	groups, free := e.choosePairs(lg)
+	e.seq++
+	rec := RoundRecord{Seq: e.seq, At: e.now}
 
-	if len(pairs) == 0 {
+	if len(groups) == 0 {
 		// Nobody can be paired: wait for something to change rather than
 		// counting down again for nothing.
 		e.phase = PhaseIdle
@@ -64,37 +121,105 @@ func (e *Event) startRound() {
 			e.people[k].satOut++
 			e.notify(Notification{Participant: k, Kind: KindSatOut})
 		}
+		rec.SatOut = slices.Clone(lg.keys)
+		e.record(rec)
 		return
 	}
 
 	e.round++
+	rec.Round = e.round
 	e.phase = PhaseRound
+	e.roundStart = e.now
 	e.deadline = e.now.Add(e.cfg.Round)
 	e.plan.next()
 	e.notify(Notification{Kind: KindRoundStarted, Round: e.round, Deadline: e.deadline})
-	for i, pr := range pairs {
-		room := free[i]
-		a, b := lg.keys[pr.U], lg.keys[pr.V]
-		if a > b {
-			a, b = b, a // rooms list the pair in key order
+	rooms := e.assignRooms(groups, free)
+	rec.Rooms = make([]RoomPair, 0, len(groups))
+	for i, members := range groups {
+		room := rooms[i]
+		slices.Sort(members) // rooms list their people in key order
+		pr := pair{A: members[0], B: members[1], round: e.round}
+		if len(members) == 3 {
+			pr.C = members[2]
 		}
-		e.rooms[room-1] = pair{A: a, B: b}
-		for _, side := range [2][2]string{{a, b}, {b, a}} {
-			p := e.people[side[0]]
-			p.met[side[1]] = struct{}{}
+		e.rooms[room-1] = pr
+		rec.Rooms = append(rec.Rooms, RoomPair{Room: room, A: pr.A, B: pr.B, C: pr.C})
+		for j, k := range members {
+			p := e.people[k]
+			var others [2]string
+			n := 0
+			for l, o := range members {
+				if l != j {
+					others[n] = o
+					n++
+					p.met[o] = struct{}{}
+					if !slices.Contains(p.dated, o) {
+						p.dated = append(p.dated, o)
+					}
+				}
+			}
 			p.state = StateRoom
-			p.room, p.partner = room, side[1]
+			p.room, p.partner, p.third = room, others[0], others[1]
 			p.satOut = 0
+			p.extend = false
 			e.lobby--
-			e.notify(Notification{Participant: side[0], Kind: KindPaired, Partner: side[1], Room: room, Round: e.round, Deadline: e.deadline})
+			e.notify(Notification{Participant: k, Kind: KindPaired, Partner: others[0], Third: others[1], Room: room, Round: e.round, Deadline: e.deadline})
 		}
 	}
 	for _, k := range lg.keys {
 		if p := e.people[k]; p.state == StateLobby {
 			p.satOut++
 			e.notify(Notification{Participant: k, Kind: KindSatOut, Round: e.round, Deadline: e.deadline})
+			rec.SatOut = append(rec.SatOut, k)
 		}
 	}
+	slices.SortFunc(rec.Rooms, func(a, b RoomPair) int { return a.Room - b.Room })
+	e.record(rec)
+}
+
+// assignRooms gives each group of the round a free room, in order. In a
+// two-sided event a person of the staying side keeps the room of their
+// first date whenever it is free, as at a real event where one side stays
+// at its tables.
+func (e *Event) assignRooms(groups [][]string, free []int) []int {
+	rooms := make([]int, len(groups))
+	if e.cfg.mode() != ModeTwoSided {
+		copy(rooms, free)
+		return rooms
+	}
+	stayer := func(members []string) *person {
+		for _, k := range members {
+			if p := e.people[k]; p.group == e.cfg.Sides[0] {
+				return p
+			}
+		}
+		return nil // not reached: every pair is across the sides
+	}
+	open := make(map[int]bool, len(free))
+	for _, r := range free {
+		open[r] = true
+	}
+	for i, members := range groups {
+		if p := stayer(members); p != nil && p.home != 0 && open[p.home] {
+			rooms[i] = p.home
+			delete(open, p.home)
+		}
+	}
+	next := 0
+	for i, members := range groups {
+		if rooms[i] != 0 {
+			continue
+		}
+		for !open[free[next]] {
+			next++
+		}
+		rooms[i] = free[next]
+		delete(open, free[next])
+		if p := stayer(members); p != nil && p.home == 0 {
+			p.home = rooms[i]
+		}
+	}
+	return rooms
 }
 
 // fewerRooms chooses the pairs to seat when there are fewer rooms than the
@@ -119,15 +244,7 @@ func (e *Event) fewerRooms(lg lobbyGraph, start []matching.Edge, prio []int, roo
 	}
 	// prefix is the lobby graph induced by the first size vertices of
 	// order, numbered by rank.
-	prefix := func(size int) *matching.Complement {
-		var missing []matching.Edge
-		for _, ed := range lg.missing {
-			if a, b := rank[ed.U], rank[ed.V]; a < size && b < size {
-				missing = append(missing, matching.Edge{U: a, V: b})
-			}
-		}
-		return matching.NewComplement(size, missing)
-	}
+	prefix := func(size int) matching.Graph { return lg.induced(order, rank, size) }
 	lo, hi := 2*rooms, n // the answer lies in [lo, hi]; hi is known to work
 	for lo < hi {
 		mid := (lo + hi) / 2
@@ -163,25 +280,55 @@ func slicesPick(s []int, idx []int) []int {
 
 // choosePairs picks the round's pairs among the lobby and the free rooms
 // (in order) they will use: a maximum matching with priorities, guided by
-// the plan, cut down fairly to the rooms there are. The pairs are in random
-// order, so that rooms are handed out by chance.
-func (e *Event) choosePairs(lg lobbyGraph) (pairs []matching.Edge, free []int) {
+// the plan (in an open event), cut down fairly to the rooms there are,
+// and with trios on, one leftover person added to a pair when the three
+// have never met. The groups (two or three keys each) are in random order,
+// so that rooms are handed out by chance.
+func (e *Event) choosePairs(lg lobbyGraph) (groups [][]string, free []int) {
 	var start []matching.Edge
-	if !e.unplanned {
+	if !e.unplanned && e.cfg.mode() == ModeOpen {
 		start = e.plan.prepare(e, lg)
 	}
 	prio := e.priorities(lg)
 	m := matching.Maximum(lg.g, matching.Options{Start: start, Priority: prio, Rand: e.rng})
-	pairs = m.Pairs()
-	// Rounds are synchronous, so normally every room is free.
+	pairs := m.Pairs()
+	// Rounds are synchronous, so normally every room is free; an extended
+	// date may still hold one.
 	for i, pr := range e.rooms {
 		if pr.A == "" {
 			free = append(free, i+1)
 		}
 	}
-	if len(pairs) > len(free) {
+	short := len(pairs) > len(free)
+	if short {
 		pairs = e.fewerRooms(lg, start, prio, len(free))
+		m = make(matching.Matching, len(lg.keys))
+		for v := range m {
+			m[v] = matching.Unmatched
+		}
+		for _, ed := range pairs {
+			m[ed.U], m[ed.V] = ed.V, ed.U
+		}
 	}
-	e.rng.Shuffle(len(pairs), func(i, j int) { pairs[i], pairs[j] = pairs[j], pairs[i] })
-	return pairs, free
+	third := -1
+	if e.cfg.Trios && len(pairs) > 0 {
+		if r, ok := matching.Trio(lg.g, m, matching.TrioOptions{Priority: prio, Rand: e.rng, QuickOnly: short}); ok {
+			pairs = r.Matching.Pairs()
+			third = r.X
+			for i, ed := range pairs {
+				if ed.U == min(r.A, r.B) && ed.V == max(r.A, r.B) {
+					pairs[0], pairs[i] = pairs[i], pairs[0]
+				}
+			}
+		}
+	}
+	groups = make([][]string, len(pairs))
+	for i, ed := range pairs {
+		groups[i] = []string{lg.keys[ed.U], lg.keys[ed.V]}
+		if i == 0 && third >= 0 {
+			groups[i] = append(groups[i], lg.keys[third])
+		}
+	}
+	e.rng.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })
+	return groups, free
 }

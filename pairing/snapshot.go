@@ -42,6 +42,18 @@ type Snapshot struct {
 	PlanBroken bool     `json:"plan_broken,omitempty"`
 	// Rand is the state of the event's random source.
 	Rand []byte `json:"rand"`
+
+	// RoundStart is when the current round's dates began (for MinDate).
+	RoundStart time.Time `json:"round_start,omitzero"`
+	// Paused is set while the event is paused, since PausedAt.
+	Paused   bool      `json:"paused,omitempty"`
+	PausedAt time.Time `json:"paused_at,omitzero"`
+	// Revealed is set once mutual answers were revealed.
+	Revealed bool `json:"revealed,omitempty"`
+	// Seq counts the rounds computed, including those with no pair;
+	// History holds the latest of them (see HistoryLimits).
+	Seq     int           `json:"seq,omitempty"`
+	History []RoundRecord `json:"history,omitempty"`
 }
 
 // RoomPair is two participants in one room during a round.
@@ -49,6 +61,13 @@ type RoomPair struct {
 	Room int    `json:"room"`
 	A    string `json:"a"`
 	B    string `json:"b"`
+	// C is the third person of a trio.
+	C string `json:"c,omitempty"`
+	// Round is the round the date began in; a date extended past its
+	// round is still in its room in the next.
+	Round int `json:"round,omitempty"`
+	// Until is when an extended date ends (zero: with its round).
+	Until time.Time `json:"until,omitzero"`
 }
 
 // Person is one participant as stored.
@@ -60,6 +79,17 @@ type Person struct {
 	SatOut  int      `json:"sat_out,omitempty"`
 	Room    int      `json:"room,omitempty"`
 	Partner string   `json:"partner,omitempty"`
+	Third   string   `json:"third,omitempty"`
+	Group   string   `json:"group,omitempty"`
+	// Never is the private never list, sorted.
+	Never []string `json:"never,omitempty"`
+	// Dated is everyone this person shared a room with, in date order.
+	Dated []string `json:"dated,omitempty"`
+	// Yes and No are the private "would meet again" answers, sorted.
+	Yes    []string `json:"yes,omitempty"`
+	No     []string `json:"no,omitempty"`
+	Extend bool     `json:"extend,omitempty"`
+	Home   int      `json:"home,omitempty"`
 }
 
 // Snapshot returns the event's state.
@@ -81,13 +111,19 @@ func (e *Event) Snapshot() Snapshot {
 		Rand:     rnd,
 
 		PlanBroken: e.plan.broken,
+		RoundStart: e.roundStart,
+		Paused:     e.paused,
+		PausedAt:   e.pausedAt,
+		Revealed:   e.revealed,
+		Seq:        e.seq,
+		History:    slices.Clone(e.history),
 	}
 	if len(e.plan.seats) > 0 {
 		s.Seats = slices.Clone(e.plan.seats)
 	}
 	for i, pr := range e.rooms {
 		if pr.A != "" {
-			s.Pairs = append(s.Pairs, RoomPair{Room: i + 1, A: pr.A, B: pr.B})
+			s.Pairs = append(s.Pairs, RoomPair{Room: i + 1, A: pr.A, B: pr.B, C: pr.C, Round: pr.round, Until: pr.until})
 		}
 	}
 	for _, k := range cupid.SortedKeys(e.people) {
@@ -99,7 +135,19 @@ func (e *Event) Snapshot() Snapshot {
 		if len(p.met) > 0 {
 			met = cupid.SortedKeys(p.met)
 		}
-		s.People = append(s.People, Person{Key: k, State: p.state, Met: met, SatOut: p.satOut, Room: p.room, Partner: p.partner})
+		q := Person{Key: k, State: p.state, Met: met, SatOut: p.satOut, Room: p.room, Partner: p.partner,
+			Third: p.third, Group: p.group, Dated: slices.Clone(p.dated), Extend: p.extend, Home: p.home}
+		if len(p.never) > 0 {
+			q.Never = cupid.SortedKeys(p.never)
+		}
+		for _, o := range cupid.SortedKeys(p.answers) {
+			if p.answers[o] {
+				q.Yes = append(q.Yes, o)
+			} else {
+				q.No = append(q.No, o)
+			}
+		}
+		s.People = append(s.People, q)
 	}
 	return s
 }
@@ -138,18 +186,28 @@ func Restore(s Snapshot) (*Event, error) {
 	if err := src.UnmarshalBinary(s.Rand); err != nil {
 		return nil, cupid.Invalid("rand", "bad random state: %v", err)
 	}
-	e := &Event{
-		cfg:      s.Config,
-		now:      s.Now.UTC(),
-		phase:    s.Phase,
-		deadline: s.Deadline.UTC(),
-		round:    s.Round,
-		stale:    s.Stale,
-		people:   make(map[string]*person, len(s.People)),
-		rooms:    make([]pair, s.Config.Rooms),
-		src:      src,
-		rng:      rand.New(src),
+	if s.Paused == s.PausedAt.IsZero() {
+		return nil, cupid.Invalid("paused_at", "must be set exactly when paused")
 	}
+	e := &Event{
+		cfg:        s.Config,
+		now:        s.Now.UTC(),
+		phase:      s.Phase,
+		deadline:   s.Deadline.UTC(),
+		round:      s.Round,
+		stale:      s.Stale,
+		people:     make(map[string]*person, len(s.People)),
+		rooms:      make([]pair, s.Config.Rooms),
+		src:        src,
+		rng:        rand.New(src),
+		roundStart: s.RoundStart.UTC(),
+		paused:     s.Paused,
+		pausedAt:   s.PausedAt.UTC(),
+		revealed:   s.Revealed,
+		seq:        s.Seq,
+		limits:     DefaultHistoryLimits,
+	}
+	mode := s.Config.mode()
 	for i, p := range s.People {
 		field := fmt.Sprintf("people[%d]", i)
 		if err := checkKey(p.Key); err != nil {
@@ -168,15 +226,55 @@ func Restore(s Snapshot) (*Event, error) {
 		if p.SatOut < 0 {
 			return nil, cupid.Invalid(field+".sat_out", "must not be negative")
 		}
-		if (p.State == StateRoom) != (p.Room != 0) || (p.Room != 0) != (p.Partner != "") {
+		if (p.State == StateRoom) != (p.Room != 0) || (p.Room != 0) != (p.Partner != "") || (p.Third != "" && p.Room == 0) {
 			return nil, cupid.Invalid(field+".room", "room and partner must be set exactly when in a room")
 		}
 		if p.Room < 0 || p.Room > s.Config.Rooms {
 			return nil, cupid.Invalid(field+".room", "no room %d", p.Room)
 		}
-		np := &person{state: p.State, met: make(map[string]struct{}, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner}
+		switch {
+		case p.Group != "" && checkGroup(p.Group) != nil:
+			return nil, cupid.Invalid(field+".group", "bad group %q", p.Group)
+		case p.Group != "" && !mode.grouped():
+			return nil, cupid.Invalid(field+".group", "an event in mode %s has no groups", mode)
+		case p.Group == "" && mode.grouped() && p.State != StateGone:
+			return nil, cupid.Invalid(field+".group", "required in mode %s", mode)
+		case p.Group != "" && mode == ModeTwoSided && !slices.Contains(s.Config.Sides, p.Group):
+			return nil, cupid.Invalid(field+".group", "%q is not a side", p.Group)
+		}
+		if len(p.Never) > MaxNever {
+			return nil, cupid.Errorf(cupid.CodeTooLarge, field+".never", "at most %d, got %d", MaxNever, len(p.Never))
+		}
+		if p.Home < 0 || p.Home > s.Config.Rooms {
+			return nil, cupid.Invalid(field+".home", "no room %d", p.Home)
+		}
+		np := &person{state: p.State, met: make(map[string]struct{}, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
+			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home}
 		for _, k := range p.Met {
 			np.met[k] = struct{}{}
+		}
+		for j, k := range p.Never {
+			if err := checkKey(k); err != nil || k == p.Key {
+				return nil, cupid.Invalid(fmt.Sprintf("%s.never[%d]", field, j), "bad key %q", k)
+			}
+			if np.never == nil {
+				np.never = make(map[string]struct{}, len(p.Never))
+			}
+			np.never[k] = struct{}{}
+		}
+		for _, list := range []struct {
+			keys []string
+			yes  bool
+		}{{p.Yes, true}, {p.No, false}} {
+			for j, k := range list.keys {
+				if !slices.Contains(p.Dated, k) {
+					return nil, cupid.Invalid(fmt.Sprintf("%s.yes[%d]", field, j), "an answer about %q, whom %q has not dated", k, p.Key)
+				}
+				if np.answers == nil {
+					np.answers = make(map[string]bool)
+				}
+				np.answers[k] = list.yes
+			}
 		}
 		e.people[p.Key] = np
 		if p.State == StateLobby {
@@ -190,30 +288,67 @@ func Restore(s Snapshot) (*Event, error) {
 				return nil, cupid.Invalid(fmt.Sprintf("%s.met[%d]", field, j), "%q is not another known person", k)
 			}
 		}
+		for j, k := range p.Dated {
+			if _, ok := e.people[k]; !ok || k == p.Key {
+				return nil, cupid.Invalid(fmt.Sprintf("%s.dated[%d]", field, j), "%q is not another known person", k)
+			}
+		}
 		if len(e.people[p.Key].met) != len(p.Met) {
 			return nil, cupid.Invalid(field+".met", "repeats a person")
 		}
-		if p.State != StateRoom {
-			continue
+	}
+	// Rooms come from the pairs; the people in them must agree.
+	for i, rp := range s.Pairs {
+		field := fmt.Sprintf("pairs[%d]", i)
+		if rp.Room < 1 || rp.Room > s.Config.Rooms {
+			return nil, cupid.Invalid(field+".room", "no room %d", rp.Room)
 		}
-		if s.Phase != PhaseRound {
-			return nil, cupid.Invalid(field+".state", "in a room outside a round")
+		if e.rooms[rp.Room-1].A != "" {
+			return nil, cupid.Invalid(field+".room", "room %d is double-booked", rp.Room)
 		}
-		q, ok := e.people[p.Partner]
-		if !ok || q.partner != p.Key || q.room != p.Room {
-			return nil, cupid.Invalid(field+".partner", "%q is not in room %d with %q", p.Partner, p.Room, p.Key)
+		round := rp.Round
+		if round == 0 {
+			round = s.Round // written before rooms kept their round
 		}
-		r := &e.rooms[p.Room-1]
-		switch {
-		case r.A == "":
-			*r = pair{A: p.Key, B: p.Partner}
-		case r.A != p.Partner || r.B != p.Key:
-			return nil, cupid.Invalid(field+".room", "room %d is double-booked", p.Room)
+		if round < 1 || round > s.Round {
+			return nil, cupid.Invalid(field+".round", "round %d of %d", round, s.Round)
+		}
+		if rp.Until.IsZero() && (s.Phase != PhaseRound || round != s.Round) {
+			return nil, cupid.Invalid(field, "a date of round %d in room %d outside its round", round, rp.Room)
+		}
+		pr := pair{A: rp.A, B: rp.B, C: rp.C, round: round, until: rp.Until.UTC()}
+		members := pr.members()
+		for _, k := range members {
+			p, ok := e.people[k]
+			if !ok || p.state != StateRoom || p.room != rp.Room {
+				return nil, cupid.Invalid(field, "%q is not in room %d", k, rp.Room)
+			}
+			others := slices.DeleteFunc(slices.Clone(members), func(o string) bool { return o == k })
+			got := []string{p.partner}
+			if p.third != "" {
+				got = append(got, p.third)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, others) {
+				return nil, cupid.Invalid(field, "%q's partners %v are not the room's %v", k, got, others)
+			}
+		}
+		e.rooms[rp.Room-1] = pr
+	}
+	for i, p := range s.People {
+		if p.State == StateRoom && !slices.Contains(e.rooms[p.Room-1].members(), p.Key) {
+			return nil, cupid.Invalid(fmt.Sprintf("people[%d].room", i), "%q is in no pair of room %d", p.Key, p.Room)
 		}
 	}
 	if s.Phase == PhaseRound && e.roomsInUse() == 0 {
 		return nil, cupid.Invalid("phase", "a round with no room in use")
 	}
+	for i, r := range s.History {
+		if r.Seq < 1 || r.Seq > s.Seq || (i > 0 && r.Seq <= s.History[i-1].Seq) {
+			return nil, cupid.Invalid(fmt.Sprintf("history[%d].seq", i), "out of order")
+		}
+	}
+	e.history = slices.Clone(s.History)
 	if len(s.Seats) > 2*len(s.People)+2 {
 		return nil, cupid.Invalid("seats", "%d seats for %d people", len(s.Seats), len(s.People))
 	}
@@ -246,7 +381,7 @@ func Restore(s Snapshot) (*Event, error) {
 		return nil, cupid.Invalid("participants", "do not match people")
 	case !slices.Equal(again.Lobby, s.Lobby):
 		return nil, cupid.Invalid("lobby", "does not match people")
-	case !slices.EqualFunc(again.Pairs, s.Pairs, func(a, b RoomPair) bool { return a == b }):
+	case len(again.Pairs) != len(s.Pairs):
 		return nil, cupid.Invalid("pairs", "do not match people")
 	}
 	return e, nil
@@ -260,12 +395,6 @@ type MetGraph struct {
 	// Edges are the records of everyone known, present or gone: From's
 	// record says From has met To. Sorted by From, then To.
 	Edges []MetEdge `json:"edges"`
-}
-
-// MetEdge is one entry of one person's record.
-type MetEdge struct {
-	From string `json:"from"`
-	To   string `json:"to"`
 }
 
 // MetGraph returns the event's met-graph.

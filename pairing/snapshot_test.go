@@ -102,14 +102,20 @@ func TestRestoreRejects(t *testing.T) {
 		{"sat out", func(s *Snapshot) { s.People[0].SatOut = -2 }, "people[0].sat_out"},
 		{"unknown met", func(s *Snapshot) { s.People[0].Met = append(s.People[0].Met, "zed") }, "people[0].met[" + itoa(len(s0(e).People[0].Met)) + "]"},
 		{"room without partner", func(s *Snapshot) { roomer(s).Partner = "" }, "people[" + itoa(roomerIndex(s0(e))) + "].room"},
-		{"partner disagrees", func(s *Snapshot) { roomer(s).Partner = "cat" }, "people[" + itoa(roomerIndex(s0(e))) + "].partner"},
+		{"partner disagrees", func(s *Snapshot) { roomer(s).Partner = "cat" }, "pairs[" + itoa(pairOf(s0(e), roomer(ptr(s0(e))).Key)) + "]"},
 		{"room out of range", func(s *Snapshot) { roomer(s).Room = 99 }, "people[" + itoa(roomerIndex(s0(e))) + "].room"},
 		{"seat of a gone person", func(s *Snapshot) { s.Seats[0] = "dan" }, "seats[0]"},
 		{"odd seats", func(s *Snapshot) { s.Seats = s.Seats[1:] }, "seats"},
 		{"turn", func(s *Snapshot) { s.Turn = len(s.Seats) }, "turn"},
 		{"lobby view", func(s *Snapshot) { s.Lobby = append(s.Lobby, "ann") }, "lobby"},
 		{"participants view", func(s *Snapshot) { s.Participants = s.Participants[1:] }, "participants"},
-		{"pairs view", func(s *Snapshot) { s.Pairs = nil }, "pairs"},
+		{"pairs view", func(s *Snapshot) { s.Pairs = nil }, "people[" + itoa(roomerIndex(s0(e))) + "].room"},
+		{"double-booked", func(s *Snapshot) { s.Pairs = append(s.Pairs, s.Pairs[0]) }, "pairs[" + itoa(len(s0(e).Pairs)) + "].room"},
+		{"trio partner missing", func(s *Snapshot) { s.Pairs[0].C = "dan" }, "pairs[0]"},
+		{"paused without time", func(s *Snapshot) { s.Paused = true }, "paused_at"},
+		{"group in an open event", func(s *Snapshot) { s.People[0].Group = "x" }, "people[0].group"},
+		{"answer about a stranger", func(s *Snapshot) { s.People[0].Yes = []string{"zed"} }, "people[0].yes[0]"},
+		{"history out of order", func(s *Snapshot) { s.History = append(s.History, s.History[0]) }, "history[" + itoa(len(s0(e).History)) + "].seq"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -142,6 +148,18 @@ func roomerIndex(s Snapshot) int {
 }
 
 func roomer(s *Snapshot) *Person { return &s.People[roomerIndex(*s)] }
+
+func ptr(s Snapshot) *Snapshot { return &s }
+
+// pairOf returns the index in s.Pairs of the room key is in.
+func pairOf(s Snapshot, key string) int {
+	for i, p := range s.Pairs {
+		if p.A == key || p.B == key || p.C == key {
+			return i
+		}
+	}
+	return -1
+}
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
