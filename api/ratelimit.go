@@ -119,11 +119,14 @@ func (r *rateLimiter) allow(c *Caller, addr string, n int) *connect.Error {
 	return b.take(who, n)
 }
 
-// callCost is what a call counts: a CreateTickets its tickets, any other
-// call one.
+// callCost is what a call counts: a CreateTickets or CancelTickets its
+// tickets, any other call one.
 func callCost(msg any) int {
-	if m, ok := msg.(*cupidv1.CreateTicketsRequest); ok {
+	switch m := msg.(type) {
+	case *cupidv1.CreateTicketsRequest:
 		return max(1, len(m.GetTickets()))
+	case *cupidv1.CancelTicketsRequest:
+		return max(1, len(m.GetIds()))
 	}
 	return 1
 }

@@ -94,6 +94,34 @@ func (h *tickets) CreateTickets(ctx context.Context, req *connect.Request[cupidv
 	return connect.NewResponse(out), nil
 }
 
+func (h *tickets) CancelTickets(ctx context.Context, req *connect.Request[cupidv1.CancelTicketsRequest]) (*connect.Response[cupidv1.CancelTicketsResponse], error) {
+	ids := req.Msg.GetIds()
+	switch {
+	case len(ids) == 0:
+		return nil, connectError(h.log, cupid.Invalid("ids", "required: at least one ticket id"))
+	case len(ids) > MaxBulkTickets:
+		return nil, connectError(h.log, cupid.Invalid("ids", "at most %d tickets per call, got %d", MaxBulkTickets, len(ids)))
+	}
+	out := &cupidv1.CancelTicketsResponse{Results: make([]*cupidv1.CancelTicketResult, len(ids))}
+	now := h.now()
+	for i, c := range h.mm.CancelTickets(ctx, ids) {
+		r := &cupidv1.CancelTicketResult{}
+		if c.Err != nil {
+			err := cupid.Within(fmt.Sprintf("ids[%d]", i), c.Err)
+			ce := connectError(h.log, err).(*connect.Error)
+			r.ErrorCode, r.Error = ce.Code().String(), ce.Message()
+			var e *cupid.Error
+			if errors.As(err, &e) {
+				r.ErrorField = e.Field
+			}
+		} else {
+			r.Ticket = ticketOut(c.Ticket, nil, nil, now)
+		}
+		out.Results[i] = r
+	}
+	return connect.NewResponse(out), nil
+}
+
 func (h *tickets) GetTicket(ctx context.Context, req *connect.Request[cupidv1.GetTicketRequest]) (*connect.Response[cupidv1.GetTicketResponse], error) {
 	v, err := h.mm.GetTicket(ctx, req.Msg.GetId())
 	if err != nil {

@@ -310,6 +310,45 @@ func TestBulkCreateHasOneResultPerTicket(t *testing.T) {
 	}
 }
 
+// TestBulkCancelHasOneResultPerTicket: CancelTickets cancels what waits,
+// names each id it could not cancel, and the cancelled tickets' watchers
+// hear it.
+func TestBulkCancelHasOneResultPerTicket(t *testing.T) {
+	cs := startConfigServer(t, "", serviceQueues)
+	ctx := context.Background()
+	created, err := cs.c.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{
+		{Queue: "duel", Players: []*cupidv1.Player{player("x", 0)}},
+		{Queue: "duel", Players: []*cupidv1.Player{player("y", 2900)}},
+	}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, y := created.Msg.GetResults()[0].GetTicket().GetId(), created.Msg.GetResults()[1].GetTicket().GetId()
+	res, err := cs.c.CancelTickets(ctx, connect.NewRequest(&cupidv1.CancelTicketsRequest{Ids: []string{x, "nope", y, x, ""}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := res.Msg.GetResults()
+	want := []struct{ code, field string }{{"", ""}, {"not_found", "ids[1]"}, {"", ""}, {"failed_precondition", "ids[3]"}, {"invalid_argument", "ids[4].id"}}
+	if len(rs) != len(want) {
+		t.Fatalf("%d results for %d ids", len(rs), len(want))
+	}
+	for i, w := range want {
+		r := rs[i]
+		if r.GetErrorCode() != w.code || !strings.HasPrefix(r.GetErrorField(), w.field) || (w.code == "") != (r.GetTicket() != nil) {
+			t.Errorf("result %d: %v, want code %q field %q", i, r, w.code, w.field)
+		}
+	}
+	for _, id := range []string{x, y} {
+		if ev := waitFinal(t, cs.c, id, 0); ev.GetKind() != "cancelled" {
+			t.Errorf("ticket %s: final event %v, want cancelled", id, ev)
+		}
+	}
+	if _, err := cs.c.CancelTickets(ctx, connect.NewRequest(&cupidv1.CancelTicketsRequest{})); connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Errorf("an empty CancelTickets: %v, want invalid_argument", err)
+	}
+}
+
 // raceQueues are two queues whose tickets cannot match until they have
 // waited 10 s, so that a test can create everything first and then let
 // both queues form their matches at the same moment.

@@ -449,6 +449,28 @@ func (s *Service) CancelTicket(ctx context.Context, id string) (*cupid.Ticket, e
 	return s.finish(ctx, id, cupid.StateCancelled, "", nil)
 }
 
+// Cancelled is what became of one ticket of CancelTickets.
+type Cancelled struct {
+	Ticket *cupid.Ticket
+	Err    error
+}
+
+// CancelTickets cancels several tickets, each with its own result in
+// request order: one that cannot be cancelled does not stop the others.
+// Each is its own store write, as CancelTicket's: a cancel is rare next to
+// a create, and a failed write then concerns one ticket alone.
+func (s *Service) CancelTickets(ctx context.Context, ids []string) []Cancelled {
+	out := make([]Cancelled, len(ids))
+	for i, id := range ids {
+		if err := ctx.Err(); err != nil {
+			out[i].Err = cupid.Errorf(cupid.CodeUnavailable, "", "the call ended before this ticket was cancelled")
+			continue
+		}
+		out[i].Ticket, out[i].Err = s.CancelTicket(ctx, id)
+	}
+	return out
+}
+
 // finish is the one way a ticket ends without a match — cancel, expiry,
 // refusal by the engine, an unconfigured queue: the store records the state
 // and reason, then watchers hear it, then the ticket leaves its pool. from

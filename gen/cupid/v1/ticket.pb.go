@@ -642,6 +642,166 @@ func (x *CancelTicketResponse) GetTicket() *Ticket {
 	return nil
 }
 
+type CancelTicketsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ids           []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTicketsRequest) Reset() {
+	*x = CancelTicketsRequest{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTicketsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTicketsRequest) ProtoMessage() {}
+
+func (x *CancelTicketsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTicketsRequest.ProtoReflect.Descriptor instead.
+func (*CancelTicketsRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *CancelTicketsRequest) GetIds() []string {
+	if x != nil {
+		return x.Ids
+	}
+	return nil
+}
+
+type CancelTicketsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One per requested id, in request order.
+	Results       []*CancelTicketResult `protobuf:"bytes,1,rep,name=results,proto3" json:"results,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTicketsResponse) Reset() {
+	*x = CancelTicketsResponse{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTicketsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTicketsResponse) ProtoMessage() {}
+
+func (x *CancelTicketsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTicketsResponse.ProtoReflect.Descriptor instead.
+func (*CancelTicketsResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CancelTicketsResponse) GetResults() []*CancelTicketResult {
+	if x != nil {
+		return x.Results
+	}
+	return nil
+}
+
+// CancelTicketResult is what became of one ticket of CancelTickets: the
+// cancelled ticket, or the error (not_found, failed_precondition when it
+// had already ended…).
+type CancelTicketResult struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Ticket        *Ticket                `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
+	ErrorCode     string                 `protobuf:"bytes,2,opt,name=error_code,json=errorCode,proto3" json:"error_code,omitempty"`
+	Error         string                 `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	ErrorField    string                 `protobuf:"bytes,4,opt,name=error_field,json=errorField,proto3" json:"error_field,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTicketResult) Reset() {
+	*x = CancelTicketResult{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTicketResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTicketResult) ProtoMessage() {}
+
+func (x *CancelTicketResult) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTicketResult.ProtoReflect.Descriptor instead.
+func (*CancelTicketResult) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CancelTicketResult) GetTicket() *Ticket {
+	if x != nil {
+		return x.Ticket
+	}
+	return nil
+}
+
+func (x *CancelTicketResult) GetErrorCode() string {
+	if x != nil {
+		return x.ErrorCode
+	}
+	return ""
+}
+
+func (x *CancelTicketResult) GetError() string {
+	if x != nil {
+		return x.Error
+	}
+	return ""
+}
+
+func (x *CancelTicketResult) GetErrorField() string {
+	if x != nil {
+		return x.ErrorField
+	}
+	return ""
+}
+
 type ListTicketsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Queue string                 `protobuf:"bytes,1,opt,name=queue,proto3" json:"queue,omitempty"`
@@ -654,7 +814,7 @@ type ListTicketsRequest struct {
 
 func (x *ListTicketsRequest) Reset() {
 	*x = ListTicketsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -666,7 +826,7 @@ func (x *ListTicketsRequest) String() string {
 func (*ListTicketsRequest) ProtoMessage() {}
 
 func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -679,7 +839,7 @@ func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsRequest.ProtoReflect.Descriptor instead.
 func (*ListTicketsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListTicketsRequest) GetQueue() string {
@@ -712,7 +872,7 @@ type ListTicketsResponse struct {
 
 func (x *ListTicketsResponse) Reset() {
 	*x = ListTicketsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -724,7 +884,7 @@ func (x *ListTicketsResponse) String() string {
 func (*ListTicketsResponse) ProtoMessage() {}
 
 func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -737,7 +897,7 @@ func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsResponse.ProtoReflect.Descriptor instead.
 func (*ListTicketsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListTicketsResponse) GetTickets() []*Ticket {
@@ -757,7 +917,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -769,7 +929,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -782,7 +942,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *QueueStatsRequest) GetQueue() string {
@@ -801,7 +961,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -813,7 +973,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -826,7 +986,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *QueueStatsResponse) GetPools() []*PoolStats {
@@ -854,7 +1014,7 @@ type PoolStats struct {
 
 func (x *PoolStats) Reset() {
 	*x = PoolStats{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +1026,7 @@ func (x *PoolStats) String() string {
 func (*PoolStats) ProtoMessage() {}
 
 func (x *PoolStats) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +1039,7 @@ func (x *PoolStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PoolStats.ProtoReflect.Descriptor instead.
 func (*PoolStats) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PoolStats) GetQueue() string {
@@ -956,7 +1116,7 @@ type WatchTicketRequest struct {
 
 func (x *WatchTicketRequest) Reset() {
 	*x = WatchTicketRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -968,7 +1128,7 @@ func (x *WatchTicketRequest) String() string {
 func (*WatchTicketRequest) ProtoMessage() {}
 
 func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -981,7 +1141,7 @@ func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
 func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WatchTicketRequest) GetId() string {
@@ -1018,7 +1178,7 @@ type TicketEvent struct {
 
 func (x *TicketEvent) Reset() {
 	*x = TicketEvent{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1190,7 @@ func (x *TicketEvent) String() string {
 func (*TicketEvent) ProtoMessage() {}
 
 func (x *TicketEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1203,7 @@ func (x *TicketEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketEvent.ProtoReflect.Descriptor instead.
 func (*TicketEvent) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *TicketEvent) GetSeq() int64 {
@@ -1115,7 +1275,7 @@ type Ticket struct {
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1127,7 +1287,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1140,7 +1300,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Ticket) GetId() string {
@@ -1274,7 +1434,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1286,7 +1446,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1299,7 +1459,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Match) GetId() string {
@@ -1361,7 +1521,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1373,7 +1533,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1386,7 +1546,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1414,7 +1574,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1426,7 +1586,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1439,7 +1599,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{20}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1470,7 +1630,7 @@ type WaitExplanation struct {
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1642,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1655,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -1538,7 +1698,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1550,7 +1710,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1563,7 +1723,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -1641,7 +1801,18 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x13CancelTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"@\n" +
 	"\x14CancelTicketResponse\x12(\n" +
-	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\"m\n" +
+	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\"(\n" +
+	"\x14CancelTicketsRequest\x12\x10\n" +
+	"\x03ids\x18\x01 \x03(\tR\x03ids\"O\n" +
+	"\x15CancelTicketsResponse\x126\n" +
+	"\aresults\x18\x01 \x03(\v2\x1c.cupid.v1.CancelTicketResultR\aresults\"\x94\x01\n" +
+	"\x12CancelTicketResult\x12(\n" +
+	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\x12\x1d\n" +
+	"\n" +
+	"error_code\x18\x02 \x01(\tR\terrorCode\x12\x14\n" +
+	"\x05error\x18\x03 \x01(\tR\x05error\x12\x1f\n" +
+	"\verror_field\x18\x04 \x01(\tR\n" +
+	"errorField\"m\n" +
 	"\x12ListTicketsRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12+\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x15.cupid.v1.TicketStateR\x05state\x12\x14\n" +
@@ -1745,12 +1916,13 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x14TICKET_STATE_WAITING\x10\x01\x12\x18\n" +
 	"\x14TICKET_STATE_MATCHED\x10\x02\x12\x1a\n" +
 	"\x16TICKET_STATE_CANCELLED\x10\x03\x12\x18\n" +
-	"\x14TICKET_STATE_EXPIRED\x10\x042\xb7\x04\n" +
+	"\x14TICKET_STATE_EXPIRED\x10\x042\x8b\x05\n" +
 	"\rTicketService\x12O\n" +
 	"\fCreateTicket\x12\x1d.cupid.v1.CreateTicketRequest\x1a\x1e.cupid.v1.CreateTicketResponse\"\x00\x12R\n" +
 	"\rCreateTickets\x12\x1e.cupid.v1.CreateTicketsRequest\x1a\x1f.cupid.v1.CreateTicketsResponse\"\x00\x12I\n" +
 	"\tGetTicket\x12\x1a.cupid.v1.GetTicketRequest\x1a\x1b.cupid.v1.GetTicketResponse\"\x03\x90\x02\x01\x12O\n" +
-	"\fCancelTicket\x12\x1d.cupid.v1.CancelTicketRequest\x1a\x1e.cupid.v1.CancelTicketResponse\"\x00\x12O\n" +
+	"\fCancelTicket\x12\x1d.cupid.v1.CancelTicketRequest\x1a\x1e.cupid.v1.CancelTicketResponse\"\x00\x12R\n" +
+	"\rCancelTickets\x12\x1e.cupid.v1.CancelTicketsRequest\x1a\x1f.cupid.v1.CancelTicketsResponse\"\x00\x12O\n" +
 	"\vListTickets\x12\x1c.cupid.v1.ListTicketsRequest\x1a\x1d.cupid.v1.ListTicketsResponse\"\x03\x90\x02\x01\x12L\n" +
 	"\n" +
 	"QueueStats\x12\x1b.cupid.v1.QueueStatsRequest\x1a\x1c.cupid.v1.QueueStatsResponse\"\x03\x90\x02\x01\x12F\n" +
@@ -1769,7 +1941,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -1782,85 +1954,92 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	(*GetTicketResponse)(nil),     // 8: cupid.v1.GetTicketResponse
 	(*CancelTicketRequest)(nil),   // 9: cupid.v1.CancelTicketRequest
 	(*CancelTicketResponse)(nil),  // 10: cupid.v1.CancelTicketResponse
-	(*ListTicketsRequest)(nil),    // 11: cupid.v1.ListTicketsRequest
-	(*ListTicketsResponse)(nil),   // 12: cupid.v1.ListTicketsResponse
-	(*QueueStatsRequest)(nil),     // 13: cupid.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),    // 14: cupid.v1.QueueStatsResponse
-	(*PoolStats)(nil),             // 15: cupid.v1.PoolStats
-	(*WatchTicketRequest)(nil),    // 16: cupid.v1.WatchTicketRequest
-	(*TicketEvent)(nil),           // 17: cupid.v1.TicketEvent
-	(*Ticket)(nil),                // 18: cupid.v1.Ticket
-	(*Match)(nil),                 // 19: cupid.v1.Match
-	(*Team)(nil),                  // 20: cupid.v1.Team
-	(*Quality)(nil),               // 21: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 22: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 23: cupid.v1.RuleBlock
-	nil,                           // 24: cupid.v1.Player.AttributesEntry
-	nil,                           // 25: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 26: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 27: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 28: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 29: cupid.v1.Match.RolesEntry
-	nil,                           // 30: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 31: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 32: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 33: google.protobuf.Value
+	(*CancelTicketsRequest)(nil),  // 11: cupid.v1.CancelTicketsRequest
+	(*CancelTicketsResponse)(nil), // 12: cupid.v1.CancelTicketsResponse
+	(*CancelTicketResult)(nil),    // 13: cupid.v1.CancelTicketResult
+	(*ListTicketsRequest)(nil),    // 14: cupid.v1.ListTicketsRequest
+	(*ListTicketsResponse)(nil),   // 15: cupid.v1.ListTicketsResponse
+	(*QueueStatsRequest)(nil),     // 16: cupid.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),    // 17: cupid.v1.QueueStatsResponse
+	(*PoolStats)(nil),             // 18: cupid.v1.PoolStats
+	(*WatchTicketRequest)(nil),    // 19: cupid.v1.WatchTicketRequest
+	(*TicketEvent)(nil),           // 20: cupid.v1.TicketEvent
+	(*Ticket)(nil),                // 21: cupid.v1.Ticket
+	(*Match)(nil),                 // 22: cupid.v1.Match
+	(*Team)(nil),                  // 23: cupid.v1.Team
+	(*Quality)(nil),               // 24: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 25: cupid.v1.WaitExplanation
+	(*RuleBlock)(nil),             // 26: cupid.v1.RuleBlock
+	nil,                           // 27: cupid.v1.Player.AttributesEntry
+	nil,                           // 28: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 29: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 30: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 31: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 32: cupid.v1.Match.RolesEntry
+	nil,                           // 33: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 34: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 35: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 36: google.protobuf.Value
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	24, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	27, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	25, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	26, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	28, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	29, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
 	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
 	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
-	18, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
-	18, // 7: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	18, // 8: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	18, // 9: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	0,  // 10: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
-	18, // 11: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
-	15, // 12: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	31, // 13: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	32, // 14: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
-	19, // 15: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
-	1,  // 16: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	27, // 17: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	28, // 18: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 19: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	32, // 20: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	32, // 21: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	31, // 22: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	19, // 23: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	22, // 24: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	20, // 25: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	21, // 26: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	32, // 27: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	29, // 28: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	30, // 29: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	23, // 30: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	32, // 31: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	33, // 32: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	33, // 33: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	33, // 34: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 35: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 36: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 37: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 38: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 39: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	13, // 40: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	16, // 41: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 42: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 43: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 44: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 45: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 46: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	14, // 47: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	17, // 48: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	42, // [42:49] is the sub-list for method output_type
-	35, // [35:42] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	21, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
+	21, // 7: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	21, // 8: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	21, // 9: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	13, // 10: cupid.v1.CancelTicketsResponse.results:type_name -> cupid.v1.CancelTicketResult
+	21, // 11: cupid.v1.CancelTicketResult.ticket:type_name -> cupid.v1.Ticket
+	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
+	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
+	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
+	34, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	35, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	22, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
+	1,  // 18: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	30, // 19: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	31, // 20: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 21: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	35, // 22: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	35, // 23: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	34, // 24: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	22, // 25: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	25, // 26: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	23, // 27: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	24, // 28: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	35, // 29: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	32, // 30: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	33, // 31: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	26, // 32: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	35, // 33: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	36, // 34: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	36, // 35: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	36, // 36: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	2,  // 37: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 38: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 39: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 40: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 41: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 42: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 43: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 44: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 45: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 46: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 47: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 48: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 49: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 50: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 51: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 52: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	45, // [45:53] is the sub-list for method output_type
+	37, // [37:45] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -1874,7 +2053,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

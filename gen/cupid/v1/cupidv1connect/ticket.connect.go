@@ -44,6 +44,9 @@ const (
 	// TicketServiceCancelTicketProcedure is the fully-qualified name of the TicketService's
 	// CancelTicket RPC.
 	TicketServiceCancelTicketProcedure = "/cupid.v1.TicketService/CancelTicket"
+	// TicketServiceCancelTicketsProcedure is the fully-qualified name of the TicketService's
+	// CancelTickets RPC.
+	TicketServiceCancelTicketsProcedure = "/cupid.v1.TicketService/CancelTickets"
 	// TicketServiceListTicketsProcedure is the fully-qualified name of the TicketService's ListTickets
 	// RPC.
 	TicketServiceListTicketsProcedure = "/cupid.v1.TicketService/ListTickets"
@@ -73,6 +76,10 @@ type TicketServiceClient interface {
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
 	// CancelTicket takes a waiting ticket out of its pool.
 	CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error)
+	// CancelTickets cancels up to 1,000 tickets in one call. Each ticket has
+	// its own result, in request order: one that cannot be cancelled (its
+	// error names it as ids[3]) does not stop the others.
+	CancelTickets(context.Context, *connect.Request[v1.CancelTicketsRequest]) (*connect.Response[v1.CancelTicketsResponse], error)
 	// ListTickets lists a queue's tickets, oldest first.
 	ListTickets(context.Context, *connect.Request[v1.ListTicketsRequest]) (*connect.Response[v1.ListTicketsResponse], error)
 	// QueueStats reports each pool: how many wait, the oldest wait, matches
@@ -120,6 +127,12 @@ func NewTicketServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(ticketServiceMethods.ByName("CancelTicket")),
 			connect.WithClientOptions(opts...),
 		),
+		cancelTickets: connect.NewClient[v1.CancelTicketsRequest, v1.CancelTicketsResponse](
+			httpClient,
+			baseURL+TicketServiceCancelTicketsProcedure,
+			connect.WithSchema(ticketServiceMethods.ByName("CancelTickets")),
+			connect.WithClientOptions(opts...),
+		),
 		listTickets: connect.NewClient[v1.ListTicketsRequest, v1.ListTicketsResponse](
 			httpClient,
 			baseURL+TicketServiceListTicketsProcedure,
@@ -149,6 +162,7 @@ type ticketServiceClient struct {
 	createTickets *connect.Client[v1.CreateTicketsRequest, v1.CreateTicketsResponse]
 	getTicket     *connect.Client[v1.GetTicketRequest, v1.GetTicketResponse]
 	cancelTicket  *connect.Client[v1.CancelTicketRequest, v1.CancelTicketResponse]
+	cancelTickets *connect.Client[v1.CancelTicketsRequest, v1.CancelTicketsResponse]
 	listTickets   *connect.Client[v1.ListTicketsRequest, v1.ListTicketsResponse]
 	queueStats    *connect.Client[v1.QueueStatsRequest, v1.QueueStatsResponse]
 	watchTicket   *connect.Client[v1.WatchTicketRequest, v1.TicketEvent]
@@ -172,6 +186,11 @@ func (c *ticketServiceClient) GetTicket(ctx context.Context, req *connect.Reques
 // CancelTicket calls cupid.v1.TicketService.CancelTicket.
 func (c *ticketServiceClient) CancelTicket(ctx context.Context, req *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error) {
 	return c.cancelTicket.CallUnary(ctx, req)
+}
+
+// CancelTickets calls cupid.v1.TicketService.CancelTickets.
+func (c *ticketServiceClient) CancelTickets(ctx context.Context, req *connect.Request[v1.CancelTicketsRequest]) (*connect.Response[v1.CancelTicketsResponse], error) {
+	return c.cancelTickets.CallUnary(ctx, req)
 }
 
 // ListTickets calls cupid.v1.TicketService.ListTickets.
@@ -207,6 +226,10 @@ type TicketServiceHandler interface {
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
 	// CancelTicket takes a waiting ticket out of its pool.
 	CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error)
+	// CancelTickets cancels up to 1,000 tickets in one call. Each ticket has
+	// its own result, in request order: one that cannot be cancelled (its
+	// error names it as ids[3]) does not stop the others.
+	CancelTickets(context.Context, *connect.Request[v1.CancelTicketsRequest]) (*connect.Response[v1.CancelTicketsResponse], error)
 	// ListTickets lists a queue's tickets, oldest first.
 	ListTickets(context.Context, *connect.Request[v1.ListTicketsRequest]) (*connect.Response[v1.ListTicketsResponse], error)
 	// QueueStats reports each pool: how many wait, the oldest wait, matches
@@ -250,6 +273,12 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(ticketServiceMethods.ByName("CancelTicket")),
 		connect.WithHandlerOptions(opts...),
 	)
+	ticketServiceCancelTicketsHandler := connect.NewUnaryHandler(
+		TicketServiceCancelTicketsProcedure,
+		svc.CancelTickets,
+		connect.WithSchema(ticketServiceMethods.ByName("CancelTickets")),
+		connect.WithHandlerOptions(opts...),
+	)
 	ticketServiceListTicketsHandler := connect.NewUnaryHandler(
 		TicketServiceListTicketsProcedure,
 		svc.ListTickets,
@@ -280,6 +309,8 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 			ticketServiceGetTicketHandler.ServeHTTP(w, r)
 		case TicketServiceCancelTicketProcedure:
 			ticketServiceCancelTicketHandler.ServeHTTP(w, r)
+		case TicketServiceCancelTicketsProcedure:
+			ticketServiceCancelTicketsHandler.ServeHTTP(w, r)
 		case TicketServiceListTicketsProcedure:
 			ticketServiceListTicketsHandler.ServeHTTP(w, r)
 		case TicketServiceQueueStatsProcedure:
@@ -309,6 +340,10 @@ func (UnimplementedTicketServiceHandler) GetTicket(context.Context, *connect.Req
 
 func (UnimplementedTicketServiceHandler) CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.CancelTicket is not implemented"))
+}
+
+func (UnimplementedTicketServiceHandler) CancelTickets(context.Context, *connect.Request[v1.CancelTicketsRequest]) (*connect.Response[v1.CancelTicketsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.CancelTickets is not implemented"))
 }
 
 func (UnimplementedTicketServiceHandler) ListTickets(context.Context, *connect.Request[v1.ListTicketsRequest]) (*connect.Response[v1.ListTicketsResponse], error) {
