@@ -62,5 +62,9 @@ func viewOf(doc *document) *EventView {
 		Participants: s.Participants,
 		Lobby:        s.Lobby,
 		Pairs:        s.Pairs,
+		Stale:        s.Stale,
+		Paused:       s.Paused,
+		Revealed:     s.Revealed,
+		Seq:          s.Seq,
 	}
 }

@@ -73,6 +73,7 @@ func newEvent(s *Service, doc document, ev *pairing.Event) *event {
 		all:   map[*subscriber]struct{}{},
 		byKey: map[string]map[*subscriber]struct{}{},
 	}
+	ev.SetHistoryLimits(s.historyLimits())
 	v := viewOf(&doc)
 	e.view.Store(v)
 	e.lobby = len(v.Lobby)
@@ -221,6 +222,7 @@ func (e *event) rollback() {
 		// reloads the stored state, which is consistent.
 		panic("pairingsvc: the last stored snapshot does not restore: " + err.Error())
 	}
+	ev.SetHistoryLimits(e.s.historyLimits())
 	e.ev = ev
 }
 

@@ -24,6 +24,12 @@ type Limits struct {
 	// Defaults are the settings of an event whose organiser leaves them
 	// out (zero in the request).
 	Defaults Defaults
+	// HistoryRounds and HistoryNames bound the round history each event
+	// keeps (and stores with every change): at most HistoryRounds rounds
+	// and HistoryNames keys over all of them, the oldest dropped first.
+	// Defaults DefaultHistoryRounds and DefaultHistoryNames.
+	HistoryRounds int
+	HistoryNames  int
 }
 
 // Defaults are the event settings used when a CreateEvent request leaves
@@ -56,6 +62,15 @@ const (
 	DefaultCountdown = 30 * time.Second
 	// DefaultMinLobby is the smallest lobby that can form a pair.
 	DefaultMinLobby = 2
+	// DefaultHistoryRounds keeps an evening of 5-minute rounds many times
+	// over.
+	DefaultHistoryRounds = 200
+	// DefaultHistoryNames keeps the stored event small enough to rewrite
+	// after every change (about 2 MB of keys): ten rounds of 10,000.
+	DefaultHistoryNames = 100_000
+	// MaxHistoryRounds and MaxHistoryNames bound the settings.
+	MaxHistoryRounds = 100_000
+	MaxHistoryNames  = 10_000_000
 )
 
 // WithDefaults returns the limits with every zero field set to its default,
@@ -73,6 +88,18 @@ func (l Limits) WithDefaults() (Limits, error) {
 		return l, cupid.Invalid("max_participants", "must be between 1 and %d, got %d", pairing.MaxPeople, l.MaxParticipants)
 	case l.MaxParticipants == 0:
 		l.MaxParticipants = DefaultMaxParticipants
+	}
+	switch {
+	case l.HistoryRounds < 0 || l.HistoryRounds > MaxHistoryRounds:
+		return l, cupid.Invalid("history_rounds", "must be between 1 and %d, got %d", MaxHistoryRounds, l.HistoryRounds)
+	case l.HistoryRounds == 0:
+		l.HistoryRounds = DefaultHistoryRounds
+	}
+	switch {
+	case l.HistoryNames < 0 || l.HistoryNames > MaxHistoryNames:
+		return l, cupid.Invalid("history_names", "must be between 1 and %d, got %d", MaxHistoryNames, l.HistoryNames)
+	case l.HistoryNames == 0:
+		l.HistoryNames = DefaultHistoryNames
 	}
 	d := &l.Defaults
 	if d.Round == 0 {

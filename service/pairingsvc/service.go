@@ -195,6 +195,16 @@ type EventView struct {
 	Participants []string
 	Lobby        []string
 	Pairs        []pairing.RoomPair
+	// Stale is set when the last round found nobody in the lobby who
+	// could be paired, and nothing has changed since that could allow a
+	// pair: no countdown starts until something does.
+	Stale bool
+	// Paused is set while the organiser has paused the event.
+	Paused bool
+	// Revealed is set once mutual answers were revealed.
+	Revealed bool
+	// Seq counts the rounds computed, including those with no pair.
+	Seq int
 }
 
 // NewEvent is what an organiser asks for.

@@ -57,7 +57,7 @@ func TestDefaultsFillLeftOutSettings(t *testing.T) {
 	h := start(t, newMemDocs(), &clock{t: t0}, Limits{Defaults: Defaults{Round: 7 * time.Minute}})
 	v := h.event(t, "e", pairing.Config{Rooms: 3})
 	want := pairing.Config{Rooms: 3, Round: 7 * time.Minute, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby}
-	if v.Config != want {
+	if !reflect.DeepEqual(v.Config, want) {
 		t.Fatalf("config %+v, want %+v", v.Config, want)
 	}
 }
@@ -474,7 +474,8 @@ func TestLimitsAreChecked(t *testing.T) {
 func TestLimitsDefaults(t *testing.T) {
 	got, err := Limits{}.WithDefaults()
 	want := Limits{MaxEvents: DefaultMaxEvents, MaxParticipants: DefaultMaxParticipants,
-		Defaults: Defaults{Round: DefaultRound, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby}}
+		Defaults: Defaults{Round: DefaultRound, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby},
+		HistoryRounds: DefaultHistoryRounds, HistoryNames: DefaultHistoryNames}
 	if err != nil || got != want {
 		t.Fatalf("Limits{}.WithDefaults() = %+v, %v; want %+v", got, err, want)
 	}
@@ -486,7 +487,7 @@ func TestLimitsDefaults(t *testing.T) {
 	h := start(t, newMemDocs(), &clock{t: t0}, Limits{MaxEvents: 1,
 		Defaults: Defaults{Round: 90 * time.Second, Countdown: 5 * time.Second, MinLobby: 6}})
 	v := h.event(t, "e", pairing.Config{Rooms: 4})
-	if v.Config != (pairing.Config{Rooms: 4, Round: 90 * time.Second, Countdown: 5 * time.Second, MinLobby: 6}) {
+	if !reflect.DeepEqual(v.Config, pairing.Config{Rooms: 4, Round: 90 * time.Second, Countdown: 5 * time.Second, MinLobby: 6}) {
 		t.Fatalf("settings %+v", v.Config)
 	}
 	_, err = h.s.CreateEvent(context.Background(), NewEvent{Config: cfg4})

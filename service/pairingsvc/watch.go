@@ -47,6 +47,8 @@ type subscriber struct {
 	// event was deleted (at deletedAt), otherwise the watcher fell behind.
 	deleted   bool
 	deletedAt time.Time
+	// afterSeq asks for the recorded rounds after it (negative: none).
+	afterSeq int
 }
 
 // Watch calls send with an event's notifications — all of them, or with a
@@ -57,12 +59,26 @@ type subscriber struct {
 // missed between the KindWatching message and the end. The participant
 // need not have joined yet, so a client can watch before it joins.
 func (s *Service) Watch(ctx context.Context, eventID, participant string, send func(Notification) error) error {
+	return s.WatchAfter(ctx, eventID, participant, -1, send)
+}
+
+// WatchAfter is Watch that, for the organiser (no participant) and with
+// afterSeq >= 0, first replays the recorded rounds with a sequence number
+// after afterSeq as round_recorded notifications, right after the watching
+// message, so that a client that kept the last Seq it saw misses no round.
+// Rounds dropped by the history limits cannot be replayed; the first one
+// sent then tells by its Seq. A participant's watch has no replay: the
+// records name everyone.
+func (s *Service) WatchAfter(ctx context.Context, eventID, participant string, afterSeq int, send func(Notification) error) error {
 	if participant != "" {
 		if err := pairing.CheckKey(participant); err != nil {
 			return err
 		}
+		if afterSeq >= 0 {
+			return cupid.Invalid("after_seq", "replays the organiser's round records; a participant's watch has none")
+		}
 	}
-	sub := &subscriber{participant: participant, ch: make(chan []Notification, watchBuffer), quit: make(chan struct{})}
+	sub := &subscriber{participant: participant, ch: make(chan []Notification, watchBuffer), quit: make(chan struct{}), afterSeq: afterSeq}
 	e, err := s.call(ctx, eventID, "event_id", &op{read: func(e *event) { e.subscribe(sub) }})
 	if err != nil {
 		return err
@@ -117,12 +133,24 @@ func (e *event) subscribe(sub *subscriber) {
 		},
 		Phase: v.Phase,
 	}
+	n.Seq = e.ev.Seq()
 	if sub.participant != "" {
 		if st, ok := e.ev.Status(sub.participant); ok {
-			n.State, n.Room, n.Partner = st.State, st.Room, st.Partner
+			n.State, n.Room, n.Partner, n.Third = st.State, st.Room, st.Partner, st.Third
 		}
 	}
 	sub.ch <- []Notification{n} // the buffer is new and empty
+	if sub.participant == "" && sub.afterSeq >= 0 {
+		records, _ := e.ev.History(sub.afterSeq, 0)
+		if len(records) > 0 {
+			replay := make([]Notification, len(records))
+			for i := range records {
+				r := &records[i]
+				replay[i] = Notification{Notification: pairing.Notification{Kind: pairing.KindRoundRecorded, Seq: r.Seq, Round: r.Round, At: r.At, Record: r}}
+			}
+			sub.ch <- replay // the second of watchBuffer batches
+		}
+	}
 	if sub.participant == "" {
 		e.all[sub] = struct{}{}
 		return

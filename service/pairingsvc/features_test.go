@@ -1,0 +1,134 @@
+package pairingsvc
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/pairing"
+)
+
+// TestNewStateSurvivesRestart runs an event through the new calls — a
+// trio, an import, a forgotten meeting, a never list, answers, a pause —
+// restarts the service over the same store and checks that all of it is
+// back: private lists and answers included, and the history replays.
+func TestNewStateSurvivesRestart(t *testing.T) {
+	ctx := context.Background()
+	docs := newMemDocs()
+	clk := &clock{t: t0}
+	h := start(t, docs, clk, Limits{})
+	h.event(t, "e", pairing.Config{Rooms: 3, Round: time.Minute, Countdown: time.Second, MinLobby: 3, Trios: true})
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(h.s.ImportHistory(ctx, "e", []pairing.MetEdge{{From: "a", To: "old"}, {From: "a", To: "older"}}))
+	h.arrive(t, "e", "a", "b", "c")
+	must(h.s.SetNever(ctx, "e", "b", "zed", true))
+	clk.add(time.Second)
+	v := h.get(t, "e")
+	if len(v.Pairs) != 1 || v.Pairs[0].C == "" || v.Seq != 1 {
+		t.Fatalf("want a trio in round 1: %+v", v)
+	}
+	if err := h.s.Answer(ctx, "e", "a", "b", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Answer(ctx, "e", "b", "a", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.s.Answer(ctx, "e", "a", "c", true); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := h.s.ForgetMeeting(ctx, "e", "a", "old")
+	must(nil, err)
+	must(h.s.Pause(ctx, "e"))
+	h.s.Close()
+
+	clk.add(time.Hour) // paused: nothing is due
+	h2 := start(t, docs, clk, Limits{})
+	v = h2.get(t, "e")
+	if !v.Paused || len(v.Pairs) != 1 || v.Pairs[0].C == "" {
+		t.Fatalf("after restart: %+v", v)
+	}
+	never, err := h2.s.NeverList(ctx, "e", "b")
+	if err != nil || !slices.Equal(never, []string{"zed"}) {
+		t.Fatalf("never list after restart: %v %v", never, err)
+	}
+	g, _ := h2.s.MetGraph(ctx, "e")
+	if slices.Contains(g.Edges, pairing.MetEdge{From: "a", To: "old"}) || !slices.Contains(g.Edges, pairing.MetEdge{From: "a", To: "older"}) {
+		t.Fatalf("records after restart: %v", g.Edges)
+	}
+	_, err = h2.s.Matches(ctx, "e", "a")
+	wantCode(t, err, cupid.CodeConflict, "")
+	must(h2.s.Reveal(ctx, "e"))
+	m, err := h2.s.Matches(ctx, "e", "a")
+	if err != nil || !slices.Equal(m, []string{"b"}) {
+		t.Fatalf("a's matches %v %v: want b only (c never answered)", m, err)
+	}
+	if m, _ := h2.s.Matches(ctx, "e", "c"); len(m) != 0 {
+		t.Fatalf("c's matches %v: a's one-sided yes leaked", m)
+	}
+	rounds, more, err := h2.s.History(ctx, "e", 0, 0)
+	if err != nil || more || len(rounds) != 1 || rounds[0].Seq != 1 || rounds[0].Rooms[0].C == "" {
+		t.Fatalf("history after restart: %+v %v %v", rounds, more, err)
+	}
+}
+
+// TestWatchReplaysRounds: an organiser's watch with after_seq gets the
+// recorded rounds after it before anything new, and then the new ones as
+// they happen; a participant's watch cannot ask for them.
+func TestWatchReplaysRounds(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.event(t, "e", pairing.Config{Rooms: 1, Round: time.Minute, Countdown: time.Second, MinLobby: 2})
+	h.arrive(t, "e", "a", "b")
+	h.clk.add(time.Second)
+	h.get(t, "e") // round 1
+	h.clk.add(time.Minute)
+	h.get(t, "e") // round 1 ends
+	h.clk.add(time.Second)
+	h.get(t, "e") // round 2 finds nobody to pair
+	if v := h.get(t, "e"); !v.Stale || v.Seq != 2 {
+		t.Fatalf("want a stale event after 2 computed rounds: %+v", v)
+	}
+	got := make(chan Notification, 100)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go h.s.WatchAfter(wctx, "e", "", 1, func(n Notification) error { got <- n; return nil })
+	next := func() Notification {
+		select {
+		case n := <-got:
+			return n
+		case <-time.After(20 * time.Second):
+			t.Fatal("no notification within 20s")
+		}
+		return Notification{}
+	}
+	if n := next(); n.Kind != KindWatching || n.Seq != 2 {
+		t.Fatalf("first %+v", n)
+	}
+	if n := next(); n.Kind != pairing.KindRoundRecorded || n.Seq != 2 || n.Record == nil || !slices.Equal(n.Record.SatOut, []string{"a", "b"}) {
+		t.Fatalf("replayed %+v", n)
+	}
+	_, _, err := h.s.ClearRecord(ctx, "e", "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.s.ClearRecord(ctx, "e", "b")
+	h.clk.add(time.Second)
+	h.get(t, "e")
+	for {
+		if n := next(); n.Kind == pairing.KindRoundRecorded {
+			if n.Seq != 3 || n.Round != 2 {
+				t.Fatalf("live record %+v", n)
+			}
+			break
+		}
+	}
+	err = h.s.WatchAfter(ctx, "e", "a", 0, func(Notification) error { return nil })
+	wantCode(t, err, cupid.CodeInvalid, "after_seq")
+}
