@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/golang-jwt/jwt/v5"
 )
 
 // The dashboard's data endpoints as the server mounts them: open without
@@ -71,6 +72,7 @@ func TestDashboardNeedsAnAdminKeyWhenAuthIsOn(t *testing.T) {
 		{"no key", "", connect.CodeUnauthenticated, "server key"},
 		{"an unknown key", "guess", connect.CodeUnauthenticated, "not a known server key"},
 		{"a key without admin", "tickets-key", connect.CodePermissionDenied, "admin scope"},
+		{"a player token", sign(t, jwt.SigningMethodHS256, testSecret, claims(nil)), connect.CodePermissionDenied, "admin scope"},
 	} {
 		for _, p := range []string{"overview", "stream?page=queues", "tickets?player=ann", "rulesets/duel"} {
 			e.call(http.MethodGet, "/dashboard/api/"+p, c.key, "").refused(t, c.code, c.mention)

@@ -114,6 +114,7 @@ export function live(query, onData, onError) {
 
 function setLive(on) {
   const el = document.getElementById('live');
+  el.hidden = on === null;
   el.className = 'live ' + (on ? 'on' : 'off');
   el.textContent = on ? 'live' : 'offline';
 }
@@ -151,6 +152,7 @@ async function route() {
   const page = pages[name] ? name : 'queues';
   for (const a of document.querySelectorAll('#nav a')) a.classList.toggle('here', a.dataset.page === page);
   if (current) { current.close(); current = null; }
+  setLive(null); // a page without a stream shows no live state
   if (!overview) {
     try {
       overview = await api('overview');

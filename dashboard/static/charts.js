@@ -18,9 +18,10 @@ export function bars(series, opts = {}) {
     const pts = b.map((v, i) => `${pad + i * bw + bw / 2},${hgt - (v / top) * hgt}`).join(' ');
     svg.append(s('polyline', { points: pts, class: 'line-b' }));
   }
+  svg.append(s('line', { x1: 0, y1: hgt + 0.5, x2: w, y2: hgt + 0.5, class: 'base' }));
   svg.append(s('text', { x: pad, y: hgt + 12, class: 'axis' }, '60 min ago'));
   svg.append(s('text', { x: w - pad, y: hgt + 12, class: 'axis', 'text-anchor': 'end' }, 'now'));
-  svg.append(s('text', { x: w - pad, y: 10, class: 'axis', 'text-anchor': 'end' }, 'max ' + top));
+  svg.append(s('text', { x: pad, y: 9, class: 'axis' }, 'max ' + top));
   return svg;
 }
 
@@ -34,17 +35,20 @@ export function histogram(bins, opts = {}) {
     const bh = (v / top) * hgt;
     svg.append(s('rect', { x: i * bw + 1, y: hgt - bh, width: bw - 2, height: bh, class: 'bar-q' }, s('title', {}, `${(i / bins.length).toFixed(1)}–${((i + 1) / bins.length).toFixed(1)}: ${v}`)));
   });
-  svg.append(s('text', { x: 0, y: hgt + 12, class: 'axis' }, '0'));
-  svg.append(s('text', { x: w, y: hgt + 12, class: 'axis', 'text-anchor': 'end' }, '1'));
+  svg.append(s('line', { x1: 0, y1: hgt + 0.5, x2: w, y2: hgt + 0.5, class: 'base' }));
+  for (const t of [0, 0.5, 1]) {
+    svg.append(s('text', { x: t * w, y: hgt + 12, class: 'axis', 'text-anchor': t === 0 ? 'start' : t === 1 ? 'end' : 'middle' }, String(t)));
+  }
+  svg.append(s('text', { x: 0, y: 9, class: 'axis' }, 'max ' + top));
   return svg;
 }
 
 // meter is a fill bar: value of max.
-export function meter(value, max, label) {
+export function meter(value, max, label, plain) {
   const f = max > 0 ? Math.min(value / max, 1) : 0;
   const svg = s('svg', { viewBox: '0 0 100 10', class: 'meter', preserveAspectRatio: 'none', role: 'img', 'aria-label': label || '' });
   svg.append(s('rect', { x: 0, y: 0, width: 100, height: 10, class: 'meter-bg' }));
-  svg.append(s('rect', { x: 0, y: 0, width: 100 * f, height: 10, class: f > 0.9 ? 'meter-hi' : 'meter-fg' }));
+  svg.append(s('rect', { x: 0, y: 0, width: 100 * f, height: 10, class: f > 0.9 && !plain ? 'meter-hi' : 'meter-fg' }));
   return svg;
 }
 

@@ -421,6 +421,9 @@ func (s *Service) QueueStatistics(ctx context.Context, queue string) ([]QueueSta
 			}
 			ks.Waiting, ks.Players, ks.OldestWait, ks.RulesetVersion = p.Waiting, p.Players, p.OldestWait.Seconds(), p.RulesetVersion
 		}
+		if _, only := rows[name]; only && len(rows) == 1 {
+			delete(rows, name) // the queue's one plain key: its row is the queue's
+		}
 		for _, kname := range cupid.SortedKeys(rows) {
 			q.Keys = append(q.Keys, *rows[kname])
 		}

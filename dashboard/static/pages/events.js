@@ -11,13 +11,14 @@ export function show(app, overview, args) {
   const err = h('p', { class: 'error' });
   const list = h('div', { id: 'events' }, h('p', { class: 'muted' }, 'Waiting for the first update…'));
   const detail = h('div', { id: 'event' });
-  app.append(err, h('div', { class: 'cols' }, h('div', { class: 'col-side' }, section('Events', list)), h('div', { class: 'col-main' }, detail)));
+  app.append(err, list, detail);
   let timer = 0;
   live(chosen ? { page: 'events', event: chosen } : { page: 'events' }, (snap) => {
     err.textContent = '';
-    clear(list).append(snap.events.length ? h('ul', { class: 'eventlist' }, snap.events.map((e) => h('li', { class: e.id === chosen ? 'here' : '' },
-      h('a', { href: '#/events/' + encodeURIComponent(e.id) }, e.name || e.id), h('div', { class: 'muted' }, `${e.phase} · round ${e.round} · ${e.participants} present, ${e.lobby} in the lobby`))))
-      : h('p', { class: 'muted' }, 'No event.'), snap.total > snap.events.length ? h('p', { class: 'muted' }, `and ${snap.total - snap.events.length} more`) : null);
+    clear(list).append(...(snap.events.length ? [h('ul', { class: 'eventtabs' }, snap.events.map((e) => h('li', { class: e.id === chosen ? 'here' : '' },
+      h('a', { href: '#/events/' + encodeURIComponent(e.id) }, e.name || e.id, ' ', h('span', { class: 'muted' }, `${e.phase} · round ${e.round} · ${e.participants} present`)))))]
+      : [h('p', { class: 'muted' }, 'No event.')]),
+    ...(snap.total > snap.events.length ? [h('p', { class: 'muted' }, `and ${snap.total - snap.events.length} more`)] : []));
     if (!chosen) { clear(detail).append(h('p', { class: 'muted' }, 'Pick an event.')); return; }
     if (snap.event) {
       clearInterval(timer);
@@ -44,7 +45,7 @@ function eventBox(e) {
     rooms.push(h('div', { class: 'room' + (p ? ' busy' : '') }, h('div', { class: 'muted' }, 'room ' + n),
       p ? h('div', {}, [p.a, p.b, p.c].filter(Boolean).join(' ↔ ')) : h('div', { class: 'muted' }, 'empty')));
   }
-  return h('div', {},
+  return h('div', { class: 'event-cols' },
     section(e.name || e.id,
       h('div', { class: 'stats' },
         stat('phase', e.phase, phase),
@@ -59,6 +60,6 @@ function eventBox(e) {
       h('h3', {}, 'Rooms'),
       h('div', { class: 'rooms' }, rooms)),
     section(`Who has met whom (after round ${e.graph_round})`,
-      h('p', { class: 'muted' }, 'An arrow goes from a person to someone their record says they have met; a pair that met shows two arrows, one each way. Grey: gone.'),
-      metGraph(e.graph)));
+      metGraph(e.graph, { size: 400 }),
+      h('p', { class: 'muted small' }, 'An arrow goes from a person to someone their record says they have met; a pair that met shows two arrows, one each way. Grey: gone.')));
 }

@@ -30,10 +30,10 @@ function queueBox(q) {
       h('figure', {}, histogram(q.quality.bins, { label: 'match quality' }), h('figcaption', {}, 'match quality, 0 to 1')),
       h('figure', { class: 'parts' }, h('table', {},
         h('tr', {}, h('th', {}, 'quality part'), h('th', {}, 'mean'), h('th', {}, '')),
-        q.quality.parts.length ? q.quality.parts.map((p) => h('tr', {}, h('td', {}, p.name), h('td', {}, q2(p.mean)), h('td', { class: 'w' }, meter(p.mean, 1, p.name))))
+        q.quality.parts.length ? q.quality.parts.map((p) => h('tr', {}, h('td', {}, p.name), h('td', {}, q2(p.mean)), h('td', { class: 'w' }, meter(p.mean, 1, p.name, true))))
           : h('tr', {}, h('td', { colspan: 3, class: 'muted' }, 'no matches in the last hour'))),
       h('figcaption', {}, 'the parts the score is averaged from'))));
-  if (q.keys.length) {
+  if (q.keys.length) { // a queue with one plain key has no rows of its own
     box.append(h('table', { class: 'keys' },
       h('tr', {}, ['queue key', 'waiting', 'matches / min', 'wait p50', 'wait p90', 'quality', 'ruleset'].map((t) => h('th', {}, t))),
       q.keys.map((k) => h('tr', {}, h('td', {}, k.key), h('td', {}, k.waiting), h('td', {}, k.matches.last_minute),
