@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
@@ -80,20 +81,16 @@ func (h *pairingHandler) DeleteEvent(ctx context.Context, req *connect.Request[c
 type participantCall func(ctx context.Context, eventID, participant string) (*pairingsvc.EventView, pairing.Status, error)
 
 func (h *pairingHandler) participant(ctx context.Context, req *connect.Request[cupidv1.ParticipantRequest], call participantCall) (*connect.Response[cupidv1.ParticipantResponse], error) {
-	v, st, err := call(ctx, req.Msg.GetEventId(), req.Msg.GetParticipant())
-	if err != nil {
-		return nil, connectError(h.log, err)
+	if req.Msg.GetGroup() != "" {
+		return nil, connectError(h.log, cupid.Invalid("group", "is given only on Join"))
 	}
-	return connect.NewResponse(&cupidv1.ParticipantResponse{
-		Event:   pairingEventOut(v, false),
-		State:   string(st.State),
-		Room:    int32(st.Room),
-		Partner: st.Partner,
-	}), nil
+	v, st, err := call(ctx, req.Msg.GetEventId(), req.Msg.GetParticipant())
+	return h.participantResponse(v, st, err)
 }
 
 func (h *pairingHandler) Join(ctx context.Context, req *connect.Request[cupidv1.ParticipantRequest]) (*connect.Response[cupidv1.ParticipantResponse], error) {
-	return h.participant(ctx, req, h.svc.Join)
+	m := req.Msg
+	return h.participantResponse(h.svc.JoinGroup(ctx, m.GetEventId(), m.GetParticipant(), m.GetGroup()))
 }
 
 func (h *pairingHandler) Leave(ctx context.Context, req *connect.Request[cupidv1.ParticipantRequest]) (*connect.Response[cupidv1.ParticipantResponse], error) {
@@ -125,7 +122,14 @@ func (h *pairingHandler) MetGraph(ctx context.Context, req *connect.Request[cupi
 }
 
 func (h *pairingHandler) WatchEvent(ctx context.Context, req *connect.Request[cupidv1.WatchEventRequest], stream *connect.ServerStream[cupidv1.PairingNotification]) error {
-	err := h.svc.Watch(ctx, req.Msg.GetEventId(), req.Msg.GetParticipant(), func(n pairingsvc.Notification) error {
+	after := -1
+	if req.Msg.AfterSeq != nil {
+		after = int(req.Msg.GetAfterSeq())
+		if after < 0 {
+			return connectError(h.log, cupid.Invalid("after_seq", "must not be negative, got %d", after))
+		}
+	}
+	err := h.svc.WatchAfter(ctx, req.Msg.GetEventId(), req.Msg.GetParticipant(), after, func(n pairingsvc.Notification) error {
 		return stream.Send(notificationOut(n))
 	})
 	return connectError(h.log, err)
@@ -148,6 +152,19 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	after := -1
+	if q := r.URL.Query().Get("after_seq"); q != "" {
+		n, err := strconv.Atoi(q)
+		switch {
+		case err != nil || n < 0:
+			httpError(w, cupid.Invalid("after_seq", "must be a whole number, 0 or more, got %q", q))
+			return
+		case participant != "":
+			httpError(w, cupid.Invalid("after_seq", "replays the organiser's round records; a participant's watch has none"))
+			return
+		}
+		after = n
+	}
 	if _, err := h.svc.GetEvent(r.Context(), id); err != nil {
 		httpError(w, err)
 		return
@@ -159,7 +176,7 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 	c.SetReadLimit(4096)
 	// Reading drives pings/pongs and notices the client going away.
 	ctx := c.CloseRead(r.Context())
-	err := h.svc.Watch(ctx, id, participant, func(n pairingsvc.Notification) error {
+	err := h.svc.WatchAfter(ctx, id, participant, after, func(n pairingsvc.Notification) error {
 		b, err := protojson.Marshal(notificationOut(n))
 		if err != nil {
 			return err
@@ -206,7 +223,7 @@ func settingsIn(s *cupidv1.EventSettings) (pairing.Config, error) {
 		return cfg, cupid.Invalid("settings.min_lobby", "must be between 2 and %d, got %d", pairing.MaxPeople, m)
 	}
 	cfg.MinLobby = int(s.GetMinLobby())
-	return cfg, nil
+	return cfg, extraSettingsIn(s, &cfg)
 }
 
 // durationIn reads a duration given in seconds or in milliseconds (not
@@ -246,6 +263,17 @@ func settingsOut(c pairing.Config) *cupidv1.EventSettings {
 	} else {
 		out.CountdownMillis = int32(c.Countdown / time.Millisecond)
 	}
+	if c.Mode != "" {
+		out.Mode = string(c.Mode)
+	}
+	out.Sides = c.Sides
+	trios := c.Trios
+	out.Trios = &trios
+	minDate, ext := int32(c.MinDate/time.Second), int32(c.Extension/time.Second)
+	out.MinDateSeconds, out.ExtensionSeconds = &minDate, &ext
+	if !c.RevealAt.IsZero() {
+		out.RevealAt = timestamppb.New(c.RevealAt)
+	}
 	return out
 }
 
@@ -261,6 +289,10 @@ func pairingEventOut(v *pairingsvc.EventView, lists bool) *cupidv1.Event {
 		ParticipantCount: int32(len(v.Participants)),
 		LobbyCount:       int32(len(v.Lobby)),
 		CreatedAt:        timestamppb.New(v.CreatedAt),
+		NobodyCanPair:    v.Stale,
+		Paused:           v.Paused,
+		Revealed:         v.Revealed,
+		Seq:              int32(v.Seq),
 	}
 	if !v.Deadline.IsZero() {
 		out.Deadline = timestamppb.New(v.Deadline)
@@ -270,7 +302,7 @@ func pairingEventOut(v *pairingsvc.EventView, lists bool) *cupidv1.Event {
 		out.Lobby = v.Lobby
 		out.Pairs = make([]*cupidv1.RoomPair, len(v.Pairs))
 		for i, p := range v.Pairs {
-			out.Pairs[i] = &cupidv1.RoomPair{Room: int32(p.Room), A: p.A, B: p.B}
+			out.Pairs[i] = roomPairOut(p)
 		}
 	}
 	return out
@@ -286,6 +318,11 @@ func notificationOut(n pairingsvc.Notification) *cupidv1.PairingNotification {
 		Round:       int32(n.Round),
 		State:       string(n.State),
 		Phase:       string(n.Phase),
+		Third:       n.Third,
+		Seq:         int32(n.Seq),
+	}
+	if n.Record != nil {
+		out.Record = roundOut(n.Record)
 	}
 	if !n.Deadline.IsZero() {
 		out.Deadline = timestamppb.New(n.Deadline)

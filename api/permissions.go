@@ -84,6 +84,27 @@ var rules = map[string]rule{
 	cupidv1connect.PairingServiceWatchEventProcedure: {scope: ScopeEvents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
 		return sameParticipant(p, m.(*cupidv1.WatchEventRequest).GetParticipant())
 	}},
+	// A participant's own record, never list, answers, matches and dates
+	// are his; the organiser's controls and the rounds (which name
+	// everyone) are the backend's.
+	cupidv1connect.PairingServiceForgetMeetingProcedure: {scope: ScopeEvents, player: asPeer},
+	cupidv1connect.PairingServiceAddNeverProcedure:      {scope: ScopeEvents, player: asPeer},
+	cupidv1connect.PairingServiceRemoveNeverProcedure:   {scope: ScopeEvents, player: asPeer},
+	cupidv1connect.PairingServiceGetNeverListProcedure:  {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceAnswerProcedure: {scope: ScopeEvents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		return sameParticipant(p, m.(*cupidv1.AnswerRequest).GetParticipant())
+	}},
+	cupidv1connect.PairingServiceGetMatchesProcedure:     {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceExtendDateProcedure:     {scope: ScopeEvents, player: asParticipant},
+	cupidv1connect.PairingServiceRecordMeetingProcedure:  {scope: ScopeEvents},
+	cupidv1connect.PairingServiceImportHistoryProcedure:  {scope: ScopeEvents},
+	cupidv1connect.PairingServiceUpdateSettingsProcedure: {scope: ScopeEvents},
+	cupidv1connect.PairingServiceStartRoundProcedure:     {scope: ScopeEvents},
+	cupidv1connect.PairingServiceEndRoundProcedure:       {scope: ScopeEvents},
+	cupidv1connect.PairingServicePauseEventProcedure:     {scope: ScopeEvents},
+	cupidv1connect.PairingServiceResumeEventProcedure:    {scope: ScopeEvents},
+	cupidv1connect.PairingServiceRevealMatchesProcedure:  {scope: ScopeEvents},
+	cupidv1connect.PairingServiceGetRoundsProcedure:      {scope: ScopeEvents},
 
 	cupidv1connect.OpponentServiceUpdatePlayerProcedure: {scope: ScopeOpponents, player: func(a *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
 		r := m.(*cupidv1.UpdatePlayerRequest)

@@ -42,8 +42,25 @@ type EventSettings struct {
 	// Countdown before a round in milliseconds; give it or countdown_seconds,
 	// not both.
 	CountdownMillis int32 `protobuf:"varint,6,opt,name=countdown_millis,json=countdownMillis,proto3" json:"countdown_millis,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Who may be paired: open (anyone, the default), two_sided (across the
+	// two sides only), within_group or cross_group. Fixed at creation.
+	Mode string `protobuf:"bytes,7,opt,name=mode,proto3" json:"mode,omitempty"`
+	// The two sides of a two_sided event; the first stays in its rooms.
+	Sides []string `protobuf:"bytes,8,rep,name=sides,proto3" json:"sides,omitempty"`
+	// Seat one leftover person with a pair as a trio instead of sitting
+	// them out.
+	Trios *bool `protobuf:"varint,9,opt,name=trios,proto3,oneof" json:"trios,omitempty"`
+	// Least time a date lasts before a participant may leave it for the
+	// lobby or the organiser end the round, in seconds (at most the round).
+	MinDateSeconds *int32 `protobuf:"varint,10,opt,name=min_date_seconds,json=minDateSeconds,proto3,oneof" json:"min_date_seconds,omitempty"`
+	// Time added to a date when everyone in it asks, in seconds; zero
+	// turns extensions off.
+	ExtensionSeconds *int32 `protobuf:"varint,11,opt,name=extension_seconds,json=extensionSeconds,proto3,oneof" json:"extension_seconds,omitempty"`
+	// When mutual answers are revealed; left out, when the organiser calls
+	// RevealMatches.
+	RevealAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=reveal_at,json=revealAt,proto3" json:"reveal_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *EventSettings) Reset() {
@@ -116,6 +133,48 @@ func (x *EventSettings) GetCountdownMillis() int32 {
 		return x.CountdownMillis
 	}
 	return 0
+}
+
+func (x *EventSettings) GetMode() string {
+	if x != nil {
+		return x.Mode
+	}
+	return ""
+}
+
+func (x *EventSettings) GetSides() []string {
+	if x != nil {
+		return x.Sides
+	}
+	return nil
+}
+
+func (x *EventSettings) GetTrios() bool {
+	if x != nil && x.Trios != nil {
+		return *x.Trios
+	}
+	return false
+}
+
+func (x *EventSettings) GetMinDateSeconds() int32 {
+	if x != nil && x.MinDateSeconds != nil {
+		return *x.MinDateSeconds
+	}
+	return 0
+}
+
+func (x *EventSettings) GetExtensionSeconds() int32 {
+	if x != nil && x.ExtensionSeconds != nil {
+		return *x.ExtensionSeconds
+	}
+	return 0
+}
+
+func (x *EventSettings) GetRevealAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RevealAt
+	}
+	return nil
 }
 
 type CreateEventRequest struct {
@@ -483,9 +542,12 @@ func (*DeleteEventResponse) Descriptor() ([]byte, []int) {
 }
 
 type ParticipantRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	EventId       string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
-	Participant   string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	EventId     string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	Participant string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	// On Join: the participant's group, or side in a two_sided event
+	// (required in those modes, refused in an open event).
+	Group         string `protobuf:"bytes,3,opt,name=group,proto3" json:"group,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -534,6 +596,729 @@ func (x *ParticipantRequest) GetParticipant() string {
 	return ""
 }
 
+func (x *ParticipantRequest) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
+type EventRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	EventId       string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventRequest) Reset() {
+	*x = EventRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventRequest) ProtoMessage() {}
+
+func (x *EventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventRequest.ProtoReflect.Descriptor instead.
+func (*EventRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *EventRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+type EventResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event after the call, with its counts but without the lists.
+	Event         *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EventResponse) Reset() {
+	*x = EventResponse{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EventResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EventResponse) ProtoMessage() {}
+
+func (x *EventResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EventResponse.ProtoReflect.Descriptor instead.
+func (*EventResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *EventResponse) GetEvent() *Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+type RecordMeetingRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	EventId       string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	A             string                 `protobuf:"bytes,2,opt,name=a,proto3" json:"a,omitempty"`
+	B             string                 `protobuf:"bytes,3,opt,name=b,proto3" json:"b,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecordMeetingRequest) Reset() {
+	*x = RecordMeetingRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecordMeetingRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecordMeetingRequest) ProtoMessage() {}
+
+func (x *RecordMeetingRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecordMeetingRequest.ProtoReflect.Descriptor instead.
+func (*RecordMeetingRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RecordMeetingRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *RecordMeetingRequest) GetA() string {
+	if x != nil {
+		return x.A
+	}
+	return ""
+}
+
+func (x *RecordMeetingRequest) GetB() string {
+	if x != nil {
+		return x.B
+	}
+	return ""
+}
+
+type ImportHistoryRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	EventId string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// Directed entries: from's record says it has met to. At most 10,000.
+	Entries       []*MetEdge `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportHistoryRequest) Reset() {
+	*x = ImportHistoryRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportHistoryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportHistoryRequest) ProtoMessage() {}
+
+func (x *ImportHistoryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportHistoryRequest.ProtoReflect.Descriptor instead.
+func (*ImportHistoryRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ImportHistoryRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *ImportHistoryRequest) GetEntries() []*MetEdge {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// PeerRequest is a participant's call about another person.
+type PeerRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	EventId       string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	Participant   string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	Other         string                 `protobuf:"bytes,3,opt,name=other,proto3" json:"other,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PeerRequest) Reset() {
+	*x = PeerRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PeerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PeerRequest) ProtoMessage() {}
+
+func (x *PeerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PeerRequest.ProtoReflect.Descriptor instead.
+func (*PeerRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PeerRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *PeerRequest) GetParticipant() string {
+	if x != nil {
+		return x.Participant
+	}
+	return ""
+}
+
+func (x *PeerRequest) GetOther() string {
+	if x != nil {
+		return x.Other
+	}
+	return ""
+}
+
+type NeverListResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The participant's own never list, sorted; nobody else sees it.
+	Never         []string `protobuf:"bytes,1,rep,name=never,proto3" json:"never,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NeverListResponse) Reset() {
+	*x = NeverListResponse{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NeverListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NeverListResponse) ProtoMessage() {}
+
+func (x *NeverListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NeverListResponse.ProtoReflect.Descriptor instead.
+func (*NeverListResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *NeverListResponse) GetNever() []string {
+	if x != nil {
+		return x.Never
+	}
+	return nil
+}
+
+type AnswerRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	EventId     string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	Participant string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	// Someone the participant had a date with in this event.
+	Other         string `protobuf:"bytes,3,opt,name=other,proto3" json:"other,omitempty"`
+	Yes           bool   `protobuf:"varint,4,opt,name=yes,proto3" json:"yes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerRequest) Reset() {
+	*x = AnswerRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerRequest) ProtoMessage() {}
+
+func (x *AnswerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerRequest.ProtoReflect.Descriptor instead.
+func (*AnswerRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *AnswerRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *AnswerRequest) GetParticipant() string {
+	if x != nil {
+		return x.Participant
+	}
+	return ""
+}
+
+func (x *AnswerRequest) GetOther() string {
+	if x != nil {
+		return x.Other
+	}
+	return ""
+}
+
+func (x *AnswerRequest) GetYes() bool {
+	if x != nil {
+		return x.Yes
+	}
+	return false
+}
+
+type AnswerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerResponse) Reset() {
+	*x = AnswerResponse{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerResponse) ProtoMessage() {}
+
+func (x *AnswerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerResponse.ProtoReflect.Descriptor instead.
+func (*AnswerResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{17}
+}
+
+type MatchesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The people who said yes to the participant and got yes back, sorted.
+	Matches       []string `protobuf:"bytes,1,rep,name=matches,proto3" json:"matches,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchesResponse) Reset() {
+	*x = MatchesResponse{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchesResponse) ProtoMessage() {}
+
+func (x *MatchesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchesResponse.ProtoReflect.Descriptor instead.
+func (*MatchesResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *MatchesResponse) GetMatches() []string {
+	if x != nil {
+		return x.Matches
+	}
+	return nil
+}
+
+type UpdateSettingsRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	EventId string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// The settings to change; fields left out (zero) keep their values.
+	// mode and sides cannot change.
+	Settings      *EventSettings `protobuf:"bytes,2,opt,name=settings,proto3" json:"settings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateSettingsRequest) Reset() {
+	*x = UpdateSettingsRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateSettingsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateSettingsRequest) ProtoMessage() {}
+
+func (x *UpdateSettingsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateSettingsRequest.ProtoReflect.Descriptor instead.
+func (*UpdateSettingsRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *UpdateSettingsRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *UpdateSettingsRequest) GetSettings() *EventSettings {
+	if x != nil {
+		return x.Settings
+	}
+	return nil
+}
+
+type GetRoundsRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	EventId string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
+	// Rounds with a sequence number after this one; 0 for the oldest kept.
+	AfterSeq int32 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// At most this many (1 to 100; 0 means 100).
+	Limit         int32 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRoundsRequest) Reset() {
+	*x = GetRoundsRequest{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRoundsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRoundsRequest) ProtoMessage() {}
+
+func (x *GetRoundsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRoundsRequest.ProtoReflect.Descriptor instead.
+func (*GetRoundsRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetRoundsRequest) GetEventId() string {
+	if x != nil {
+		return x.EventId
+	}
+	return ""
+}
+
+func (x *GetRoundsRequest) GetAfterSeq() int32 {
+	if x != nil {
+		return x.AfterSeq
+	}
+	return 0
+}
+
+func (x *GetRoundsRequest) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+type GetRoundsResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Rounds []*RoundRecord         `protobuf:"bytes,1,rep,name=rounds,proto3" json:"rounds,omitempty"`
+	// More rounds follow the last one returned.
+	More          bool `protobuf:"varint,2,opt,name=more,proto3" json:"more,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRoundsResponse) Reset() {
+	*x = GetRoundsResponse{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRoundsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRoundsResponse) ProtoMessage() {}
+
+func (x *GetRoundsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRoundsResponse.ProtoReflect.Descriptor instead.
+func (*GetRoundsResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetRoundsResponse) GetRounds() []*RoundRecord {
+	if x != nil {
+		return x.Rounds
+	}
+	return nil
+}
+
+func (x *GetRoundsResponse) GetMore() bool {
+	if x != nil {
+		return x.More
+	}
+	return false
+}
+
+// RoundRecord is one computed round: its lobby, rooms and sit-outs.
+type RoundRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Numbers every computed round from 1, including rounds where nobody
+	// could be paired.
+	Seq int32 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
+	// The round's number, or 0 when nobody could be paired.
+	Round int32                  `protobuf:"varint,2,opt,name=round,proto3" json:"round,omitempty"`
+	At    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	// Everyone in the lobby when the round was computed, sorted.
+	Lobby         []string    `protobuf:"bytes,4,rep,name=lobby,proto3" json:"lobby,omitempty"`
+	Rooms         []*RoomPair `protobuf:"bytes,5,rep,name=rooms,proto3" json:"rooms,omitempty"`
+	SatOut        []string    `protobuf:"bytes,6,rep,name=sat_out,json=satOut,proto3" json:"sat_out,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RoundRecord) Reset() {
+	*x = RoundRecord{}
+	mi := &file_cupid_v1_pairing_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoundRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoundRecord) ProtoMessage() {}
+
+func (x *RoundRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_pairing_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoundRecord.ProtoReflect.Descriptor instead.
+func (*RoundRecord) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *RoundRecord) GetSeq() int32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *RoundRecord) GetRound() int32 {
+	if x != nil {
+		return x.Round
+	}
+	return 0
+}
+
+func (x *RoundRecord) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *RoundRecord) GetLobby() []string {
+	if x != nil {
+		return x.Lobby
+	}
+	return nil
+}
+
+func (x *RoundRecord) GetRooms() []*RoomPair {
+	if x != nil {
+		return x.Rooms
+	}
+	return nil
+}
+
+func (x *RoundRecord) GetSatOut() []string {
+	if x != nil {
+		return x.SatOut
+	}
+	return nil
+}
+
 type ParticipantResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The event just after the call, with its counts but without the lists of
@@ -543,15 +1328,19 @@ type ParticipantResponse struct {
 	// The participant's state after the call: away, lobby, room or gone.
 	State string `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
 	// The room and partner, when the participant is in a room.
-	Room          int32  `protobuf:"varint,3,opt,name=room,proto3" json:"room,omitempty"`
-	Partner       string `protobuf:"bytes,4,opt,name=partner,proto3" json:"partner,omitempty"`
+	Room    int32  `protobuf:"varint,3,opt,name=room,proto3" json:"room,omitempty"`
+	Partner string `protobuf:"bytes,4,opt,name=partner,proto3" json:"partner,omitempty"`
+	// The other partner, when the participant is in a trio.
+	Third string `protobuf:"bytes,5,opt,name=third,proto3" json:"third,omitempty"`
+	// The participant's group or side, in an event that has them.
+	Group         string `protobuf:"bytes,6,opt,name=group,proto3" json:"group,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ParticipantResponse) Reset() {
 	*x = ParticipantResponse{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[10]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -563,7 +1352,7 @@ func (x *ParticipantResponse) String() string {
 func (*ParticipantResponse) ProtoMessage() {}
 
 func (x *ParticipantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[10]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -576,7 +1365,7 @@ func (x *ParticipantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ParticipantResponse.ProtoReflect.Descriptor instead.
 func (*ParticipantResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ParticipantResponse) GetEvent() *Event {
@@ -607,6 +1396,20 @@ func (x *ParticipantResponse) GetPartner() string {
 	return ""
 }
 
+func (x *ParticipantResponse) GetThird() string {
+	if x != nil {
+		return x.Third
+	}
+	return ""
+}
+
+func (x *ParticipantResponse) GetGroup() string {
+	if x != nil {
+		return x.Group
+	}
+	return ""
+}
+
 // Event is a snapshot of a speed-dating event.
 type Event struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
@@ -625,13 +1428,24 @@ type Event struct {
 	ParticipantCount int32                  `protobuf:"varint,10,opt,name=participant_count,json=participantCount,proto3" json:"participant_count,omitempty"`
 	LobbyCount       int32                  `protobuf:"varint,11,opt,name=lobby_count,json=lobbyCount,proto3" json:"lobby_count,omitempty"`
 	CreatedAt        *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	// Set when the last round found nobody in the lobby who could be paired
+	// and nothing has changed since: no countdown starts until something
+	// does (someone enters the lobby, a record or never list shrinks, a
+	// round ends).
+	NobodyCanPair bool `protobuf:"varint,13,opt,name=nobody_can_pair,json=nobodyCanPair,proto3" json:"nobody_can_pair,omitempty"`
+	Paused        bool `protobuf:"varint,14,opt,name=paused,proto3" json:"paused,omitempty"`
+	// Mutual answers have been revealed.
+	Revealed bool `protobuf:"varint,15,opt,name=revealed,proto3" json:"revealed,omitempty"`
+	// Rounds computed so far, including those where nobody could be paired
+	// (the sequence number of the last round record).
+	Seq           int32 `protobuf:"varint,16,opt,name=seq,proto3" json:"seq,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[11]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +1457,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[11]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +1470,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Event) GetId() string {
@@ -743,19 +1557,51 @@ func (x *Event) GetCreatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Event) GetNobodyCanPair() bool {
+	if x != nil {
+		return x.NobodyCanPair
+	}
+	return false
+}
+
+func (x *Event) GetPaused() bool {
+	if x != nil {
+		return x.Paused
+	}
+	return false
+}
+
+func (x *Event) GetRevealed() bool {
+	if x != nil {
+		return x.Revealed
+	}
+	return false
+}
+
+func (x *Event) GetSeq() int32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
 // RoomPair is two participants in one room during a round.
 type RoomPair struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Room          int32                  `protobuf:"varint,1,opt,name=room,proto3" json:"room,omitempty"`
-	A             string                 `protobuf:"bytes,2,opt,name=a,proto3" json:"a,omitempty"`
-	B             string                 `protobuf:"bytes,3,opt,name=b,proto3" json:"b,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Room  int32                  `protobuf:"varint,1,opt,name=room,proto3" json:"room,omitempty"`
+	A     string                 `protobuf:"bytes,2,opt,name=a,proto3" json:"a,omitempty"`
+	B     string                 `protobuf:"bytes,3,opt,name=b,proto3" json:"b,omitempty"`
+	// The third person of a trio.
+	C string `protobuf:"bytes,4,opt,name=c,proto3" json:"c,omitempty"`
+	// When an extended date ends (left out: with its round).
+	Until         *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=until,proto3" json:"until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RoomPair) Reset() {
 	*x = RoomPair{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[12]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -767,7 +1613,7 @@ func (x *RoomPair) String() string {
 func (*RoomPair) ProtoMessage() {}
 
 func (x *RoomPair) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[12]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -780,7 +1626,7 @@ func (x *RoomPair) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoomPair.ProtoReflect.Descriptor instead.
 func (*RoomPair) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RoomPair) GetRoom() int32 {
@@ -804,6 +1650,20 @@ func (x *RoomPair) GetB() string {
 	return ""
 }
 
+func (x *RoomPair) GetC() string {
+	if x != nil {
+		return x.C
+	}
+	return ""
+}
+
+func (x *RoomPair) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
 type MetGraphRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	EventId       string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
@@ -813,7 +1673,7 @@ type MetGraphRequest struct {
 
 func (x *MetGraphRequest) Reset() {
 	*x = MetGraphRequest{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[13]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -825,7 +1685,7 @@ func (x *MetGraphRequest) String() string {
 func (*MetGraphRequest) ProtoMessage() {}
 
 func (x *MetGraphRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[13]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -838,7 +1698,7 @@ func (x *MetGraphRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetGraphRequest.ProtoReflect.Descriptor instead.
 func (*MetGraphRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MetGraphRequest) GetEventId() string {
@@ -862,7 +1722,7 @@ type MetGraphResponse struct {
 
 func (x *MetGraphResponse) Reset() {
 	*x = MetGraphResponse{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[14]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -874,7 +1734,7 @@ func (x *MetGraphResponse) String() string {
 func (*MetGraphResponse) ProtoMessage() {}
 
 func (x *MetGraphResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[14]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -887,7 +1747,7 @@ func (x *MetGraphResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetGraphResponse.ProtoReflect.Descriptor instead.
 func (*MetGraphResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *MetGraphResponse) GetParticipants() []string {
@@ -921,7 +1781,7 @@ type MetEdge struct {
 
 func (x *MetEdge) Reset() {
 	*x = MetEdge{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[15]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -933,7 +1793,7 @@ func (x *MetEdge) String() string {
 func (*MetEdge) ProtoMessage() {}
 
 func (x *MetEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[15]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -946,7 +1806,7 @@ func (x *MetEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MetEdge.ProtoReflect.Descriptor instead.
 func (*MetEdge) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *MetEdge) GetFrom() string {
@@ -967,14 +1827,17 @@ type WatchEventRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	EventId string                 `protobuf:"bytes,1,opt,name=event_id,json=eventId,proto3" json:"event_id,omitempty"`
 	// Only this participant's notifications when set.
-	Participant   string `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	Participant string `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
+	// For the organiser's watch: first replay the recorded rounds after
+	// this sequence number (round_recorded), then go on live.
+	AfterSeq      *int32 `protobuf:"varint,3,opt,name=after_seq,json=afterSeq,proto3,oneof" json:"after_seq,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchEventRequest) Reset() {
 	*x = WatchEventRequest{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[16]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -986,7 +1849,7 @@ func (x *WatchEventRequest) String() string {
 func (*WatchEventRequest) ProtoMessage() {}
 
 func (x *WatchEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[16]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -999,7 +1862,7 @@ func (x *WatchEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchEventRequest.ProtoReflect.Descriptor instead.
 func (*WatchEventRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchEventRequest) GetEventId() string {
@@ -1016,12 +1879,21 @@ func (x *WatchEventRequest) GetParticipant() string {
 	return ""
 }
 
+func (x *WatchEventRequest) GetAfterSeq() int32 {
+	if x != nil && x.AfterSeq != nil {
+		return *x.AfterSeq
+	}
+	return 0
+}
+
 // PairingNotification tells a participant (or the organiser) what happens.
 type PairingNotification struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// watching (the first message of every watch: the state at that moment),
 	// countdown_started, countdown_cancelled, round_started, paired, sat_out,
-	// partner_left, round_ended, event_deleted (the last message).
+	// partner_left, trio_left, round_ended, round_recorded, paused, resumed,
+	// date_extended, mutual_match, revealed, event_deleted (the last
+	// message).
 	Kind        string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
 	Participant string                 `protobuf:"bytes,2,opt,name=participant,proto3" json:"participant,omitempty"`
 	Partner     string                 `protobuf:"bytes,3,opt,name=partner,proto3" json:"partner,omitempty"`
@@ -1032,15 +1904,23 @@ type PairingNotification struct {
 	// On watching: the participant's state (away, lobby, room, gone, or empty
 	// when they have not joined; empty for the organiser) and the event's
 	// phase (idle, countdown, round).
-	State         string `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
-	Phase         string `protobuf:"bytes,9,opt,name=phase,proto3" json:"phase,omitempty"`
+	State string `protobuf:"bytes,8,opt,name=state,proto3" json:"state,omitempty"`
+	Phase string `protobuf:"bytes,9,opt,name=phase,proto3" json:"phase,omitempty"`
+	// The other partner of a trio (paired, round_ended, date_extended), or
+	// the one who left it (trio_left).
+	Third string `protobuf:"bytes,10,opt,name=third,proto3" json:"third,omitempty"`
+	// On round_recorded the round's sequence number; on watching the last
+	// one; on revealed the number of mutual pairs.
+	Seq int32 `protobuf:"varint,11,opt,name=seq,proto3" json:"seq,omitempty"`
+	// On round_recorded: the round.
+	Record        *RoundRecord `protobuf:"bytes,12,opt,name=record,proto3" json:"record,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PairingNotification) Reset() {
 	*x = PairingNotification{}
-	mi := &file_cupid_v1_pairing_proto_msgTypes[17]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1052,7 +1932,7 @@ func (x *PairingNotification) String() string {
 func (*PairingNotification) ProtoMessage() {}
 
 func (x *PairingNotification) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_pairing_proto_msgTypes[17]
+	mi := &file_cupid_v1_pairing_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1065,7 +1945,7 @@ func (x *PairingNotification) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PairingNotification.ProtoReflect.Descriptor instead.
 func (*PairingNotification) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{17}
+	return file_cupid_v1_pairing_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PairingNotification) GetKind() string {
@@ -1131,18 +2011,49 @@ func (x *PairingNotification) GetPhase() string {
 	return ""
 }
 
+func (x *PairingNotification) GetThird() string {
+	if x != nil {
+		return x.Third
+	}
+	return ""
+}
+
+func (x *PairingNotification) GetSeq() int32 {
+	if x != nil {
+		return x.Seq
+	}
+	return 0
+}
+
+func (x *PairingNotification) GetRecord() *RoundRecord {
+	if x != nil {
+		return x.Record
+	}
+	return nil
+}
+
 var File_cupid_v1_pairing_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\n" +
-	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe2\x01\n" +
+	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf6\x03\n" +
 	"\rEventSettings\x12\x14\n" +
 	"\x05rooms\x18\x01 \x01(\x05R\x05rooms\x12#\n" +
 	"\rround_seconds\x18\x02 \x01(\x05R\froundSeconds\x12+\n" +
 	"\x11countdown_seconds\x18\x03 \x01(\x05R\x10countdownSeconds\x12\x1b\n" +
 	"\tmin_lobby\x18\x04 \x01(\x05R\bminLobby\x12!\n" +
 	"\fround_millis\x18\x05 \x01(\x05R\vroundMillis\x12)\n" +
-	"\x10countdown_millis\x18\x06 \x01(\x05R\x0fcountdownMillis\"\x81\x01\n" +
+	"\x10countdown_millis\x18\x06 \x01(\x05R\x0fcountdownMillis\x12\x12\n" +
+	"\x04mode\x18\a \x01(\tR\x04mode\x12\x14\n" +
+	"\x05sides\x18\b \x03(\tR\x05sides\x12\x19\n" +
+	"\x05trios\x18\t \x01(\bH\x00R\x05trios\x88\x01\x01\x12-\n" +
+	"\x10min_date_seconds\x18\n" +
+	" \x01(\x05H\x01R\x0eminDateSeconds\x88\x01\x01\x120\n" +
+	"\x11extension_seconds\x18\v \x01(\x05H\x02R\x10extensionSeconds\x88\x01\x01\x127\n" +
+	"\treveal_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\brevealAtB\b\n" +
+	"\x06_triosB\x13\n" +
+	"\x11_min_date_secondsB\x14\n" +
+	"\x12_extension_seconds\"\x81\x01\n" +
 	"\x12CreateEventRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -1159,15 +2070,60 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x06events\x18\x01 \x03(\v2\x0f.cupid.v1.EventR\x06events\"$\n" +
 	"\x12DeleteEventRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x15\n" +
-	"\x13DeleteEventResponse\"Q\n" +
+	"\x13DeleteEventResponse\"g\n" +
 	"\x12ParticipantRequest\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
-	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"\x80\x01\n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x14\n" +
+	"\x05group\x18\x03 \x01(\tR\x05group\")\n" +
+	"\fEventRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\"6\n" +
+	"\rEventResponse\x12%\n" +
+	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\"M\n" +
+	"\x14RecordMeetingRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12\f\n" +
+	"\x01a\x18\x02 \x01(\tR\x01a\x12\f\n" +
+	"\x01b\x18\x03 \x01(\tR\x01b\"^\n" +
+	"\x14ImportHistoryRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12+\n" +
+	"\aentries\x18\x02 \x03(\v2\x11.cupid.v1.MetEdgeR\aentries\"`\n" +
+	"\vPeerRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x14\n" +
+	"\x05other\x18\x03 \x01(\tR\x05other\")\n" +
+	"\x11NeverListResponse\x12\x14\n" +
+	"\x05never\x18\x01 \x03(\tR\x05never\"t\n" +
+	"\rAnswerRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x14\n" +
+	"\x05other\x18\x03 \x01(\tR\x05other\x12\x10\n" +
+	"\x03yes\x18\x04 \x01(\bR\x03yes\"\x10\n" +
+	"\x0eAnswerResponse\"+\n" +
+	"\x0fMatchesResponse\x12\x18\n" +
+	"\amatches\x18\x01 \x03(\tR\amatches\"g\n" +
+	"\x15UpdateSettingsRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x123\n" +
+	"\bsettings\x18\x02 \x01(\v2\x17.cupid.v1.EventSettingsR\bsettings\"`\n" +
+	"\x10GetRoundsRequest\x12\x19\n" +
+	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12\x1b\n" +
+	"\tafter_seq\x18\x02 \x01(\x05R\bafterSeq\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"V\n" +
+	"\x11GetRoundsResponse\x12-\n" +
+	"\x06rounds\x18\x01 \x03(\v2\x15.cupid.v1.RoundRecordR\x06rounds\x12\x12\n" +
+	"\x04more\x18\x02 \x01(\bR\x04more\"\xba\x01\n" +
+	"\vRoundRecord\x12\x10\n" +
+	"\x03seq\x18\x01 \x01(\x05R\x03seq\x12\x14\n" +
+	"\x05round\x18\x02 \x01(\x05R\x05round\x12*\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x14\n" +
+	"\x05lobby\x18\x04 \x03(\tR\x05lobby\x12(\n" +
+	"\x05rooms\x18\x05 \x03(\v2\x12.cupid.v1.RoomPairR\x05rooms\x12\x17\n" +
+	"\asat_out\x18\x06 \x03(\tR\x06satOut\"\xac\x01\n" +
 	"\x13ParticipantResponse\x12%\n" +
 	"\x05event\x18\x01 \x01(\v2\x0f.cupid.v1.EventR\x05event\x12\x14\n" +
 	"\x05state\x18\x02 \x01(\tR\x05state\x12\x12\n" +
 	"\x04room\x18\x03 \x01(\x05R\x04room\x12\x18\n" +
-	"\apartner\x18\x04 \x01(\tR\apartner\"\xb1\x03\n" +
+	"\apartner\x18\x04 \x01(\tR\apartner\x12\x14\n" +
+	"\x05third\x18\x05 \x01(\tR\x05third\x12\x14\n" +
+	"\x05group\x18\x06 \x01(\tR\x05group\"\x9f\x04\n" +
 	"\x05Event\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -1183,11 +2139,17 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\vlobby_count\x18\v \x01(\x05R\n" +
 	"lobbyCount\x129\n" +
 	"\n" +
-	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\":\n" +
+	"created_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12&\n" +
+	"\x0fnobody_can_pair\x18\r \x01(\bR\rnobodyCanPair\x12\x16\n" +
+	"\x06paused\x18\x0e \x01(\bR\x06paused\x12\x1a\n" +
+	"\brevealed\x18\x0f \x01(\bR\brevealed\x12\x10\n" +
+	"\x03seq\x18\x10 \x01(\x05R\x03seq\"z\n" +
 	"\bRoomPair\x12\x12\n" +
 	"\x04room\x18\x01 \x01(\x05R\x04room\x12\f\n" +
 	"\x01a\x18\x02 \x01(\tR\x01a\x12\f\n" +
-	"\x01b\x18\x03 \x01(\tR\x01b\",\n" +
+	"\x01b\x18\x03 \x01(\tR\x01b\x12\f\n" +
+	"\x01c\x18\x04 \x01(\tR\x01c\x120\n" +
+	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\",\n" +
 	"\x0fMetGraphRequest\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\"u\n" +
 	"\x10MetGraphResponse\x12\"\n" +
@@ -1196,10 +2158,13 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x05round\x18\x03 \x01(\x05R\x05round\"-\n" +
 	"\aMetEdge\x12\x12\n" +
 	"\x04from\x18\x01 \x01(\tR\x04from\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to\"P\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to\"\x80\x01\n" +
 	"\x11WatchEventRequest\x12\x19\n" +
 	"\bevent_id\x18\x01 \x01(\tR\aeventId\x12 \n" +
-	"\vparticipant\x18\x02 \x01(\tR\vparticipant\"\x9f\x02\n" +
+	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12 \n" +
+	"\tafter_seq\x18\x03 \x01(\x05H\x00R\bafterSeq\x88\x01\x01B\f\n" +
+	"\n" +
+	"_after_seq\"\xf6\x02\n" +
 	"\x13PairingNotification\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12 \n" +
 	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x18\n" +
@@ -1209,7 +2174,11 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\bdeadline\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12*\n" +
 	"\x02at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x14\n" +
 	"\x05state\x18\b \x01(\tR\x05state\x12\x14\n" +
-	"\x05phase\x18\t \x01(\tR\x05phase2\xcf\x06\n" +
+	"\x05phase\x18\t \x01(\tR\x05phase\x12\x14\n" +
+	"\x05third\x18\n" +
+	" \x01(\tR\x05third\x12\x10\n" +
+	"\x03seq\x18\v \x01(\x05R\x03seq\x12-\n" +
+	"\x06record\x18\f \x01(\v2\x15.cupid.v1.RoundRecordR\x06record2\xbf\x0f\n" +
 	"\x0ePairingService\x12L\n" +
 	"\vCreateEvent\x12\x1c.cupid.v1.CreateEventRequest\x1a\x1d.cupid.v1.CreateEventResponse\"\x00\x12F\n" +
 	"\bGetEvent\x12\x19.cupid.v1.GetEventRequest\x1a\x1a.cupid.v1.GetEventResponse\"\x03\x90\x02\x01\x12L\n" +
@@ -1225,7 +2194,27 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\vClearRecord\x12\x1c.cupid.v1.ParticipantRequest\x1a\x1d.cupid.v1.ParticipantResponse\"\x00\x12F\n" +
 	"\bMetGraph\x12\x19.cupid.v1.MetGraphRequest\x1a\x1a.cupid.v1.MetGraphResponse\"\x03\x90\x02\x01\x12L\n" +
 	"\n" +
-	"WatchEvent\x12\x1b.cupid.v1.WatchEventRequest\x1a\x1d.cupid.v1.PairingNotification\"\x000\x01B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"WatchEvent\x12\x1b.cupid.v1.WatchEventRequest\x1a\x1d.cupid.v1.PairingNotification\"\x000\x01\x12J\n" +
+	"\rRecordMeeting\x12\x1e.cupid.v1.RecordMeetingRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12J\n" +
+	"\rImportHistory\x12\x1e.cupid.v1.ImportHistoryRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12G\n" +
+	"\rForgetMeeting\x12\x15.cupid.v1.PeerRequest\x1a\x1d.cupid.v1.ParticipantResponse\"\x00\x12@\n" +
+	"\bAddNever\x12\x15.cupid.v1.PeerRequest\x1a\x1b.cupid.v1.NeverListResponse\"\x00\x12C\n" +
+	"\vRemoveNever\x12\x15.cupid.v1.PeerRequest\x1a\x1b.cupid.v1.NeverListResponse\"\x00\x12N\n" +
+	"\fGetNeverList\x12\x1c.cupid.v1.ParticipantRequest\x1a\x1b.cupid.v1.NeverListResponse\"\x03\x90\x02\x01\x12=\n" +
+	"\x06Answer\x12\x17.cupid.v1.AnswerRequest\x1a\x18.cupid.v1.AnswerResponse\"\x00\x12J\n" +
+	"\n" +
+	"GetMatches\x12\x1c.cupid.v1.ParticipantRequest\x1a\x19.cupid.v1.MatchesResponse\"\x03\x90\x02\x01\x12K\n" +
+	"\n" +
+	"ExtendDate\x12\x1c.cupid.v1.ParticipantRequest\x1a\x1d.cupid.v1.ParticipantResponse\"\x00\x12L\n" +
+	"\x0eUpdateSettings\x12\x1f.cupid.v1.UpdateSettingsRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12?\n" +
+	"\n" +
+	"StartRound\x12\x16.cupid.v1.EventRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12=\n" +
+	"\bEndRound\x12\x16.cupid.v1.EventRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12?\n" +
+	"\n" +
+	"PauseEvent\x12\x16.cupid.v1.EventRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12@\n" +
+	"\vResumeEvent\x12\x16.cupid.v1.EventRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12B\n" +
+	"\rRevealMatches\x12\x16.cupid.v1.EventRequest\x1a\x17.cupid.v1.EventResponse\"\x00\x12I\n" +
+	"\tGetRounds\x12\x1a.cupid.v1.GetRoundsRequest\x1a\x1b.cupid.v1.GetRoundsResponse\"\x03\x90\x02\x01B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_pairing_proto_rawDescOnce sync.Once
@@ -1239,7 +2228,7 @@ func file_cupid_v1_pairing_proto_rawDescGZIP() []byte {
 	return file_cupid_v1_pairing_proto_rawDescData
 }
 
-var file_cupid_v1_pairing_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_cupid_v1_pairing_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_cupid_v1_pairing_proto_goTypes = []any{
 	(*EventSettings)(nil),         // 0: cupid.v1.EventSettings
 	(*CreateEventRequest)(nil),    // 1: cupid.v1.CreateEventRequest
@@ -1251,56 +2240,110 @@ var file_cupid_v1_pairing_proto_goTypes = []any{
 	(*DeleteEventRequest)(nil),    // 7: cupid.v1.DeleteEventRequest
 	(*DeleteEventResponse)(nil),   // 8: cupid.v1.DeleteEventResponse
 	(*ParticipantRequest)(nil),    // 9: cupid.v1.ParticipantRequest
-	(*ParticipantResponse)(nil),   // 10: cupid.v1.ParticipantResponse
-	(*Event)(nil),                 // 11: cupid.v1.Event
-	(*RoomPair)(nil),              // 12: cupid.v1.RoomPair
-	(*MetGraphRequest)(nil),       // 13: cupid.v1.MetGraphRequest
-	(*MetGraphResponse)(nil),      // 14: cupid.v1.MetGraphResponse
-	(*MetEdge)(nil),               // 15: cupid.v1.MetEdge
-	(*WatchEventRequest)(nil),     // 16: cupid.v1.WatchEventRequest
-	(*PairingNotification)(nil),   // 17: cupid.v1.PairingNotification
-	(*timestamppb.Timestamp)(nil), // 18: google.protobuf.Timestamp
+	(*EventRequest)(nil),          // 10: cupid.v1.EventRequest
+	(*EventResponse)(nil),         // 11: cupid.v1.EventResponse
+	(*RecordMeetingRequest)(nil),  // 12: cupid.v1.RecordMeetingRequest
+	(*ImportHistoryRequest)(nil),  // 13: cupid.v1.ImportHistoryRequest
+	(*PeerRequest)(nil),           // 14: cupid.v1.PeerRequest
+	(*NeverListResponse)(nil),     // 15: cupid.v1.NeverListResponse
+	(*AnswerRequest)(nil),         // 16: cupid.v1.AnswerRequest
+	(*AnswerResponse)(nil),        // 17: cupid.v1.AnswerResponse
+	(*MatchesResponse)(nil),       // 18: cupid.v1.MatchesResponse
+	(*UpdateSettingsRequest)(nil), // 19: cupid.v1.UpdateSettingsRequest
+	(*GetRoundsRequest)(nil),      // 20: cupid.v1.GetRoundsRequest
+	(*GetRoundsResponse)(nil),     // 21: cupid.v1.GetRoundsResponse
+	(*RoundRecord)(nil),           // 22: cupid.v1.RoundRecord
+	(*ParticipantResponse)(nil),   // 23: cupid.v1.ParticipantResponse
+	(*Event)(nil),                 // 24: cupid.v1.Event
+	(*RoomPair)(nil),              // 25: cupid.v1.RoomPair
+	(*MetGraphRequest)(nil),       // 26: cupid.v1.MetGraphRequest
+	(*MetGraphResponse)(nil),      // 27: cupid.v1.MetGraphResponse
+	(*MetEdge)(nil),               // 28: cupid.v1.MetEdge
+	(*WatchEventRequest)(nil),     // 29: cupid.v1.WatchEventRequest
+	(*PairingNotification)(nil),   // 30: cupid.v1.PairingNotification
+	(*timestamppb.Timestamp)(nil), // 31: google.protobuf.Timestamp
 }
 var file_cupid_v1_pairing_proto_depIdxs = []int32{
-	0,  // 0: cupid.v1.CreateEventRequest.settings:type_name -> cupid.v1.EventSettings
-	11, // 1: cupid.v1.CreateEventResponse.event:type_name -> cupid.v1.Event
-	11, // 2: cupid.v1.GetEventResponse.event:type_name -> cupid.v1.Event
-	11, // 3: cupid.v1.ListEventsResponse.events:type_name -> cupid.v1.Event
-	11, // 4: cupid.v1.ParticipantResponse.event:type_name -> cupid.v1.Event
-	0,  // 5: cupid.v1.Event.settings:type_name -> cupid.v1.EventSettings
-	18, // 6: cupid.v1.Event.deadline:type_name -> google.protobuf.Timestamp
-	12, // 7: cupid.v1.Event.pairs:type_name -> cupid.v1.RoomPair
-	18, // 8: cupid.v1.Event.created_at:type_name -> google.protobuf.Timestamp
-	15, // 9: cupid.v1.MetGraphResponse.edges:type_name -> cupid.v1.MetEdge
-	18, // 10: cupid.v1.PairingNotification.deadline:type_name -> google.protobuf.Timestamp
-	18, // 11: cupid.v1.PairingNotification.at:type_name -> google.protobuf.Timestamp
-	1,  // 12: cupid.v1.PairingService.CreateEvent:input_type -> cupid.v1.CreateEventRequest
-	3,  // 13: cupid.v1.PairingService.GetEvent:input_type -> cupid.v1.GetEventRequest
-	5,  // 14: cupid.v1.PairingService.ListEvents:input_type -> cupid.v1.ListEventsRequest
-	7,  // 15: cupid.v1.PairingService.DeleteEvent:input_type -> cupid.v1.DeleteEventRequest
-	9,  // 16: cupid.v1.PairingService.Join:input_type -> cupid.v1.ParticipantRequest
-	9,  // 17: cupid.v1.PairingService.Leave:input_type -> cupid.v1.ParticipantRequest
-	9,  // 18: cupid.v1.PairingService.EnterLobby:input_type -> cupid.v1.ParticipantRequest
-	9,  // 19: cupid.v1.PairingService.LeaveLobby:input_type -> cupid.v1.ParticipantRequest
-	9,  // 20: cupid.v1.PairingService.ClearRecord:input_type -> cupid.v1.ParticipantRequest
-	13, // 21: cupid.v1.PairingService.MetGraph:input_type -> cupid.v1.MetGraphRequest
-	16, // 22: cupid.v1.PairingService.WatchEvent:input_type -> cupid.v1.WatchEventRequest
-	2,  // 23: cupid.v1.PairingService.CreateEvent:output_type -> cupid.v1.CreateEventResponse
-	4,  // 24: cupid.v1.PairingService.GetEvent:output_type -> cupid.v1.GetEventResponse
-	6,  // 25: cupid.v1.PairingService.ListEvents:output_type -> cupid.v1.ListEventsResponse
-	8,  // 26: cupid.v1.PairingService.DeleteEvent:output_type -> cupid.v1.DeleteEventResponse
-	10, // 27: cupid.v1.PairingService.Join:output_type -> cupid.v1.ParticipantResponse
-	10, // 28: cupid.v1.PairingService.Leave:output_type -> cupid.v1.ParticipantResponse
-	10, // 29: cupid.v1.PairingService.EnterLobby:output_type -> cupid.v1.ParticipantResponse
-	10, // 30: cupid.v1.PairingService.LeaveLobby:output_type -> cupid.v1.ParticipantResponse
-	10, // 31: cupid.v1.PairingService.ClearRecord:output_type -> cupid.v1.ParticipantResponse
-	14, // 32: cupid.v1.PairingService.MetGraph:output_type -> cupid.v1.MetGraphResponse
-	17, // 33: cupid.v1.PairingService.WatchEvent:output_type -> cupid.v1.PairingNotification
-	23, // [23:34] is the sub-list for method output_type
-	12, // [12:23] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	31, // 0: cupid.v1.EventSettings.reveal_at:type_name -> google.protobuf.Timestamp
+	0,  // 1: cupid.v1.CreateEventRequest.settings:type_name -> cupid.v1.EventSettings
+	24, // 2: cupid.v1.CreateEventResponse.event:type_name -> cupid.v1.Event
+	24, // 3: cupid.v1.GetEventResponse.event:type_name -> cupid.v1.Event
+	24, // 4: cupid.v1.ListEventsResponse.events:type_name -> cupid.v1.Event
+	24, // 5: cupid.v1.EventResponse.event:type_name -> cupid.v1.Event
+	28, // 6: cupid.v1.ImportHistoryRequest.entries:type_name -> cupid.v1.MetEdge
+	0,  // 7: cupid.v1.UpdateSettingsRequest.settings:type_name -> cupid.v1.EventSettings
+	22, // 8: cupid.v1.GetRoundsResponse.rounds:type_name -> cupid.v1.RoundRecord
+	31, // 9: cupid.v1.RoundRecord.at:type_name -> google.protobuf.Timestamp
+	25, // 10: cupid.v1.RoundRecord.rooms:type_name -> cupid.v1.RoomPair
+	24, // 11: cupid.v1.ParticipantResponse.event:type_name -> cupid.v1.Event
+	0,  // 12: cupid.v1.Event.settings:type_name -> cupid.v1.EventSettings
+	31, // 13: cupid.v1.Event.deadline:type_name -> google.protobuf.Timestamp
+	25, // 14: cupid.v1.Event.pairs:type_name -> cupid.v1.RoomPair
+	31, // 15: cupid.v1.Event.created_at:type_name -> google.protobuf.Timestamp
+	31, // 16: cupid.v1.RoomPair.until:type_name -> google.protobuf.Timestamp
+	28, // 17: cupid.v1.MetGraphResponse.edges:type_name -> cupid.v1.MetEdge
+	31, // 18: cupid.v1.PairingNotification.deadline:type_name -> google.protobuf.Timestamp
+	31, // 19: cupid.v1.PairingNotification.at:type_name -> google.protobuf.Timestamp
+	22, // 20: cupid.v1.PairingNotification.record:type_name -> cupid.v1.RoundRecord
+	1,  // 21: cupid.v1.PairingService.CreateEvent:input_type -> cupid.v1.CreateEventRequest
+	3,  // 22: cupid.v1.PairingService.GetEvent:input_type -> cupid.v1.GetEventRequest
+	5,  // 23: cupid.v1.PairingService.ListEvents:input_type -> cupid.v1.ListEventsRequest
+	7,  // 24: cupid.v1.PairingService.DeleteEvent:input_type -> cupid.v1.DeleteEventRequest
+	9,  // 25: cupid.v1.PairingService.Join:input_type -> cupid.v1.ParticipantRequest
+	9,  // 26: cupid.v1.PairingService.Leave:input_type -> cupid.v1.ParticipantRequest
+	9,  // 27: cupid.v1.PairingService.EnterLobby:input_type -> cupid.v1.ParticipantRequest
+	9,  // 28: cupid.v1.PairingService.LeaveLobby:input_type -> cupid.v1.ParticipantRequest
+	9,  // 29: cupid.v1.PairingService.ClearRecord:input_type -> cupid.v1.ParticipantRequest
+	26, // 30: cupid.v1.PairingService.MetGraph:input_type -> cupid.v1.MetGraphRequest
+	29, // 31: cupid.v1.PairingService.WatchEvent:input_type -> cupid.v1.WatchEventRequest
+	12, // 32: cupid.v1.PairingService.RecordMeeting:input_type -> cupid.v1.RecordMeetingRequest
+	13, // 33: cupid.v1.PairingService.ImportHistory:input_type -> cupid.v1.ImportHistoryRequest
+	14, // 34: cupid.v1.PairingService.ForgetMeeting:input_type -> cupid.v1.PeerRequest
+	14, // 35: cupid.v1.PairingService.AddNever:input_type -> cupid.v1.PeerRequest
+	14, // 36: cupid.v1.PairingService.RemoveNever:input_type -> cupid.v1.PeerRequest
+	9,  // 37: cupid.v1.PairingService.GetNeverList:input_type -> cupid.v1.ParticipantRequest
+	16, // 38: cupid.v1.PairingService.Answer:input_type -> cupid.v1.AnswerRequest
+	9,  // 39: cupid.v1.PairingService.GetMatches:input_type -> cupid.v1.ParticipantRequest
+	9,  // 40: cupid.v1.PairingService.ExtendDate:input_type -> cupid.v1.ParticipantRequest
+	19, // 41: cupid.v1.PairingService.UpdateSettings:input_type -> cupid.v1.UpdateSettingsRequest
+	10, // 42: cupid.v1.PairingService.StartRound:input_type -> cupid.v1.EventRequest
+	10, // 43: cupid.v1.PairingService.EndRound:input_type -> cupid.v1.EventRequest
+	10, // 44: cupid.v1.PairingService.PauseEvent:input_type -> cupid.v1.EventRequest
+	10, // 45: cupid.v1.PairingService.ResumeEvent:input_type -> cupid.v1.EventRequest
+	10, // 46: cupid.v1.PairingService.RevealMatches:input_type -> cupid.v1.EventRequest
+	20, // 47: cupid.v1.PairingService.GetRounds:input_type -> cupid.v1.GetRoundsRequest
+	2,  // 48: cupid.v1.PairingService.CreateEvent:output_type -> cupid.v1.CreateEventResponse
+	4,  // 49: cupid.v1.PairingService.GetEvent:output_type -> cupid.v1.GetEventResponse
+	6,  // 50: cupid.v1.PairingService.ListEvents:output_type -> cupid.v1.ListEventsResponse
+	8,  // 51: cupid.v1.PairingService.DeleteEvent:output_type -> cupid.v1.DeleteEventResponse
+	23, // 52: cupid.v1.PairingService.Join:output_type -> cupid.v1.ParticipantResponse
+	23, // 53: cupid.v1.PairingService.Leave:output_type -> cupid.v1.ParticipantResponse
+	23, // 54: cupid.v1.PairingService.EnterLobby:output_type -> cupid.v1.ParticipantResponse
+	23, // 55: cupid.v1.PairingService.LeaveLobby:output_type -> cupid.v1.ParticipantResponse
+	23, // 56: cupid.v1.PairingService.ClearRecord:output_type -> cupid.v1.ParticipantResponse
+	27, // 57: cupid.v1.PairingService.MetGraph:output_type -> cupid.v1.MetGraphResponse
+	30, // 58: cupid.v1.PairingService.WatchEvent:output_type -> cupid.v1.PairingNotification
+	11, // 59: cupid.v1.PairingService.RecordMeeting:output_type -> cupid.v1.EventResponse
+	11, // 60: cupid.v1.PairingService.ImportHistory:output_type -> cupid.v1.EventResponse
+	23, // 61: cupid.v1.PairingService.ForgetMeeting:output_type -> cupid.v1.ParticipantResponse
+	15, // 62: cupid.v1.PairingService.AddNever:output_type -> cupid.v1.NeverListResponse
+	15, // 63: cupid.v1.PairingService.RemoveNever:output_type -> cupid.v1.NeverListResponse
+	15, // 64: cupid.v1.PairingService.GetNeverList:output_type -> cupid.v1.NeverListResponse
+	17, // 65: cupid.v1.PairingService.Answer:output_type -> cupid.v1.AnswerResponse
+	18, // 66: cupid.v1.PairingService.GetMatches:output_type -> cupid.v1.MatchesResponse
+	23, // 67: cupid.v1.PairingService.ExtendDate:output_type -> cupid.v1.ParticipantResponse
+	11, // 68: cupid.v1.PairingService.UpdateSettings:output_type -> cupid.v1.EventResponse
+	11, // 69: cupid.v1.PairingService.StartRound:output_type -> cupid.v1.EventResponse
+	11, // 70: cupid.v1.PairingService.EndRound:output_type -> cupid.v1.EventResponse
+	11, // 71: cupid.v1.PairingService.PauseEvent:output_type -> cupid.v1.EventResponse
+	11, // 72: cupid.v1.PairingService.ResumeEvent:output_type -> cupid.v1.EventResponse
+	11, // 73: cupid.v1.PairingService.RevealMatches:output_type -> cupid.v1.EventResponse
+	21, // 74: cupid.v1.PairingService.GetRounds:output_type -> cupid.v1.GetRoundsResponse
+	48, // [48:75] is the sub-list for method output_type
+	21, // [21:48] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_pairing_proto_init() }
@@ -1308,13 +2351,15 @@ func file_cupid_v1_pairing_proto_init() {
 	if File_cupid_v1_pairing_proto != nil {
 		return
 	}
+	file_cupid_v1_pairing_proto_msgTypes[0].OneofWrappers = []any{}
+	file_cupid_v1_pairing_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_pairing_proto_rawDesc), len(file_cupid_v1_pairing_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -62,6 +62,51 @@ const (
 	// PairingServiceWatchEventProcedure is the fully-qualified name of the PairingService's WatchEvent
 	// RPC.
 	PairingServiceWatchEventProcedure = "/cupid.v1.PairingService/WatchEvent"
+	// PairingServiceRecordMeetingProcedure is the fully-qualified name of the PairingService's
+	// RecordMeeting RPC.
+	PairingServiceRecordMeetingProcedure = "/cupid.v1.PairingService/RecordMeeting"
+	// PairingServiceImportHistoryProcedure is the fully-qualified name of the PairingService's
+	// ImportHistory RPC.
+	PairingServiceImportHistoryProcedure = "/cupid.v1.PairingService/ImportHistory"
+	// PairingServiceForgetMeetingProcedure is the fully-qualified name of the PairingService's
+	// ForgetMeeting RPC.
+	PairingServiceForgetMeetingProcedure = "/cupid.v1.PairingService/ForgetMeeting"
+	// PairingServiceAddNeverProcedure is the fully-qualified name of the PairingService's AddNever RPC.
+	PairingServiceAddNeverProcedure = "/cupid.v1.PairingService/AddNever"
+	// PairingServiceRemoveNeverProcedure is the fully-qualified name of the PairingService's
+	// RemoveNever RPC.
+	PairingServiceRemoveNeverProcedure = "/cupid.v1.PairingService/RemoveNever"
+	// PairingServiceGetNeverListProcedure is the fully-qualified name of the PairingService's
+	// GetNeverList RPC.
+	PairingServiceGetNeverListProcedure = "/cupid.v1.PairingService/GetNeverList"
+	// PairingServiceAnswerProcedure is the fully-qualified name of the PairingService's Answer RPC.
+	PairingServiceAnswerProcedure = "/cupid.v1.PairingService/Answer"
+	// PairingServiceGetMatchesProcedure is the fully-qualified name of the PairingService's GetMatches
+	// RPC.
+	PairingServiceGetMatchesProcedure = "/cupid.v1.PairingService/GetMatches"
+	// PairingServiceExtendDateProcedure is the fully-qualified name of the PairingService's ExtendDate
+	// RPC.
+	PairingServiceExtendDateProcedure = "/cupid.v1.PairingService/ExtendDate"
+	// PairingServiceUpdateSettingsProcedure is the fully-qualified name of the PairingService's
+	// UpdateSettings RPC.
+	PairingServiceUpdateSettingsProcedure = "/cupid.v1.PairingService/UpdateSettings"
+	// PairingServiceStartRoundProcedure is the fully-qualified name of the PairingService's StartRound
+	// RPC.
+	PairingServiceStartRoundProcedure = "/cupid.v1.PairingService/StartRound"
+	// PairingServiceEndRoundProcedure is the fully-qualified name of the PairingService's EndRound RPC.
+	PairingServiceEndRoundProcedure = "/cupid.v1.PairingService/EndRound"
+	// PairingServicePauseEventProcedure is the fully-qualified name of the PairingService's PauseEvent
+	// RPC.
+	PairingServicePauseEventProcedure = "/cupid.v1.PairingService/PauseEvent"
+	// PairingServiceResumeEventProcedure is the fully-qualified name of the PairingService's
+	// ResumeEvent RPC.
+	PairingServiceResumeEventProcedure = "/cupid.v1.PairingService/ResumeEvent"
+	// PairingServiceRevealMatchesProcedure is the fully-qualified name of the PairingService's
+	// RevealMatches RPC.
+	PairingServiceRevealMatchesProcedure = "/cupid.v1.PairingService/RevealMatches"
+	// PairingServiceGetRoundsProcedure is the fully-qualified name of the PairingService's GetRounds
+	// RPC.
+	PairingServiceGetRoundsProcedure = "/cupid.v1.PairingService/GetRounds"
 )
 
 // PairingServiceClient is a client for the cupid.v1.PairingService service.
@@ -88,6 +133,35 @@ type PairingServiceClient interface {
 	// each pair's room, partners leaving, rounds ending. With a participant,
 	// only that participant's notifications.
 	WatchEvent(context.Context, *connect.Request[v1.WatchEventRequest]) (*connect.ServerStreamForClient[v1.PairingNotification], error)
+	// RecordMeeting marks two people as having met, in both records, as a
+	// round would (the organiser's "matched by an external rule").
+	RecordMeeting(context.Context, *connect.Request[v1.RecordMeetingRequest]) (*connect.Response[v1.EventResponse], error)
+	// ImportHistory adds directed record entries kept elsewhere.
+	ImportHistory(context.Context, *connect.Request[v1.ImportHistoryRequest]) (*connect.Response[v1.EventResponse], error)
+	// ForgetMeeting takes one person out of the participant's own record.
+	ForgetMeeting(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.ParticipantResponse], error)
+	// AddNever and RemoveNever change the participant's private "never pair
+	// me with" list; GetNeverList reads it.
+	AddNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error)
+	RemoveNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error)
+	GetNeverList(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.NeverListResponse], error)
+	// Answer records the participant's private "would meet again" answer
+	// about someone they had a date with.
+	Answer(context.Context, *connect.Request[v1.AnswerRequest]) (*connect.Response[v1.AnswerResponse], error)
+	// GetMatches returns the participant's mutual yes answers once revealed.
+	GetMatches(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.MatchesResponse], error)
+	// ExtendDate asks for more time in the current date; the date is
+	// extended when everyone in the room has asked.
+	ExtendDate(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.ParticipantResponse], error)
+	// The organiser's controls.
+	UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.EventResponse], error)
+	StartRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	EndRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	PauseEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	ResumeEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	RevealMatches(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	// GetRounds returns the recorded rounds after a sequence number.
+	GetRounds(context.Context, *connect.Request[v1.GetRoundsRequest]) (*connect.Response[v1.GetRoundsResponse], error)
 }
 
 // NewPairingServiceClient constructs a client for the cupid.v1.PairingService service. By default,
@@ -170,22 +244,137 @@ func NewPairingServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(pairingServiceMethods.ByName("WatchEvent")),
 			connect.WithClientOptions(opts...),
 		),
+		recordMeeting: connect.NewClient[v1.RecordMeetingRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceRecordMeetingProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("RecordMeeting")),
+			connect.WithClientOptions(opts...),
+		),
+		importHistory: connect.NewClient[v1.ImportHistoryRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceImportHistoryProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("ImportHistory")),
+			connect.WithClientOptions(opts...),
+		),
+		forgetMeeting: connect.NewClient[v1.PeerRequest, v1.ParticipantResponse](
+			httpClient,
+			baseURL+PairingServiceForgetMeetingProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("ForgetMeeting")),
+			connect.WithClientOptions(opts...),
+		),
+		addNever: connect.NewClient[v1.PeerRequest, v1.NeverListResponse](
+			httpClient,
+			baseURL+PairingServiceAddNeverProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("AddNever")),
+			connect.WithClientOptions(opts...),
+		),
+		removeNever: connect.NewClient[v1.PeerRequest, v1.NeverListResponse](
+			httpClient,
+			baseURL+PairingServiceRemoveNeverProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("RemoveNever")),
+			connect.WithClientOptions(opts...),
+		),
+		getNeverList: connect.NewClient[v1.ParticipantRequest, v1.NeverListResponse](
+			httpClient,
+			baseURL+PairingServiceGetNeverListProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("GetNeverList")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		answer: connect.NewClient[v1.AnswerRequest, v1.AnswerResponse](
+			httpClient,
+			baseURL+PairingServiceAnswerProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("Answer")),
+			connect.WithClientOptions(opts...),
+		),
+		getMatches: connect.NewClient[v1.ParticipantRequest, v1.MatchesResponse](
+			httpClient,
+			baseURL+PairingServiceGetMatchesProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("GetMatches")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		extendDate: connect.NewClient[v1.ParticipantRequest, v1.ParticipantResponse](
+			httpClient,
+			baseURL+PairingServiceExtendDateProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("ExtendDate")),
+			connect.WithClientOptions(opts...),
+		),
+		updateSettings: connect.NewClient[v1.UpdateSettingsRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceUpdateSettingsProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("UpdateSettings")),
+			connect.WithClientOptions(opts...),
+		),
+		startRound: connect.NewClient[v1.EventRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceStartRoundProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("StartRound")),
+			connect.WithClientOptions(opts...),
+		),
+		endRound: connect.NewClient[v1.EventRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceEndRoundProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("EndRound")),
+			connect.WithClientOptions(opts...),
+		),
+		pauseEvent: connect.NewClient[v1.EventRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServicePauseEventProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("PauseEvent")),
+			connect.WithClientOptions(opts...),
+		),
+		resumeEvent: connect.NewClient[v1.EventRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceResumeEventProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("ResumeEvent")),
+			connect.WithClientOptions(opts...),
+		),
+		revealMatches: connect.NewClient[v1.EventRequest, v1.EventResponse](
+			httpClient,
+			baseURL+PairingServiceRevealMatchesProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("RevealMatches")),
+			connect.WithClientOptions(opts...),
+		),
+		getRounds: connect.NewClient[v1.GetRoundsRequest, v1.GetRoundsResponse](
+			httpClient,
+			baseURL+PairingServiceGetRoundsProcedure,
+			connect.WithSchema(pairingServiceMethods.ByName("GetRounds")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // pairingServiceClient implements PairingServiceClient.
 type pairingServiceClient struct {
-	createEvent *connect.Client[v1.CreateEventRequest, v1.CreateEventResponse]
-	getEvent    *connect.Client[v1.GetEventRequest, v1.GetEventResponse]
-	listEvents  *connect.Client[v1.ListEventsRequest, v1.ListEventsResponse]
-	deleteEvent *connect.Client[v1.DeleteEventRequest, v1.DeleteEventResponse]
-	join        *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
-	leave       *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
-	enterLobby  *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
-	leaveLobby  *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
-	clearRecord *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
-	metGraph    *connect.Client[v1.MetGraphRequest, v1.MetGraphResponse]
-	watchEvent  *connect.Client[v1.WatchEventRequest, v1.PairingNotification]
+	createEvent    *connect.Client[v1.CreateEventRequest, v1.CreateEventResponse]
+	getEvent       *connect.Client[v1.GetEventRequest, v1.GetEventResponse]
+	listEvents     *connect.Client[v1.ListEventsRequest, v1.ListEventsResponse]
+	deleteEvent    *connect.Client[v1.DeleteEventRequest, v1.DeleteEventResponse]
+	join           *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	leave          *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	enterLobby     *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	leaveLobby     *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	clearRecord    *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	metGraph       *connect.Client[v1.MetGraphRequest, v1.MetGraphResponse]
+	watchEvent     *connect.Client[v1.WatchEventRequest, v1.PairingNotification]
+	recordMeeting  *connect.Client[v1.RecordMeetingRequest, v1.EventResponse]
+	importHistory  *connect.Client[v1.ImportHistoryRequest, v1.EventResponse]
+	forgetMeeting  *connect.Client[v1.PeerRequest, v1.ParticipantResponse]
+	addNever       *connect.Client[v1.PeerRequest, v1.NeverListResponse]
+	removeNever    *connect.Client[v1.PeerRequest, v1.NeverListResponse]
+	getNeverList   *connect.Client[v1.ParticipantRequest, v1.NeverListResponse]
+	answer         *connect.Client[v1.AnswerRequest, v1.AnswerResponse]
+	getMatches     *connect.Client[v1.ParticipantRequest, v1.MatchesResponse]
+	extendDate     *connect.Client[v1.ParticipantRequest, v1.ParticipantResponse]
+	updateSettings *connect.Client[v1.UpdateSettingsRequest, v1.EventResponse]
+	startRound     *connect.Client[v1.EventRequest, v1.EventResponse]
+	endRound       *connect.Client[v1.EventRequest, v1.EventResponse]
+	pauseEvent     *connect.Client[v1.EventRequest, v1.EventResponse]
+	resumeEvent    *connect.Client[v1.EventRequest, v1.EventResponse]
+	revealMatches  *connect.Client[v1.EventRequest, v1.EventResponse]
+	getRounds      *connect.Client[v1.GetRoundsRequest, v1.GetRoundsResponse]
 }
 
 // CreateEvent calls cupid.v1.PairingService.CreateEvent.
@@ -243,6 +432,86 @@ func (c *pairingServiceClient) WatchEvent(ctx context.Context, req *connect.Requ
 	return c.watchEvent.CallServerStream(ctx, req)
 }
 
+// RecordMeeting calls cupid.v1.PairingService.RecordMeeting.
+func (c *pairingServiceClient) RecordMeeting(ctx context.Context, req *connect.Request[v1.RecordMeetingRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.recordMeeting.CallUnary(ctx, req)
+}
+
+// ImportHistory calls cupid.v1.PairingService.ImportHistory.
+func (c *pairingServiceClient) ImportHistory(ctx context.Context, req *connect.Request[v1.ImportHistoryRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.importHistory.CallUnary(ctx, req)
+}
+
+// ForgetMeeting calls cupid.v1.PairingService.ForgetMeeting.
+func (c *pairingServiceClient) ForgetMeeting(ctx context.Context, req *connect.Request[v1.PeerRequest]) (*connect.Response[v1.ParticipantResponse], error) {
+	return c.forgetMeeting.CallUnary(ctx, req)
+}
+
+// AddNever calls cupid.v1.PairingService.AddNever.
+func (c *pairingServiceClient) AddNever(ctx context.Context, req *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return c.addNever.CallUnary(ctx, req)
+}
+
+// RemoveNever calls cupid.v1.PairingService.RemoveNever.
+func (c *pairingServiceClient) RemoveNever(ctx context.Context, req *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return c.removeNever.CallUnary(ctx, req)
+}
+
+// GetNeverList calls cupid.v1.PairingService.GetNeverList.
+func (c *pairingServiceClient) GetNeverList(ctx context.Context, req *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return c.getNeverList.CallUnary(ctx, req)
+}
+
+// Answer calls cupid.v1.PairingService.Answer.
+func (c *pairingServiceClient) Answer(ctx context.Context, req *connect.Request[v1.AnswerRequest]) (*connect.Response[v1.AnswerResponse], error) {
+	return c.answer.CallUnary(ctx, req)
+}
+
+// GetMatches calls cupid.v1.PairingService.GetMatches.
+func (c *pairingServiceClient) GetMatches(ctx context.Context, req *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.MatchesResponse], error) {
+	return c.getMatches.CallUnary(ctx, req)
+}
+
+// ExtendDate calls cupid.v1.PairingService.ExtendDate.
+func (c *pairingServiceClient) ExtendDate(ctx context.Context, req *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.ParticipantResponse], error) {
+	return c.extendDate.CallUnary(ctx, req)
+}
+
+// UpdateSettings calls cupid.v1.PairingService.UpdateSettings.
+func (c *pairingServiceClient) UpdateSettings(ctx context.Context, req *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.updateSettings.CallUnary(ctx, req)
+}
+
+// StartRound calls cupid.v1.PairingService.StartRound.
+func (c *pairingServiceClient) StartRound(ctx context.Context, req *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.startRound.CallUnary(ctx, req)
+}
+
+// EndRound calls cupid.v1.PairingService.EndRound.
+func (c *pairingServiceClient) EndRound(ctx context.Context, req *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.endRound.CallUnary(ctx, req)
+}
+
+// PauseEvent calls cupid.v1.PairingService.PauseEvent.
+func (c *pairingServiceClient) PauseEvent(ctx context.Context, req *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.pauseEvent.CallUnary(ctx, req)
+}
+
+// ResumeEvent calls cupid.v1.PairingService.ResumeEvent.
+func (c *pairingServiceClient) ResumeEvent(ctx context.Context, req *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.resumeEvent.CallUnary(ctx, req)
+}
+
+// RevealMatches calls cupid.v1.PairingService.RevealMatches.
+func (c *pairingServiceClient) RevealMatches(ctx context.Context, req *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return c.revealMatches.CallUnary(ctx, req)
+}
+
+// GetRounds calls cupid.v1.PairingService.GetRounds.
+func (c *pairingServiceClient) GetRounds(ctx context.Context, req *connect.Request[v1.GetRoundsRequest]) (*connect.Response[v1.GetRoundsResponse], error) {
+	return c.getRounds.CallUnary(ctx, req)
+}
+
 // PairingServiceHandler is an implementation of the cupid.v1.PairingService service.
 type PairingServiceHandler interface {
 	CreateEvent(context.Context, *connect.Request[v1.CreateEventRequest]) (*connect.Response[v1.CreateEventResponse], error)
@@ -267,6 +536,35 @@ type PairingServiceHandler interface {
 	// each pair's room, partners leaving, rounds ending. With a participant,
 	// only that participant's notifications.
 	WatchEvent(context.Context, *connect.Request[v1.WatchEventRequest], *connect.ServerStream[v1.PairingNotification]) error
+	// RecordMeeting marks two people as having met, in both records, as a
+	// round would (the organiser's "matched by an external rule").
+	RecordMeeting(context.Context, *connect.Request[v1.RecordMeetingRequest]) (*connect.Response[v1.EventResponse], error)
+	// ImportHistory adds directed record entries kept elsewhere.
+	ImportHistory(context.Context, *connect.Request[v1.ImportHistoryRequest]) (*connect.Response[v1.EventResponse], error)
+	// ForgetMeeting takes one person out of the participant's own record.
+	ForgetMeeting(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.ParticipantResponse], error)
+	// AddNever and RemoveNever change the participant's private "never pair
+	// me with" list; GetNeverList reads it.
+	AddNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error)
+	RemoveNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error)
+	GetNeverList(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.NeverListResponse], error)
+	// Answer records the participant's private "would meet again" answer
+	// about someone they had a date with.
+	Answer(context.Context, *connect.Request[v1.AnswerRequest]) (*connect.Response[v1.AnswerResponse], error)
+	// GetMatches returns the participant's mutual yes answers once revealed.
+	GetMatches(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.MatchesResponse], error)
+	// ExtendDate asks for more time in the current date; the date is
+	// extended when everyone in the room has asked.
+	ExtendDate(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.ParticipantResponse], error)
+	// The organiser's controls.
+	UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.EventResponse], error)
+	StartRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	EndRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	PauseEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	ResumeEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	RevealMatches(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error)
+	// GetRounds returns the recorded rounds after a sequence number.
+	GetRounds(context.Context, *connect.Request[v1.GetRoundsRequest]) (*connect.Response[v1.GetRoundsResponse], error)
 }
 
 // NewPairingServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -345,6 +643,105 @@ func NewPairingServiceHandler(svc PairingServiceHandler, opts ...connect.Handler
 		connect.WithSchema(pairingServiceMethods.ByName("WatchEvent")),
 		connect.WithHandlerOptions(opts...),
 	)
+	pairingServiceRecordMeetingHandler := connect.NewUnaryHandler(
+		PairingServiceRecordMeetingProcedure,
+		svc.RecordMeeting,
+		connect.WithSchema(pairingServiceMethods.ByName("RecordMeeting")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceImportHistoryHandler := connect.NewUnaryHandler(
+		PairingServiceImportHistoryProcedure,
+		svc.ImportHistory,
+		connect.WithSchema(pairingServiceMethods.ByName("ImportHistory")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceForgetMeetingHandler := connect.NewUnaryHandler(
+		PairingServiceForgetMeetingProcedure,
+		svc.ForgetMeeting,
+		connect.WithSchema(pairingServiceMethods.ByName("ForgetMeeting")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceAddNeverHandler := connect.NewUnaryHandler(
+		PairingServiceAddNeverProcedure,
+		svc.AddNever,
+		connect.WithSchema(pairingServiceMethods.ByName("AddNever")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceRemoveNeverHandler := connect.NewUnaryHandler(
+		PairingServiceRemoveNeverProcedure,
+		svc.RemoveNever,
+		connect.WithSchema(pairingServiceMethods.ByName("RemoveNever")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceGetNeverListHandler := connect.NewUnaryHandler(
+		PairingServiceGetNeverListProcedure,
+		svc.GetNeverList,
+		connect.WithSchema(pairingServiceMethods.ByName("GetNeverList")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceAnswerHandler := connect.NewUnaryHandler(
+		PairingServiceAnswerProcedure,
+		svc.Answer,
+		connect.WithSchema(pairingServiceMethods.ByName("Answer")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceGetMatchesHandler := connect.NewUnaryHandler(
+		PairingServiceGetMatchesProcedure,
+		svc.GetMatches,
+		connect.WithSchema(pairingServiceMethods.ByName("GetMatches")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceExtendDateHandler := connect.NewUnaryHandler(
+		PairingServiceExtendDateProcedure,
+		svc.ExtendDate,
+		connect.WithSchema(pairingServiceMethods.ByName("ExtendDate")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceUpdateSettingsHandler := connect.NewUnaryHandler(
+		PairingServiceUpdateSettingsProcedure,
+		svc.UpdateSettings,
+		connect.WithSchema(pairingServiceMethods.ByName("UpdateSettings")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceStartRoundHandler := connect.NewUnaryHandler(
+		PairingServiceStartRoundProcedure,
+		svc.StartRound,
+		connect.WithSchema(pairingServiceMethods.ByName("StartRound")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceEndRoundHandler := connect.NewUnaryHandler(
+		PairingServiceEndRoundProcedure,
+		svc.EndRound,
+		connect.WithSchema(pairingServiceMethods.ByName("EndRound")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServicePauseEventHandler := connect.NewUnaryHandler(
+		PairingServicePauseEventProcedure,
+		svc.PauseEvent,
+		connect.WithSchema(pairingServiceMethods.ByName("PauseEvent")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceResumeEventHandler := connect.NewUnaryHandler(
+		PairingServiceResumeEventProcedure,
+		svc.ResumeEvent,
+		connect.WithSchema(pairingServiceMethods.ByName("ResumeEvent")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceRevealMatchesHandler := connect.NewUnaryHandler(
+		PairingServiceRevealMatchesProcedure,
+		svc.RevealMatches,
+		connect.WithSchema(pairingServiceMethods.ByName("RevealMatches")),
+		connect.WithHandlerOptions(opts...),
+	)
+	pairingServiceGetRoundsHandler := connect.NewUnaryHandler(
+		PairingServiceGetRoundsProcedure,
+		svc.GetRounds,
+		connect.WithSchema(pairingServiceMethods.ByName("GetRounds")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.PairingService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case PairingServiceCreateEventProcedure:
@@ -369,6 +766,38 @@ func NewPairingServiceHandler(svc PairingServiceHandler, opts ...connect.Handler
 			pairingServiceMetGraphHandler.ServeHTTP(w, r)
 		case PairingServiceWatchEventProcedure:
 			pairingServiceWatchEventHandler.ServeHTTP(w, r)
+		case PairingServiceRecordMeetingProcedure:
+			pairingServiceRecordMeetingHandler.ServeHTTP(w, r)
+		case PairingServiceImportHistoryProcedure:
+			pairingServiceImportHistoryHandler.ServeHTTP(w, r)
+		case PairingServiceForgetMeetingProcedure:
+			pairingServiceForgetMeetingHandler.ServeHTTP(w, r)
+		case PairingServiceAddNeverProcedure:
+			pairingServiceAddNeverHandler.ServeHTTP(w, r)
+		case PairingServiceRemoveNeverProcedure:
+			pairingServiceRemoveNeverHandler.ServeHTTP(w, r)
+		case PairingServiceGetNeverListProcedure:
+			pairingServiceGetNeverListHandler.ServeHTTP(w, r)
+		case PairingServiceAnswerProcedure:
+			pairingServiceAnswerHandler.ServeHTTP(w, r)
+		case PairingServiceGetMatchesProcedure:
+			pairingServiceGetMatchesHandler.ServeHTTP(w, r)
+		case PairingServiceExtendDateProcedure:
+			pairingServiceExtendDateHandler.ServeHTTP(w, r)
+		case PairingServiceUpdateSettingsProcedure:
+			pairingServiceUpdateSettingsHandler.ServeHTTP(w, r)
+		case PairingServiceStartRoundProcedure:
+			pairingServiceStartRoundHandler.ServeHTTP(w, r)
+		case PairingServiceEndRoundProcedure:
+			pairingServiceEndRoundHandler.ServeHTTP(w, r)
+		case PairingServicePauseEventProcedure:
+			pairingServicePauseEventHandler.ServeHTTP(w, r)
+		case PairingServiceResumeEventProcedure:
+			pairingServiceResumeEventHandler.ServeHTTP(w, r)
+		case PairingServiceRevealMatchesProcedure:
+			pairingServiceRevealMatchesHandler.ServeHTTP(w, r)
+		case PairingServiceGetRoundsProcedure:
+			pairingServiceGetRoundsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -420,4 +849,68 @@ func (UnimplementedPairingServiceHandler) MetGraph(context.Context, *connect.Req
 
 func (UnimplementedPairingServiceHandler) WatchEvent(context.Context, *connect.Request[v1.WatchEventRequest], *connect.ServerStream[v1.PairingNotification]) error {
 	return connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.WatchEvent is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) RecordMeeting(context.Context, *connect.Request[v1.RecordMeetingRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.RecordMeeting is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) ImportHistory(context.Context, *connect.Request[v1.ImportHistoryRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.ImportHistory is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) ForgetMeeting(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.ParticipantResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.ForgetMeeting is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) AddNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.AddNever is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) RemoveNever(context.Context, *connect.Request[v1.PeerRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.RemoveNever is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) GetNeverList(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.NeverListResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.GetNeverList is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) Answer(context.Context, *connect.Request[v1.AnswerRequest]) (*connect.Response[v1.AnswerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.Answer is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) GetMatches(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.MatchesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.GetMatches is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) ExtendDate(context.Context, *connect.Request[v1.ParticipantRequest]) (*connect.Response[v1.ParticipantResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.ExtendDate is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) UpdateSettings(context.Context, *connect.Request[v1.UpdateSettingsRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.UpdateSettings is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) StartRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.StartRound is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) EndRound(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.EndRound is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) PauseEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.PauseEvent is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) ResumeEvent(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.ResumeEvent is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) RevealMatches(context.Context, *connect.Request[v1.EventRequest]) (*connect.Response[v1.EventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.RevealMatches is not implemented"))
+}
+
+func (UnimplementedPairingServiceHandler) GetRounds(context.Context, *connect.Request[v1.GetRoundsRequest]) (*connect.Response[v1.GetRoundsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PairingService.GetRounds is not implemented"))
 }
