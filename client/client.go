@@ -1,0 +1,290 @@
+// Package client is the Go client a game backend imports to queue players
+// on a Cupid server: create and cancel tickets one at a time or in bulk,
+// and watch a ticket until it ends, resuming by sequence number after a
+// dropped connection so that no event is missed or seen twice.
+//
+// The generated Connect clients (package cupidv1connect) stay available
+// as fields for anything this package does not wrap.
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+)
+
+// Client talks to one Cupid server. It is safe for concurrent use.
+type Client struct {
+	// Tickets is the generated client of the ticket service, with the
+	// credentials of New's options.
+	Tickets cupidv1connect.TicketServiceClient
+	retry   Backoff
+}
+
+// Option configures New.
+type Option func(*settings)
+
+type settings struct {
+	http        connect.HTTPClient
+	credentials string
+	grpc        bool
+	retry       Backoff
+}
+
+// WithServerKey sends a server key (a backend acting for any player) with
+// every call.
+func WithServerKey(key string) Option {
+	return func(s *settings) { s.credentials = key }
+}
+
+// WithPlayerToken sends a signed player token (a game client acting as
+// itself) with every call.
+func WithPlayerToken(token string) Option {
+	return func(s *settings) { s.credentials = token }
+}
+
+// WithHTTPClient replaces the HTTP client (for TLS settings, proxies or
+// timeouts). The default speaks HTTP/1.1 and, over TLS, HTTP/2.
+func WithHTTPClient(c connect.HTTPClient) Option {
+	return func(s *settings) { s.http = c }
+}
+
+// WithGRPC speaks gRPC instead of the Connect protocol. A server without
+// TLS needs an HTTP client that speaks HTTP/2 in clear text (see
+// H2CClient).
+func WithGRPC() Option {
+	return func(s *settings) { s.grpc = true }
+}
+
+// WithBackoff sets how Watch waits between reconnections.
+func WithBackoff(b Backoff) Option {
+	return func(s *settings) { s.retry = b }
+}
+
+// Backoff is the wait between reconnections: First, doubling up to Max.
+// Attempts bounds the reconnections in a row that fail before any event
+// arrives (0: until the context ends).
+type Backoff struct {
+	First, Max time.Duration
+	Attempts   int
+}
+
+// DefaultBackoff waits 100 ms, doubling up to 5 s, without giving up.
+var DefaultBackoff = Backoff{First: 100 * time.Millisecond, Max: 5 * time.Second}
+
+// New returns a client of the server at baseURL ("http://127.0.0.1:7070").
+func New(baseURL string, opts ...Option) *Client {
+	s := settings{http: http.DefaultClient, retry: DefaultBackoff}
+	for _, o := range opts {
+		o(&s)
+	}
+	var copts []connect.ClientOption
+	if s.grpc {
+		copts = append(copts, connect.WithGRPC())
+	}
+	if s.credentials != "" {
+		copts = append(copts, connect.WithInterceptors(bearer(s.credentials)))
+	}
+	return &Client{
+		Tickets: cupidv1connect.NewTicketServiceClient(s.http, strings.TrimRight(baseURL, "/"), copts...),
+		retry:   s.retry,
+	}
+}
+
+// H2CClient is an HTTP client that speaks HTTP/2 without TLS, which gRPC
+// needs against a server on a plain port.
+func H2CClient() *http.Client {
+	tr := &http.Transport{DialContext: (&net.Dialer{Timeout: 5 * time.Second}).DialContext}
+	p := new(http.Protocols)
+	p.SetUnencryptedHTTP2(true)
+	tr.Protocols = p
+	return &http.Client{Transport: tr}
+}
+
+// bearer adds the Authorization header to unary and streaming calls.
+type bearer string
+
+func (b bearer) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		req.Header().Set("Authorization", "Bearer "+string(b))
+		return next(ctx, req)
+	}
+}
+
+func (b bearer) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return func(ctx context.Context, spec connect.Spec) connect.StreamingClientConn {
+		conn := next(ctx, spec)
+		conn.RequestHeader().Set("Authorization", "Bearer "+string(b))
+		return conn
+	}
+}
+
+func (b bearer) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return next
+}
+
+// CreateTicket creates one ticket. Set RequestId so that retrying after a
+// lost answer returns the same ticket instead of refusing a second one.
+func (c *Client) CreateTicket(ctx context.Context, req *cupidv1.CreateTicketRequest) (*cupidv1.Ticket, error) {
+	res, err := c.Tickets.CreateTicket(ctx, connect.NewRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetTicket(), nil
+}
+
+// Result is what became of one ticket of a bulk call: the ticket, or Err
+// (a *connect.Error with the server's code and message; Field names the
+// request field at fault, as "tickets[3].players[0].id").
+type Result struct {
+	Ticket  *cupidv1.Ticket
+	Existed bool
+	Err     error
+	Field   string
+}
+
+// CreateTickets creates up to 1,000 tickets in one call and one durable
+// write. The results are in request order; an error is returned only when
+// the whole call failed.
+func (c *Client) CreateTickets(ctx context.Context, reqs []*cupidv1.CreateTicketRequest) ([]Result, error) {
+	res, err := c.Tickets.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: reqs}))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(res.Msg.GetResults()))
+	for i, r := range res.Msg.GetResults() {
+		out[i] = Result{Ticket: r.GetTicket(), Existed: r.GetExisted(), Err: resultError(r.GetErrorCode(), r.GetError()), Field: r.GetErrorField()}
+	}
+	return out, nil
+}
+
+// CancelTicket cancels a waiting ticket.
+func (c *Client) CancelTicket(ctx context.Context, id string) (*cupidv1.Ticket, error) {
+	res, err := c.Tickets.CancelTicket(ctx, connect.NewRequest(&cupidv1.CancelTicketRequest{Id: id}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetTicket(), nil
+}
+
+// CancelTickets cancels up to 1,000 tickets in one call, with a result per
+// id in request order.
+func (c *Client) CancelTickets(ctx context.Context, ids []string) ([]Result, error) {
+	res, err := c.Tickets.CancelTickets(ctx, connect.NewRequest(&cupidv1.CancelTicketsRequest{Ids: ids}))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Result, len(res.Msg.GetResults()))
+	for i, r := range res.Msg.GetResults() {
+		out[i] = Result{Ticket: r.GetTicket(), Err: resultError(r.GetErrorCode(), r.GetError()), Field: r.GetErrorField()}
+	}
+	return out, nil
+}
+
+// resultError turns a bulk result's code and message into a
+// *connect.Error; nil when the code is empty.
+func resultError(code, msg string) error {
+	if code == "" {
+		return nil
+	}
+	var c connect.Code
+	if err := c.UnmarshalText([]byte(code)); err != nil {
+		c = connect.CodeUnknown
+	}
+	return connect.NewError(c, errors.New(msg))
+}
+
+// Watch calls fn with each event of a ticket after afterSeq (0: from its
+// creation), in order, until the server ends the stream after the ticket's
+// final event; then it returns nil. A dropped connection or an unavailable
+// server is retried with the client's backoff, resuming after the last
+// event fn saw, so fn sees every event once. It returns fn's error, the
+// context's, or the server's when it refuses the watch (an unknown
+// ticket, a caller without permission).
+func (c *Client) Watch(ctx context.Context, id string, afterSeq int64, fn func(*cupidv1.TicketEvent) error) error {
+	wait, failures := c.retry.First, 0
+	for {
+		progressed, err := c.watchOnce(ctx, id, &afterSeq, fn)
+		if err == nil {
+			return nil
+		}
+		var stop stopError
+		if errors.As(err, &stop) {
+			return stop.err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !retryable(err) {
+			return err
+		}
+		if progressed {
+			wait, failures = c.retry.First, 0
+		}
+		failures++
+		if c.retry.Attempts > 0 && failures > c.retry.Attempts {
+			return fmt.Errorf("watching ticket %s: gave up after %d reconnections: %w", id, c.retry.Attempts, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, c.retry.Max)
+	}
+}
+
+// stopError carries fn's own error out of watchOnce, never retried.
+type stopError struct{ err error }
+
+func (e stopError) Error() string { return e.err.Error() }
+
+// watchOnce runs one stream; it advances *afterSeq past every event fn
+// accepted and reports whether any arrived.
+func (c *Client) watchOnce(ctx context.Context, id string, afterSeq *int64, fn func(*cupidv1.TicketEvent) error) (bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.Tickets.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id, AfterSeq: *afterSeq}))
+	if err != nil {
+		return false, err
+	}
+	defer stream.Close()
+	progressed := false
+	for stream.Receive() {
+		ev := stream.Msg()
+		if ev.GetSeq() <= *afterSeq {
+			continue // already seen: a server replaying more than asked
+		}
+		if err := fn(ev); err != nil {
+			return progressed, stopError{err}
+		}
+		*afterSeq = ev.GetSeq()
+		progressed = true
+	}
+	err = stream.Err()
+	if err == nil || errors.Is(err, io.EOF) {
+		return progressed, nil
+	}
+	return progressed, err
+}
+
+// retryable reports whether a watch error is the connection's or the
+// server's momentary state rather than a refusal.
+func retryable(err error) bool {
+	switch connect.CodeOf(err) {
+	case connect.CodeUnavailable, connect.CodeUnknown, connect.CodeInternal, connect.CodeAborted,
+		connect.CodeDeadlineExceeded, connect.CodeResourceExhausted, connect.CodeCanceled:
+		return true
+	}
+	return false
+}
