@@ -11,6 +11,8 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/golang-jwt/jwt/v5"
+
+	cupid "github.com/cupid-match/cupid"
 )
 
 // The dashboard's data endpoints as the server mounts them: open without
@@ -233,5 +235,36 @@ func TestDashboardTicketsAndStream(t *testing.T) {
 	}
 	if r := e.call(http.MethodGet, "/dashboard/api/tickets?player=nobody", "", "").ok(t); len(r.list("tickets")) != 0 {
 		t.Fatalf("tickets of nobody: %s", r.raw)
+	}
+}
+
+// A stream lives past the server's write timeout for calls: its second
+// snapshot comes a second after the first, long after 50 ms.
+func TestDashboardStreamOutlivesTheWriteTimeout(t *testing.T) {
+	e := newEnv(t, envOptions{options: func(o *Options) { o.Limits.WriteTimeout = 50 * time.Millisecond }})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.url+"/dashboard/api/stream?page=queues", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	lines := bufio.NewScanner(res.Body)
+	lines.Buffer(make([]byte, 1<<20), 1<<20)
+	snapshots := 0
+	for snapshots < 2 && lines.Scan() {
+		if !strings.HasPrefix(lines.Text(), "data: ") {
+			continue
+		}
+		if snapshots++; snapshots == 1 {
+			if _, _, err := e.svc.CreateTicket(ctx, &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "ann",
+				Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(1500)})}}}, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if snapshots != 2 {
+		t.Fatalf("the stream ended after %d snapshots: %v", snapshots, lines.Err())
 	}
 }
