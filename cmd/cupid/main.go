@@ -24,5 +24,6 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(serveCmd(), loadCmd(), rulesetCmd(), configCmd(), versionCmd(), keyCmd())
+	root.AddCommand(simCmd())
 	return root
 }

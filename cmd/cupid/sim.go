@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/cupid-match/cupid/sim"
+)
+
+func simCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Simulate players through rulesets in virtual time; record and replay real traffic",
+		Long: `sim runs the real engine in virtual time over a synthetic population (run)
+or traffic recorded from a server's store (record, then replay), and reports
+waits, skill gaps, team balance, ping, match quality, queue sizes and
+abandonment as text, JSON and a self-contained HTML page, beside FIFO and
+greedy baselines at the same median wait. See docs/simulator.md.`,
+	}
+	cmd.AddCommand(simRunCmd(), simReplayCmd(), simRecordCmd())
+	return cmd
+}
+
+// reportFlags are the flags run and replay share.
+type reportFlags struct {
+	ruleset, compare string
+	seed             uint64
+	ttl              time.Duration
+	sample           time.Duration
+	baselines        bool
+	jsonOut, htmlOut string
+}
+
+func (f *reportFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.ruleset, "ruleset", "", "the ruleset JSON file to run (required)")
+	cmd.Flags().StringVar(&f.compare, "compare", "", "a second ruleset JSON file, run on the same players and shown beside the first")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "seed of every random draw: the same seed gives the same report")
+	cmd.Flags().DurationVar(&f.ttl, "ttl", sim.DefaultTTL, "ticket time to live, as the queue's ticket_ttl")
+	cmd.Flags().DurationVar(&f.sample, "sample", 5*time.Minute, "interval of the queue-size samples")
+	cmd.Flags().BoolVar(&f.baselines, "baselines", true, "also run the FIFO and greedy baselines at the first ruleset's median wait")
+	cmd.Flags().StringVar(&f.jsonOut, "json", "", "write the JSON report to this file")
+	cmd.Flags().StringVar(&f.htmlOut, "html", "", "write the HTML report to this file")
+}
+
+// config loads the rulesets the flags name.
+func (f *reportFlags) config() (sim.Config, error) {
+	cfg := sim.Config{Baselines: f.baselines, Seed: f.seed, TTL: f.ttl, Sample: f.sample}
+	if f.ruleset == "" {
+		return cfg, fmt.Errorf("--ruleset: required (a ruleset JSON file)")
+	}
+	files := []string{f.ruleset}
+	if f.compare != "" {
+		files = append(files, f.compare)
+	}
+	for i, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return cfg, err
+		}
+		label := filepath.Base(name)
+		if i == 1 && label == filepath.Base(files[0]) {
+			label = name
+		}
+		rs, err := sim.LoadRuleset(label, data)
+		if err != nil {
+			return cfg, fmt.Errorf("%s: %w", name, err)
+		}
+		cfg.Rulesets = append(cfg.Rulesets, rs)
+	}
+	return cfg, nil
+}
+
+// write prints the summary and writes the reports the flags ask for.
+func (f *reportFlags) write(out io.Writer, rep *sim.Report) error {
+	if f.jsonOut != "" {
+		data, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.jsonOut, data, 0o644); err != nil {
+			return err
+		}
+	}
+	if f.htmlOut != "" {
+		if err := os.WriteFile(f.htmlOut, rep.HTML(), 0o644); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprint(out, rep.Text())
+	return err
+}
+
+// simGC trades memory for time: a run's garbage is short-lived and its
+// live set small, so collecting less often is nearly free. GOGC in the
+// environment wins.
+func simGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+}
+
+func simRunCmd() *cobra.Command {
+	var f reportFlags
+	var players int
+	var hours float64
+	cmd := &cobra.Command{
+		Use:   "run POPULATION.yaml --ruleset RULESET.json",
+		Short: "Run a population through a ruleset (and --compare another) in virtual time",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			p, err := sim.ParsePopulation(data)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			if cmd.Flags().Changed("players") {
+				p.Players = players
+			}
+			if cmd.Flags().Changed("hours") {
+				p.Hours = hours
+			}
+			if err := p.Check(); err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			simGC()
+			rep, err := sim.RunPopulation(p, cfg)
+			if err != nil {
+				return err
+			}
+			return f.write(cmd.OutOrStdout(), rep)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().IntVar(&players, "players", 0, "override the population's players")
+	cmd.Flags().Float64Var(&hours, "hours", 0, "override the population's hours")
+	return cmd
+}
+
+func simReplayCmd() *cobra.Command {
+	var f reportFlags
+	var skill string
+	cmd := &cobra.Command{
+		Use:   "replay TRAFFIC.jsonl --ruleset RULESET.json",
+		Short: "Replay recorded traffic through a ruleset (and --compare another)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			file, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer file.Close()
+			tr, err := sim.ParseTraffic(file)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			cfg, err := f.config()
+			if err != nil {
+				return err
+			}
+			cfg.SkillAttribute = skill
+			simGC()
+			rep, err := sim.RunTraffic(filepath.Base(args[0]), tr, cfg)
+			if err != nil {
+				return fmt.Errorf("%s: %w", args[0], err)
+			}
+			return f.write(cmd.OutOrStdout(), rep)
+		},
+	}
+	f.register(cmd)
+	cmd.Flags().StringVar(&skill, "skill", "mmr", "the player attribute the report reads as skill")
+	return cmd
+}
+
+func simRecordCmd() *cobra.Command {
+	var (
+		sf       serveFlags
+		queue    string
+		from, to string
+		since    time.Duration
+		out      string
+	)
+	cmd := &cobra.Command{
+		Use:   "record --queue QUEUE -o TRAFFIC.jsonl",
+		Short: "Record a queue's tickets, with their arrival times, from a server's store into a traffic file",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if queue == "" {
+				return fmt.Errorf("--queue: required")
+			}
+			if out == "" {
+				return fmt.Errorf("-o: required (the traffic file to write)")
+			}
+			end := time.Now().UTC()
+			if to != "" {
+				t, err := time.Parse(time.RFC3339, to)
+				if err != nil {
+					return fmt.Errorf("--to: %w", err)
+				}
+				end = t
+			}
+			start := end.Add(-since)
+			if from != "" {
+				t, err := time.Parse(time.RFC3339, from)
+				if err != nil {
+					return fmt.Errorf("--from: %w", err)
+				}
+				start = t
+			}
+			ctx := context.Background()
+			st, where, err := openStore(ctx, sf)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			pager, ok := st.(sim.TicketPager)
+			if !ok {
+				return fmt.Errorf("%s: this store cannot list tickets by creation time", where)
+			}
+			file, err := os.Create(out)
+			if err != nil {
+				return err
+			}
+			n, err := sim.Record(ctx, pager, queue, start, end, file)
+			if cerr := file.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "recorded %d tickets of queue %q from %s to %s (%s) into %s\n",
+				n, queue, start.Format(time.RFC3339), end.Format(time.RFC3339), where, out)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&sf.store, "store", "sqlite", "the store to read: sqlite (the file in --data) or a postgres:// URL, as cupid serve --store")
+	cmd.Flags().StringVar(&sf.data, "data", "cupid-data", "directory of the embedded SQLite database, as cupid serve --data")
+	cmd.Flags().StringVar(&queue, "queue", "", "the queue whose tickets to record (required)")
+	cmd.Flags().StringVar(&from, "from", "", "first creation time to record (RFC 3339); default --to minus --since")
+	cmd.Flags().StringVar(&to, "to", "", "end of the window, exclusive (RFC 3339); default now")
+	cmd.Flags().DurationVar(&since, "since", 7*24*time.Hour, "length of the window when --from is not given")
+	cmd.Flags().StringVarP(&out, "out", "o", "", "the traffic file to write (required)")
+	return cmd
+}
