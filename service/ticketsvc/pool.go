@@ -364,13 +364,14 @@ func (p *pool) step(now time.Time) {
 	// Bookkeeping and metrics first, then the events: a watcher told
 	// "matched" finds the match counted.
 	p.s.hub.publish(events...)
+	p.s.matchesFormed(results)
 }
 
 // committed records a committed match: its tickets leave the pool.
 func (p *pool) committed(m *cupid.Match, pr *engine.Proposal, now time.Time) {
 	p.formed++
 	p.quality += m.Quality.Score
-	p.s.recordMatch(p.key, m, now) // the dashboard's statistics (stats.go)
+	p.s.recordMatch(p.key, m, pr, now) // the dashboard's statistics (stats.go)
 	p.s.metrics.matches.WithLabelValues(p.key.Queue).Inc()
 	p.s.metrics.quality.WithLabelValues(p.key.Queue).Observe(m.Quality.Score)
 	teams := make([][]string, len(m.Teams))

@@ -8,12 +8,14 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
 	dto "github.com/prometheus/client_model/go"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
 )
 
 // Queue statistics for people watching the server (the dashboard): arrivals
@@ -74,41 +76,61 @@ func (s *Service) stats() *statsRecorder {
 
 // recordMatch records a committed match: its quality, its tickets' waits
 // and a copy of its teams. It runs on the pool's goroutine (one call in
-// pool.committed) and only copies: a ticket's creation time comes from the
-// hub's memory of recent tickets, and one it has forgotten (reloaded after
-// a restart, or older than its history) counts in no wait percentile.
-func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, now time.Time) {
-	var waits []ticketWait
+// pool.committed) and only copies; the tickets' creation times come from
+// the engine's proposal, whose tickets are in the match's order, team by
+// team. Without them (pr nil) the waits are unknown.
+func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, now time.Time) {
+	n := 0
 	for _, team := range m.Teams {
-		for _, id := range team.TicketIDs {
-			if ev, ok := s.hub.last(id); ok && ev.Kind == cupid.EventCreated {
-				waits = append(waits, ticketWait{id: id, wait: max(now.Sub(ev.At), 0)})
-			}
+		n += len(team.TicketIDs)
+	}
+	waits := make([]time.Duration, n)
+	for i := range waits {
+		waits[i] = -1
+		if pr != nil && pr.Len() == n {
+			waits[i] = max(now.Sub(pr.CreatedAt(i)), 0)
 		}
 	}
 	r := s.stats()
 	r.matched(key, m, waits, now)
-	r.sampleArrivals(s, now)
-}
-
-// ticketWait is how long one ticket of a match waited.
-type ticketWait struct {
-	id   string
-	wait time.Duration
+	// Arrivals are sampled at most once a second from here.
+	if sec := now.Unix(); r.lastSample.Load() != sec {
+		r.lastSample.Store(sec)
+		r.sampleArrivals(s, now)
+	}
 }
 
 // statsRecorder is one service's statistics.
 type statsRecorder struct {
 	mu     sync.Mutex
-	keys   map[string]*keyStats   // by queue key string, at most statsKeys+queues
-	queues map[string]*queueFlows // arrivals and matches per configured queue
-	recent [statsRecent]RecentMatch
+	keys   map[cupid.QueueKey]*keyStats // at most statsKeys
+	others map[string]*keyStats         // each queue's row for the keys past statsKeys
+	queues map[string]*queueFlows       // arrivals and matches per configured queue
+	recent [statsRecent]recentEntry
 	next   int // the recent slot written next
 	count  int // recent matches held
+	// lastSample is the second arrivals were last sampled by a match.
+	lastSample atomic.Int64
+}
+
+// recentEntry is a recent match as kept: flat copies, a few allocations a
+// match, turned into a RecentMatch when read.
+type recentEntry struct {
+	id      string
+	key     cupid.QueueKey
+	at      time.Time
+	score   float64
+	region  string
+	parts   []cupid.QualityPart
+	tickets []string        // every team's, in order
+	players []string        // every team's, in order
+	ends    []int32         // per team: the end of its tickets, then of its players
+	waits   []time.Duration // per ticket; negative when unknown
+	roles   map[string]string
 }
 
 func newStatsRecorder() *statsRecorder {
-	return &statsRecorder{keys: map[string]*keyStats{}, queues: map[string]*queueFlows{}}
+	return &statsRecorder{keys: map[cupid.QueueKey]*keyStats{}, others: map[string]*keyStats{}, queues: map[string]*queueFlows{}}
 }
 
 // countRing counts events in 60 units (seconds or minutes) ending now.
@@ -197,38 +219,45 @@ func (r *statsRecorder) flows(queue string) *queueFlows {
 // keyFor returns the row of key, or its queue's other-keys row when
 // statsKeys rows are taken. Called with mu held.
 func (r *statsRecorder) keyFor(key cupid.QueueKey) *keyStats {
-	name := key.String()
-	if k := r.keys[name]; k != nil {
+	if k := r.keys[key]; k != nil {
 		return k
 	}
-	if len(r.keys) >= statsKeys {
-		name = key.Queue + otherKeys
-		if k := r.keys[name]; k != nil {
-			return k
-		}
+	if len(r.keys) < statsKeys {
+		k := &keyStats{queue: key.Queue}
+		r.keys[key] = k
+		return k
 	}
-	k := &keyStats{queue: key.Queue}
-	r.keys[name] = k
+	k := r.others[key.Queue]
+	if k == nil {
+		k = &keyStats{queue: key.Queue}
+		r.others[key.Queue] = k
+	}
 	return k
 }
 
-func (r *statsRecorder) matched(key cupid.QueueKey, m *cupid.Match, waits []ticketWait, now time.Time) {
+func (r *statsRecorder) matched(key cupid.QueueKey, m *cupid.Match, waits []time.Duration, now time.Time) {
 	sec := now.Unix()
-	rm := RecentMatch{ID: m.ID, Key: key.String(), Queue: key.Queue, At: now, Score: m.Quality.Score, Region: m.Region}
-	rm.Parts = append([]cupid.QualityPart(nil), m.Quality.Parts...)
-	rm.Waits = map[string]time.Duration{}
-	for _, w := range waits {
-		rm.Waits[w.id] = w.wait
-	}
+	e := recentEntry{id: m.ID, key: key, at: now, score: m.Quality.Score, region: m.Region, waits: waits, roles: m.Roles}
+	e.parts = slices.Clone(m.Quality.Parts)
+	var nt, np int
 	for _, team := range m.Teams {
-		rm.Teams = append(rm.Teams, RecentTeam{Tickets: slices.Clone(team.TicketIDs), Players: slices.Clone(team.PlayerIDs)})
+		nt += len(team.TicketIDs)
+		np += len(team.PlayerIDs)
 	}
-	if len(m.Roles) > 0 {
-		rm.Roles = maps.Clone(m.Roles)
+	e.tickets = make([]string, 0, nt)
+	e.players = make([]string, 0, np)
+	e.ends = make([]int32, 0, 2*len(m.Teams))
+	for _, team := range m.Teams {
+		e.tickets = append(e.tickets, team.TicketIDs...)
+		e.players = append(e.players, team.PlayerIDs...)
+		e.ends = append(e.ends, int32(len(e.tickets)), int32(len(e.players)))
 	}
-	parts := m.Quality.Parts
+	if len(e.roles) > 0 {
+		e.roles = maps.Clone(e.roles)
+	}
+	parts := e.parts
 	if len(parts) > statsParts {
-		parts = parts[:statsParts]
+		parts = parts[:statsParts:statsParts]
 	}
 
 	r.mu.Lock()
@@ -240,12 +269,16 @@ func (r *statsRecorder) matched(key cupid.QueueKey, m *cupid.Match, waits []tick
 	k.matSec.add(sec, 1)
 	k.matMin.add(sec/60, 1)
 	for _, w := range waits {
-		k.waits[k.waitNext] = waitSample{at: sec, wait: float32(w.wait.Seconds())}
+		if w < 0 {
+			continue
+		}
+		k.waits[k.waitNext] = waitSample{at: sec, wait: float32(w.Seconds())}
 		k.waitNext = (k.waitNext + 1) % statsWaits
 	}
-	k.quals[k.qualNext] = qualSample{at: sec, score: float32(m.Quality.Score), parts: slices.Clone(parts)}
+	// The parts are shared with the recent entry: neither changes them.
+	k.quals[k.qualNext] = qualSample{at: sec, score: float32(m.Quality.Score), parts: parts}
 	k.qualNext = (k.qualNext + 1) % statsQualities
-	r.recent[r.next] = rm
+	r.recent[r.next] = e
 	r.next = (r.next + 1) % statsRecent
 	r.count = min(r.count+1, statsRecent)
 }
@@ -391,14 +424,19 @@ func (s *Service) QueueStatistics(ctx context.Context, queue string) ([]QueueSta
 		q.Matches = flow(&f.matSec, &f.matMin, sec)
 		rows := map[string]*KeyStats{}
 		var all []*keyStats
-		for kname, k := range r.keys {
-			if k.queue != name {
-				continue
-			}
+		add := func(kname string, k *keyStats) {
 			all = append(all, k)
 			ks := &KeyStats{Key: kname, Matches: flow(&k.matSec, &k.matMin, sec)}
 			ks.Wait, ks.Quality = summarize([]*keyStats{k}, from)
 			rows[kname] = ks
+		}
+		for key, k := range r.keys {
+			if key.Queue == name {
+				add(key.String(), k)
+			}
+		}
+		if k := r.others[name]; k != nil {
+			add(name+otherKeys, k)
 		}
 		q.Wait, q.Quality = summarize(all, from)
 		for _, p := range pools {
@@ -535,14 +573,14 @@ func (s *Service) RecentMatches(queue, who string, limit int) ([]RecentMatch, er
 	defer r.mu.Unlock()
 	out := []RecentMatch{}
 	for i := 1; i <= r.count; i++ {
-		m := r.recent[(r.next-i+statsRecent)%statsRecent]
-		if queue != "" && m.Queue != queue {
+		e := &r.recent[(r.next-i+statsRecent)%statsRecent]
+		if queue != "" && e.key.Queue != queue {
 			continue
 		}
-		if who != "" && !m.has(who) {
+		if who != "" && !slices.Contains(e.players, who) && !slices.Contains(e.tickets, who) {
 			continue
 		}
-		out = append(out, m)
+		out = append(out, e.view())
 		if limit > 0 && len(out) == limit {
 			break
 		}
@@ -550,13 +588,25 @@ func (s *Service) RecentMatches(queue, who string, limit int) ([]RecentMatch, er
 	return out, nil
 }
 
-func (m *RecentMatch) has(id string) bool {
-	for _, t := range m.Teams {
-		if slices.Contains(t.Players, id) || slices.Contains(t.Tickets, id) {
-			return true
+// view turns a kept entry into what callers see.
+func (e *recentEntry) view() RecentMatch {
+	m := RecentMatch{ID: e.id, Key: e.key.String(), Queue: e.key.Queue, At: e.at, Score: e.score, Region: e.region,
+		Parts: slices.Clone(e.parts), Waits: map[string]time.Duration{}, Roles: maps.Clone(e.roles)}
+	if m.Parts == nil {
+		m.Parts = []cupid.QualityPart{}
+	}
+	var t0, p0 int32
+	for i := 0; i+1 < len(e.ends); i += 2 {
+		t1, p1 := e.ends[i], e.ends[i+1]
+		m.Teams = append(m.Teams, RecentTeam{Tickets: slices.Clone(e.tickets[t0:t1]), Players: slices.Clone(e.players[p0:p1])})
+		t0, p0 = t1, p1
+	}
+	for i, id := range e.tickets {
+		if i < len(e.waits) && e.waits[i] >= 0 {
+			m.Waits[id] = e.waits[i]
 		}
 	}
-	return false
+	return m
 }
 
 // MaxPlayerSearch bounds the tickets a search by player returns.

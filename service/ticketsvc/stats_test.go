@@ -3,6 +3,7 @@ package ticketsvc
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"testing"
 	"time"
@@ -120,12 +121,12 @@ func TestStatisticsAreBounded(t *testing.T) {
 	for i := range 3 * statsKeys {
 		key := cupid.QueueKey{Queue: "q", Version: string(rune('a'+i%26)) + string(rune('a'+i/26))}
 		m := &cupid.Match{ID: key.Version, Teams: []cupid.Team{{TicketIDs: []string{"t"}, PlayerIDs: []string{"p"}}}}
-		r.matched(key, m, []ticketWait{{id: "t", wait: time.Second}}, now)
+		r.matched(key, m, []time.Duration{time.Second}, now)
 	}
-	if len(r.keys) != statsKeys+1 {
-		t.Fatalf("%d rows for %d keys, want %d", len(r.keys), 3*statsKeys, statsKeys+1)
+	if len(r.keys) != statsKeys || len(r.others) != 1 {
+		t.Fatalf("%d rows and %d other rows for %d keys, want %d and 1", len(r.keys), len(r.others), 3*statsKeys, statsKeys)
 	}
-	other := r.keys["q"+otherKeys]
+	other := r.others["q"]
 	if other == nil || sum(other.matMin.series(now.Unix()/60)) != 2*statsKeys {
 		t.Fatalf("the other-keys row does not count the rest")
 	}
@@ -133,9 +134,9 @@ func TestStatisticsAreBounded(t *testing.T) {
 		t.Fatalf("%d recent matches kept", r.count)
 	}
 	for range 2 * statsWaits {
-		r.matched(cupid.QueueKey{Queue: "q", Version: "aa"}, &cupid.Match{}, []ticketWait{{id: "t"}}, now)
+		r.matched(cupid.QueueKey{Queue: "q", Version: "aa"}, &cupid.Match{}, []time.Duration{0, -1}, now)
 	}
-	w, _ := summarize([]*keyStats{r.keys["q/aa"]}, 0)
+	w, _ := summarize([]*keyStats{r.keys[cupid.QueueKey{Queue: "q", Version: "aa"}]}, 0)
 	if w.Samples != statsWaits {
 		t.Fatalf("%d waits kept, want %d", w.Samples, statsWaits)
 	}
@@ -224,4 +225,53 @@ func TestRulesetHistory(t *testing.T) {
 	}
 	_, err = h.RulesetHistory(ctx, "nope")
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
+}
+
+// BenchmarkRecordMatch is the cost the dashboard's statistics add to each
+// committed match of a 1v1 queue: the copies and the rings (the proposal's
+// creation times, read in the pool, are left out).
+func BenchmarkRecordMatch(b *testing.B) {
+	store := memstore.New()
+	s, err := New(Options{Store: store, Queues: queues(0), Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	const pairs = 1024
+	ms := make([]*cupid.Match, pairs)
+	for i := range ms {
+		a, c := fmt.Sprintf("a%d", i), fmt.Sprintf("b%d", i)
+		ms[i] = &cupid.Match{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{a}, PlayerIDs: []string{a}}, {TicketIDs: []string{c}, PlayerIDs: []string{c}}},
+			Quality: cupid.Quality{Score: 0.9, Parts: cupid.QualityParts{{Name: "skill_gap", Score: 0.8}, {Name: "wait", Score: 1}}}}
+	}
+	key := cupid.QueueKey{Queue: "duel"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		s.recordMatch(key, ms[i%pairs], nil, now.Add(time.Duration(i)*time.Millisecond))
+	}
+}
+
+// BenchmarkQueueStatistics is one snapshot of the queues page with every
+// ring full.
+func BenchmarkQueueStatistics(b *testing.B) {
+	store := memstore.New()
+	s, err := New(Options{Store: store, Queues: queues(0), Logger: slog.New(slog.DiscardHandler),
+		Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := s.now()
+	r := s.stats()
+	m := &cupid.Match{Quality: cupid.Quality{Score: 0.9, Parts: cupid.QualityParts{{Name: "skill_gap", Score: 0.8}, {Name: "wait", Score: 1}}}}
+	for i := range statsWaits {
+		r.matched(cupid.QueueKey{Queue: "duel"}, m, []time.Duration{time.Duration(i) * time.Millisecond, 0}, now)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := s.QueueStatistics(context.Background(), ""); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
