@@ -27,8 +27,8 @@ func lobbyOf(b *testing.B, n int) (*Event, Snapshot) {
 		for range (20 + rng.IntN(31)) / 2 { // each meeting lands in two records
 			j := rng.IntN(n)
 			if j != i {
-				e.people[k].met[keys[j]] = struct{}{}
-				e.people[keys[j]].met[k] = struct{}{}
+				e.people[k].met[keys[j]] = e.people[keys[j]]
+				e.people[keys[j]].met[k] = e.people[k]
 			}
 		}
 	}

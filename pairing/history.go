@@ -61,6 +61,13 @@ type HistoryLimits struct {
 	Names int
 }
 
+// The largest history limits a server may set: beyond them one event's
+// stored document would grow to hundreds of megabytes.
+const (
+	MaxHistoryRounds = 100_000
+	MaxHistoryNames  = 10_000_000
+)
+
 // DefaultHistoryLimits keep the last 200 rounds of an 80-person event,
 // and the last 10 of a 10,000-person one.
 var DefaultHistoryLimits = HistoryLimits{Rounds: 200, Names: 100_000}

@@ -248,10 +248,10 @@ func Restore(s Snapshot) (*Event, error) {
 		if p.Home < 0 || p.Home > s.Config.Rooms {
 			return nil, cupid.Invalid(field+".home", "no room %d", p.Home)
 		}
-		np := &person{state: p.State, met: make(map[string]struct{}, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
+		np := &person{state: p.State, met: make(map[string]*person, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
 			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home}
 		for _, k := range p.Met {
-			np.met[k] = struct{}{}
+			np.met[k] = nil // pointed at the person below, once all are known
 		}
 		for j, k := range p.Never {
 			if err := checkKey(k); err != nil || k == p.Key {
@@ -284,9 +284,11 @@ func Restore(s Snapshot) (*Event, error) {
 	for i, p := range s.People {
 		field := fmt.Sprintf("people[%d]", i)
 		for j, k := range p.Met {
-			if _, ok := e.people[k]; !ok || k == p.Key {
+			q, ok := e.people[k]
+			if !ok || k == p.Key {
 				return nil, cupid.Invalid(fmt.Sprintf("%s.met[%d]", field, j), "%q is not another known person", k)
 			}
+			e.people[p.Key].met[k] = q
 		}
 		for j, k := range p.Dated {
 			if _, ok := e.people[k]; !ok || k == p.Key {

@@ -68,9 +68,6 @@ const (
 	// DefaultHistoryNames keeps the stored event small enough to rewrite
 	// after every change (about 2 MB of keys): ten rounds of 10,000.
 	DefaultHistoryNames = 100_000
-	// MaxHistoryRounds and MaxHistoryNames bound the settings.
-	MaxHistoryRounds = 100_000
-	MaxHistoryNames  = 10_000_000
 )
 
 // WithDefaults returns the limits with every zero field set to its default,
@@ -90,14 +87,14 @@ func (l Limits) WithDefaults() (Limits, error) {
 		l.MaxParticipants = DefaultMaxParticipants
 	}
 	switch {
-	case l.HistoryRounds < 0 || l.HistoryRounds > MaxHistoryRounds:
-		return l, cupid.Invalid("history_rounds", "must be between 1 and %d, got %d", MaxHistoryRounds, l.HistoryRounds)
+	case l.HistoryRounds < 0 || l.HistoryRounds > pairing.MaxHistoryRounds:
+		return l, cupid.Invalid("history_rounds", "must be between 1 and %d, got %d", pairing.MaxHistoryRounds, l.HistoryRounds)
 	case l.HistoryRounds == 0:
 		l.HistoryRounds = DefaultHistoryRounds
 	}
 	switch {
-	case l.HistoryNames < 0 || l.HistoryNames > MaxHistoryNames:
-		return l, cupid.Invalid("history_names", "must be between 1 and %d, got %d", MaxHistoryNames, l.HistoryNames)
+	case l.HistoryNames < 0 || l.HistoryNames > pairing.MaxHistoryNames:
+		return l, cupid.Invalid("history_names", "must be between 1 and %d, got %d", pairing.MaxHistoryNames, l.HistoryNames)
 	case l.HistoryNames == 0:
 		l.HistoryNames = DefaultHistoryNames
 	}
