@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -36,6 +37,9 @@ type browserTab struct {
 	log  *netLog
 	dir  string
 	base string
+	// thrown are the pages' uncaught JavaScript exceptions (guarded by
+	// log.mu).
+	thrown []string
 }
 
 func newDashboardBrowser(t *testing.T) context.Context {
@@ -69,16 +73,30 @@ func openTab(t *testing.T, bctx context.Context, url string) *browserTab {
 		dir = t.TempDir()
 	}
 	l := newNetLog()
-	tctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(l.listen))
+	tab := &browserTab{log: l, dir: dir, base: url}
+	tctx, cancel := chromedp.NewContext(bctx, chromedp.WithListener(func(ev any) {
+		if e, ok := ev.(*runtime.EventExceptionThrown); ok {
+			l.mu.Lock()
+			d := e.ExceptionDetails
+			what := d.Text
+			if d.Exception != nil {
+				what += " " + d.Exception.Description
+			}
+			tab.thrown = append(tab.thrown, fmt.Sprintf("%s:%d:%d: %s", d.URL, d.LineNumber+1, d.ColumnNumber+1, what))
+			l.mu.Unlock()
+			return
+		}
+		l.listen(ev)
+	}))
 	t.Cleanup(cancel)
+	tab.ctx = tctx
 	if _, err := chromedp.Call(tctx, network.Enable, network.EnableParams{}); err != nil {
 		t.Fatalf("Network.enable: %v", err)
 	}
 	if _, err := chromedp.Call(tctx, cdplog.Enable, cdp.Empty{}); err != nil {
 		t.Fatalf("Log.enable: %v", err)
 	}
-	tab := &browserTab{ctx: tctx, log: l, dir: dir, base: url}
-	tab.do(t, "open the dashboard", chromedp.Navigate(url))
+	tab.do(t, "open the dashboard", chromedp.EmulateViewport(1366, 768), chromedp.Navigate(url))
 	return tab
 }
 
@@ -192,9 +210,10 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		if eval[bool](t, b, `document.getElementById('put').disabled`) != true {
 			t.Fatal("a broken ruleset may be put live")
 		}
-		b.do(t, "try the sample tickets", chromedp.Click(chromedp.CSS(`#try`)))
-		b.until(t, "the try refused at the same line", `document.querySelector('#try-out .error')`)
+		eval[any](t, b, `window.scrollTo(0, 0); null`)
 		b.shot(t, "rulesets")
+		b.do(t, "try the sample tickets", chromedp.Click(chromedp.CSS(`#try`)))
+		b.until(t, "the try refused", `document.querySelector('#try-out .error')?.textContent.includes('problem')`)
 		fixed := strings.Replace(broken, "distanse", "distance", 1)
 		eval[any](t, b, `(() => { const e = document.getElementById('editor'); e.value = `+jsString(fixed)+`; e.dispatchEvent(new Event('input')); return null; })()`)
 		b.until(t, "valid again", `document.getElementById('check-status').textContent === 'valid' && !document.querySelector('.gutter .ln.bad')`)
@@ -250,12 +269,32 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		b.until(t, "raid's buckets", `document.querySelectorAll('table.buckets tr').length > 5 && document.querySelector('table.buckets').textContent.includes('MMR 1500 to 1600')`)
 		b.shot(t, "finders")
 	})
+	b.log.mu.Lock()
+	t.Logf("browser log:\n%s", strings.Join(b.log.console, "\n"))
+	b.log.mu.Unlock()
 
 	b.log.mu.Lock()
 	defer b.log.mu.Unlock()
 	for _, f := range b.log.failed {
 		if !f.Canceled { // streams closed on leaving a page are cancelled
 			t.Errorf("a request failed: %s %s", b.log.urls[f.RequestID], f.ErrorText)
+		}
+	}
+	checkConsole(t, b.log.console)
+	for _, e := range b.thrown {
+		t.Errorf("a page threw: %s", e)
+	}
+}
+
+// checkConsole fails on what the browser logs when a page is broken: a
+// script error, or something the Content-Security-Policy refused. The
+// answers the pages expect (the 401 before the key is given) are network
+// lines and pass.
+func checkConsole(t *testing.T, lines []string) {
+	t.Helper()
+	for _, l := range lines {
+		if strings.Contains(l, "Content Security Policy") || strings.Contains(l, "Uncaught") || strings.HasPrefix(l, "javascript") {
+			t.Errorf("browser log: %s", l)
 		}
 	}
 }
@@ -284,6 +323,10 @@ func TestDashboardInTheBrowserWithAuth(t *testing.T) {
 	}
 	b.log.mu.Lock()
 	defer b.log.mu.Unlock()
+	checkConsole(t, b.log.console)
+	for _, e := range b.thrown {
+		t.Errorf("a page threw: %s", e)
+	}
 	for _, u := range b.log.urls {
 		if strings.Contains(u, "cupid_sk_") {
 			t.Fatalf("a key went into a URL: %s", u)
