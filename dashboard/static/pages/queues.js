@@ -58,7 +58,7 @@ export function matchTable(recent) {
       h('td', {}, h('b', {}, q2(m.score))),
       h('td', {}, m.teams.map((t, i) => h('div', { class: 'team' }, h('span', { class: 'muted' }, 'team ' + (i + 1) + ': '),
         playersOf(m, t)))),
-      h('td', { class: 'small' }, (m.parts || []).map((p) => h('div', {}, p.name + ' ' + q2(p.score)))))));
+      h('td', { class: 'small' }, (m.parts || []).map((p) => `${p.name} ${q2(p.score)}`).join(' · ')))));
 }
 
 // playersOf lists a team's players; each has his ticket's wait when the

@@ -56,12 +56,13 @@ function ticketCard(t) {
   if (t.state === 'waiting') rows.push(['expires', time(t.expires_at)]);
   if (t.reason) rows.push(['reason', t.reason]);
   if (t.match) rows.push(['match', `${t.match.id} · quality ${q2(t.match.quality.score)}`]);
-  const box = section('Ticket ' + t.id, h('table', { class: 'kv' }, rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))));
+  const side = h('div', {});
   if (t.why && t.why.length) {
-    box.append(h('h3', {}, 'Why is it still waiting?'), h('ul', { class: 'why' }, t.why.map((w) => h('li', {}, w))));
+    side.append(h('h3', {}, 'Why is it still waiting?'), h('ul', { class: 'why' }, t.why.map((w) => h('li', {}, w))));
   }
   if (t.match) {
-    box.append(h('h3', {}, 'Teams'), h('ul', {}, t.match.teams.map((team, i) => h('li', {}, `team ${i + 1}: ${team.player_ids.join(', ')}`))));
+    side.append(h('h3', {}, 'Teams'), h('ul', {}, t.match.teams.map((team, i) => h('li', {}, `team ${i + 1}: ${team.player_ids.join(', ')}`))));
   }
-  return box;
+  return section('Ticket ' + t.id, h('div', { class: 'ticket-grid' },
+    h('table', { class: 'kv' }, rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v)))), side));
 }
