@@ -14,10 +14,19 @@ const (
 	EventMatched   EventKind = "matched"
 	EventCancelled EventKind = "cancelled"
 	EventExpired   EventKind = "expired"
+	// EventAssigned follows EventMatched when a backend assigns the match
+	// a server; the ticket stays matched. It carries the Assignment.
+	EventAssigned EventKind = "assigned"
+	// EventRequeued puts a matched ticket back to waiting, with its
+	// original age, because its match was released unassigned.
+	EventRequeued EventKind = "requeued"
 )
 
-// Final reports whether the event ends its ticket's life.
-func (k EventKind) Final() bool { return k != EventCreated }
+// Final reports whether the event ends its ticket's wait: matched (and
+// assigned after it), cancelled, expired. Created and requeued leave it
+// waiting. A matched ticket may still hear "assigned", or "requeued" when
+// its match is released; watchers that want those ask to wait for them.
+func (k EventKind) Final() bool { return k != EventCreated && k != EventRequeued }
 
 // Event is one change to a ticket. Seq increases across the whole store, so
 // a watcher that reconnects asks for what came after the last Seq it saw and
@@ -27,8 +36,10 @@ type Event struct {
 	TicketID string    `json:"ticket_id"`
 	Kind     EventKind `json:"kind"`
 	At       time.Time `json:"at"`
-	// Match is set on EventMatched.
+	// Match is set on EventMatched (and on EventAssigned).
 	Match *Match `json:"match,omitempty"`
+	// Assignment is set on EventAssigned.
+	Assignment *Assignment `json:"assignment,omitempty"`
 	// Reason says why a ticket was cancelled or expired when the server,
 	// not its owner, ended it ("replaced by ticket …", "the ruleset
 	// changed: …"); empty for a cancel the owner asked for.
@@ -78,6 +89,9 @@ type Committed struct {
 	// match's players, cancelled in the same transaction so that no player
 	// can be in two matches at once.
 	Cancelled []*Ticket
+	// Formed is the match's "formed" event in the queue's match log, when
+	// OK.
+	Formed MatchEvent
 }
 
 // Store keeps tickets, matches and their events durably. Every method is
@@ -114,6 +128,29 @@ type Store interface {
 	Match(ctx context.Context, id string) (*Match, error)
 	// Events returns a ticket's events after seq, in order.
 	Events(ctx context.Context, ticketID string, afterSeq int64) ([]Event, error)
+	// MatchRecord returns a committed match with its state and
+	// assignment, or a not_found error.
+	MatchRecord(ctx context.Context, id string) (*MatchRecord, error)
+	// Matches lists a queue's matches (those in a state, when State is
+	// set), oldest first, at most Limit of them.
+	Matches(ctx context.Context, f MatchFilter) ([]*MatchRecord, error)
+	// MatchEvents returns a queue's match events after seq, in sequence
+	// order, at most limit of them (limit > 0). An event is visible only
+	// once every event with a lower sequence number is: a reader that
+	// resumes after the last seq it saw misses nothing.
+	MatchEvents(ctx context.Context, queue string, afterSeq int64, limit int) ([]MatchEvent, error)
+	// AssignMatch records a formed match's assignment and, in the same
+	// transaction, its "assigned" match event and an "assigned" event for
+	// each of its tickets. Unknown match: not_found; a match already
+	// assigned or released: conflict (failed_precondition); nothing
+	// changes then.
+	AssignMatch(ctx context.Context, id string, a Assignment) (*MatchRecord, MatchEvent, []Event, error)
+	// ReleaseMatch ends a formed (unassigned) match: its tickets go back
+	// to waiting with their original created_at (requeue), or are
+	// cancelled with reason. A requeued ticket one of whose players has
+	// meanwhile taken another live ticket in the queue is cancelled
+	// instead (cupid.RequeueTakenReason). Errors as AssignMatch's.
+	ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*Released, error)
 	// Ping makes a small durable write, so that readiness reflects whether
 	// writes succeed (a full disk, a read-only file) and not only whether
 	// the file opens.
@@ -137,4 +174,87 @@ type DocumentStore interface {
 	// Documents lists a kind's documents in id order after the cursor
 	// (exclusive), at most limit of them (all when limit ≤ 0).
 	Documents(ctx context.Context, kind, after string, limit int) ([]Document, error)
+}
+
+// MatchState is where a committed match is in its hand-off to a game
+// server: formed (waiting for a backend), assigned (players may connect)
+// or released (never assigned in time; its tickets were requeued or
+// cancelled). Assigned and released are final.
+type MatchState string
+
+// The states of a match.
+const (
+	MatchFormed   MatchState = "formed"
+	MatchAssigned MatchState = "assigned"
+	MatchReleased MatchState = "released"
+)
+
+// Assignment is where a match is played, as the backend that placed it
+// says: the server's address, a session id and free-form connection data
+// (a join token, a port …) that players' clients read.
+type Assignment struct {
+	Server     string            `json:"server"`
+	SessionID  string            `json:"session_id,omitempty"`
+	Connection map[string]string `json:"connection,omitempty"`
+	At         time.Time         `json:"at"`
+}
+
+// MatchRecord is a committed match with its hand-off state.
+type MatchRecord struct {
+	Match *Match     `json:"match"`
+	State MatchState `json:"state"`
+	// Assignment is set when State is assigned.
+	Assignment *Assignment `json:"assignment,omitempty"`
+	// UpdatedAt is when the state last changed (CreatedAt of the match
+	// while formed).
+	UpdatedAt time.Time `json:"updated_at"`
+	// Reason says why a released match was released.
+	Reason string `json:"reason,omitempty"`
+}
+
+// MatchFilter selects matches for listing.
+type MatchFilter struct {
+	Queue string
+	State MatchState // empty means any
+	Limit int
+}
+
+// MatchEventKind says what happened to a match.
+type MatchEventKind string
+
+// The kinds of match events a backend's stream carries.
+const (
+	MatchEventFormed   MatchEventKind = "formed"
+	MatchEventAssigned MatchEventKind = "assigned"
+	MatchEventReleased MatchEventKind = "released"
+)
+
+// MatchEvent is one entry of a queue's match log. Seq increases across the
+// whole store (it is not the ticket events' sequence), so a backend that
+// resumes after the last Seq it saw misses nothing and sees nothing twice.
+type MatchEvent struct {
+	Seq     int64          `json:"seq"`
+	MatchID string         `json:"match_id"`
+	Queue   string         `json:"queue"`
+	Kind    MatchEventKind `json:"kind"`
+	At      time.Time      `json:"at"`
+	// Match is the whole match on every kind (a backend that starts late
+	// reads what it needs from the event alone).
+	Match *Match `json:"match,omitempty"`
+	// Assignment is set on assigned.
+	Assignment *Assignment `json:"assignment,omitempty"`
+	// Reason is set on released.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Released is what ReleaseMatch did.
+type Released struct {
+	Match *MatchRecord
+	Event MatchEvent
+	// Requeued are the tickets back to waiting; Cancelled those cancelled
+	// (all of them when not requeueing).
+	Requeued  []*Ticket
+	Cancelled []*Ticket
+	// Events are the tickets' requeued and cancelled events.
+	Events []Event
 }

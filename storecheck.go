@@ -89,3 +89,48 @@ func ReplacedReason(newTicket string) string { return "replaced by ticket " + ne
 func MatchedElsewhereReason(player, queue, match string) string {
 	return fmt.Sprintf("player %s was matched in queue %s (match %s)", player, queue, match)
 }
+
+// CheckAssignment refuses an assignment that a store must not keep: no
+// server, or values past the sizes a client should have to read. It runs
+// before a store reads anything.
+func CheckAssignment(a Assignment) error {
+	switch {
+	case a.Server == "":
+		return Invalid("assignment.server", "required: the address players connect to")
+	case len(a.Server) > 512:
+		return Invalid("assignment.server", "at most 512 bytes, got %d", len(a.Server))
+	case len(a.SessionID) > 512:
+		return Invalid("assignment.session_id", "at most 512 bytes, got %d", len(a.SessionID))
+	case len(a.Connection) > 64:
+		return Invalid("assignment.connection", "at most 64 entries, got %d", len(a.Connection))
+	case a.At.IsZero():
+		return Invalid("assignment.at", "required")
+	}
+	size := 0
+	for k, v := range a.Connection {
+		if k == "" {
+			return Invalid("assignment.connection", "a key must not be empty")
+		}
+		size += len(k) + len(v)
+	}
+	if size > 16<<10 {
+		return Invalid("assignment.connection", "at most 16 KiB of keys and values, got %d bytes", size)
+	}
+	return nil
+}
+
+// MatchNotFound is the error of a call naming an unknown match.
+func MatchNotFound(id string) error { return NotFound("match_id", "no match %q", id) }
+
+// MatchNotFormed refuses to assign or release a match that is no longer
+// formed.
+func MatchNotFormed(id string, state MatchState) error {
+	return Conflict("match_id", "match %s is already %s; only a formed match can be assigned or released", id, state)
+}
+
+// RequeueTakenReason is the reason of a ticket cancelled instead of
+// requeued, because one of its players took another live ticket in the
+// queue while the match waited for a server.
+func RequeueTakenReason(player, ticket, queue string) string {
+	return fmt.Sprintf("its match was released, but player %s already has live ticket %s in queue %s", player, ticket, queue)
+}

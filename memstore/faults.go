@@ -10,6 +10,7 @@ import (
 var ops = map[string]bool{
 	"CreateTickets": true, "Ticket": true, "Tickets": true, "WaitingTickets": true, "FinishTicket": true,
 	"CommitMatches": true, "Match": true, "Events": true, "Ping": true,
+	"MatchRecord": true, "Matches": true, "MatchEvents": true, "AssignMatch": true, "ReleaseMatch": true,
 	"PutDocument": true, "DeleteDocument": true, "Documents": true,
 }
 

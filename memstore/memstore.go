@@ -15,7 +15,8 @@
 // Tests of the layer above need a store that fails or stalls on demand. The
 // operations are named after the methods: "CreateTickets", "Ticket",
 // "Tickets", "WaitingTickets", "FinishTicket", "CommitMatches", "Match",
-// "Events", "Ping", "PutDocument", "DeleteDocument", "Documents".
+// "Events", "MatchRecord", "Matches", "MatchEvents", "AssignMatch",
+// "ReleaseMatch", "Ping", "PutDocument", "DeleteDocument", "Documents".
 //
 //   - Fail(op, err) makes every later call of op return err, changing
 //     nothing, until Fail(op, nil).
@@ -56,10 +57,15 @@ type Store struct {
 	// player's tickets in other queues without a scan.
 	live    map[string]map[string]string
 	matches map[string]*cupid.Match
-	events  map[string][]cupid.Event // by ticket, in sequence order
-	seq     int64
-	docs    map[string]map[string][]byte // kind → id → body
-	closed  bool
+	// hand holds each match's hand-off state; mlog is the match log, in
+	// sequence order, numbered by mseq.
+	hand   map[string]*cupid.MatchRecord
+	mlog   []cupid.MatchEvent
+	mseq   int64
+	events map[string][]cupid.Event // by ticket, in sequence order
+	seq    int64
+	docs   map[string]map[string][]byte // kind → id → body
+	closed bool
 
 	// undo holds the inverse of every change of the call in progress, so
 	// a call-level error leaves the store as it was, like a rolled back
@@ -81,6 +87,7 @@ func New() *Store {
 		byRequest: map[string]string{},
 		live:      map[string]map[string]string{},
 		matches:   map[string]*cupid.Match{},
+		hand:      map[string]*cupid.MatchRecord{},
 		events:    map[string][]cupid.Event{},
 		docs:      map[string]map[string][]byte{},
 		faults:    faults{always: map[string]error{}, next: map[string]error{}, held: map[string]*hold{}},
@@ -404,6 +411,7 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) (out []cup
 			out[i].Cancelled = append(out[i].Cancelled, cloneTicket(s.tickets[id]))
 		}
 		out[i].OK = true
+		out[i].Formed = s.formed(stored)
 	}
 	for i := range events {
 		events[i].Match = cloneMatch(events[i].Match)
@@ -434,7 +442,7 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 	var out []cupid.Event
 	for _, e := range s.events[ticketID] {
 		if e.Seq > afterSeq {
-			e.Match = cloneMatch(e.Match)
+			e.Match, e.Assignment = cloneMatch(e.Match), cloneAssignment(e.Assignment)
 			out = append(out, e)
 		}
 	}

@@ -244,6 +244,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 				mids[j], ats[j], mbodies[j] = ms[i].ID, ms[i].CreatedAt.UnixNano(), bodies[i]
 			}
 			b.Queue(insertMatchesSQL, mids, ats, mbodies)
+			queueFormed(b, ms, stored, out)
 		}
 		queueEvents(b, events)
 		b.Queue(commitSQL)

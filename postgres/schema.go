@@ -125,6 +125,7 @@ CREATE TABLE heartbeat (
 	at bigint NOT NULL
 );
 `},
+	{"match hand-off: state, assignment and the match log", matchesSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -284,6 +284,9 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: store matches: %w", err)
 	}
+	if err := s.logFormed(ctx, tx, ms, out); err != nil {
+		return nil, nil, err
+	}
 	events := make([]cupid.Event, 0, len(matchedBy)+len(done))
 	for i, m := range ms {
 		if !out[i].OK {

@@ -64,6 +64,7 @@ CREATE TABLE heartbeat (
 	id INTEGER PRIMARY KEY CHECK (id = 1),
 	at INTEGER NOT NULL
 );`)},
+	{"match hand-off: state, assignment and the match log", execSQL(matchesSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

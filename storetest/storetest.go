@@ -30,6 +30,11 @@
 //     unknown ids included, in the order of Match.TicketIDs.
 //   - A player named twice in one ticket refuses that ticket alone
 //     (CodeInvalid on players[i].id): the store cannot index it twice.
+//   - A match's hand-off: every committed match is formed, with a
+//     "formed" entry in its queue's match log written with it; assign and
+//     release are allowed only from formed. Their tickets' events are in
+//     the order of Match.TicketIDs. A released match's tickets lose their
+//     match id, requeued or cancelled alike.
 //   - Caller bugs that make the batch meaningless are call-level errors,
 //     and nothing is stored: CodeInvalid for a nil ticket, an empty ticket
 //     id or one given twice in the batch, a nil match, a match with no
@@ -76,6 +81,10 @@ func Run(t *testing.T, open func(t *testing.T) cupid.Store) {
 		{"Ping", one(testPing)},
 		{"Copies", one(testCopies)},
 		{"ConcurrentCreates", one(testConcurrentCreates)},
+		{"MatchLog", one(testMatchLog)},
+		{"AssignMatch", one(testAssignMatch)},
+		{"ReleaseMatch", testReleaseMatch},
+		{"ReleaseRequeueTaken", one(testReleaseRequeueTaken)},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open) })
 	}

@@ -364,6 +364,7 @@ func (p *pool) step(now time.Time) {
 	// Bookkeeping and metrics first, then the events: a watcher told
 	// "matched" finds the match counted.
 	p.s.hub.publish(events...)
+	p.s.matchesFormed(results)
 }
 
 // committed records a committed match: its tickets leave the pool.

@@ -39,6 +39,10 @@ type Queue struct {
 	// may have live tickets at once; DefaultMaxKeys when zero. A create
 	// that would open one more is refused with resource_exhausted.
 	MaxKeys int
+	// AssignTimeout releases a match no backend assigned within it (zero:
+	// never); OnAssignTimeout says what becomes of its tickets.
+	AssignTimeout   time.Duration
+	OnAssignTimeout OnTimeout
 }
 
 // DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
@@ -74,6 +78,7 @@ type Service struct {
 	seed     uint64
 	idlePool time.Duration
 	hub      *hub
+	handoff  *matchHub
 	metrics  *metrics
 	intake   chan *createReq
 	ready    readiness
@@ -96,6 +101,11 @@ type queue struct {
 	name    string
 	ttl     time.Duration
 	maxKeys int
+
+	// assignTimeout and onTimeout release unassigned matches (match.go).
+	assignTimeout time.Duration
+	onTimeout     OnTimeout
+
 	version int
 	rules   *ruleset.Compiled
 	source  []byte
@@ -120,6 +130,7 @@ func New(o Options) (*Service, error) {
 		seed:     o.Seed,
 		idlePool: o.IdlePool,
 		hub:      newHub(historyTickets),
+		handoff:  newMatchHub(),
 		intake:   make(chan *createReq, 4096),
 		queues:   map[string]*queue{},
 		pools:    map[cupid.QueueKey]*pool{},
@@ -152,6 +163,9 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
 		}
 		q.ttl, q.maxKeys = qc.TTL, qc.MaxKeys
+		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
+			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
+		}
 		if q.maxKeys == 0 {
 			q.maxKeys = DefaultMaxKeys
 		}
@@ -226,6 +240,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.log.Info("reloaded waiting tickets", "tickets", len(waiting)-orphans, "pools", len(byKey), "cancelled_unconfigured", orphans)
 	s.wg.Add(1)
 	go s.runIntake()
+	s.startReleasing()
 	return nil
 }
 
@@ -580,11 +595,12 @@ func (s *Service) Stats(ctx context.Context, queueName string) ([]PoolStats, err
 	return out, nil
 }
 
-// Watch calls send with the ticket's events after afterSeq — stored ones
-// first, then live ones — until the ticket reaches a final state, ctx ends
-// or send fails. A watch of a ticket that is final already, whatever
-// afterSeq says, gets the final event and ends at once.
-func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
+// watch calls send with the ticket's events after afterSeq — stored ones
+// first, then live ones — until an event ends the watch (see Watch and
+// WatchAssignment), ctx ends or send fails. A watch of a ticket whose last
+// event ends it already, whatever afterSeq says, gets that event and ends
+// at once.
+func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends func(cupid.Event) bool, send func(cupid.Event) error) error {
 	if id == "" {
 		return cupid.Invalid("id", "required")
 	}
@@ -596,7 +612,7 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 	defer s.hub.unsubscribe(sub)
 	if !known {
 		var err error
-		if past, err = s.store.Events(ctx, id, afterSeq); err != nil {
+		if past, err = s.ticketEvents(ctx, id, afterSeq); err != nil {
 			return s.storeError(err)
 		}
 	}
@@ -606,14 +622,14 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 			return err
 		}
 		last = ev.Seq
-		if ev.Kind.Final() {
+		if ends(ev) {
 			return nil
 		}
 	}
 	// Nothing final after afterSeq so far: the ticket may be unknown, or
 	// final at or before afterSeq (a client that saw the end and asks
 	// again), which must not wait forever.
-	if fin, err := s.finalEvent(ctx, id, known); err != nil {
+	if fin, err := s.finalEvent(ctx, id, known, ends); err != nil {
 		return err
 	} else if fin != nil {
 		return send(*fin)
@@ -631,7 +647,7 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 				return err
 			}
 			last = ev.Seq
-			if ev.Kind.Final() {
+			if ends(ev) {
 				return nil
 			}
 		case <-ctx.Done():
@@ -642,12 +658,13 @@ func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send fun
 	}
 }
 
-// finalEvent returns a ticket's final event if it has one, nil while it
-// waits, and not_found for an unknown ticket.
-func (s *Service) finalEvent(ctx context.Context, id string, known bool) (*cupid.Event, error) {
+// finalEvent returns a ticket's last event if it ends the watch, nil
+// while the ticket waits (or its last event does not end the watch), and
+// not_found for an unknown ticket.
+func (s *Service) finalEvent(ctx context.Context, id string, known bool, ends func(cupid.Event) bool) (*cupid.Event, error) {
 	if known {
 		if ev, ok := s.hub.last(id); ok {
-			if ev.Kind.Final() {
+			if ends(ev) {
 				return &ev, nil
 			}
 			return nil, nil
@@ -660,16 +677,17 @@ func (s *Service) finalEvent(ctx context.Context, id string, known bool) (*cupid
 	if !t.State.Final() {
 		return nil, nil
 	}
-	evs, err := s.store.Events(ctx, id, 0)
+	evs, err := s.ticketEvents(ctx, id, 0)
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Kind.Final() {
-			return &evs[i], nil
-		}
+	if len(evs) == 0 {
+		return nil, fmt.Errorf("ticketsvc: ticket %s is %s but has no events", id, t.State)
 	}
-	return nil, fmt.Errorf("ticketsvc: ticket %s is %s but has no final event", id, t.State)
+	if last := evs[len(evs)-1]; ends(last) {
+		return &last, nil
+	}
+	return nil, nil
 }
 
 // Wake makes every pool expire and step now, as if its timer had fired,

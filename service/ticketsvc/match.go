@@ -1,0 +1,362 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// The hand-off of matches to game servers. A backend (a director, an
+// allocator) follows a queue's match log with WatchMatches, places each
+// formed match on a server and calls AssignMatch; the players' ticket
+// watchers hear "assigned" with the server's address. A queue may release
+// a match nobody assigned in time (AssignTimeout): its tickets go back to
+// their pool with their original age, or are cancelled.
+//
+// Order is persist, then publish, as for tickets. The match log lives in
+// the store; the matchHub below only wakes watchers, which then read the
+// store after the last sequence number they sent. So a watcher never sends
+// an event twice or skips one, even when two pools of a queue commit at
+// once and publish in another order than their numbers.
+
+// OnTimeout says what becomes of the tickets of a match released because
+// no backend assigned it in time.
+type OnTimeout string
+
+// The choices of OnTimeout.
+const (
+	// Requeue puts the tickets back to waiting with their original age.
+	Requeue OnTimeout = "requeue"
+	// CancelTickets cancels them, with the reason.
+	CancelTickets OnTimeout = "cancel"
+)
+
+// setAssignTimeout checks and sets the queue's release policy.
+func (q *queue) setAssignTimeout(d time.Duration, on OnTimeout) error {
+	switch {
+	case d < 0:
+		return errors.New("assign_timeout must not be negative")
+	case d == 0 && on != "":
+		return fmt.Errorf("on_assign_timeout %q needs an assign_timeout", on)
+	case d > 0 && on == "":
+		on = Requeue
+	case d > 0 && on != Requeue && on != CancelTickets:
+		return fmt.Errorf("on_assign_timeout must be requeue or cancel, not %q", on)
+	}
+	q.assignTimeout, q.onTimeout = d, on
+	return nil
+}
+
+// matchHub wakes the watchers of a queue's match log. Each watcher has a
+// channel of one: a wake that finds it full is already pending.
+type matchHub struct {
+	mu   sync.Mutex
+	subs map[string]map[chan struct{}]struct{}
+}
+
+func newMatchHub() *matchHub {
+	return &matchHub{subs: map[string]map[chan struct{}]struct{}{}}
+}
+
+func (h *matchHub) subscribe(queue string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[queue] == nil {
+		h.subs[queue] = map[chan struct{}]struct{}{}
+	}
+	h.subs[queue][ch] = struct{}{}
+	return ch
+}
+
+func (h *matchHub) unsubscribe(queue string, ch chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs[queue], ch)
+	if len(h.subs[queue]) == 0 {
+		delete(h.subs, queue)
+	}
+}
+
+func (h *matchHub) wake(queue string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs[queue] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// matchesFormed wakes the match watchers of the queues of a commit's
+// stored matches.
+func (s *Service) matchesFormed(results []cupid.Committed) {
+	var last string
+	for _, r := range results {
+		if r.OK && r.Formed.Queue != last {
+			last = r.Formed.Queue
+			s.handoff.wake(last)
+		}
+	}
+}
+
+// ticketEvents reads a ticket's stored events, giving each assigned event
+// its assignment when the store's event does not carry it (the ticket
+// event log keeps the match id, the match keeps the assignment).
+func (s *Service) ticketEvents(ctx context.Context, id string, afterSeq int64) ([]cupid.Event, error) {
+	evs, err := s.store.Events(ctx, id, afterSeq)
+	if err != nil {
+		return nil, err
+	}
+	for i := range evs {
+		if evs[i].Kind == cupid.EventAssigned && evs[i].Assignment == nil && evs[i].Match != nil {
+			r, err := s.store.MatchRecord(ctx, evs[i].Match.ID)
+			if err != nil {
+				return nil, err
+			}
+			evs[i].Assignment = r.Assignment
+		}
+	}
+	return evs, nil
+}
+
+// Watch follows a ticket until it is matched, cancelled or expired (or, for
+// a watcher that reconnects after the match, until the next of assigned,
+// cancelled, expired): the stream of players who do not wait for a server.
+func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
+	return s.watch(ctx, id, afterSeq, func(ev cupid.Event) bool { return ev.Kind.Final() }, send)
+}
+
+// WatchAssignment follows a ticket past its match until the match is
+// assigned a server (or the ticket is cancelled or expires); a released
+// match's requeued ticket is followed on into its next match. It is the
+// stream of players whose game hands matches to servers.
+func (s *Service) WatchAssignment(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
+	return s.watch(ctx, id, afterSeq, func(ev cupid.Event) bool {
+		return ev.Kind == cupid.EventAssigned || ev.Kind == cupid.EventCancelled || ev.Kind == cupid.EventExpired
+	}, send)
+}
+
+// GetMatch returns a match with its hand-off state.
+func (s *Service) GetMatch(ctx context.Context, id string) (*cupid.MatchRecord, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	r, err := s.store.MatchRecord(ctx, id)
+	return r, s.storeError(err)
+}
+
+// MatchPlayers returns the players of a match, for the permission check
+// that lets a player read the matches he is in.
+func (s *Service) MatchPlayers(ctx context.Context, id string) ([]string, error) {
+	r, err := s.GetMatch(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, t := range r.Match.Teams {
+		out = append(out, t.PlayerIDs...)
+	}
+	return out, nil
+}
+
+// ListMatches lists a queue's matches oldest first (100 by default, 1,000
+// at most).
+func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupid.MatchRecord, error) {
+	if err := s.checkQueue(f.Queue); err != nil {
+		return nil, err
+	}
+	switch f.State {
+	case "", cupid.MatchFormed, cupid.MatchAssigned, cupid.MatchReleased:
+	default:
+		return nil, cupid.Invalid("state", "must be formed, assigned or released, not %q", f.State)
+	}
+	switch {
+	case f.Limit < 0:
+		return nil, cupid.Invalid("limit", "must not be negative")
+	case f.Limit == 0:
+		f.Limit = 100
+	case f.Limit > 1000:
+		return nil, cupid.Invalid("limit", "at most 1000, got %d", f.Limit)
+	}
+	rs, err := s.store.Matches(ctx, f)
+	return rs, s.storeError(err)
+}
+
+func (s *Service) checkQueue(name string) error {
+	if name == "" {
+		return cupid.Invalid("queue", "required")
+	}
+	if s.queue(name) == nil {
+		return cupid.NotFound("queue", "no queue %q", name)
+	}
+	return nil
+}
+
+// AssignMatch records where a formed match is played; its players' ticket
+// watchers hear it. Assigning a match twice, or one released, is refused
+// with failed_precondition and changes nothing.
+func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (*cupid.MatchRecord, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	a.At = s.now().UTC()
+	r, mev, evs, err := s.store.AssignMatch(ctx, id, a)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	s.hub.publish(evs...)
+	s.handoff.wake(mev.Queue)
+	return r, nil
+}
+
+// ReleaseMatch releases a formed match: its tickets go back to their pool
+// with their original age (requeue) or are cancelled, with reason.
+func (s *Service) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string) (*cupid.Released, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	r, err := s.store.ReleaseMatch(ctx, id, requeue, reason, s.now().UTC())
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	for _, t := range r.Cancelled {
+		s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+	}
+	// The requeued tickets reach their pool before anyone hears of them,
+	// as new tickets do.
+	byKey := map[cupid.QueueKey][]*cupid.Ticket{}
+	for _, t := range r.Requeued {
+		byKey[t.Key] = append(byKey[t.Key], t)
+	}
+	for key, ts := range byKey {
+		if s.queue(key.Queue) == nil {
+			continue // the next start cancels them, as any waiting ticket of an unconfigured queue
+		}
+		p := s.reserve(key, len(ts), true)
+		p.do(func(p *pool) {
+			for _, t := range ts {
+				p.add(t)
+			}
+		})
+	}
+	s.hub.publish(r.Events...)
+	s.handoff.wake(r.Event.Queue)
+	return r, nil
+}
+
+// WatchMatches calls send with a queue's match events after afterSeq —
+// stored ones, then new ones as they are stored — until ctx ends, the
+// server stops or send fails. Each event is sent once, in sequence order.
+func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64, send func(cupid.MatchEvent) error) error {
+	if err := s.checkQueue(queue); err != nil {
+		return err
+	}
+	if afterSeq < 0 {
+		return cupid.Invalid("after_seq", "must not be negative")
+	}
+	// Subscribe before reading, so nothing stored meanwhile goes unseen.
+	wake := s.handoff.subscribe(queue)
+	defer s.handoff.unsubscribe(queue, wake)
+	last := afterSeq
+	for {
+		evs, err := s.store.MatchEvents(ctx, queue, last, matchPage)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return s.storeError(err)
+		}
+		for _, ev := range evs {
+			if err := send(ev); err != nil {
+				return err
+			}
+			last = ev.Seq
+		}
+		if len(evs) == matchPage {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.ctx.Done():
+			return cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down; reconnect with after_seq=%d", last)
+		}
+	}
+}
+
+// matchPage is how many match events a watcher reads at a time.
+const matchPage = 256
+
+// startReleasing starts, for each queue with an assign timeout, the
+// goroutine that releases its unassigned matches.
+func (s *Service) startReleasing() {
+	s.mu.Lock()
+	var qs []*queue
+	for _, q := range s.queues {
+		if q.assignTimeout > 0 {
+			qs = append(qs, q)
+		}
+	}
+	s.mu.Unlock()
+	for _, q := range qs {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			t := time.NewTimer(0)
+			defer t.Stop()
+			for {
+				select {
+				case <-s.ctx.Done():
+					return
+				case <-t.C:
+				}
+				next := s.releaseDue(s.ctx, q.name)
+				t.Reset(max(next.Sub(s.now()), time.Millisecond))
+			}
+		}()
+	}
+}
+
+// releaseDue releases the queue's formed matches whose assign timeout has
+// passed, oldest first, and returns when it should look again. The
+// deadline derives from the match's stored time, so a restart keeps it.
+func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
+	q := s.queue(queue)
+	if q == nil || q.assignTimeout <= 0 {
+		return s.now().Add(time.Hour)
+	}
+	reason := fmt.Sprintf("no server was assigned within the queue's assign_timeout (%s)", q.assignTimeout)
+	for {
+		now := s.now()
+		rs, err := s.store.Matches(ctx, cupid.MatchFilter{Queue: queue, State: cupid.MatchFormed, Limit: matchPage})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("listing unassigned matches failed; trying again in a second", "queue", queue, "err", err)
+			}
+			return now.Add(time.Second)
+		}
+		for _, r := range rs {
+			due := r.Match.CreatedAt.Add(q.assignTimeout)
+			if due.After(now) {
+				return due
+			}
+			_, err := s.ReleaseMatch(ctx, r.Match.ID, q.onTimeout == Requeue, reason)
+			if err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
+				if ctx.Err() == nil {
+					s.log.Error("releasing an unassigned match failed; trying again in a second", "match", r.Match.ID, "err", err)
+				}
+				return now.Add(time.Second)
+			}
+		}
+		if len(rs) < matchPage {
+			return now.Add(q.assignTimeout)
+		}
+	}
+}

@@ -1,0 +1,289 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/memstore"
+)
+
+// handoffQueues is a duel queue that releases unassigned matches after 30s.
+func handoffQueues(on OnTimeout) []Queue {
+	return []Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules), AssignTimeout: 30 * time.Second, OnAssignTimeout: on}}
+}
+
+// matched creates two compatible duel tickets and returns them matched,
+// with their match id.
+func (h *harness) matched(t *testing.T, p1, p2 string) (a, b *cupid.Ticket, matchID string) {
+	t.Helper()
+	a = h.create(t, ticket("duel", 1500, p1))
+	b = h.create(t, ticket("duel", 1510, p2))
+	h.wait(0)
+	a, b = h.state(t, a.ID), h.state(t, b.ID)
+	if a.State != cupid.StateMatched || b.MatchID != a.MatchID {
+		t.Fatalf("tickets not matched together: %s/%s %s/%s", a.State, a.MatchID, b.State, b.MatchID)
+	}
+	return a, b, a.MatchID
+}
+
+// collect runs watch in a goroutine; the events arrive on the channel, which
+// is closed when the watch returns, and the error after it.
+func collect[E any](watch func(send func(E) error) error) (<-chan E, <-chan error) {
+	evs, done := make(chan E, 64), make(chan error, 1)
+	go func() {
+		err := watch(func(e E) error { evs <- e; return nil })
+		close(evs)
+		done <- err
+	}()
+	return evs, done
+}
+
+func next[E any](t *testing.T, evs <-chan E) E {
+	t.Helper()
+	select {
+	case e, ok := <-evs:
+		if !ok {
+			t.Fatal("the watch ended early")
+		}
+		return e
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
+	panic("unreachable")
+}
+
+func kinds(evs []cupid.Event) string {
+	var out []string
+	for _, e := range evs {
+		out = append(out, string(e.Kind))
+	}
+	return strings.Join(out, " ")
+}
+
+func TestAssignmentReachesTicketWatchers(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, queues(0))
+	a, _, mid := h.matched(t, "alice", "bob")
+	ctx := context.Background()
+
+	evs, done := collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, a.ID, 0, send) })
+	var got []cupid.Event
+	got = append(got, next(t, evs), next(t, evs)) // created, matched: the watch goes on
+	rec, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.7:7777", SessionID: "s1", Connection: map[string]string{"token": "t"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.State != cupid.MatchAssigned || !rec.Assignment.At.Equal(h.clock.now()) {
+		t.Fatalf("assigned %+v", rec)
+	}
+	got = append(got, next(t, evs))
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if kinds(got) != "created matched assigned" || got[2].Assignment == nil || got[2].Assignment.Server != "10.0.0.7:7777" || got[2].Match.ID != mid {
+		t.Fatalf("events %s, last %+v", kinds(got), got[2])
+	}
+
+	// The plain watch still ends at the match; one that reconnects after
+	// it hears the assignment.
+	var plain []cupid.Event
+	record := func(ev cupid.Event) error { plain = append(plain, ev); return nil }
+	if err := h.Watch(ctx, a.ID, 0, record); err != nil || kinds(plain) != "created matched" {
+		t.Fatalf("plain watch %s (%v)", kinds(plain), err)
+	}
+	plain = nil
+	if err := h.Watch(ctx, a.ID, got[1].Seq, record); err != nil || kinds(plain) != "assigned" {
+		t.Fatalf("watch after the match %s (%v)", kinds(plain), err)
+	}
+
+	// After a restart the history comes from the store, assignment and all.
+	h.Close()
+	h2 := start(t, store, queues(0))
+	plain = nil
+	if err := h2.WatchAssignment(ctx, a.ID, 0, record); err != nil || kinds(plain) != "created matched assigned" ||
+		plain[2].Assignment == nil || plain[2].Assignment.Connection["token"] != "t" {
+		t.Fatalf("watch after a restart %s %+v (%v)", kinds(plain), plain, err)
+	}
+}
+
+func TestAssignRefusalsChangeNothing(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, queues(0))
+	a, _, mid := h.matched(t, "alice", "bob")
+	ctx := context.Background()
+	srv := cupid.Assignment{Server: "10.0.0.7:7777"}
+
+	_, err := h.AssignMatch(ctx, "nope", srv)
+	wantErr(t, err, cupid.CodeNotFound, "match_id", "nope")
+	_, err = h.AssignMatch(ctx, mid, cupid.Assignment{})
+	wantErr(t, err, cupid.CodeInvalid, "assignment.server")
+	_, err = h.AssignMatch(ctx, "", srv)
+	wantErr(t, err, cupid.CodeInvalid, "match_id")
+	store.FailNext("AssignMatch", errors.New("disk full"))
+	_, err = h.AssignMatch(ctx, mid, srv)
+	wantErr(t, err, cupid.CodeUnavailable, "")
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+		t.Fatalf("after refusals the match is %s", r.State)
+	}
+	if evs, _ := store.Events(ctx, a.ID, 0); kinds(evs) != "created matched" {
+		t.Fatalf("after refusals the ticket's events are %s", kinds(evs))
+	}
+	if _, err := h.AssignMatch(ctx, mid, srv); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.AssignMatch(ctx, mid, cupid.Assignment{Server: "other:1"})
+	wantErr(t, err, cupid.CodeConflict, "match_id", "already assigned")
+	if r, _ := h.GetMatch(ctx, mid); r.Assignment.Server != srv.Server {
+		t.Fatalf("assigning twice changed the assignment to %+v", r.Assignment)
+	}
+}
+
+func TestWatchMatchesReplaysThenFollows(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, _, m1 := h.matched(t, "a1", "b1")
+
+	evs, done := collect(func(send func(cupid.MatchEvent) error) error { return h.WatchMatches(ctx, "duel", 0, send) })
+	first := next(t, evs)
+	if first.Kind != cupid.MatchEventFormed || first.MatchID != m1 || first.Match == nil {
+		t.Fatalf("first %+v", first)
+	}
+	_, _, m2 := h.matched(t, "a2", "b2")
+	if _, err := h.AssignMatch(ctx, m1, cupid.Assignment{Server: "s:1"}); err != nil {
+		t.Fatal(err)
+	}
+	second, third := next(t, evs), next(t, evs)
+	if second.MatchID != m2 || second.Kind != cupid.MatchEventFormed || third.MatchID != m1 || third.Kind != cupid.MatchEventAssigned ||
+		third.Assignment == nil || third.Assignment.Server != "s:1" || !(first.Seq < second.Seq && second.Seq < third.Seq) {
+		t.Fatalf("then %+v, %+v", second, third)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("watch ended with %v", err)
+	}
+
+	// Resuming after a sequence number replays what came after it.
+	var again []cupid.MatchEvent
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	err := h.WatchMatches(ctx2, "duel", first.Seq, func(ev cupid.MatchEvent) error {
+		again = append(again, ev)
+		if len(again) == 2 {
+			cancel2()
+		}
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || len(again) != 2 || again[0].Seq != second.Seq || again[1].Seq != third.Seq {
+		t.Fatalf("resumed %+v (%v)", again, err)
+	}
+	wantErr(t, h.WatchMatches(context.Background(), "nope", 0, nil), cupid.CodeNotFound, "queue")
+	wantErr(t, h.WatchMatches(context.Background(), "duel", -1, nil), cupid.CodeInvalid, "after_seq")
+	_, err = h.ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: "lost"})
+	wantErr(t, err, cupid.CodeInvalid, "state")
+	list, err := h.ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: cupid.MatchFormed})
+	if err != nil || len(list) != 1 || list[0].Match.ID != m2 {
+		t.Fatalf("formed matches %v (%v)", list, err)
+	}
+}
+
+func TestReleaseOnTimeoutRequeuesWithOriginalAge(t *testing.T) {
+	h := start(t, memstore.New(), handoffQueues(Requeue))
+	ctx := context.Background()
+	a, b, mid := h.matched(t, "alice", "bob")
+	h.clock.advance(29 * time.Second)
+	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+		t.Fatalf("next look at %v, want the match's deadline", next)
+	}
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+		t.Fatalf("released early: %s", r.State)
+	}
+	h.clock.advance(time.Second)
+	h.releaseDue(ctx, "duel")
+	r, _ := h.GetMatch(ctx, mid)
+	if r.State != cupid.MatchReleased || !strings.Contains(r.Reason, "30s") {
+		t.Fatalf("after the timeout %+v", r)
+	}
+	for _, want := range []*cupid.Ticket{a, b} {
+		got := h.state(t, want.ID)
+		if got.State != cupid.StateWaiting || !got.CreatedAt.Equal(want.CreatedAt) || got.MatchID != "" {
+			t.Fatalf("requeued %+v", got)
+		}
+	}
+	// Back in their pool, they match again, in a new match.
+	h.wait(0)
+	again := h.state(t, a.ID)
+	if again.State != cupid.StateMatched || again.MatchID == mid || h.state(t, b.ID).MatchID != again.MatchID {
+		t.Fatalf("after requeue %+v", again)
+	}
+	evs, _ := h.store.Events(ctx, a.ID, 0)
+	if kinds(evs) != "created matched requeued matched" {
+		t.Fatalf("events %s", kinds(evs))
+	}
+}
+
+func TestReleaseOnTimeoutCancels(t *testing.T) {
+	h := start(t, memstore.New(), handoffQueues(CancelTickets))
+	ctx := context.Background()
+	a, _, mid := h.matched(t, "alice", "bob")
+	h.clock.advance(31 * time.Second)
+	h.releaseDue(ctx, "duel")
+	got := h.state(t, a.ID)
+	if got.State != cupid.StateCancelled || !strings.Contains(got.Reason, "assign_timeout") {
+		t.Fatalf("after the timeout %+v", got)
+	}
+	var seen []cupid.Event
+	if err := h.WatchAssignment(ctx, a.ID, 0, func(ev cupid.Event) error { seen = append(seen, ev); return nil }); err != nil ||
+		kinds(seen) != "created matched cancelled" || seen[2].Reason != got.Reason {
+		t.Fatalf("watcher heard %s (%v)", kinds(seen), err)
+	}
+	if _, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "late:1"}); cupid.ErrorCode(err) != cupid.CodeConflict {
+		t.Fatalf("assigning a released match: %v", err)
+	}
+}
+
+func TestReleaseStoreFailureChangesNothing(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, handoffQueues(Requeue))
+	ctx := context.Background()
+	a, _, mid := h.matched(t, "alice", "bob")
+	h.clock.advance(31 * time.Second)
+	store.FailNext("ReleaseMatch", errors.New("disk full"))
+	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+		t.Fatalf("after a failure next look at %v, want in a second", next)
+	}
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+		t.Fatalf("match %s after a failed release", r.State)
+	}
+	if got := h.state(t, a.ID); got.State != cupid.StateMatched {
+		t.Fatalf("ticket %s after a failed release", got.State)
+	}
+	h.wait(0) // the pool holds nothing it should not: no second match forms
+	if got := h.state(t, a.ID); got.MatchID != mid {
+		t.Fatalf("ticket moved to match %s", got.MatchID)
+	}
+	h.releaseDue(ctx, "duel")
+	if got := h.state(t, a.ID); got.State != cupid.StateWaiting {
+		t.Fatalf("ticket %s after the retry", got.State)
+	}
+}
+
+func TestAssignTimeoutSettings(t *testing.T) {
+	for _, c := range []struct {
+		d    time.Duration
+		on   OnTimeout
+		want string
+	}{
+		{-time.Second, "", "must not be negative"},
+		{0, Requeue, "needs an assign_timeout"},
+		{time.Second, "later", "requeue or cancel"},
+	} {
+		_, err := New(Options{Store: memstore.New(), Queues: []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), AssignTimeout: c.d, OnAssignTimeout: c.on}}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%v %q: %v, want %q", c.d, c.on, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,329 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// matchesSchema is migration 5: the hand-off of matches to game servers.
+//
+// A match's queue is a virtual column read from its body, so CommitMatches
+// keeps writing the three columns it always wrote and a database migrated
+// from before knows the queue of its old matches too. Those old matches
+// start formed: they were never assigned, which is what formed means. The
+// match log (match_events) has its own sequence, written in the same
+// transaction as the change it records; SQLite's single writer makes
+// commit order the order of seq, so a reader never sees a later event
+// before an earlier one.
+const matchesSchema = `
+ALTER TABLE matches ADD COLUMN queue TEXT GENERATED ALWAYS AS (json_extract(CAST(body AS TEXT), '$.key.queue')) VIRTUAL;
+ALTER TABLE matches ADD COLUMN state TEXT NOT NULL DEFAULT 'formed';
+ALTER TABLE matches ADD COLUMN assignment BLOB;
+ALTER TABLE matches ADD COLUMN updated_at INTEGER;
+ALTER TABLE matches ADD COLUMN reason TEXT NOT NULL DEFAULT '';
+CREATE INDEX matches_queue ON matches (queue, state, created_at, id);
+CREATE TABLE match_events (
+	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
+	match_id TEXT NOT NULL,
+	queue    TEXT NOT NULL,
+	kind     TEXT NOT NULL,
+	at       INTEGER NOT NULL
+);
+CREATE INDEX match_events_queue ON match_events (queue, seq);
+`
+
+// matchColumns are what scanRecord reads.
+const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at), reason`
+
+// logFormed writes the formed events of the committed matches of a
+// CommitMatches batch and sets each one's Committed.Formed.
+func (s *Store) logFormed(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, out []cupid.Committed) error {
+	var evs []*cupid.MatchEvent
+	for i, m := range ms {
+		if out[i].OK {
+			out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
+			evs = append(evs, &out[i].Formed)
+		}
+	}
+	return insertMatchEvents(ctx, tx, evs)
+}
+
+// insertMatchEvents stores match events, 128 to a statement, and fills in
+// their sequence numbers (in the order given, as AUTOINCREMENT assigns
+// them within a statement).
+func insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent) error {
+	for lo := 0; lo < len(evs); lo += maxRows {
+		part := evs[lo:min(lo+maxRows, len(evs))]
+		q := `INSERT INTO match_events (match_id, queue, kind, at) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?), `, len(part)), `, `) + ` RETURNING seq, match_id`
+		args := make([]any, 0, 4*len(part))
+		byID := make(map[string]*cupid.MatchEvent, len(part))
+		for _, e := range part {
+			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano())
+			byID[e.MatchID] = e
+		}
+		err := scanEach(tx.QueryContext(ctx, q, args...))(func(r rowScanner) error {
+			var seq int64
+			var id string
+			if err := r.Scan(&seq, &id); err != nil {
+				return err
+			}
+			e, ok := byID[id]
+			if !ok || e.Seq != 0 {
+				return fmt.Errorf("sqlite: stored a match event for match %s that was not asked for", id)
+			}
+			e.Seq = seq
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("sqlite: store match events: %w", err)
+		}
+		for _, e := range part {
+			if e.Seq == 0 {
+				return fmt.Errorf("sqlite: match event of %s was not stored", e.MatchID)
+			}
+		}
+	}
+	return nil
+}
+
+func scanRecord(r rowScanner) (*cupid.MatchRecord, error) {
+	var body, assignment []byte
+	var state, reason string
+	var updated int64
+	if err := r.Scan(&body, &state, &assignment, &updated, &reason); err != nil {
+		return nil, err
+	}
+	rec := &cupid.MatchRecord{Match: new(cupid.Match), State: cupid.MatchState(state), UpdatedAt: time.Unix(0, updated).UTC(), Reason: reason}
+	if err := json.Unmarshal(body, rec.Match); err != nil {
+		return nil, fmt.Errorf("sqlite: decode match: %w", err)
+	}
+	if assignment != nil {
+		rec.Assignment = new(cupid.Assignment)
+		if err := json.Unmarshal(assignment, rec.Assignment); err != nil {
+			return nil, fmt.Errorf("sqlite: decode assignment of match %s: %w", rec.Match.ID, err)
+		}
+	}
+	return rec, nil
+}
+
+// MatchRecord returns a match with its hand-off state.
+func (s *Store) MatchRecord(ctx context.Context, id string) (*cupid.MatchRecord, error) {
+	rec, err := scanRecord(s.r.QueryRowContext(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cupid.MatchNotFound(id)
+	}
+	return rec, err
+}
+
+// Matches lists a queue's matches oldest first.
+func (s *Store) Matches(ctx context.Context, f cupid.MatchFilter) ([]*cupid.MatchRecord, error) {
+	var where []string
+	var args []any
+	if f.Queue != "" {
+		where, args = append(where, "queue = ?"), append(args, f.Queue)
+	}
+	if f.State != "" {
+		where, args = append(where, "state = ?"), append(args, string(f.State))
+	}
+	q := `SELECT ` + matchColumns + ` FROM matches`
+	if len(where) > 0 {
+		q += " WHERE " + strings.Join(where, " AND ")
+	}
+	q += " ORDER BY created_at, id"
+	if f.Limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	}
+	var out []*cupid.MatchRecord
+	err := scanEach(s.r.QueryContext(ctx, q, args...))(func(r rowScanner) error {
+		rec, err := scanRecord(r)
+		out = append(out, rec)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// MatchEvents returns a queue's match events after seq, each with its match
+// (and the assignment or the release reason), in one query.
+func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, limit int) ([]cupid.MatchEvent, error) {
+	if limit <= 0 {
+		return nil, cupid.Invalid("limit", "must be positive")
+	}
+	var out []cupid.MatchEvent
+	err := scanEach(s.r.QueryContext(ctx, `SELECT e.seq, e.kind, e.at, `+matchColumnsOf("m")+`
+		FROM match_events e JOIN matches m ON m.id = e.match_id
+		WHERE e.queue = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, queue, afterSeq, limit))(func(r rowScanner) error {
+		var ev cupid.MatchEvent
+		var kind string
+		var at int64
+		rec, err := scanRecord(prefixRow{r, []any{&ev.Seq, &kind, &at}})
+		if err != nil {
+			return err
+		}
+		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), time.Unix(0, at).UTC(), queue
+		ev.MatchID, ev.Match = rec.Match.ID, rec.Match
+		switch ev.Kind {
+		case cupid.MatchEventAssigned:
+			ev.Assignment = rec.Assignment
+		case cupid.MatchEventReleased:
+			ev.Reason = rec.Reason
+		}
+		out = append(out, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prefixRow scans some leading columns into pre, the rest as asked.
+type prefixRow struct {
+	r   rowScanner
+	pre []any
+}
+
+func (p prefixRow) Scan(dest ...any) error { return p.r.Scan(append(p.pre, dest...)...) }
+
+func matchColumnsOf(alias string) string {
+	return alias + ".body, " + alias + ".state, " + alias + ".assignment, COALESCE(" + alias + ".updated_at, " + alias + ".created_at), " + alias + ".reason"
+}
+
+// formedMatch reads a match inside tx and refuses one that is not formed.
+func formedMatch(ctx context.Context, tx *sql.Tx, id string) (*cupid.MatchRecord, error) {
+	rec, err := scanRecord(tx.QueryRowContext(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cupid.MatchNotFound(id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rec.State != cupid.MatchFormed {
+		return nil, cupid.MatchNotFormed(id, rec.State)
+	}
+	return rec, nil
+}
+
+// AssignMatch records a formed match's assignment with its match event and
+// its tickets' assigned events, in one transaction.
+func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (*cupid.MatchRecord, cupid.MatchEvent, []cupid.Event, error) {
+	if err := cupid.CheckAssignment(a); err != nil {
+		return nil, cupid.MatchEvent{}, nil, err
+	}
+	a.At = a.At.UTC()
+	body, err := json.Marshal(a)
+	if err != nil {
+		return nil, cupid.MatchEvent{}, nil, fmt.Errorf("sqlite: encode assignment: %w", err)
+	}
+	var rec *cupid.MatchRecord
+	var mev cupid.MatchEvent
+	var evs []cupid.Event
+	err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var err error
+		if rec, err = formedMatch(ctx, tx, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE matches SET state = 'assigned', assignment = ?, updated_at = ? WHERE id = ?`, body, a.At.UnixNano(), id); err != nil {
+			return fmt.Errorf("sqlite: assign match %s: %w", id, err)
+		}
+		rec.State, rec.Assignment, rec.UpdatedAt = cupid.MatchAssigned, &a, a.At
+		mev = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventAssigned, At: a.At, Match: rec.Match, Assignment: &a}
+		if err := insertMatchEvents(ctx, tx, []*cupid.MatchEvent{&mev}); err != nil {
+			return err
+		}
+		for _, tid := range rec.Match.TicketIDs() {
+			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: rec.Match, Assignment: &a})
+		}
+		evs, err = s.insertEvents(ctx, tx, evs)
+		return err
+	})
+	if err != nil {
+		return nil, cupid.MatchEvent{}, nil, err
+	}
+	return rec, mev, evs, nil
+}
+
+// ReleaseMatch ends a formed match and requeues or cancels its tickets, in
+// one transaction. A release is rare (a backend that did not answer), so it
+// spends a statement or two per ticket.
+func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
+	now = now.UTC()
+	out := &cupid.Released{}
+	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		*out = cupid.Released{}
+		rec, err := formedMatch(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE matches SET state = 'released', reason = ?, updated_at = ? WHERE id = ?`, reason, now.UnixNano(), id); err != nil {
+			return fmt.Errorf("sqlite: release match %s: %w", id, err)
+		}
+		rec.State, rec.Reason, rec.UpdatedAt = cupid.MatchReleased, reason, now
+		out.Match = rec
+		out.Event = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventReleased, At: now, Match: rec.Match, Reason: reason}
+		if err := insertMatchEvents(ctx, tx, []*cupid.MatchEvent{&out.Event}); err != nil {
+			return err
+		}
+		var evs []cupid.Event
+		for _, tid := range rec.Match.TicketIDs() {
+			t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ?`, tid))
+			if err != nil {
+				return fmt.Errorf("sqlite: release match %s: read ticket %s: %w", id, tid, err)
+			}
+			if t.State != cupid.StateMatched || t.MatchID != id {
+				return fmt.Errorf("sqlite: release match %s: ticket %s is %s in match %q", id, tid, t.State, t.MatchID)
+			}
+			why := reason
+			if requeue {
+				for _, p := range t.Players {
+					var other string
+					err := tx.QueryRowContext(ctx, `SELECT ticket_id FROM live_players WHERE player_id = ? AND queue = ?`, p.ID, t.Key.Queue).Scan(&other)
+					if err == nil {
+						why = cupid.RequeueTakenReason(p.ID, other, t.Key.Queue)
+						break
+					}
+					if !errors.Is(err, sql.ErrNoRows) {
+						return err
+					}
+				}
+			}
+			t.UpdatedAt, t.MatchID = now, ""
+			if requeue && why == reason {
+				if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = 'waiting', match_id = NULL, reason = '', updated_at = ? WHERE id = ?`, now.UnixNano(), tid); err != nil {
+					return err
+				}
+				for _, p := range t.Players {
+					if _, err := tx.ExecContext(ctx, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`, t.Key.Queue, p.ID, tid); err != nil {
+						return err
+					}
+				}
+				t.State, t.Reason = cupid.StateWaiting, ""
+				out.Requeued = append(out.Requeued, t)
+				evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventRequeued, At: now, Reason: reason})
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = 'cancelled', match_id = NULL, reason = ?, updated_at = ? WHERE id = ?`, why, now.UnixNano(), tid); err != nil {
+				return err
+			}
+			t.State, t.Reason = cupid.StateCancelled, why
+			out.Cancelled = append(out.Cancelled, t)
+			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventCancelled, At: now, Reason: why})
+		}
+		out.Events, err = s.insertEvents(ctx, tx, evs)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
