@@ -113,10 +113,18 @@ func IsAsset(path string) bool {
 type server struct {
 	o       Options
 	streams atomic.Int64
+	// tries holds a token per scenario running: a try costs up to seconds
+	// of CPU, so only maxTries run at once.
+	tries chan struct{}
 }
 
 // New returns the data endpoints' handler, to be mounted at APIPrefix.
 func New(o Options) http.Handler {
+	h, _ := newServer(o)
+	return h
+}
+
+func newServer(o Options) (http.Handler, *server) {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -129,7 +137,7 @@ func New(o Options) http.Handler {
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
 	}
-	s := &server{o: o}
+	s := &server{o: o, tries: make(chan struct{}, maxTries)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+APIPrefix+"overview", s.overview)
 	mux.HandleFunc("GET "+APIPrefix+"stream", s.stream)
@@ -156,7 +164,7 @@ func New(o Options) http.Handler {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		mux.ServeHTTP(w, r)
-	})
+	}), s
 }
 
 // writeJSON answers with v as JSON.

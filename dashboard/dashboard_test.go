@@ -31,6 +31,7 @@ type fixture struct {
 	pairing   *pairingsvc.Service
 	opponents *opponentsvc.Service
 	url       string
+	srv       *server
 }
 
 func newFixture(t *testing.T, o Options) *fixture {
@@ -61,9 +62,10 @@ func newFixture(t *testing.T, o Options) *fixture {
 	t.Cleanup(ps.Close)
 	t.Cleanup(os.Close)
 	o.Tickets, o.Pairing, o.Opponents, o.Logger = ts, ps, os, log
-	srv := httptest.NewServer(New(o))
+	h, s := newServer(o)
+	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &fixture{tickets: ts, pairing: ps, opponents: os, url: srv.URL}
+	return &fixture{tickets: ts, pairing: ps, opponents: os, url: srv.URL, srv: s}
 }
 
 // sse reads a stream's messages: the event kind and the data.
@@ -222,4 +224,38 @@ func TestFinderSnapshots(t *testing.T) {
 	if strings.Join(labels, "; ") != "MMR 1500 to 1600; MMR 2900 to 3000" {
 		t.Fatalf("labels %q", labels)
 	}
+}
+
+// Only maxTries scenarios run at once; one more is refused, not queued.
+func TestTriesAreBounded(t *testing.T) {
+	f := newFixture(t, Options{})
+	body := `{"ruleset": ` + jsonQuote(duelRules) + `, "tickets": [{"id": "a"}, {"id": "b", "at": 1}]}`
+	post := func() (int, string) {
+		res, err := http.Post(f.url+APIPrefix+"try", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var e apiError
+		_ = json.NewDecoder(res.Body).Decode(&e)
+		return res.StatusCode, e.Message
+	}
+	if status, msg := post(); status != http.StatusOK {
+		t.Fatalf("a try: %d %s", status, msg)
+	}
+	for range maxTries {
+		f.srv.tries <- struct{}{} // as if that many were running
+	}
+	if status, msg := post(); status != http.StatusTooManyRequests || !strings.Contains(msg, "tries are running") {
+		t.Fatalf("a try past the limit: %d %s", status, msg)
+	}
+	<-f.srv.tries
+	if status, msg := post(); status != http.StatusOK {
+		t.Fatalf("a try once one ended: %d %s", status, msg)
+	}
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

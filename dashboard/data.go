@@ -271,6 +271,7 @@ const (
 	maxTryTickets = 500
 	maxTrySeconds = 3600
 	tryTimeout    = 10 * time.Second
+	maxTries      = 2 // at once, over the whole server
 )
 
 // try runs a ruleset over sample tickets in virtual time, as "cupid
@@ -313,12 +314,21 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 		writeProblems(w, ps, "the ruleset has %s")
 		return
 	}
+	select {
+	case s.tries <- struct{}{}:
+	default:
+		s.fail(w, r, cupid.Errorf(cupid.CodeExhausted, "", "%d tries are running, the limit; try again in a moment", maxTries))
+		return
+	}
 	type result struct {
 		rep enginetest.Report
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
+		// The token is given back when the run ends, even one whose
+		// caller stopped waiting.
+		defer func() { <-s.tries }()
 		rep, err := enginetest.Run(sc)
 		done <- result{rep, err}
 	}()
