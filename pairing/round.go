@@ -212,24 +212,38 @@ func (e *Event) assignRooms(groups [][]string, free []int) []int {
 	for _, r := range free {
 		open[r] = true
 	}
+	// Homes are exclusive: a room that is a present stayer's home goes to
+	// a newcomer only when no other room is free.
+	claimed := map[int]bool{}
+	for _, p := range e.people {
+		if p.home != 0 && p.state != StateGone {
+			claimed[p.home] = true
+		}
+	}
 	for i, members := range groups {
 		if p := stayer(members); p != nil && p.home != 0 && open[p.home] {
 			rooms[i] = p.home
 			delete(open, p.home)
 		}
 	}
-	next := 0
-	for i, members := range groups {
-		if rooms[i] != 0 {
-			continue
-		}
-		for !open[free[next]] {
-			next++
-		}
-		rooms[i] = free[next]
-		delete(open, free[next])
-		if p := stayer(members); p != nil && p.home == 0 {
-			p.home = rooms[i]
+	for _, unclaimedOnly := range []bool{true, false} {
+		next := 0
+		for i, members := range groups {
+			if rooms[i] != 0 {
+				continue
+			}
+			for next < len(free) && (!open[free[next]] || unclaimedOnly && claimed[free[next]]) {
+				next++
+			}
+			if next == len(free) {
+				break
+			}
+			rooms[i] = free[next]
+			delete(open, free[next])
+			if p := stayer(members); p != nil && p.home == 0 && !claimed[rooms[i]] {
+				p.home = rooms[i]
+				claimed[rooms[i]] = true
+			}
 		}
 	}
 	return rooms
