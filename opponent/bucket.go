@@ -41,21 +41,25 @@ const (
 	rowAttrs = 4
 )
 
-// bucket is one fixed-size replace-on-insert table: a player id hashes to
-// exactly one slot, and inserting into an occupied slot replaces whoever was
-// there. Slots point into dense storage, so a query can visit the occupants
-// in random order without probing empty slots, and the memory is a fixed
-// few bytes per slot plus one compact row per entry.
+// bucket is one fixed-size replace-on-insert table. Entries live in dense
+// storage, so a query can visit the occupants in random order without
+// probing empty slots, and the memory is a fixed few bytes per slot plus one
+// compact row per entry. A small open-addressing table (linear probing,
+// keyed by the id's hash, never more than two thirds full) finds a player's
+// entry. A bucket takes new entries until every one of its size slots is in
+// use, so a cache fills to its capacity; a newcomer to a full bucket
+// replaces the occupant its hash picks (the dense position slotOf(hash,
+// size)), which keeps the seed's replace-on-insert bound on memory.
 type bucket struct {
 	key   string // stable text key, e.g. mmr=3|arena="forest"
 	group int32
 	mmr   int32
 	size  int
 
-	slots []uint32 // per slot: dense index + 1, or 0 when empty
+	table []uint32 // open addressing by hash: dense index + 1, or 0 when empty
+	mask  int      // len(table) - 1; len(table) is a power of two
 	n     int      // occupied entries, dense indexes [0, n)
 	ids   []string // dense
-	back  []uint32 // dense index → slot
 	w     int      // words per row
 	rows  []uint32 // dense rows, w words each
 
@@ -68,12 +72,23 @@ func newBucket(s *schema, key string, group, mmr int32, size int) *bucket {
 	return b
 }
 
+// tableLen is the power of two that keeps a full bucket's lookup table at
+// most two thirds full, so probes stay short.
+func tableLen(size int) int {
+	n := 4
+	for n < size+size/2 {
+		n *= 2
+	}
+	return n
+}
+
 func (b *bucket) alloc(s *schema, size int) {
 	b.size = size
 	b.n = 0
-	b.slots = make([]uint32, size)
+	t := tableLen(size)
+	b.table = make([]uint32, t)
+	b.mask = t - 1
 	b.ids = make([]string, size)
-	b.back = make([]uint32, size)
 	b.w = s.rowWords
 	b.rows = make([]uint32, size*s.rowWords)
 }
@@ -99,29 +114,67 @@ func (b *bucket) num(i, off int) float64       { return math.Float64frombits(b.w
 func (b *bucket) ref(i, off int) uint32        { return b.rows[i*b.w+off] }
 func (b *bucket) setNum(i, off int, v float64) { b.setWord64(i, off, math.Float64bits(v)) }
 
+// home is where a hash starts probing the lookup table.
+func (b *bucket) home(h uint64) int { return int(h) & b.mask }
+
+// tableAdd records dense index i, whose hash is h, in the lookup table.
+func (b *bucket) tableAdd(h uint64, i int) {
+	s := b.home(h)
+	for b.table[s] != 0 {
+		s = (s + 1) & b.mask
+	}
+	b.table[s] = uint32(i + 1)
+}
+
+// tableSlot is the lookup-table slot that points at dense index i.
+func (b *bucket) tableSlot(i int) int {
+	s := b.home(b.hash(i))
+	for int(b.table[s]) != i+1 {
+		s = (s + 1) & b.mask
+	}
+	return s
+}
+
+// tableDelete empties slot s and shifts later entries of its probe run
+// back, so every entry stays reachable from its home without tombstones.
+func (b *bucket) tableDelete(s int) {
+	j := s
+	b.table[j] = 0
+	for k := (j + 1) & b.mask; b.table[k] != 0; k = (k + 1) & b.mask {
+		r := b.home(b.hash(int(b.table[k] - 1)))
+		// The entry at k may move to the hole at j unless its home lies
+		// cyclically in (j, k].
+		if j < k && r > j && r <= k || j > k && (r > j || r <= k) {
+			continue
+		}
+		b.table[j] = b.table[k]
+		b.table[k] = 0
+		j = k
+	}
+}
+
 // fill is how full the bucket is, from 0 to 1.
 func (b *bucket) fill() float64 { return float64(b.n) / float64(b.size) }
 
 // find returns the dense index of id's entry in this bucket, or -1.
 func (b *bucket) find(h uint64, id string) int {
-	d := b.slots[slotOf(h, b.size)]
-	if d == 0 {
-		return -1
+	for s := b.home(h); ; s = (s + 1) & b.mask {
+		d := b.table[s]
+		if d == 0 {
+			return -1
+		}
+		if i := int(d - 1); b.hash(i) == h && b.ids[i] == id {
+			return i
+		}
 	}
-	i := int(d - 1)
-	if b.hash(i) != h || b.ids[i] != id {
-		return -1
-	}
-	return i
 }
 
 // move copies dense entry from into to, within the bucket, and repoints its
-// slot. The refs move with it; nothing is acquired or released.
+// lookup slot. The refs move with it; nothing is acquired or released.
 func (b *bucket) move(from, to int) {
+	b.table[b.tableSlot(from)] = uint32(to + 1)
 	b.ids[to] = b.ids[from]
-	b.back[to] = b.back[from]
 	copy(b.row(to), b.row(from))
-	b.slots[b.back[to]] = uint32(to + 1)
 }
 
 // clear empties dense position i, which no longer owns any refs.
@@ -158,11 +211,11 @@ func (f *Finder) forget(id string) {
 }
 
 // removeAt removes dense entry i of bucket b entirely: its values, its index
-// record and its slot.
+// record and its lookup slot.
 func (f *Finder) removeAt(b *bucket, i int) {
 	f.releaseRefs(b, i)
 	f.forget(b.ids[i])
-	b.slots[b.back[i]] = 0
+	b.tableDelete(b.tableSlot(i))
 	last := b.n - 1
 	if i != last {
 		b.move(last, i)
@@ -199,33 +252,33 @@ func (f *Finder) writeValues(b *bucket, i int, e *Entry) {
 	}
 }
 
-// insert puts an entry of id into bucket bi at the slot its hash picks,
-// evicting a different occupant. It reports whether an entry of id was
-// already there (an update in place) and whether someone was evicted.
+// insert puts an entry of id into bucket bi: into a free slot while the
+// bucket has one, else in place of the occupant its hash picks. It reports
+// whether an entry of id was already there (an update in place) and whether
+// someone was evicted.
 func (f *Finder) insert(bi int32, h uint64, id string, e *Entry) (updated, evicted bool) {
 	b := f.buckets[bi]
-	s := slotOf(h, b.size)
+	if i := b.find(h, id); i >= 0 {
+		f.writeValues(b, i, e)
+		return true, false
+	}
 	var i int
-	if d := b.slots[s]; d != 0 {
-		i = int(d - 1)
-		if b.hash(i) == h && b.ids[i] == id {
-			f.writeValues(b, i, e)
-			return true, false
-		}
+	if b.n < b.size {
+		i = b.n
+		b.n++
+		f.entries++
+	} else {
 		// Replace on insert: the occupant leaves the cache.
+		i = slotOf(h, b.size)
+		b.tableDelete(b.tableSlot(i))
 		f.releaseRefs(b, i)
 		f.forget(b.ids[i])
 		f.stats.Evicted++
 		evicted = true
-	} else {
-		i = b.n
-		b.n++
-		f.entries++
-		b.slots[s] = uint32(i + 1)
-		b.back[i] = uint32(s)
 	}
 	b.ids[i] = id
 	b.setWord64(i, rowHash, h)
+	b.tableAdd(h, i)
 	f.writeValues(b, i, e)
 	if f.s.cfg.AllowMultipleEntriesPerPlayer {
 		f.index[id]++
@@ -235,9 +288,10 @@ func (f *Finder) insert(bi int32, h uint64, id string, e *Entry) (updated, evict
 	return false, evicted
 }
 
-// resize gives bucket bi a new size, rehashing its entries in dense order;
-// when two land on one slot the later replaces the earlier, exactly as
-// inserting them would. Survivors keep their interned values.
+// resize gives bucket bi a new size, taking its entries back in dense
+// order exactly as inserting them would: while there is room each keeps its
+// place, and past the new size each replaces the occupant its hash picks.
+// Survivors keep their interned values.
 func (f *Finder) resize(bi int32, size int) {
 	b := f.buckets[bi]
 	if size == b.size {
@@ -248,22 +302,22 @@ func (f *Finder) resize(bi int32, size int) {
 	f.capacity += size - old.size
 	f.stats.Resizes++
 	for i := 0; i < old.n; i++ {
-		s := slotOf(old.hash(i), size)
+		h := old.hash(i)
 		var j int
-		if d := b.slots[s]; d != 0 {
-			j = int(d - 1)
+		if b.n < size {
+			j = b.n
+			b.n++
+		} else {
+			j = slotOf(h, size)
+			b.tableDelete(b.tableSlot(j))
 			f.releaseRefs(b, j)
 			f.forget(b.ids[j])
 			f.stats.Evicted++
 			f.entries--
-		} else {
-			j = b.n
-			b.n++
-			b.slots[s] = uint32(j + 1)
-			b.back[j] = uint32(s)
 		}
 		b.ids[j] = old.ids[i]
 		copy(b.row(j), old.row(i))
+		b.tableAdd(h, j)
 	}
 }
 

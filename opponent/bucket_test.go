@@ -2,21 +2,9 @@ package opponent
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 )
-
-// colliding returns two ids that hash to the same slot of a table of size.
-func colliding(size int) (string, string) {
-	seen := map[int]string{}
-	for i := 0; ; i++ {
-		id := fmt.Sprintf("p%d", i)
-		s := slotOf(hashID(id), size)
-		if other, ok := seen[s]; ok {
-			return other, id
-		}
-		seen[s] = id
-	}
-}
 
 func TestHashIsStable(t *testing.T) {
 	// Pinned values: a restart, another machine or another Go version must
@@ -36,34 +24,70 @@ func TestHashIsStable(t *testing.T) {
 }
 
 func TestReplaceOnInsertEvicts(t *testing.T) {
+	// One bucket of 16 slots in a cache of 16: no room to grow.
 	cfg := baseConfig()
-	cfg.BucketInitialSize = 16
-	cfg.BucketMinSize = 16
+	cfg.PlayerCacheSize, cfg.BucketInitialSize, cfg.BucketMinSize = 16, 16, 16
 	f := newFinder(t, cfg)
-	a, b := colliding(16)
-
-	if _, err := f.Update(Single(a, 150, nil), t0); err != nil {
-		t.Fatal(err)
+	for i := range 16 {
+		put(t, f, fmt.Sprintf("p%d", i), 150, nil)
 	}
-	r, err := f.Update(Single(b, 150, nil), t0)
+	b := f.buckets[0]
+	const newcomer = "newcomer"
+	victim := b.ids[slotOf(hashID(newcomer), 16)]
+
+	r, err := f.Update(Single(newcomer, 150, nil), t0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Inserted != 1 || r.Evicted != 1 {
-		t.Fatalf("second insert = %+v, want 1 inserted, 1 evicted", r)
+		t.Fatalf("insert into a full bucket = %+v, want 1 inserted, 1 evicted", r)
 	}
 	st := f.Stats()
-	if st.Entries != 1 || st.Players != 1 || st.Evicted != 1 {
-		t.Fatalf("stats = %+v, want one entry left and one eviction", st.Counters)
+	if st.Entries != 16 || st.Players != 16 || st.Evicted != 1 {
+		t.Fatalf("stats = %+v, want 16 entries and one eviction", st.Counters)
 	}
-	// The evicted player left the index too: removing it finds nothing,
-	// and the survivor is the newcomer.
-	if n := f.Remove(a); n != 0 {
-		t.Fatalf("Remove(evicted) = %d, want 0", n)
+	// The evicted player (the occupant the newcomer's hash picks) left the
+	// index too: removing him finds nothing, and the newcomer is cached.
+	if n := f.Remove(victim); n != 0 {
+		t.Fatalf("Remove(evicted %s) = %d, want 0", victim, n)
 	}
-	res := query(t, f, Query{MMR: 150})
-	if res.Type != ResultSuccess || res.PlayerID != b {
-		t.Fatalf("query = %+v, want %s", res, b)
+	if n := f.Remove(newcomer); n != 1 {
+		t.Fatalf("Remove(newcomer) = %d, want 1", n)
+	}
+	checkInvariants(t, f)
+}
+
+// TestCacheFillsToItsSize: before any rebalance, 20,000 players into a
+// cache of 10,000 over 30 MMR buckets fill its every slot but a few buckets'
+// odd ones (with the ignore threshold "never"), or up to the threshold
+// (0.9). The finder held 4,500 of them before buckets grew into the cache's
+// spare room and were re-planned from the players seen.
+func TestCacheFillsToItsSize(t *testing.T) {
+	for _, c := range []struct {
+		threshold Threshold
+		min, max  int
+	}{
+		{ThresholdNever, 9900, 10000},
+		{"0.9", 8900, 9100},
+	} {
+		t.Run(string(c.threshold), func(t *testing.T) {
+			cfg := Config{PlayerCacheSize: 10000, MinMMR: 0, MaxMMR: 3000, MmrBucketCount: 30,
+				PlayerIgnoreUpdateInsertThreshold: c.threshold}
+			f := newFinder(t, cfg)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range 20000 {
+				// Roughly normal MMRs around 1500, as real populations are.
+				mmr := 1500 + 500*(rng.Float64()+rng.Float64()+rng.Float64()-1.5)
+				if _, err := f.Update(Single(fmt.Sprintf("p%d", i), mmr, nil), t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := f.Stats()
+			if st.Capacity != 10000 || st.Entries < c.min || st.Entries > c.max {
+				t.Fatalf("capacity %d, entries %d; want capacity 10000 and %d..%d entries", st.Capacity, st.Entries, c.min, c.max)
+			}
+			checkInvariants(t, f)
+		})
 	}
 }
 

@@ -31,9 +31,21 @@ type evalCtx struct {
 	qnum    []float64
 	qstr    []string
 	qlist   [][]string
+	// qsid and qlid are the query's strings and lists as interned string
+	// ids (noSID when the finder holds no such string), for comparisons
+	// with candidate strings by id; filled only for the query attributes
+	// the compiled expressions compare that way (sidAttrs).
+	qsid []uint32
+	qlid [][]uint32
 }
 
+// noSID stands for a query string that no cached entry holds: it equals no
+// candidate's string id.
+const noSID = math.MaxUint32
+
 type (
+	sidFn  func(*evalCtx) uint32
+	lidFn  func(*evalCtx) []uint32
 	numFn  func(*evalCtx) float64
 	strFn  func(*evalCtx) string
 	boolFn func(*evalCtx) bool
@@ -59,23 +71,45 @@ type fnode struct {
 	bool boolFn
 	list listFn
 	set  map[string]struct{}
+	// sid, when set, gives a string as its interned id; exact says the id
+	// is a candidate's own (always interned), so two strings compare
+	// equal by id only when one side is exact. lid gives a query list as
+	// ids.
+	sid   sidFn
+	exact bool
+	lid   lidFn
+	q     int // the query attribute's index + 1, or 0
 }
 
-// fastCompiler compiles checked expr trees into closures.
-type fastCompiler struct{ s *schema }
+// useSID notes that the query attributes behind these nodes are read by id.
+func (c *fastCompiler) useSID(ns ...fnode) {
+	for _, n := range ns {
+		if n.q > 0 {
+			c.sids[n.q-1] = true
+		}
+	}
+}
+
+// fastCompiler compiles checked expr trees into closures. sids records the
+// query attributes compared with candidate strings by id, which prepareCtx
+// then looks up once per query.
+type fastCompiler struct {
+	s    *schema
+	sids map[int]bool
+}
 
 // compileFastBool and compileFastNum return the closures for a checked tree,
 // or ok false when the tree uses something outside the subset.
-func compileFastBool(s *schema, n ast.Node) (boolFn, bool) {
-	r, ok := (&fastCompiler{s}).node(n)
+func compileFastBool(s *schema, n ast.Node, sids map[int]bool) (boolFn, bool) {
+	r, ok := (&fastCompiler{s: s, sids: sids}).node(n)
 	if !ok || r.k != kBool {
 		return nil, false
 	}
 	return r.bool, true
 }
 
-func compileFastNum(s *schema, n ast.Node) (numFn, bool) {
-	r, ok := (&fastCompiler{s}).node(n)
+func compileFastNum(s *schema, n ast.Node, sids map[int]bool) (numFn, bool) {
+	r, ok := (&fastCompiler{s: s, sids: sids}).node(n)
 	if !ok || r.k != kNum {
 		return nil, false
 	}
@@ -171,9 +205,11 @@ func (c *fastCompiler) identifier(name string) (fnode, bool) {
 		case cupid.KindNumber:
 			return fnode{k: kNum, num: func(x *evalCtx) float64 { return x.qnum[qi] }}, true
 		case cupid.KindString:
-			return fnode{k: kStr, str: func(x *evalCtx) string { return x.qstr[qi] }}, true
+			return fnode{k: kStr, str: func(x *evalCtx) string { return x.qstr[qi] },
+				sid: func(x *evalCtx) uint32 { return x.qsid[qi] }, q: qi + 1}, true
 		default:
-			return fnode{k: kList, list: func(x *evalCtx) []string { return x.qlist[qi] }}, true
+			return fnode{k: kList, list: func(x *evalCtx) []string { return x.qlist[qi] },
+				lid: func(x *evalCtx) []uint32 { return x.qlid[qi] }, q: qi + 1}, true
 		}
 	}
 	return fnode{}, false
@@ -195,7 +231,8 @@ func (c *fastCompiler) playerAttr(a *attrSpec) (fnode, bool) {
 	case a.kind == cupid.KindNumber:
 		return fnode{k: kNum, num: func(x *evalCtx) float64 { return x.b.num(x.i, off) }}, true
 	case a.kind == cupid.KindString:
-		return fnode{k: kStr, str: func(x *evalCtx) string { return x.f.strs.keys[x.b.ref(x.i, off)] }}, true
+		return fnode{k: kStr, str: func(x *evalCtx) string { return x.f.strs.keys[x.b.ref(x.i, off)] },
+			sid: func(x *evalCtx) uint32 { return x.b.ref(x.i, off) }, exact: true}, true
 	default:
 		return fnode{k: kList, list: func(x *evalCtx) []string {
 			l, _ := x.f.lists.vals[x.b.ref(x.i, off)].([]string)
@@ -247,8 +284,22 @@ func (c *fastCompiler) binary(n *ast.BinaryNode) (fnode, bool) {
 		}
 	case l.k == kNum && r.k == kNum:
 		return numBinary(op, l.num, r.num, n.Right)
+	case l.k == kStr && r.k == kStr && l.sid != nil && r.sid != nil && (l.exact || r.exact) && (op == "==" || op == "!="):
+		// Interned strings are equal exactly when their ids are, so no
+		// string is read (a query string no entry holds gets noSID, which
+		// only a non-exact side can carry).
+		c.useSID(l, r)
+		a, b := l.sid, r.sid
+		if op == "==" {
+			return fnode{k: kBool, bool: func(x *evalCtx) bool { return a(x) == b(x) }}, true
+		}
+		return fnode{k: kBool, bool: func(x *evalCtx) bool { return a(x) != b(x) }}, true
 	case l.k == kStr && r.k == kStr:
 		return strBinary(op, l.str, r.str)
+	case l.k == kStr && r.k == kList && op == "in" && l.exact && r.lid != nil:
+		c.useSID(r)
+		a, b := l.sid, r.lid
+		return fnode{k: kBool, bool: func(x *evalCtx) bool { return slices.Contains(b(x), a(x)) }}, true
 	case l.k == kStr && r.k == kList && op == "in":
 		a, b := l.str, r.list
 		return fnode{k: kBool, bool: func(x *evalCtx) bool { return slices.Contains(b(x), a(x)) }}, true
@@ -417,9 +468,24 @@ func (f *Finder) prepareCtx(q *Query) {
 	if x.qnum == nil {
 		n := len(f.s.qattrs)
 		x.qnum, x.qstr, x.qlist = make([]float64, n), make([]string, n), make([][]string, n)
+		x.qsid, x.qlid = make([]uint32, n), make([][]uint32, n)
 	}
 	for i := range f.s.qattrs {
 		v := q.Attributes[f.s.qattrs[i].name]
 		x.qnum[i], x.qstr[i], x.qlist[i] = v.Number, v.String, v.Strings
+	}
+	for _, i := range f.s.quality.sidAttrs {
+		switch f.s.qattrs[i].kind {
+		case cupid.KindString:
+			x.qsid[i] = f.strs.lookup(x.qstr[i])
+		case cupid.KindStrings:
+			ids := x.qlid[i][:0]
+			for _, s := range x.qlist[i] {
+				if id := f.strs.lookup(s); id != noSID {
+					ids = append(ids, id)
+				}
+			}
+			x.qlid[i] = ids
+		}
 	}
 }

@@ -28,6 +28,8 @@ func TestFastPathAgreesWithVM(t *testing.T) {
 		{filter: `player.guild == "g1" and player.power > 2 or player.arena == query.arena`, fast: true},
 		{score: `player.power / (query.lose_streak - 2)`, fast: true}, // ±Inf and NaN
 		{filter: `player.id != query.id && player.guild not in ["g0"]`, fast: true},
+		{filter: `query.guild == player.guild || player.hero != query.hero`, fast: true},
+		{filter: `query.guild != query.hero && player.guild not in query.rivals`, fast: true},
 		{filter: `player.guild matches "^g[12]"`, fast: false},
 		{score: `float(len(player.guild))`, fast: false},
 	}
@@ -56,7 +58,9 @@ func TestFastPathAgreesWithVM(t *testing.T) {
 			}
 			for k := 0; k < 40; k++ {
 				q := Query{AttackerID: pick("p", 60), MMR: rng.Float64() * 1000, Retries: rng.IntN(3), Attributes: attrs{
-					"guild": str(pick("g", 4)), "hero": str(pick("h", 4)), "rivals": strs(pick("g", 4), pick("g", 4)),
+					// g4 and g5 are held by no entry: compared by interned id, they must
+					// still equal nothing.
+					"guild": str(pick("g", 6)), "hero": str(pick("h", 5)), "rivals": strs(pick("g", 6), pick("g", 6)),
 					"lose_streak": num(float64(rng.IntN(5))), "arena": str(pick("a", 2)),
 				}}
 				f.prepareCtx(&q)

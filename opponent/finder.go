@@ -280,7 +280,8 @@ func (f *Finder) updateSingle(h uint64, id string, e *Entry) UpdateResult {
 	}
 	if t.bucket >= 0 {
 		b := f.buckets[t.bucket]
-		b.samples++
+		f.sample(b)
+		f.growIfFull(t.bucket)
 		if !exists && b.fill() >= f.s.ignoreLevel {
 			f.stats.Ignored++
 			r.Ignored++
@@ -297,7 +298,7 @@ func (f *Finder) updateSingle(h uint64, id string, e *Entry) UpdateResult {
 			}
 			return r
 		}
-		f.buckets[t.bucket].samples++
+		f.sample(f.buckets[t.bucket])
 	}
 	// Creating the bucket may have resized the others and evicted the
 	// player's old entry, so look again.
@@ -331,7 +332,8 @@ func (f *Finder) updateMulti(h uint64, id string, e *Entry) UpdateResult {
 			r.Updated++
 			return r
 		}
-		b.samples++
+		f.sample(b)
+		f.growIfFull(t.bucket)
 		if b.fill() >= f.s.ignoreLevel {
 			f.stats.Ignored++
 			r.Ignored++
@@ -344,7 +346,7 @@ func (f *Finder) updateMulti(h uint64, id string, e *Entry) UpdateResult {
 			r.Ignored++
 			return r
 		}
-		f.buckets[t.bucket].samples++
+		f.sample(f.buckets[t.bucket])
 	}
 	if _, ev := f.insert(t.bucket, h, strings.Clone(id), e); ev {
 		r.Evicted++
@@ -352,6 +354,36 @@ func (f *Finder) updateMulti(h uint64, id string, e *Entry) UpdateResult {
 	f.stats.Inserted++
 	r.Inserted++
 	return r
+}
+
+// sample counts one label sampled into bucket b, for dynamic sizing.
+func (f *Finder) sample(b *bucket) {
+	b.samples++
+	f.sizing.sampled++
+}
+
+// growIfFull lets a bucket that is full, or filled to the ignore threshold,
+// grow into cache capacity that no bucket uses yet, up to twice its size.
+// Without it, the room the sizing plan keeps for buckets not yet created
+// would stay empty until the first rebalance, and a cache would hold about
+// half the players it has room for. Doubling keeps the rehashing to a
+// logarithmic number of times per bucket; a bucket created later that finds
+// no room re-plans every size (sizeForNew).
+func (f *Finder) growIfFull(bi int32) {
+	b := f.buckets[bi]
+	if b.n == 0 || b.n < b.size && b.fill() < f.s.ignoreLevel {
+		return
+	}
+	if spare := f.s.cfg.PlayerCacheSize - f.capacity; spare > 0 {
+		f.resize(bi, b.size+min(b.size, spare))
+		return
+	}
+	if f.replanFromSamples() {
+		// The bucket may now have room, or spare to grow into.
+		if spare := f.s.cfg.PlayerCacheSize - f.capacity; spare > 0 && (b.n == b.size || b.fill() >= f.s.ignoreLevel) {
+			f.resize(bi, b.size+min(b.size, spare))
+		}
+	}
 }
 
 // Remove drops every entry of a player and returns how many there were.

@@ -51,6 +51,18 @@ func (t *interner) add(key string, val any) uint32 {
 	return id
 }
 
+// lookup returns the id of a string without counting a holder, or noSID
+// when no entry holds it; "" is always id 0.
+func (t *interner) lookup(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	return noSID
+}
+
 // acquireString returns the id of s, counting one more holder.
 func (t *interner) acquireString(s string) uint32 {
 	if s == "" {

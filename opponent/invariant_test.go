@@ -8,8 +8,8 @@ import (
 	"github.com/cupid-match/cupid"
 )
 
-// checkInvariants verifies the finder's internal bookkeeping: slots and
-// dense rows agree, every entry sits at the slot its id hashes to, the index
+// checkInvariants verifies the finder's internal bookkeeping: the lookup
+// table and the dense rows agree, every entry is found from its hash, the index
 // and the interned reference counts match what the buckets hold, and the
 // cache never exceeds its size.
 func checkInvariants(t *testing.T, f *Finder) {
@@ -21,18 +21,20 @@ func checkInvariants(t *testing.T, f *Finder) {
 	for bi, b := range f.buckets {
 		capacity += b.size
 		entries += b.n
-		if b.n > b.size || len(b.slots) != b.size || len(b.rows) != b.size*f.s.rowWords {
+		if b.n > b.size || len(b.table) != tableLen(b.size) || len(b.rows) != b.size*f.s.rowWords {
 			t.Fatalf("bucket %s: n %d size %d", b.key, b.n, b.size)
 		}
 		occupied := 0
-		for s, d := range b.slots {
+		pointed := map[uint32]bool{}
+		for s, d := range b.table {
 			if d == 0 {
 				continue
 			}
 			occupied++
-			if i := int(d - 1); i >= b.n || int(b.back[i]) != s {
+			if i := int(d - 1); i >= b.n || pointed[d] {
 				t.Fatalf("bucket %s: slot %d points at %d", b.key, s, i)
 			}
+			pointed[d] = true
 		}
 		if occupied != b.n {
 			t.Fatalf("bucket %s: %d occupied slots, n %d", b.key, occupied, b.n)
@@ -47,8 +49,8 @@ func checkInvariants(t *testing.T, f *Finder) {
 				}
 				continue
 			}
-			if id == "" || b.hash(i) != hashID(id) || slotOf(b.hash(i), b.size) != int(b.back[i]) {
-				t.Fatalf("bucket %s: entry %d (%q) is not at its slot", b.key, i, id)
+			if id == "" || b.hash(i) != hashID(id) || b.find(hashID(id), id) != i {
+				t.Fatalf("bucket %s: entry %d (%q) is not found from its hash", b.key, i, id)
 			}
 			if m, _ := f.s.mmrIndex(b.mmrAt(i)); m != int(b.mmr) {
 				t.Fatalf("bucket %s: entry %q has MMR %v", b.key, id, b.mmrAt(i))

@@ -92,6 +92,9 @@ type exprQuality struct {
 	// player lists the candidate values the expressions read: -1 the MMR,
 	// -2 the id, otherwise an attribute index.
 	player []envRef
+	// sidAttrs are the query attributes the closures compare with
+	// candidate strings by interned id, looked up once per query.
+	sidAttrs []int
 }
 
 type envRef struct {
@@ -241,11 +244,17 @@ func compileQuality(s *schema) (*exprQuality, error) {
 	for _, k := range cupid.SortedKeys(used) {
 		q.player = append(q.player, envRef{key: k, attr: used[k]})
 	}
+	sids := map[int]bool{}
 	if q.filter != nil {
-		q.fastFilter, _ = compileFastBool(s, q.filter.Node())
+		q.fastFilter, _ = compileFastBool(s, q.filter.Node(), sids)
 	}
 	if q.score != nil {
-		q.fastScore, _ = compileFastNum(s, q.score.Node())
+		q.fastScore, _ = compileFastNum(s, q.score.Node(), sids)
+	}
+	for i := range s.qattrs {
+		if sids[i] {
+			q.sidAttrs = append(q.sidAttrs, i)
+		}
 	}
 	return q, nil
 }

@@ -200,17 +200,19 @@ func TestRemoveAfterOfferThreshold(t *testing.T) {
 }
 
 func TestIgnoreInsertThreshold(t *testing.T) {
+	// Two buckets of 16 fill the cache of 32, so neither can grow.
 	cfg := baseConfig()
-	cfg.BucketInitialSize, cfg.BucketMinSize = 16, 16
+	cfg.PlayerCacheSize, cfg.BucketInitialSize, cfg.BucketMinSize = 32, 16, 16
 	cfg.PlayerIgnoreUpdateInsertThreshold = "0.5"
 	f := newFinder(t, cfg)
+	put(t, f, "first", 150, nil)
 	ids := distinctSlots("p", 16, 9)
 	for _, id := range ids[:8] {
 		put(t, f, id, 500, nil)
 	}
 	// The bucket is half full: a new player is ignored...
 	r, err := f.Update(Single(ids[8], 500, nil), t0)
-	if err != nil || r.Ignored != 1 || f.Len() != 8 {
+	if err != nil || r.Ignored != 1 || f.Len() != 9 {
 		t.Fatalf("new player = %+v, %v, len %d; want ignored", r, err, f.Len())
 	}
 	// ...but a cached player's update applies,

@@ -45,6 +45,12 @@ type sizingState struct {
 	partTotal uint64
 	attempted bool
 	last      time.Time
+	// Before any model exists, buckets are re-planned from the samples
+	// seen so far when full buckets cannot grow (replanFromSamples);
+	// samples and sampled hold the totals of those samples, and
+	// replanned what they were at the last such re-plan.
+	sampled   float64
+	replanned float64
 }
 
 func (st *sizingState) set(m *SizingModel) {
@@ -94,15 +100,20 @@ func (f *Finder) reserve(n int) int {
 	return max(0, min(f.s.cfg.MaxBuckets-n, n))
 }
 
-// plannedSize is the size of the bucket with this key when sizes are planned
-// for n buckets. Without a model every bucket gets an equal share, at most
+// plannedSize is the size of the bucket with this key (and these samples)
+// when sizes are planned for n buckets. Without a model every bucket gets an equal share, at most
 // the initial size; with one, every bucket gets the minimum plus its share
 // of the rest. Either way the planned sizes of n buckets sum to at most the
 // cache size.
-func (f *Finder) plannedSize(key string, n int) int {
+func (f *Finder) plannedSize(key string, samples float64, n int) int {
 	c := &f.s.cfg
 	slots := n + f.reserve(n)
 	if f.sizing.model == nil {
+		if f.sizing.sampled > 0 {
+			// Shares of the players seen so far, as a model would give.
+			rest := c.PlayerCacheSize - c.BucketMinSize*slots
+			return c.BucketMinSize + int(float64(rest)*samples/f.sizing.sampled)
+		}
 		return max(c.BucketMinSize, min(c.BucketInitialSize, c.PlayerCacheSize/slots))
 	}
 	rest := c.PlayerCacheSize - c.BucketMinSize*slots
@@ -113,6 +124,25 @@ func (f *Finder) plannedSize(key string, n int) int {
 	return c.BucketMinSize + int(share)
 }
 
+// replanFromSamples re-plans every bucket from the players sampled so far,
+// before any sizing model exists, when a full bucket finds no room to grow
+// while at least an eighth of the cache's slots stand empty in other
+// buckets: the sizes the buckets were created with (the initial size, or an
+// equal share) suit the population no better than chance, and waiting for
+// the first rebalance (ten minutes by default) would leave those slots
+// empty. It runs at most once per doubling of the samples, so its cost (a
+// rehash of the cache) stays a logarithmic number of times.
+func (f *Finder) replanFromSamples() bool {
+	c := &f.s.cfg
+	st := &f.sizing
+	if st.model != nil || st.sampled < 2*st.replanned || c.PlayerCacheSize-f.entries < c.PlayerCacheSize/8 {
+		return false
+	}
+	st.replanned = st.sampled
+	f.resizeAll(f.keyCount(""))
+	return true
+}
+
 // sizeForNew picks the size of a bucket about to be created: its planned
 // size under the model, or BucketInitialSize without one. When the cache has
 // no room left for it, every bucket is re-planned first (leaving room for as
@@ -121,25 +151,25 @@ func (f *Finder) sizeForNew(key string) int {
 	n := f.keyCount(key)
 	want := f.s.cfg.BucketInitialSize
 	if f.sizing.model != nil {
-		want = f.plannedSize(key, n)
+		want = f.plannedSize(key, 0, n)
 	}
 	if f.capacity+want <= f.s.cfg.PlayerCacheSize {
 		return want
 	}
 	f.resizeAll(n)
-	return f.plannedSize(key, n)
+	return f.plannedSize(key, 0, n)
 }
 
 // resizeAll gives every bucket its planned size, shrinking first so the
 // memory in use peaks as little as possible.
 func (f *Finder) resizeAll(n int) {
 	for bi, b := range f.buckets {
-		if s := f.plannedSize(b.key, n); s < b.size {
+		if s := f.plannedSize(b.key, b.samples, n); s < b.size {
 			f.resize(int32(bi), s)
 		}
 	}
 	for bi, b := range f.buckets {
-		if s := f.plannedSize(b.key, n); s > b.size {
+		if s := f.plannedSize(b.key, b.samples, n); s > b.size {
 			f.resize(int32(bi), s)
 		}
 	}
@@ -192,8 +222,10 @@ func (f *Finder) Rebalance(now time.Time) (SizingModel, bool) {
 	slices.SortFunc(m.Buckets, func(a, b BucketWeight) int { return strings.Compare(a.Key, b.Key) })
 	f.sizing.set(m)
 	f.resizeAll(f.keyCount(""))
+	f.sizing.sampled = 0
 	for _, b := range f.buckets {
 		b.samples /= 2
+		f.sizing.sampled += b.samples
 	}
 	f.stats.Rebalances++
 	return copyModel(m), true

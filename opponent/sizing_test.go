@@ -42,14 +42,26 @@ func sizes(f *Finder) map[string]int {
 	return out
 }
 
-func TestInitialSizeBeforeAnyModel(t *testing.T) {
+// TestBucketsGrowBeforeAnyModel: buckets start at the initial size and,
+// once full, double into room the cache has spare, so the popular ones hold
+// their players before any rebalance.
+func TestBucketsGrowBeforeAnyModel(t *testing.T) {
 	f := newFinder(t, sizingConfig())
 	population(t, f)
-	for k, s := range sizes(f) {
-		if s != 256 {
-			t.Fatalf("bucket %s has size %d, want the initial 256", k, s)
+	want := map[string]int{"mmr=2": 1024, "mmr=7": 512, "mmr=0": 256}
+	got := sizes(f)
+	if len(got) != len(want) {
+		t.Fatalf("sizes %v, want %v", got, want)
+	}
+	for k, s := range want {
+		if got[k] != s {
+			t.Fatalf("sizes %v, want %v", got, want)
 		}
 	}
+	if f.Len() != 1001 {
+		t.Fatalf("Len = %d, want all 1001 players", f.Len())
+	}
+	checkInvariants(t, f)
 }
 
 func TestRebalanceSizesByPopulation(t *testing.T) {
