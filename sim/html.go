@@ -169,7 +169,8 @@ func plot(b *strings.Builder, title, xlabel, ylabel, caption string, lines []lin
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="11" text-anchor="middle">%s</text>`+"\n", (left+w-right)/2, h-8, html.EscapeString(xlabel))
 	fmt.Fprintf(b, `<text x="12" y="%d" font-size="11" text-anchor="middle" transform="rotate(-90 12 %d)">%s</text>`+"\n",
 		(top+h-bottom)/2, (top+h-bottom)/2, html.EscapeString(ylabel))
-	for i, l := range lines {
+	legend := 0
+	for _, l := range lines {
 		var pts strings.Builder
 		for k := range l.xs {
 			fmt.Fprintf(&pts, "%.1f,%.1f ", px(l.xs[k]), py(l.ys[k]))
@@ -181,7 +182,8 @@ func plot(b *strings.Builder, title, xlabel, ylabel, caption string, lines []lin
 		fmt.Fprintf(b, `<polyline class="series" fill="none" stroke="%s" stroke-width="1.8"%s points="%s"/>`+"\n", l.color, dash, strings.TrimSpace(pts.String()))
 		if !l.dash {
 			fmt.Fprintf(b, `<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>`+"\n",
-				w-right-150, top+4+i*14, l.color, w-right-136, top+13+i*14, html.EscapeString(l.name))
+				w-right-150, top+4+legend*14, l.color, w-right-136, top+13+legend*14, html.EscapeString(l.name))
+			legend++
 		}
 	}
 	b.WriteString("</svg>\n")

@@ -239,7 +239,9 @@ func calibrate(mk func() source, cfg Config, kind string, l layout, target float
 	var bestHold int64
 	bestErr := math.Inf(1)
 	hold := int64(0)
-	for range 5 {
+	// Close enough: a twentieth of a second, or 2% of the target.
+	tolerance := max(0.05, 0.02*target)
+	for range 6 {
 		h := hold
 		rec, err := playOne(mk(), cfg, func(cupid.QueueKey) (pool, error) {
 			if kind == "fifo" {
@@ -254,7 +256,7 @@ func calibrate(mk func() source, cfg Config, kind string, l layout, target float
 		if e := math.Abs(med - target); e < bestErr {
 			best, bestHold, bestErr = rec, hold, e
 		}
-		if bestErr < 0.5 || math.IsNaN(med) {
+		if bestErr <= tolerance || math.IsNaN(med) {
 			break
 		}
 		next := max(0, hold+int64((target-med)*1e9))

@@ -99,11 +99,13 @@ func (f *reportFlags) write(out io.Writer, rep *sim.Report) error {
 
 // simGC trades memory for time: a run's garbage is short-lived and its
 // live set small, so collecting less often is nearly free. GOGC in the
-// environment wins.
-func simGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
+// environment wins. It returns the restore, for runs inside a test.
+func simGC() (restore func()) {
+	if os.Getenv("GOGC") != "" {
+		return func() {}
 	}
+	old := debug.SetGCPercent(400)
+	return func() { debug.SetGCPercent(old) }
 }
 
 func simRunCmd() *cobra.Command {
@@ -136,7 +138,7 @@ func simRunCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			simGC()
+			defer simGC()()
 			rep, err := sim.RunPopulation(p, cfg)
 			if err != nil {
 				return err
@@ -172,7 +174,7 @@ func simReplayCmd() *cobra.Command {
 				return err
 			}
 			cfg.SkillAttribute = skill
-			simGC()
+			defer simGC()()
 			rep, err := sim.RunTraffic(filepath.Base(args[0]), tr, cfg)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
