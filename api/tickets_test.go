@@ -65,6 +65,7 @@ func TestTicketLifecycleOverJSON(t *testing.T) {
 
 	// Bob is close enough: they are matched.
 	bob := e.createJSON("bob", 1540)
+	e.wait(0) // the pool takes Bob in and steps at 5 s
 	e.wait(2 * time.Second)
 	r = e.post("GetTicket", `{"id":"`+alice+`"}`).ok(t)
 	if r.str("ticket.state") != "TICKET_STATE_MATCHED" || r.str("ticket.matchId") == "" || r.str("ticket.match.id") != r.str("ticket.matchId") {
