@@ -205,9 +205,29 @@ func (f *Finder) bucketKey(mmr int, key groupKey) string {
 	return b.String()
 }
 
+// keyOf is bucketKey for an entry's labels, without interning them.
+func (f *Finder) keyOf(mmr int, e *Entry) string {
+	var b strings.Builder
+	b.WriteString("mmr=")
+	b.WriteString(strconv.Itoa(mmr))
+	for si := range f.s.strategies {
+		b.WriteByte('|')
+		b.WriteString(f.s.strategies[si].name)
+		b.WriteByte('=')
+		b.WriteString(labelText(e.Attributes[f.s.attrs[f.s.strategies[si].attr].name]))
+	}
+	return b.String()
+}
+
 // createBucket makes the bucket t needs, interning its labels, sized by the
 // sizing model or the initial size. It returns -1 when MaxBuckets are in use.
 func (f *Finder) createBucket(t *target) int32 {
+	return f.createBucketSized(t, 0)
+}
+
+// createBucketSized is createBucket with a given size; 0 picks it as
+// createBucket does.
+func (f *Finder) createBucketSized(t *target, size int) int32 {
 	if len(f.buckets) >= f.s.cfg.MaxBuckets {
 		return -1
 	}
@@ -228,7 +248,9 @@ func (f *Finder) createBucket(t *target) int32 {
 		t.group = g
 	}
 	key := f.bucketKey(t.mmr, t.key)
-	size := f.sizeForNew(key)
+	if size == 0 {
+		size = f.sizeForNew(key)
+	}
 	bi := int32(len(f.buckets))
 	f.buckets = append(f.buckets, newBucket(f.s, key, t.group, int32(t.mmr), size))
 	f.capacity += size

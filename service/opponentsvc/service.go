@@ -72,9 +72,14 @@ type Service struct {
 	// tests can drive scans and rebalances one step at a time.
 	manual bool
 
-	mu     sync.Mutex // guards cancel
+	mu     sync.Mutex // guards cancel, started and closed
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// started is set once Start has loaded what was stored, and closed
+	// once Close has stored the snapshots, so a service that never started
+	// never overwrites a stored snapshot with its empty caches, and a
+	// second Close writes nothing.
+	started, closed bool
 }
 
 // table is a player table and the finders (instances) that share it.
@@ -235,7 +240,23 @@ func (s *Service) Start(ctx context.Context) error {
 			}
 			s.log.Info("opponent finder: sizing model loaded", "finder", fd.name)
 		}
+		for _, name := range s.names {
+			fd := s.finders[name]
+			if !s.snapshots(fd) {
+				continue
+			}
+			n, err := s.loadSnapshot(ctx, fd)
+			if err != nil {
+				return err
+			}
+			if n > 0 {
+				s.log.Info("opponent finder: cache restored from its snapshot", "finder", fd.name, "entries", n)
+			}
+		}
 	}
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
 	if s.manual {
 		return nil
 	}
@@ -263,17 +284,25 @@ func (fd *finder) loadSizing(body []byte) error {
 	return fd.f.LoadSizingModel(m)
 }
 
-// Close stops the goroutines and waits for them; the player tables and
+// Close stops the goroutines, waits for them and stores a snapshot of each
+// storing finder's cache (see SnapshotKindPrefix); the player tables and
 // sizing models stay in the store. Calls after Close still answer (the
-// caches stay in memory), so requests in flight during shutdown finish.
+// caches stay in memory), so requests in flight during shutdown finish;
+// what they change is in the player table, and the scan brings it in after
+// the restart.
 func (s *Service) Close() {
 	s.mu.Lock()
 	cancel := s.cancel
+	save := s.started && !s.closed
+	s.closed = true
 	s.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 	s.wg.Wait()
+	if save {
+		s.saveSnapshots()
+	}
 }
 
 // Finders returns the names of the configured finders, sorted.
