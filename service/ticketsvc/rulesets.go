@@ -41,6 +41,14 @@ func (s *Service) Ruleset(name string) ([]byte, int, error) {
 // the new rules; a ticket the new rules can never match is cancelled with
 // the reason, and its watchers are told.
 func (s *Service) PutRuleset(ctx context.Context, name string, data []byte, expected int) (int, error) {
+	return s.putRuleset(ctx, name, data, expected, "api")
+}
+
+// putRuleset is PutRuleset, noting the new version in the queue's history
+// (stats_rulesets.go) as put via the API or the dashboard's editor. The
+// history is the dashboard's: failing to note a version is logged and does
+// not undo the replacement.
+func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expected int, via string) (int, error) {
 	if expected < 0 {
 		return 0, cupid.Invalid("expected_version", "must be 0 (replace whatever is there) or a version, got %d", expected)
 	}
@@ -83,6 +91,10 @@ func (s *Service) PutRuleset(ctx context.Context, name string, data []byte, expe
 		p.do(func(p *pool) { p.setRuleset(q) })
 	}
 	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
+	now := s.now().UTC()
+	s.noteReplacement(ctx, name,
+		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},
+		RulesetVersion{Version: q.version, At: now, Ruleset: string(data), Via: via})
 	return q.version, nil
 }
 

@@ -71,6 +71,8 @@ type Options struct {
 
 // Service is the real-time ticket service.
 type Service struct {
+	// statsRec holds the queue statistics people watch (stats.go).
+	statsRec *statsRecorder
 	store    cupid.Store
 	docs     cupid.DocumentStore
 	log      *slog.Logger
@@ -144,6 +146,7 @@ func New(o Options) (*Service, error) {
 	if s.idlePool <= 0 {
 		s.idlePool = DefaultIdlePool
 	}
+	s.statsRec = newStatsRecorder()
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
 	for _, qc := range o.Queues {
 		if qc.Name == "" {

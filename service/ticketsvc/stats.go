@@ -4,13 +4,11 @@ import (
 	"context"
 	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"weak"
 
 	dto "github.com/prometheus/client_model/go"
 
@@ -57,22 +55,7 @@ const (
 // otherKeys names the row that takes the matches of keys past statsKeys.
 const otherKeys = " (other keys)"
 
-// recorders holds each service's statistics, made on first use. The
-// service struct is not this file's, so its recorder hangs off a weak
-// pointer to it and goes when the service is collected.
-var recorders sync.Map // weak.Pointer[Service] → *statsRecorder
-
-func (s *Service) stats() *statsRecorder {
-	wp := weak.Make(s)
-	if r, ok := recorders.Load(wp); ok {
-		return r.(*statsRecorder)
-	}
-	r, loaded := recorders.LoadOrStore(wp, newStatsRecorder())
-	if !loaded {
-		runtime.AddCleanup(s, func(k weak.Pointer[Service]) { recorders.Delete(k) }, wp)
-	}
-	return r.(*statsRecorder)
-}
+func (s *Service) stats() *statsRecorder { return s.statsRec }
 
 // recordMatch records a committed match: its quality, its tickets' waits
 // and a copy of its teams. It runs on the pool's goroutine (one call in

@@ -13,10 +13,10 @@ import (
 // noted here, kept as documents (so they survive a restart) and bounded to
 // the last KeptRulesetVersions of each queue.
 //
-// A version is noted when it is put through PutRulesetNoted (the
-// dashboard's editor) and, for one put through the API, the next time the
-// history is read: the current version is always in it. A version put and
-// replaced again through the API between two reads is not seen.
+// A version is noted when it is put (through the API or the dashboard's
+// editor), together with the version it replaced if that was not noted
+// yet; the current version is also noted when the history is read, for
+// rulesets that came from the configuration.
 
 // KeptRulesetVersions bounds each queue's noted versions.
 const KeptRulesetVersions = 50
@@ -37,17 +37,28 @@ type RulesetVersion struct {
 // returns them oldest first.
 func versionID(queue string, v int) string { return fmt.Sprintf("%s/%010d", queue, v) }
 
-// PutRulesetNoted replaces a queue's ruleset like PutRuleset and notes the
-// new version in the history, after the one it replaces.
+// PutRulesetNoted replaces a queue's ruleset like PutRuleset, noting the
+// new version as put from the dashboard's editor.
 func (s *Service) PutRulesetNoted(ctx context.Context, name string, data []byte, expected int) (int, error) {
-	if _, err := s.RulesetHistory(ctx, name); err != nil {
-		return 0, err
+	return s.putRuleset(ctx, name, data, expected, "editor")
+}
+
+// noteReplacement notes, at a put, the version being replaced (when the
+// history lacks it) and the new one.
+func (s *Service) noteReplacement(ctx context.Context, name string, old RulesetVersion, v RulesetVersion) {
+	if s.docs == nil {
+		return
 	}
-	v, err := s.PutRuleset(ctx, name, data, expected)
+	hist, err := s.versions(ctx, name)
+	if err == nil && (len(hist) == 0 || hist[len(hist)-1].Version != old.Version) {
+		err = s.noteVersion(ctx, name, old)
+	}
+	if err == nil {
+		err = s.noteVersion(ctx, name, v)
+	}
 	if err != nil {
-		return 0, err
+		s.log.Warn("the ruleset's version history was not updated", "queue", name, "version", v.Version, "err", err)
 	}
-	return v, s.noteVersion(ctx, name, RulesetVersion{Version: v, At: s.now().UTC(), Ruleset: string(data), Via: "editor"})
 }
 
 // RulesetHistory returns a queue's noted versions, oldest first, with the

@@ -184,8 +184,9 @@ func TestPercentiles(t *testing.T) {
 	}
 }
 
-// The history holds the versions put from the editor and the current one
-// put through the API, oldest first, and no more than KeptRulesetVersions.
+// The history holds every version put, from the editor or the API (two
+// API puts between two reads included), oldest first, and no more than
+// KeptRulesetVersions.
 func TestRulesetHistory(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
@@ -200,15 +201,18 @@ func TestRulesetHistory(t *testing.T) {
 	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 2); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := h.PutRuleset(ctx, "duel", []byte(bigRules), 3); err != nil {
+		t.Fatal(err)
+	}
 	hist, err = h.RulesetHistory(ctx, "duel")
 	var got []string
 	for _, v := range hist {
 		got = append(got, fmt.Sprint(v.Version, v.Via))
 	}
-	if err != nil || !slices.Equal(got, []string{"1seen", "2editor", "3seen"}) {
+	if err != nil || !slices.Equal(got, []string{"1seen", "2editor", "3api", "4api"}) {
 		t.Fatalf("history %v, %v", got, err)
 	}
-	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 2); err == nil {
+	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 3); err == nil {
 		t.Fatal("a put at a stale version was taken")
 	}
 	for range KeptRulesetVersions + 5 {
@@ -217,7 +221,7 @@ func TestRulesetHistory(t *testing.T) {
 		}
 	}
 	hist, _ = h.RulesetHistory(ctx, "duel")
-	if len(hist) != KeptRulesetVersions || hist[len(hist)-1].Version != KeptRulesetVersions+8 {
+	if len(hist) != KeptRulesetVersions || hist[len(hist)-1].Version != KeptRulesetVersions+9 {
 		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
 	}
 	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
