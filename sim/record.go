@@ -2,8 +2,7 @@ package sim
 
 import (
 	"math"
-
-	"github.com/cupid-match/cupid"
+	"slices"
 )
 
 // recorder collects what happened in one run: a value per matched player
@@ -25,7 +24,9 @@ type recorder struct {
 	hourArrived, hourMatched, hourAbandoned, hourExpired []int
 
 	waits    []float32 // seconds, per matched player
-	waitHour []uint16  // the hour each of waits ended in
+	waitHour []uint16  // the hour each of waits ended in (until finish)
+	// hourP50 and hourP90 are the waits of each hour (from finish).
+	hourP50, hourP90 []float64
 
 	gaps, balances, pings []float32
 	qualities             []float32
@@ -87,7 +88,28 @@ func (r *recorder) leave(pt *party, now int64) {
 	r.hourAbandoned[h] += int(pt.size)
 }
 
-func (r *recorder) finish() { r.leftEnd = r.waiting }
+// finish closes the books: the waits of each hour are summarised, then
+// every series is sorted in place once (the report reads only quantiles and
+// counts from here on).
+func (r *recorder) finish() {
+	r.leftEnd = r.waiting
+	byHour := make([][]float32, r.hours)
+	for i, w := range r.waits {
+		byHour[r.waitHour[i]] = append(byHour[r.waitHour[i]], w)
+	}
+	r.waitHour = nil
+	r.hourP50, r.hourP90 = make([]float64, r.hours), make([]float64, r.hours)
+	for h, ws := range byHour {
+		slices.Sort(ws)
+		r.hourP50[h], r.hourP90[h] = quantile(ws, 0.5), quantile(ws, 0.9)
+	}
+	for _, v := range [][]float32{r.waits, r.gaps, r.balances, r.pings, r.qualities} {
+		slices.Sort(v)
+	}
+	for _, v := range r.parts {
+		slices.Sort(v)
+	}
+}
 
 // match records one match at now.
 func (r *recorder) match(f *formed, now int64) {
@@ -145,8 +167,16 @@ func hostPing(f *formed) (float64, bool) {
 		if len(first) == 0 {
 			return 0, false
 		}
+		// The first party's regions in name order, without allocating for
+		// the usual handful.
+		var buf [8]string
+		names := buf[:0]
+		for name := range first {
+			names = append(names, name)
+		}
+		slices.Sort(names)
 		best := int32(math.MaxInt32)
-		for _, name := range cupid.SortedKeys(first) {
+		for _, name := range names {
 			worst, ok := int32(0), true
 			for _, team := range f.teams {
 				for _, pt := range team {

@@ -190,7 +190,7 @@ func play(title, what string, hours float64, mk func() source, cfg Config) (*Rep
 	var runs []Run
 	for _, rs := range cfg.Rulesets {
 		rec, err := playOne(mk(), cfg, func(key cupid.QueueKey) (pool, error) {
-			return newEnginePool(key, rs.Compiled)
+			return newEnginePool(key, rs.Compiled, cfg.Seed)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("ruleset %s: %w", rs.Name, err)
@@ -290,15 +290,10 @@ func (run *Run) fill(rec *recorder) {
 			run.QualityParts[name] = summarize(v)
 		}
 	}
-	byHour := make([][]float32, rec.hours)
-	for i, w := range rec.waits {
-		byHour[rec.waitHour[i]] = append(byHour[rec.waitHour[i]], w)
-	}
 	for h := range rec.hours {
-		s := sorted(byHour[h])
 		run.Hourly = append(run.Hourly, Hour{Hour: h, Arrived: rec.hourArrived[h], Matched: rec.hourMatched[h],
 			Abandoned: rec.hourAbandoned[h], Expired: rec.hourExpired[h],
-			WaitP50: round3(quantile(s, 0.5)), WaitP90: round3(quantile(s, 0.9))})
+			WaitP50: round3(rec.hourP50[h]), WaitP90: round3(rec.hourP90[h])})
 	}
 	run.Queue = rec.queue
 	for _, reason := range cupid.SortedKeys(rec.refusals) {
@@ -307,7 +302,12 @@ func (run *Run) fill(rec *recorder) {
 	sort.SliceStable(run.Refusals, func(i, j int) bool { return run.Refusals[i].Players > run.Refusals[j].Players })
 }
 
+// sorted returns the values in order: the recorder's own, sorted by
+// finish, as they are; a copy otherwise.
 func sorted(v []float32) []float32 {
+	if slices.IsSorted(v) {
+		return v
+	}
 	s := slices.Clone(v)
 	slices.Sort(s)
 	return s

@@ -78,15 +78,23 @@ type keyed struct {
 	byKey  map[cupid.QueueKey]int
 	due    []bool
 	wakes  []int64
-	refuse map[string]int
+	// last is the key of the last ticket seen and lastIdx its pool.
+	last    cupid.QueueKey
+	lastIdx int
+	hasLast bool
 }
 
 func newKeyed(mk func(cupid.QueueKey) (pool, error)) *keyed {
-	return &keyed{make: mk, byKey: map[cupid.QueueKey]int{}, refuse: map[string]int{}}
+	return &keyed{make: mk, byKey: map[cupid.QueueKey]int{}}
 }
 
 func (k *keyed) poolOf(key cupid.QueueKey) (int, error) {
+	// Most runs have one key: comparing it costs less than hashing it.
+	if k.hasLast && key == k.last {
+		return k.lastIdx, nil
+	}
 	if i, ok := k.byKey[key]; ok {
+		k.last, k.lastIdx, k.hasLast = key, i, true
 		return i, nil
 	}
 	p, err := k.make(key)
@@ -113,7 +121,10 @@ func (k *keyed) add(pt *party) error {
 }
 
 func (k *keyed) remove(pt *party) bool {
-	i, ok := k.byKey[pt.t.Key]
+	i, ok := k.lastIdx, k.hasLast && pt.t.Key == k.last
+	if !ok {
+		i, ok = k.byKey[pt.t.Key]
+	}
 	if !ok || !k.pools[i].remove(pt) {
 		return false
 	}
@@ -153,8 +164,10 @@ type enginePool struct {
 	buf  formed
 }
 
-func newEnginePool(key cupid.QueueKey, rs *ruleset.Compiled) (pool, error) {
-	p, err := engine.New(key, rs, engine.Options{})
+// newEnginePool makes the engine's pool for a key; the seed goes to the
+// engine too, which today breaks every tie without randomness.
+func newEnginePool(key cupid.QueueKey, rs *ruleset.Compiled, seed uint64) (pool, error) {
+	p, err := engine.New(key, rs, engine.Options{Seed: int64(seed)})
 	if err != nil {
 		return nil, err
 	}
