@@ -73,11 +73,11 @@ type pool interface {
 // keyed keeps one pool per queue key, as the server does: tickets of
 // different client versions or custom keys never meet.
 type keyed struct {
-	make   func(cupid.QueueKey) (pool, error)
-	pools  []pool
-	byKey  map[cupid.QueueKey]int
-	due    []bool
-	wakes  []int64
+	make  func(cupid.QueueKey) (pool, error)
+	pools []pool
+	byKey map[cupid.QueueKey]int
+	due   []bool
+	wakes []int64
 	// last is the key of the last ticket seen and lastIdx its pool.
 	last    cupid.QueueKey
 	lastIdx int
