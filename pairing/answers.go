@@ -126,6 +126,7 @@ func (e *Event) Extend(now time.Time, key string) ([]Notification, error) {
 		}
 	}
 	pr.until = e.deadline.Add(e.cfg.Extension)
+	e.overtime++
 	for _, k := range pr.members() {
 		q := e.people[k]
 		q.extend = false

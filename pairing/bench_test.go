@@ -11,14 +11,24 @@ import (
 // lobbyOf returns an event with n people in the lobby, each of whom has met
 // 20–50 random others (records on both sides), and its snapshot.
 func lobbyOf(b *testing.B, n int) (*Event, Snapshot) {
-	e, err := New(Config{Rooms: n / 2, Round: 5 * time.Minute, Countdown: time.Minute, MinLobby: 2}, 1)
+	return lobbyWith(b, n, Config{Rooms: n / 2, Round: 5 * time.Minute, Countdown: time.Minute, MinLobby: 2})
+}
+
+// lobbyWith is lobbyOf with other settings; a two-sided event's people
+// alternate between the sides.
+func lobbyWith(b *testing.B, n int, cfg Config) (*Event, Snapshot) {
+	e, err := New(cfg, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
 	keys := make([]string, n)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("player-%05d", i)
-		if _, err := e.Join(t0, keys[i]); err != nil {
+		group := ""
+		if cfg.Mode == ModeTwoSided {
+			group = cfg.Sides[i%2]
+		}
+		if _, err := e.JoinGroup(t0, keys[i], group); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -27,8 +37,8 @@ func lobbyOf(b *testing.B, n int) (*Event, Snapshot) {
 		for range (20 + rng.IntN(31)) / 2 { // each meeting lands in two records
 			j := rng.IntN(n)
 			if j != i {
-				e.people[k].met[keys[j]] = e.people[keys[j]]
-				e.people[keys[j]].met[k] = e.people[k]
+				e.people[k].met[keys[j]] = e.people[keys[j]].id
+				e.people[keys[j]].met[k] = e.people[k].id
 			}
 		}
 	}
@@ -90,6 +100,41 @@ func BenchmarkAdvance(b *testing.B) {
 				if notes := e.Advance(at); len(notes) < n {
 					b.Fatalf("%d notifications", len(notes))
 				}
+			}
+		})
+	}
+}
+
+// BenchmarkAdvanceModes times the 10,000-person round of BenchmarkAdvance
+// in a two-sided event (pairs only across the sides) and, with one person
+// more, with trios on (the odd one out seated as a third).
+func BenchmarkAdvanceModes(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		n    int
+		cfg  Config
+	}{
+		{"two_sided", 10_000, Config{Mode: ModeTwoSided, Sides: []string{"stay", "move"}}},
+		{"trios", 10_001, Config{Trios: true}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			cfg := c.cfg
+			cfg.Rooms, cfg.Round, cfg.Countdown, cfg.MinLobby = c.n/2, 5*time.Minute, time.Minute, 2
+			_, snap := lobbyWith(b, c.n, cfg)
+			for b.Loop() {
+				b.StopTimer()
+				e, err := Restore(snap)
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.GC()
+				b.StartTimer()
+				e.Advance(snap.Deadline)
+				b.StopTimer()
+				if s := e.Snapshot(); len(s.Lobby) > 1 || (c.cfg.Trios && len(s.Lobby) != 0) {
+					b.Fatalf("%d left in the lobby", len(s.Lobby))
+				}
+				b.StartTimer()
 			}
 		})
 	}

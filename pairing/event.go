@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/graph/matching"
 )
 
 // Phase is where an event is in its cycle of countdowns and rounds.
@@ -43,10 +44,14 @@ const (
 type person struct {
 	state State
 	// met is this person's own record of whom they have met, by key. The
-	// values point at those people (everyone in a record is known to the
-	// event), so that building a round's graph follows pointers instead
+	// values are those people's ids (everyone in a record is known to the
+	// event), so that building a round's graph reads a small array instead
 	// of looking 350,000 keys up in a 10,000-person lobby.
-	met map[string]*person
+	met map[string]int32
+	// id numbers the people of the event from 0, in the order the event
+	// came to know them (sorted by key after a restore); byID[id] is this
+	// person.
+	id int32
 	// satOut counts the rounds in a row this person was in the lobby and
 	// not paired; it is their priority for the next round.
 	satOut  int
@@ -71,10 +76,6 @@ type person struct {
 	// home is the room a person of a two-sided event's staying side
 	// keeps from round to round (0 before their first date).
 	home int
-	// vertex is this person's vertex in the lobby graph being built, valid
-	// while mark equals the event's mark (see lobbyGraph).
-	vertex int
-	mark   uint64
 }
 
 // Event is one speed-dating event: its participants, their records, the
@@ -119,8 +120,16 @@ type Event struct {
 	seq     int
 	history []RoundRecord
 	limits  HistoryLimits
-	// mark stamps the people of the lobby graph being built.
-	mark uint64
+	// byID lists everyone the event knows by id; vertexOf is the scratch
+	// table of lobby vertices by id that lobbyGraph fills, and edges its
+	// scratch edge list, both kept between rounds to spare the garbage
+	// collector.
+	// overtime counts the rooms whose date was extended, so that finding
+	// the next deadline does not scan 50,000 rooms for none.
+	overtime int
+	byID     []*person
+	vertexOf []int32
+	edges    []matching.Edge
 	// unplanned turns the round-robin plan off; tests use it to measure
 	// what the plan is worth.
 	unplanned bool
@@ -197,8 +206,8 @@ func (e *Event) nextStep() (time.Time, int) {
 		if e.phase != PhaseIdle {
 			consider(e.deadline, stepPhase)
 		}
-		for _, pr := range e.rooms {
-			if pr.A != "" && !pr.until.IsZero() {
+		for i := 0; i < len(e.rooms) && e.overtime > 0; i++ {
+			if pr := e.rooms[i]; pr.A != "" && !pr.until.IsZero() {
 				consider(pr.until, stepOvertime)
 			}
 		}
@@ -254,8 +263,7 @@ func (e *Event) JoinGroup(now time.Time, key, group string) ([]Notification, err
 		}
 	}
 	if !known {
-		p = &person{met: make(map[string]*person)}
-		e.people[key] = p
+		p = e.newPerson(key, StateAway)
 	}
 	if group != "" {
 		if p.group != group {
@@ -482,7 +490,7 @@ func (e *Event) leaveRoom(key string, p *person) {
 	e.lobby++
 	e.notify(Notification{Participant: p.partner, Kind: KindPartnerLeft, Partner: key, Room: room, Round: pr.round})
 	p.room, p.partner, p.extend = 0, "", false
-	e.rooms[room-1] = pair{}
+	e.vacate(room)
 	if e.phase == PhaseRound && e.roomsInUse() == 0 {
 		e.phase = PhaseIdle
 		e.deadline = time.Time{}
@@ -529,6 +537,14 @@ func (e *Event) closeRoom(room int) {
 		p.room, p.partner, p.third, p.extend = 0, "", "", false
 		e.lobby++
 	}
+	e.vacate(room)
+}
+
+// vacate empties a room.
+func (e *Event) vacate(room int) {
+	if !e.rooms[room-1].until.IsZero() {
+		e.overtime--
+	}
 	e.rooms[room-1] = pair{}
 }
 
@@ -572,11 +588,19 @@ func (e *Event) inState(s State) []string {
 
 // metEither reports whether either record says a and b have met.
 func (e *Event) metEither(a, b string) bool {
-	if _, ok := e.people[a].met[b]; ok {
+	if _, ok := e.people[a].met[b]; ok { // a's record
 		return true
 	}
 	_, ok := e.people[b].met[a]
 	return ok
+}
+
+// newPerson adds someone the event did not know.
+func (e *Event) newPerson(key string, state State) *person {
+	p := &person{state: state, met: make(map[string]int32), id: int32(len(e.byID))}
+	e.people[key] = p
+	e.byID = append(e.byID, p)
+	return p
 }
 
 // mayPair is the rule for who may be paired: neither record says they

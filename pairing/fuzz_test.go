@@ -98,6 +98,15 @@ func FuzzOperations(f *testing.F) {
 			if e.lobby != len(after.Lobby) {
 				t.Fatalf("lobby count %d, lobby %v", e.lobby, after.Lobby)
 			}
+			extended := 0
+			for _, pr := range e.rooms {
+				if !pr.until.IsZero() {
+					extended++
+				}
+			}
+			if e.overtime != extended {
+				t.Fatalf("overtime count %d, %d rooms extended", e.overtime, extended)
+			}
 		}
 	})
 }

@@ -86,10 +86,10 @@ func (e *Event) importEdges(entries []MetEdge, maxKnown int) ([]Notification, er
 		return e.failed(cupid.Errorf(cupid.CodeTooLarge, "entries", "the event knows %d people and the import names %d more; at most %d", len(e.people), len(fresh), limit))
 	}
 	for _, k := range cupid.SortedKeys(fresh) {
-		e.people[k] = &person{state: StateGone, met: make(map[string]*person)}
+		e.newPerson(k, StateGone)
 	}
 	for _, ed := range entries {
-		e.people[ed.From].met[ed.To] = e.people[ed.To]
+		e.people[ed.From].met[ed.To] = e.people[ed.To].id
 	}
 	return e.finish(), nil
 }

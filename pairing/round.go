@@ -14,6 +14,7 @@ import (
 type lobbyGraph struct {
 	keys    []string       // lobby members, sorted; vertex i is keys[i]
 	index   map[string]int // key -> vertex
+	people  []*person      // people[i] is keys[i]
 	missing []matching.Edge
 	// groups numbers each vertex's group in a grouped event (nil in an
 	// open one); cross says whether pairs are across groups or within.
@@ -31,22 +32,26 @@ func (e *Event) lobbyGraph() lobbyGraph {
 	// Sized up front: the records of a 10,000-person lobby hold some
 	// 350,000 entries, and growing the slice by doubling cost a third of
 	// the round.
-	// Lobby members are stamped with their vertex, so that a record's
-	// entry (a pointer to the person) gives the vertex without a lookup.
+	// vertexOf gives each lobby member's vertex by id (-1 for the others),
+	// so that a record's entry (an id) gives the vertex without a lookup.
 	people := make([]*person, len(keys))
+	vertexOf := e.vertexOf[:0]
+	for range e.byID {
+		vertexOf = append(vertexOf, -1)
+	}
+	e.vertexOf = vertexOf
 	size := 0
-	e.mark++
 	for i, k := range keys {
 		p := e.people[k]
 		people[i] = p
-		p.vertex, p.mark = i, e.mark
+		vertexOf[p.id] = int32(i)
 		size += len(p.met) + len(p.never)
 	}
-	missing := make([]matching.Edge, 0, size)
+	missing := slices.Grow(e.edges[:0], size)
 	for i, p := range people {
-		for _, q := range p.met {
-			if q.mark == e.mark {
-				missing = append(missing, matching.Edge{U: i, V: q.vertex})
+		for _, id := range p.met {
+			if j := vertexOf[id]; j >= 0 {
+				missing = append(missing, matching.Edge{U: i, V: int(j)})
 			}
 		}
 		for other := range p.never {
@@ -55,7 +60,8 @@ func (e *Event) lobbyGraph() lobbyGraph {
 			}
 		}
 	}
-	lg := lobbyGraph{keys: keys, index: index, missing: missing}
+	e.edges = missing[:0]
+	lg := lobbyGraph{keys: keys, index: index, missing: missing, people: people}
 	if mode := e.cfg.mode(); mode.grouped() {
 		names := map[string]int{}
 		lg.groups = make([]int, len(keys))
@@ -110,8 +116,8 @@ func (lg *lobbyGraph) induced(order, rank []int, size int) matching.Graph {
 func (e *Event) priorities(lg lobbyGraph) []int {
 	n := len(lg.keys)
 	prio := make([]int, n)
-	for i, k := range lg.keys {
-		prio[i] = e.people[k].satOut*(n+1) + lg.g.Degree(i)
+	for i, p := range lg.people {
+		prio[i] = p.satOut*(n+1) + lg.g.Degree(i)
 	}
 	return prio
 }
@@ -130,8 +136,8 @@ func (e *Event) startRound() {
 		e.phase = PhaseIdle
 		e.deadline = time.Time{}
 		e.stale = true
-		for _, k := range lg.keys {
-			e.people[k].satOut++
+		for i, k := range lg.keys {
+			lg.people[i].satOut++
 			e.notify(Notification{Participant: k, Kind: KindSatOut})
 		}
 		rec.SatOut = slices.Clone(lg.keys)
@@ -145,27 +151,29 @@ func (e *Event) startRound() {
 	e.roundStart = e.now
 	e.deadline = e.now.Add(e.cfg.Round)
 	e.plan.next()
+	e.out = slices.Grow(e.out, len(lg.keys)+2)
 	e.notify(Notification{Kind: KindRoundStarted, Round: e.round, Deadline: e.deadline})
-	rooms := e.assignRooms(groups, free)
+	rooms := e.assignRooms(lg, groups, free)
 	rec.Rooms = make([]RoomPair, 0, len(groups))
 	for i, members := range groups {
 		room := rooms[i]
-		slices.Sort(members) // rooms list their people in key order
-		pr := pair{A: members[0], B: members[1], round: e.round}
+		slices.Sort(members) // vertices are in key order: rooms list their people so
+		pr := pair{A: lg.keys[members[0]], B: lg.keys[members[1]], round: e.round}
 		if len(members) == 3 {
-			pr.C = members[2]
+			pr.C = lg.keys[members[2]]
 		}
 		e.rooms[room-1] = pr
 		rec.Rooms = append(rec.Rooms, RoomPair{Room: room, A: pr.A, B: pr.B, C: pr.C})
-		for j, k := range members {
-			p := e.people[k]
+		for j, v := range members {
+			k, p := lg.keys[v], lg.people[v]
 			var others [2]string
 			n := 0
-			for l, o := range members {
+			for l, w := range members {
 				if l != j {
+					o := lg.keys[w]
 					others[n] = o
 					n++
-					p.met[o] = e.people[o]
+					p.met[o] = lg.people[w].id
 					if !slices.Contains(p.dated, o) {
 						p.dated = append(p.dated, o)
 					}
@@ -179,8 +187,8 @@ func (e *Event) startRound() {
 			e.notify(Notification{Participant: k, Kind: KindPaired, Partner: others[0], Third: others[1], Room: room, Round: e.round, Deadline: e.deadline})
 		}
 	}
-	for _, k := range lg.keys {
-		if p := e.people[k]; p.state == StateLobby {
+	for i, k := range lg.keys {
+		if p := lg.people[i]; p.state == StateLobby {
 			p.satOut++
 			e.notify(Notification{Participant: k, Kind: KindSatOut, Round: e.round, Deadline: e.deadline})
 			rec.SatOut = append(rec.SatOut, k)
@@ -194,15 +202,15 @@ func (e *Event) startRound() {
 // two-sided event a person of the staying side keeps the room of their
 // first date whenever it is free, as at a real event where one side stays
 // at its tables.
-func (e *Event) assignRooms(groups [][]string, free []int) []int {
+func (e *Event) assignRooms(lg lobbyGraph, groups [][]int, free []int) []int {
 	rooms := make([]int, len(groups))
 	if e.cfg.mode() != ModeTwoSided {
 		copy(rooms, free)
 		return rooms
 	}
-	stayer := func(members []string) *person {
-		for _, k := range members {
-			if p := e.people[k]; p.group == e.cfg.Sides[0] {
+	stayer := func(members []int) *person {
+		for _, v := range members {
+			if p := lg.people[v]; p.group == e.cfg.Sides[0] {
 				return p
 			}
 		}
@@ -311,7 +319,7 @@ func slicesPick(s []int, idx []int) []int {
 // and with trios on, one leftover person added to a pair when the three
 // have never met. The groups (two or three keys each) are in random order,
 // so that rooms are handed out by chance.
-func (e *Event) choosePairs(lg lobbyGraph) (groups [][]string, free []int) {
+func (e *Event) choosePairs(lg lobbyGraph) (groups [][]int, free []int) {
 	var start []matching.Edge
 	if !e.unplanned && e.cfg.mode() == ModeOpen {
 		start = e.plan.prepare(e, lg)
@@ -349,11 +357,11 @@ func (e *Event) choosePairs(lg lobbyGraph) (groups [][]string, free []int) {
 			}
 		}
 	}
-	groups = make([][]string, len(pairs))
+	groups = make([][]int, len(pairs))
 	for i, ed := range pairs {
-		groups[i] = []string{lg.keys[ed.U], lg.keys[ed.V]}
+		groups[i] = []int{ed.U, ed.V}
 		if i == 0 && third >= 0 {
-			groups[i] = append(groups[i], lg.keys[third])
+			groups[i] = append(groups[i], third)
 		}
 	}
 	e.rng.Shuffle(len(groups), func(i, j int) { groups[i], groups[j] = groups[j], groups[i] })

@@ -248,10 +248,11 @@ func Restore(s Snapshot) (*Event, error) {
 		if p.Home < 0 || p.Home > s.Config.Rooms {
 			return nil, cupid.Invalid(field+".home", "no room %d", p.Home)
 		}
-		np := &person{state: p.State, met: make(map[string]*person, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
-			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home}
+		np := &person{state: p.State, met: make(map[string]int32, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
+			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home, id: int32(len(e.byID))}
+		e.byID = append(e.byID, np)
 		for _, k := range p.Met {
-			np.met[k] = nil // pointed at the person below, once all are known
+			np.met[k] = -1 // the person's id below, once all are known
 		}
 		for j, k := range p.Never {
 			if err := checkKey(k); err != nil || k == p.Key {
@@ -288,7 +289,7 @@ func Restore(s Snapshot) (*Event, error) {
 			if !ok || k == p.Key {
 				return nil, cupid.Invalid(fmt.Sprintf("%s.met[%d]", field, j), "%q is not another known person", k)
 			}
-			e.people[p.Key].met[k] = q
+			e.people[p.Key].met[k] = q.id
 		}
 		for j, k := range p.Dated {
 			if _, ok := e.people[k]; !ok || k == p.Key {
@@ -336,6 +337,9 @@ func Restore(s Snapshot) (*Event, error) {
 			}
 		}
 		e.rooms[rp.Room-1] = pr
+		if !pr.until.IsZero() {
+			e.overtime++
+		}
 	}
 	for i, p := range s.People {
 		if p.State == StateRoom && !slices.Contains(e.rooms[p.Room-1].members(), p.Key) {
