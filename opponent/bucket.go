@@ -34,11 +34,16 @@ func slotOf(h uint64, size int) int {
 // candidate's hash, MMR and attributes from one or two cache lines rather
 // than one line per column: the hash (2 words), the MMR's bits (2 words),
 // each number attribute (2 words) and each string or list attribute as an
-// interned id (1 word). See schema.rowWords and attrSpec.off.
+// interned id (1 word). See schema.rowWords and attrSpec.off. rowUntil
+// holds, as Unix nanoseconds, until when the player may not be offered
+// (held by a reservation, shielded, or math.MaxInt64 while online; 0 when
+// free), so a query rules out an unavailable candidate from the row it
+// reads anyway.
 const (
 	rowHash  = 0
 	rowMMR   = 2
-	rowAttrs = 4
+	rowUntil = 4
+	rowAttrs = 6
 )
 
 // bucket is one fixed-size replace-on-insert table. Entries live in dense
@@ -109,6 +114,7 @@ func (b *bucket) setWord64(i, off int, v uint64) {
 }
 
 func (b *bucket) hash(i int) uint64            { return b.word64(i, rowHash) }
+func (b *bucket) until(i int) int64            { return int64(b.word64(i, rowUntil)) }
 func (b *bucket) mmrAt(i int) float64          { return math.Float64frombits(b.word64(i, rowMMR)) }
 func (b *bucket) num(i, off int) float64       { return math.Float64frombits(b.word64(i, off)) }
 func (b *bucket) ref(i, off int) uint32        { return b.rows[i*b.w+off] }
@@ -278,6 +284,7 @@ func (f *Finder) insert(bi int32, h uint64, id string, e *Entry) (updated, evict
 	}
 	b.ids[i] = id
 	b.setWord64(i, rowHash, h)
+	b.setWord64(i, rowUntil, uint64(f.blockedUntil(id)))
 	b.tableAdd(h, i)
 	f.writeValues(b, i, e)
 	if f.s.cfg.AllowMultipleEntriesPerPlayer {

@@ -22,6 +22,8 @@ const (
 	maxMMRBuckets     = 4096 // MMR buckets per label combination
 	defaultExcludeMax = 1024
 	maxExpressionLen  = 4096
+	maxHold           = 24 * time.Hour
+	maxShield         = 30 * 24 * time.Hour
 )
 
 // Config describes one Finder: its cache size, MMR buckets, bucketing
@@ -112,6 +114,32 @@ type Config struct {
 	Scan Scan `json:"scan,omitempty" yaml:"scan,omitempty"`
 	// Sizing tunes dynamic bucket sizing.
 	Sizing Sizing `json:"sizing,omitempty" yaml:"sizing,omitempty"`
+
+	// Reservations hold an offered defender for the attacker while the
+	// attack runs, so no other attacker is offered him meanwhile.
+	Reservations Reservations `json:"reservations,omitempty" yaml:"reservations,omitempty"`
+	// Shield is how long a defender may not be offered after an attack on
+	// him is confirmed; 0 (the default) gives none. It needs reservations,
+	// since confirming one is how an attack is told.
+	Shield Duration `json:"shield,omitempty" yaml:"shield,omitempty"`
+	// MaxPlayerStates bounds the players that are held, shielded or
+	// online at once, the memory those flags take. A reservation or an
+	// online flag past it is refused as resource exhausted. Default twice
+	// PlayerCacheSize.
+	MaxPlayerStates int `json:"max_player_states,omitempty" yaml:"max_player_states,omitempty"`
+}
+
+// Reservations configures reserved offers: a query that reserves (or every
+// query, with Always) holds the defender it is offered for Hold, during
+// which no other query is offered him; the attack is then confirmed (a
+// shield starts) or released, and a reservation neither confirmed nor
+// released by then lapses by itself.
+type Reservations struct {
+	Enabled bool `json:"enabled,omitempty" yaml:"enabled,omitempty"`
+	// Hold is how long a reservation lasts. Default 5m.
+	Hold Duration `json:"hold,omitempty" yaml:"hold,omitempty"`
+	// Always makes every successful query reserve, whether it asks or not.
+	Always bool `json:"always,omitempty" yaml:"always,omitempty"`
 }
 
 // Strategy is one additional bucketing strategy: entries are bucketed by the
@@ -338,6 +366,12 @@ func (c Config) WithDefaults() Config {
 	if c.Sizing.MinSamples == 0 {
 		c.Sizing.MinSamples = 1000
 	}
+	if c.Reservations.Hold == 0 {
+		c.Reservations.Hold = Duration(5 * time.Minute)
+	}
+	if c.MaxPlayerStates == 0 && c.PlayerCacheSize > 0 {
+		c.MaxPlayerStates = 2 * c.PlayerCacheSize
+	}
 	return c
 }
 
@@ -419,6 +453,16 @@ func (c *Config) validateFields() error {
 		return invalid("sizing.interval", "must be positive, got %v", time.Duration(c.Sizing.Interval))
 	case c.Sizing.MinSamples < 1:
 		return invalid("sizing.min_samples", "must be at least 1, got %d", c.Sizing.MinSamples)
+	case c.Reservations.Hold <= 0 || c.Reservations.Hold > Duration(maxHold):
+		return invalid("reservations.hold", "must be positive and at most %v, got %v", maxHold, time.Duration(c.Reservations.Hold))
+	case c.Reservations.Always && !c.Reservations.Enabled:
+		return invalid("reservations.always", "needs reservations.enabled")
+	case c.Shield < 0 || c.Shield > Duration(maxShield):
+		return invalid("shield", "must be from 0 to %v, got %v", maxShield, time.Duration(c.Shield))
+	case c.Shield > 0 && !c.Reservations.Enabled:
+		return invalid("shield", "needs reservations.enabled: a shield starts when the attack on a reserved defender is confirmed")
+	case c.MaxPlayerStates < 1:
+		return invalid("max_player_states", "must be at least 1, got %d", c.MaxPlayerStates)
 	}
 	if _, err := c.PlayerRemoveAfterCandidateOfferThreshold.level(); err != nil {
 		return invalid("player_remove_after_candidate_offer_threshold", "%v", err)

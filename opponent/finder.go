@@ -47,6 +47,7 @@ type Finder struct {
 	sizing sizingState
 	scan   scanState
 	stats  Counters
+	h      holds // held, shielded and online players (hold.go)
 
 	fakeSeq uint64
 
@@ -88,6 +89,10 @@ type Counters struct {
 	Resizes        uint64 `json:"resizes"`         // buckets resized
 	ScanBatches    uint64 `json:"scan_batches"`    // scan batches applied
 	ScanPasses     uint64 `json:"scan_passes"`     // full passes over the player table
+	Reserved       uint64 `json:"reserved"`        // reservations made
+	Confirmed      uint64 `json:"confirmed"`       // reservations confirmed (attacks)
+	Released       uint64 `json:"released"`        // reservations released
+	Expired        uint64 `json:"expired"`         // reservations that lapsed
 }
 
 // New validates cfg and builds an empty finder whose random choices come
@@ -450,6 +455,9 @@ type Stats struct {
 	CacheSize int           `json:"cache_size"`       // PlayerCacheSize, the bound on Capacity
 	Strings   int           `json:"strings"`          // distinct interned strings and lists
 	HasModel  bool          `json:"has_sizing_model"` // a sizing model is in use
+	Held      int           `json:"held"`             // live reservations
+	Shielded  int           `json:"shielded"`         // players with a shield (lapsed ones until swept)
+	Online    int           `json:"online"`           // players flagged online
 	PerBucket []BucketStats `json:"per_bucket"`       // in creation order
 }
 
@@ -477,6 +485,7 @@ func (f *Finder) Stats() Stats {
 		HasModel:  f.sizing.model != nil,
 		PerBucket: make([]BucketStats, len(f.buckets)),
 	}
+	st.Held, st.Shielded, st.Online = f.holdCounts()
 	for i, b := range f.buckets {
 		lo := f.s.cfg.MinMMR + float64(b.mmr)*f.s.mmrWidth
 		st.PerBucket[i] = BucketStats{

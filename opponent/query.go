@@ -30,6 +30,9 @@ type Query struct {
 	// ReturnModel asks for the chosen entry in the result (Config has a
 	// finder-wide switch too).
 	ReturnModel bool `json:"return_model,omitempty"`
+	// Reserve holds the defender found for this attacker (see
+	// Reservations); the finder must take reservations.
+	Reserve bool `json:"reserve,omitempty"`
 }
 
 // ResultType is the outcome of a query, named as the seed names them.
@@ -61,6 +64,9 @@ type Result struct {
 	// RemovedAfterOffer is true when the entry left the cache because its
 	// bucket was filled at or above PlayerRemoveAfterCandidateOfferThreshold.
 	RemovedAfterOffer bool `json:"removed_after_offer,omitempty"`
+	// Reservation holds the defender for the attacker when the query
+	// reserved; the offer-removal threshold then applies on Confirm.
+	Reservation *Reservation `json:"reservation,omitempty"`
 }
 
 // bucketIter walks one bucket's occupants in a random order: a random start
@@ -145,21 +151,31 @@ func (o *groupOrder) compare(a, b int32) int {
 // any, a fake opponent when enabled, else NONE_FOUND. A malformed query
 // changes nothing.
 func (f *Finder) Query(q Query, now time.Time) (Result, error) {
-	_ = now // answers depend on the cache and the seed only
 	if err := f.s.checkQuery(&q); err != nil {
 		f.stats.InvalidQueries++
 		return Result{}, err
+	}
+	reserve := q.Reserve || f.s.cfg.Reservations.Always
+	if reserve {
+		if !f.s.cfg.Reservations.Enabled {
+			f.stats.InvalidQueries++
+			return Result{}, cupid.Conflict("reserve", "this finder does not take reservations (reservations.enabled is off)")
+		}
+		f.Sweep(now)
 	}
 	f.stats.Queries++
 	// The query lives in the finder while it runs, so handing it to a
 	// QualityFunc does not move every query to the heap.
 	f.q = q
 	defer func() { f.q = Query{} }()
-	return f.query(&f.q), nil
+	return f.query(&f.q, reserve, now)
 }
 
-func (f *Finder) query(q *Query) Result {
+func (f *Finder) query(q *Query, reserve bool, now time.Time) (Result, error) {
 	cfg := &f.s.cfg
+	// Held, shielded and online players are skipped by the time in their
+	// rows; a finder that has none skips the comparison.
+	nowN, blocking := now.UnixNano(), len(f.h.states) > 0
 
 	// Which label groups, in which order.
 	ns := len(f.s.strategies)
@@ -251,7 +267,7 @@ func (f *Finder) query(q *Query) Result {
 				k++
 				examined++
 				b := f.buckets[it.b]
-				if f.excluded(b.hash(i), b.ids[i]) {
+				if f.excluded(b.hash(i), b.ids[i]) || blocking && b.until(i) > nowN {
 					continue
 				}
 				score, ok := f.judge(q, b, i)
@@ -270,13 +286,20 @@ func (f *Finder) query(q *Query) Result {
 		if q.ReturnModel || cfg.ReturnModel {
 			res.Model = &Model{PlayerID: res.PlayerID, Entries: []Entry{f.entryAt(b, bestI)}}
 		}
-		if b.fill() >= f.s.removeLevel {
+		if reserve {
+			r, err := f.hold(q, res.PlayerID, b.key, now)
+			if err != nil {
+				return Result{}, err
+			}
+			c := *r // the caller's copy
+			res.Reservation = &c
+		} else if b.fill() >= f.s.removeLevel {
 			f.removeAt(b, bestI)
 			f.stats.OfferRemoved++
 			res.RemovedAfterOffer = true
 		}
 		f.stats.Successes++
-		return res
+		return res, nil
 	case cfg.FakeOpponents.Enabled:
 		seq := f.fakeSeq
 		f.fakeSeq++
@@ -290,10 +313,10 @@ func (f *Finder) query(q *Query) Result {
 			res.Model = &Model{PlayerID: res.PlayerID, Entries: []Entry{e}}
 		}
 		f.stats.Fakes++
-		return res
+		return res, nil
 	}
 	f.stats.NoneFound++
-	return Result{Type: ResultNoneFound, Examined: examined}
+	return Result{Type: ResultNoneFound, Examined: examined}, nil
 }
 
 // prepareExclusions hashes the attacker and the excluded ids; long lists are
