@@ -90,6 +90,18 @@ func checkFinders(fs []Finder, haveStore bool) error {
 				return cupid.Invalid(field+".allow_multiple_entries_per_player", "must agree with finder %q, which shares player table %q", o.Name, f.table())
 			}
 		}
+		if f.Opponent.Reservations.Enabled {
+			if first := tables[f.table()]; first != i {
+				return cupid.Invalid(field+".reservations.enabled", "finder %q shares player table %q with finder %q; a reservation must hold across every query that could offer the defender, so a finder that takes reservations needs a player table of its own",
+					f.Name, f.table(), fs[first].Name)
+			}
+			for j := i + 1; j < len(fs); j++ {
+				if fs[j].table() == f.table() {
+					return cupid.Invalid(field+".reservations.enabled", "finder %q shares player table %q with finder %q; a reservation must hold across every query that could offer the defender, so a finder that takes reservations needs a player table of its own",
+						f.Name, f.table(), fs[j].Name)
+				}
+			}
+		}
 		if f.Opponent.Scan.Enabled {
 			if f.MemoryOnly {
 				return cupid.Invalid(field+".scan.enabled", "the scan reads the player table, which a memory-only finder does not keep")

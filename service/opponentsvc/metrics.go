@@ -22,6 +22,8 @@ type metrics struct {
 	scanRows   *prometheus.Desc
 	scanErrors *prometheus.Desc
 	rebalances *prometheus.Desc
+	reserved   *prometheus.Desc
+	unavail    *prometheus.Desc
 }
 
 func newMetrics(s *Service) *metrics {
@@ -53,13 +55,17 @@ func newMetrics(s *Service) *metrics {
 			"Scan fetches that failed and were retried a tick later.", finder, nil),
 		rebalances: prometheus.NewDesc("cupid_opponent_rebalances_total",
 			"Sizing models made.", finder, nil),
+		reserved: prometheus.NewDesc("cupid_opponent_reservations_total",
+			"Reservations by what became of them: made, confirmed, released, expired.", []string{"finder", "outcome"}, nil),
+		unavail: prometheus.NewDesc("cupid_opponent_unavailable_players",
+			"Players who may not be offered now: held, shielded or online.", []string{"finder", "why"}, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (m *metrics) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{m.queries, m.entries, m.players, m.capacity, m.cacheSize,
-		m.buckets, m.changes, m.scanRows, m.scanErrors, m.rebalances} {
+		m.buckets, m.changes, m.scanRows, m.scanErrors, m.rebalances, m.reserved, m.unavail} {
 		ch <- d
 	}
 }
@@ -97,5 +103,12 @@ func (m *metrics) Collect(ch chan<- prometheus.Metric) {
 		counter(m.scanRows, st.ScanRejected, "rejected")
 		counter(m.scanErrors, st.ScanErrors)
 		counter(m.rebalances, st.Rebalances)
+		counter(m.reserved, st.Reserved, "made")
+		counter(m.reserved, st.Confirmed, "confirmed")
+		counter(m.reserved, st.Released, "released")
+		counter(m.reserved, st.Expired, "expired")
+		for why, v := range map[string]int{"held": st.Held, "shielded": st.Shielded, "online": st.Online} {
+			ch <- prometheus.MustNewConstMetric(m.unavail, prometheus.GaugeValue, float64(v), name, why)
+		}
 	}
 }

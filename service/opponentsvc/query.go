@@ -18,7 +18,7 @@ import (
 // microseconds of the search. A malformed query changes nothing; so does
 // one whose attacker id or excluded ids start with opponent.FakeIDPrefix,
 // which no real player's id does.
-func (s *Service) FindOpponent(_ context.Context, finderName string, q opponent.Query) (opponent.Result, error) {
+func (s *Service) FindOpponent(ctx context.Context, finderName string, q opponent.Query) (opponent.Result, error) {
 	fd, err := s.get(finderName)
 	if err != nil {
 		return opponent.Result{}, err
@@ -33,6 +33,13 @@ func (s *Service) FindOpponent(_ context.Context, finderName string, q opponent.
 	res, err := fd.f.Query(q, now)
 	fd.mu.Unlock()
 	fd.querySeconds.Observe(time.Since(start).Seconds())
+	if err == nil && res.Reservation != nil {
+		// Held in memory already, so no concurrent query gets the same
+		// defender; stored before the attacker hears of it.
+		if err := s.holdOffer(ctx, fd, res); err != nil {
+			return opponent.Result{}, err
+		}
+	}
 	return res, err
 }
 

@@ -41,12 +41,19 @@ func (s *Service) step(ctx context.Context, fd *finder) time.Duration {
 	if fd.scans {
 		scanWait = s.scanOnce(ctx, fd)
 	}
+	var lapse time.Time
+	if fd.cfg.Opponent.Reservations.Enabled {
+		lapse = s.sweep(ctx, fd)
+	}
 	now := s.now()
 	fd.mu.Lock()
 	wait := fd.f.RebalanceAt().Sub(now)
 	fd.mu.Unlock()
 	if fd.scans {
 		wait = min(wait, scanWait)
+	}
+	if !lapse.IsZero() {
+		wait = min(wait, lapse.Sub(now))
 	}
 	return max(wait, 0)
 }

@@ -84,6 +84,7 @@ type Service struct {
 
 // table is a player table and the finders (instances) that share it.
 type table struct {
+	name    string
 	kind    string
 	stores  bool
 	finders []*finder
@@ -183,7 +184,7 @@ func (s *Service) newFinder(c Finder, m *metrics) (*finder, error) {
 	stores := !c.MemoryOnly && s.docs != nil
 	t := s.tables[c.table()]
 	if t == nil {
-		t = &table{kind: PlayerKindPrefix + c.table(), stores: stores, seed: maphash.MakeSeed()}
+		t = &table{name: c.table(), kind: PlayerKindPrefix + c.table(), stores: stores, seed: maphash.MakeSeed()}
 		s.tables[c.table()] = t
 	}
 	fd := &finder{
@@ -252,6 +253,9 @@ func (s *Service) Start(ctx context.Context) error {
 			if n > 0 {
 				s.log.Info("opponent finder: cache restored from its snapshot", "finder", fd.name, "entries", n)
 			}
+		}
+		if err := s.loadStates(ctx); err != nil {
+			return fmt.Errorf("opponents: load player states: %w", err)
 		}
 	}
 	s.mu.Lock()
