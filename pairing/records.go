@@ -122,9 +122,9 @@ func (e *Event) ForgetMeeting(now time.Time, key, other string) ([]Notification,
 
 // SetNever adds other to key's private "never pair me with" list (add) or
 // takes them off it. The list holds at most MaxNever keys; other need not
-// have joined. Adding a key already listed, like removing one that is not,
-// changes nothing and is no error... except that removing an unlisted key
-// is reported as not found, so that a client's typo is not silent.
+// have joined. Adding a key already listed changes nothing; removing one
+// that is not listed is reported as not found, so that a typo is not
+// silent.
 func (e *Event) SetNever(now time.Time, key, other string, add bool) ([]Notification, error) {
 	p, err := e.present(now, key)
 	if err != nil {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
@@ -295,6 +298,38 @@ func TestPairingHistoryAndControlsThroughTheAPI(t *testing.T) {
 	if len(got) != 2 || got[0].GetKind() != "watching" || got[0].GetSeq() != 2 || got[1].GetKind() != "round_recorded" ||
 		got[1].GetSeq() != 2 || got[1].GetRecord().GetRound() != 0 {
 		t.Fatalf("replay after seq 1: %v (%v)", got, stream.Err())
+	}
+	// The WebSocket replays the same way; a participant's cannot ask to.
+	ws, _, err := websocket.Dial(ctx, strings.Replace(s2.url, "http", "ws", 1)+"/v1/events/ctl/ws?after_seq=0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	var seqs []int32
+	for len(seqs) < 3 {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var n cupidv1.PairingNotification
+		if err := protojson.Unmarshal(b, &n); err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, n.GetSeq())
+		if len(seqs) > 1 && n.GetKind() != "round_recorded" {
+			t.Fatalf("replayed %v", &n)
+		}
+	}
+	if !slices.Equal(seqs, []int32{2, 1, 2}) {
+		t.Fatalf("WebSocket replay after seq 0: seqs %v, want watching at 2 then rounds 1 and 2", seqs)
+	}
+	res, err := http.Get(s2.url + "/v1/events/ctl/ws?participant=ann&after_seq=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a participant's WebSocket asking for a replay: %d", res.StatusCode)
 	}
 	// ann and bob forgot each other: a round pairs them again.
 	ok[cupidv1.EventResponse](t)(c2.StartRound(ctx, evReq("ctl")))
