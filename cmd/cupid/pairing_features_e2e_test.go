@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
@@ -429,4 +431,62 @@ func TestPairingAnswersArePrivate(t *testing.T) {
 		}
 	}
 	wantConnect(t, answer("cat", "dan", true), connect.CodeFailedPrecondition, "revealed")
+}
+
+// TestPairingGroupsAndTimedReveal: within-group and cross-group events
+// pair only as their mode says, every round a maximum matching of what the
+// mode allows; and an event with reveal_at reveals mutual answers by
+// itself when that time comes, on the server's clock.
+func TestPairingGroupsAndTimedReveal(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := pairingClient(s)
+	ctx := context.Background()
+	people := map[string]string{"a1": "a", "a2": "a", "a3": "a", "b1": "b", "b2": "b", "c1": "c"}
+	for _, mode := range []string{"within_group", "cross_group"} {
+		createPairingEvent(t, c, &cupidv1.CreateEventRequest{Id: mode, Settings: &cupidv1.EventSettings{
+			Rooms: 5, RoundSeconds: 3600, CountdownSeconds: 3600, MinLobby: 10, Mode: mode,
+		}})
+		for _, k := range []string{"a1", "a2", "a3", "b1", "b2", "c1"} {
+			joinGroup(t, c, mode, k, people[k])
+		}
+		ok[cupidv1.EventResponse](t)(c.StartRound(ctx, evReq(mode)))
+		pairs := getPairingEvent(t, c, mode).GetPairs()
+		// Within groups: a's three give one pair, b's two another, c1
+		// alone: 2. Across: a1–a3 each with one of b1, b2, c1: 3.
+		want := map[string]int{"within_group": 2, "cross_group": 3}[mode]
+		if len(pairs) != want {
+			t.Fatalf("%s: %d pairs, want %d: %v", mode, len(pairs), want, pairs)
+		}
+		for _, p := range pairs {
+			if same := people[p.GetA()] == people[p.GetB()]; same != (mode == "within_group") {
+				t.Fatalf("%s: %s with %s", mode, p.GetA(), p.GetB())
+			}
+		}
+	}
+
+	// A reveal at a set time: a little ahead on the server's clock.
+	at := time.Now().Add(2 * time.Second)
+	createPairingEvent(t, c, &cupidv1.CreateEventRequest{Id: "timed", Settings: &cupidv1.EventSettings{
+		Rooms: 1, RoundSeconds: 3600, CountdownSeconds: 3600, MinLobby: 10, RevealAt: timestamppb.New(at),
+	}})
+	joinGroup(t, c, "timed", "ann", "")
+	joinGroup(t, c, "timed", "bob", "")
+	bob, _ := watchPairing(t, c, "timed", "bob")
+	ok[cupidv1.EventResponse](t)(c.StartRound(ctx, evReq("timed")))
+	for _, a := range [][2]string{{"ann", "bob"}, {"bob", "ann"}} {
+		_, err := c.Answer(ctx, connect.NewRequest(&cupidv1.AnswerRequest{EventId: "timed", Participant: a[0], Other: a[1], Yes: true}))
+		if err != nil {
+			// Only possible if the machine took more than 2 s to get
+			// here; the reveal then came first and the test proves
+			// nothing.
+			t.Skipf("the reveal came before the answers: %v", err)
+		}
+	}
+	n := bob.until(t, "mutual_match")
+	if n.GetPartner() != "ann" || n.GetAt().AsTime().Before(at.Add(-time.Millisecond)) {
+		t.Fatalf("bob told %v, reveal due at %v", n, at)
+	}
+	if !getPairingEvent(t, c, "timed").GetRevealed() {
+		t.Fatal("the event does not say it revealed")
+	}
 }
