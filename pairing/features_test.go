@@ -373,3 +373,30 @@ func TestMutualAnswers(t *testing.T) {
 	_, err = e.Answer(t0.Add(time.Hour), c, pc.Partner, true)
 	wantCode(t, err, cupid.CodeConflict, "")
 }
+
+// TestTwoSidedSteadyGroup: n people on each side meet everyone across in n
+// rounds, the least possible. No plan is needed for it: after any rounds
+// the pairs left form a regular bipartite graph, which always has a perfect
+// matching (König), and every round takes one.
+func TestTwoSidedSteadyGroup(t *testing.T) {
+	for _, n := range []int{3, 8, 21} {
+		keys := make([]string, 2*n)
+		for i := range keys {
+			keys[i] = fmt.Sprintf("p%02d", i)
+		}
+		e := newFor(t, Config{Rooms: n, Mode: ModeTwoSided, Sides: []string{"s", "m"}}, keys, func(i int) string { return []string{"s", "m"}[i%2] })
+		now := t0
+		for range 3 * n {
+			e.Advance(now)
+			now = now.Add(time.Minute)
+		}
+		if e.round != n || !e.Stale() {
+			t.Fatalf("n=%d: %d rounds, stale %v; want everyone met in %d", n, e.round, e.Stale(), n)
+		}
+		for i, k := range keys {
+			if got := len(e.Record(k)); got != n {
+				t.Fatalf("n=%d: %s met %d, want all %d across (side %d)", n, k, got, n, i%2)
+			}
+		}
+	}
+}
