@@ -147,11 +147,14 @@ func TestSimRecordReplay(t *testing.T) {
 	if lines != 61 {
 		t.Errorf("the traffic file has %d lines, want a header and 60 tickets", lines)
 	}
-	jsonOut := filepath.Join(dir, "replay.json")
+	jsonOut, htmlOut := filepath.Join(dir, "replay.json"), filepath.Join(dir, "replay.html")
 	out, err = run("sim", "replay", traffic, "--ruleset", filepath.Join(simExamples, "1v1.json"),
-		"--compare", filepath.Join("..", "..", "sim", "testdata", "loose.json"), "--json", jsonOut)
+		"--compare", filepath.Join("..", "..", "sim", "testdata", "loose.json"), "--json", jsonOut, "--html", htmlOut)
 	if err != nil {
 		t.Fatalf("replay: %v\n%s", err, out)
+	}
+	if page, err := os.ReadFile(htmlOut); err != nil || strings.Count(string(page), "<svg") < 8 {
+		t.Errorf("the replay's HTML report: %v, %d plots", err, strings.Count(string(page), "<svg"))
 	}
 	rep := readReport(t, jsonOut)
 	var names []string
