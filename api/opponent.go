@@ -97,6 +97,7 @@ func (h *opponents) FindOpponent(ctx context.Context, req *connect.Request[cupid
 		Retries:     int(r.GetRetries()),
 		Exclude:     r.GetExcludedIds(),
 		ReturnModel: r.GetReturnModel(),
+		Reserve:     r.GetReserve(),
 	}
 	res, err := h.svc.FindOpponent(ctx, r.GetFinder(), q)
 	if err != nil {
@@ -111,6 +112,9 @@ func (h *opponents) FindOpponent(ctx context.Context, req *connect.Request[cupid
 	}
 	if res.Model != nil && len(res.Model.Entries) > 0 {
 		out.Model = h.modelOut(r.GetFinder(), res.Model)
+	}
+	if res.Reservation != nil {
+		out.Reservation = reservationOut(*res.Reservation)
 	}
 	return connect.NewResponse(out), nil
 }
@@ -145,6 +149,13 @@ func (h *opponents) FinderStats(ctx context.Context, req *connect.Request[cupidv
 		ScanPasses:     int64(st.ScanPasses),
 		ScannedRows:    int64(st.ScannedRows),
 		StoresPlayers:  st.StoresPlayers,
+		Held:           int64(st.Held),
+		Shielded:       int64(st.Shielded),
+		Online:         int64(st.Online),
+		Reserved:       int64(st.Reserved),
+		Confirmed:      int64(st.Confirmed),
+		Released:       int64(st.Released),
+		Expired:        int64(st.Expired),
 	}
 	for _, b := range st.PerBucket {
 		out.BucketFill = append(out.BucketFill, &cupidv1.FinderBucket{

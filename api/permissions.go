@@ -126,6 +126,22 @@ var rules = map[string]rule{
 		}
 		return nil
 	}},
+	cupidv1connect.OpponentServiceConfirmAttackProcedure: {scope: ScopeOpponents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		return asAttacker(p, m.(*cupidv1.ConfirmAttackRequest).GetAttackerId())
+	}},
+	cupidv1connect.OpponentServiceReleaseReservationProcedure: {scope: ScopeOpponents, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		return asAttacker(p, m.(*cupidv1.ReleaseReservationRequest).GetAttackerId())
+	}},
+	cupidv1connect.OpponentServiceSetPlayerOnlineProcedure: {scope: ScopeOpponents, player: func(a *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
+		r := m.(*cupidv1.SetPlayerOnlineRequest)
+		if !a.playerFinders[r.GetFinder()] {
+			return denied("finder %q does not let players set their own online flag (opponents[].players_may_update); a server key with the opponents scope may", r.GetFinder())
+		}
+		if id := r.GetPlayerId(); id != p {
+			return denied("the token's player %s may set only his own online flag, not %s's", p, quoteEmpty(id))
+		}
+		return nil
+	}},
 	cupidv1connect.OpponentServiceRemovePlayerProcedure: {scope: ScopeOpponents},
 	cupidv1connect.OpponentServiceFinderStatsProcedure:  {scope: ScopeOpponents},
 	cupidv1connect.OpponentServiceRebalanceProcedure:    {scope: ScopeOpponents},
@@ -193,6 +209,16 @@ func cutBetween(s, prefix, suffix string) (string, bool) {
 	}
 	mid, ok := strings.CutSuffix(rest, suffix)
 	return mid, ok && mid != "" && !strings.Contains(mid, "/")
+}
+
+// asAttacker lets a player confirm or release only his own reservations:
+// the request names the attacker, and the service checks the reservation
+// is held for him.
+func asAttacker(player, attacker string) error {
+	if attacker != player {
+		return denied("the token's player %s may confirm or release only reservations he holds as the attacker (attacker_id %s)", player, quoteEmpty(attacker))
+	}
+	return nil
 }
 
 func asParticipant(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {

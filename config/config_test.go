@@ -216,6 +216,7 @@ func TestEverySettingIsRead(t *testing.T) {
 	}
 	rows = append(rows, authRows(t, dir)...)
 	rows = append(rows, rateLimitRows()...)
+	rows = append(rows, opponentHoldRows()...)
 	covered := map[string]bool{}
 	for _, r := range rows {
 		covered[r.setting] = true

@@ -106,6 +106,15 @@ func (c *Config) checkOpponents(doc *document) {
 				}
 			}
 		}
+		if o.Finder.Reservations.Enabled && nameOK && doc.known(field+".reservations") {
+			for j := range c.Opponents {
+				if p := &c.Opponents[j]; j != i && p.Table() == o.Table() {
+					doc.report(cupid.Invalid(field+".reservations.enabled", "finder %q shares player table %q with finder %q; a finder that takes reservations needs a player table of its own, so that a reservation holds across every query that could offer the defender",
+						o.Name, o.Table(), p.Name))
+					break
+				}
+			}
+		}
 		if o.Finder.Scan.Enabled && !o.Stores() && doc.known(field+".store_players") {
 			doc.report(cupid.Invalid(field+".scan.enabled", "the scan reads the player table, which is kept only with store_players on"))
 		}

@@ -10,6 +10,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	structpb "google.golang.org/protobuf/types/known/structpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -393,9 +394,13 @@ type FindOpponentRequest struct {
 	Finder   string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
 	Attacker *PlayerModel           `protobuf:"bytes,2,opt,name=attacker,proto3" json:"attacker,omitempty"`
 	// Each retry widens the MMR range.
-	Retries       int32    `protobuf:"varint,3,opt,name=retries,proto3" json:"retries,omitempty"`
-	ExcludedIds   []string `protobuf:"bytes,4,rep,name=excluded_ids,json=excludedIds,proto3" json:"excluded_ids,omitempty"`
-	ReturnModel   bool     `protobuf:"varint,5,opt,name=return_model,json=returnModel,proto3" json:"return_model,omitempty"`
+	Retries     int32    `protobuf:"varint,3,opt,name=retries,proto3" json:"retries,omitempty"`
+	ExcludedIds []string `protobuf:"bytes,4,rep,name=excluded_ids,json=excludedIds,proto3" json:"excluded_ids,omitempty"`
+	ReturnModel bool     `protobuf:"varint,5,opt,name=return_model,json=returnModel,proto3" json:"return_model,omitempty"`
+	// Hold the defender found for this attacker until the attack is
+	// confirmed or released, or the finder's reservations.hold has passed.
+	// The finder must take reservations.
+	Reserve       bool `protobuf:"varint,6,opt,name=reserve,proto3" json:"reserve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -465,6 +470,13 @@ func (x *FindOpponentRequest) GetReturnModel() bool {
 	return false
 }
 
+func (x *FindOpponentRequest) GetReserve() bool {
+	if x != nil {
+		return x.Reserve
+	}
+	return false
+}
+
 type FindOpponentResponse struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Result   OpponentResult         `protobuf:"varint,1,opt,name=result,proto3,enum=cupid.v1.OpponentResult" json:"result,omitempty"`
@@ -477,8 +489,11 @@ type FindOpponentResponse struct {
 	// The defender left the cache because its bucket was well filled, so
 	// others are not sent to attack them too.
 	RemovedAfterOffer bool `protobuf:"varint,6,opt,name=removed_after_offer,json=removedAfterOffer,proto3" json:"removed_after_offer,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// The reservation holding the defender for the attacker, when the query
+	// reserved (or the finder reserves every offer).
+	Reservation   *Reservation `protobuf:"bytes,7,opt,name=reservation,proto3" json:"reservation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FindOpponentResponse) Reset() {
@@ -553,6 +568,424 @@ func (x *FindOpponentResponse) GetRemovedAfterOffer() bool {
 	return false
 }
 
+func (x *FindOpponentResponse) GetReservation() *Reservation {
+	if x != nil {
+		return x.Reservation
+	}
+	return nil
+}
+
+// Reservation is a defender held for an attacker.
+type Reservation struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	AttackerId    string                 `protobuf:"bytes,2,opt,name=attacker_id,json=attackerId,proto3" json:"attacker_id,omitempty"`
+	DefenderId    string                 `protobuf:"bytes,3,opt,name=defender_id,json=defenderId,proto3" json:"defender_id,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Reservation) Reset() {
+	*x = Reservation{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Reservation) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Reservation) ProtoMessage() {}
+
+func (x *Reservation) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Reservation.ProtoReflect.Descriptor instead.
+func (*Reservation) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *Reservation) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Reservation) GetAttackerId() string {
+	if x != nil {
+		return x.AttackerId
+	}
+	return ""
+}
+
+func (x *Reservation) GetDefenderId() string {
+	if x != nil {
+		return x.DefenderId
+	}
+	return ""
+}
+
+func (x *Reservation) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+type ConfirmAttackRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	ReservationId string                 `protobuf:"bytes,2,opt,name=reservation_id,json=reservationId,proto3" json:"reservation_id,omitempty"`
+	// The reservation's attacker. A player token must give its own id; a
+	// server key may leave it empty.
+	AttackerId    string `protobuf:"bytes,3,opt,name=attacker_id,json=attackerId,proto3" json:"attacker_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmAttackRequest) Reset() {
+	*x = ConfirmAttackRequest{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmAttackRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmAttackRequest) ProtoMessage() {}
+
+func (x *ConfirmAttackRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmAttackRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmAttackRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ConfirmAttackRequest) GetFinder() string {
+	if x != nil {
+		return x.Finder
+	}
+	return ""
+}
+
+func (x *ConfirmAttackRequest) GetReservationId() string {
+	if x != nil {
+		return x.ReservationId
+	}
+	return ""
+}
+
+func (x *ConfirmAttackRequest) GetAttackerId() string {
+	if x != nil {
+		return x.AttackerId
+	}
+	return ""
+}
+
+type ConfirmAttackResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Reservation *Reservation           `protobuf:"bytes,1,opt,name=reservation,proto3" json:"reservation,omitempty"`
+	// When the defender's shield ends; absent without one.
+	ShieldUntil *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=shield_until,json=shieldUntil,proto3" json:"shield_until,omitempty"`
+	// The offered entry left the cache (offer-removal threshold).
+	RemovedAfterOffer bool `protobuf:"varint,3,opt,name=removed_after_offer,json=removedAfterOffer,proto3" json:"removed_after_offer,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *ConfirmAttackResponse) Reset() {
+	*x = ConfirmAttackResponse{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmAttackResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmAttackResponse) ProtoMessage() {}
+
+func (x *ConfirmAttackResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmAttackResponse.ProtoReflect.Descriptor instead.
+func (*ConfirmAttackResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ConfirmAttackResponse) GetReservation() *Reservation {
+	if x != nil {
+		return x.Reservation
+	}
+	return nil
+}
+
+func (x *ConfirmAttackResponse) GetShieldUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ShieldUntil
+	}
+	return nil
+}
+
+func (x *ConfirmAttackResponse) GetRemovedAfterOffer() bool {
+	if x != nil {
+		return x.RemovedAfterOffer
+	}
+	return false
+}
+
+type ReleaseReservationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	ReservationId string                 `protobuf:"bytes,2,opt,name=reservation_id,json=reservationId,proto3" json:"reservation_id,omitempty"`
+	// As in ConfirmAttackRequest.
+	AttackerId    string `protobuf:"bytes,3,opt,name=attacker_id,json=attackerId,proto3" json:"attacker_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseReservationRequest) Reset() {
+	*x = ReleaseReservationRequest{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseReservationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseReservationRequest) ProtoMessage() {}
+
+func (x *ReleaseReservationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseReservationRequest.ProtoReflect.Descriptor instead.
+func (*ReleaseReservationRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ReleaseReservationRequest) GetFinder() string {
+	if x != nil {
+		return x.Finder
+	}
+	return ""
+}
+
+func (x *ReleaseReservationRequest) GetReservationId() string {
+	if x != nil {
+		return x.ReservationId
+	}
+	return ""
+}
+
+func (x *ReleaseReservationRequest) GetAttackerId() string {
+	if x != nil {
+		return x.AttackerId
+	}
+	return ""
+}
+
+type ReleaseReservationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reservation   *Reservation           `protobuf:"bytes,1,opt,name=reservation,proto3" json:"reservation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReleaseReservationResponse) Reset() {
+	*x = ReleaseReservationResponse{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReleaseReservationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReleaseReservationResponse) ProtoMessage() {}
+
+func (x *ReleaseReservationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReleaseReservationResponse.ProtoReflect.Descriptor instead.
+func (*ReleaseReservationResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ReleaseReservationResponse) GetReservation() *Reservation {
+	if x != nil {
+		return x.Reservation
+	}
+	return nil
+}
+
+type SetPlayerOnlineRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Finder        string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	Online        bool                   `protobuf:"varint,3,opt,name=online,proto3" json:"online,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPlayerOnlineRequest) Reset() {
+	*x = SetPlayerOnlineRequest{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPlayerOnlineRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPlayerOnlineRequest) ProtoMessage() {}
+
+func (x *SetPlayerOnlineRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPlayerOnlineRequest.ProtoReflect.Descriptor instead.
+func (*SetPlayerOnlineRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SetPlayerOnlineRequest) GetFinder() string {
+	if x != nil {
+		return x.Finder
+	}
+	return ""
+}
+
+func (x *SetPlayerOnlineRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *SetPlayerOnlineRequest) GetOnline() bool {
+	if x != nil {
+		return x.Online
+	}
+	return false
+}
+
+type SetPlayerOnlineResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Online bool                   `protobuf:"varint,1,opt,name=online,proto3" json:"online,omitempty"`
+	// The flag was written to the store (the finder stores its players).
+	Stored        bool `protobuf:"varint,2,opt,name=stored,proto3" json:"stored,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetPlayerOnlineResponse) Reset() {
+	*x = SetPlayerOnlineResponse{}
+	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetPlayerOnlineResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetPlayerOnlineResponse) ProtoMessage() {}
+
+func (x *SetPlayerOnlineResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetPlayerOnlineResponse.ProtoReflect.Descriptor instead.
+func (*SetPlayerOnlineResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *SetPlayerOnlineResponse) GetOnline() bool {
+	if x != nil {
+		return x.Online
+	}
+	return false
+}
+
+func (x *SetPlayerOnlineResponse) GetStored() bool {
+	if x != nil {
+		return x.Stored
+	}
+	return false
+}
+
 type FinderStatsRequest struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
 	Finder string                 `protobuf:"bytes,1,opt,name=finder,proto3" json:"finder,omitempty"`
@@ -564,7 +997,7 @@ type FinderStatsRequest struct {
 
 func (x *FinderStatsRequest) Reset() {
 	*x = FinderStatsRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -576,7 +1009,7 @@ func (x *FinderStatsRequest) String() string {
 func (*FinderStatsRequest) ProtoMessage() {}
 
 func (x *FinderStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[6]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -589,7 +1022,7 @@ func (x *FinderStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinderStatsRequest.ProtoReflect.Descriptor instead.
 func (*FinderStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{6}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *FinderStatsRequest) GetFinder() string {
@@ -640,13 +1073,22 @@ type FinderStatsResponse struct {
 	ScannedRows   int64           `protobuf:"varint,23,opt,name=scanned_rows,json=scannedRows,proto3" json:"scanned_rows,omitempty"`
 	StoresPlayers bool            `protobuf:"varint,24,opt,name=stores_players,json=storesPlayers,proto3" json:"stores_players,omitempty"`
 	BucketFill    []*FinderBucket `protobuf:"bytes,25,rep,name=bucket_fill,json=bucketFill,proto3" json:"bucket_fill,omitempty"`
+	// Live reservations, players shielded and players online now.
+	Held     int64 `protobuf:"varint,26,opt,name=held,proto3" json:"held,omitempty"`
+	Shielded int64 `protobuf:"varint,27,opt,name=shielded,proto3" json:"shielded,omitempty"`
+	Online   int64 `protobuf:"varint,28,opt,name=online,proto3" json:"online,omitempty"`
+	// Reservations made, confirmed, released and lapsed since the start.
+	Reserved      int64 `protobuf:"varint,29,opt,name=reserved,proto3" json:"reserved,omitempty"`
+	Confirmed     int64 `protobuf:"varint,30,opt,name=confirmed,proto3" json:"confirmed,omitempty"`
+	Released      int64 `protobuf:"varint,31,opt,name=released,proto3" json:"released,omitempty"`
+	Expired       int64 `protobuf:"varint,32,opt,name=expired,proto3" json:"expired,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FinderStatsResponse) Reset() {
 	*x = FinderStatsResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -658,7 +1100,7 @@ func (x *FinderStatsResponse) String() string {
 func (*FinderStatsResponse) ProtoMessage() {}
 
 func (x *FinderStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[7]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -671,7 +1113,7 @@ func (x *FinderStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinderStatsResponse.ProtoReflect.Descriptor instead.
 func (*FinderStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{7}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *FinderStatsResponse) GetFinder() string {
@@ -849,6 +1291,55 @@ func (x *FinderStatsResponse) GetBucketFill() []*FinderBucket {
 	return nil
 }
 
+func (x *FinderStatsResponse) GetHeld() int64 {
+	if x != nil {
+		return x.Held
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetShielded() int64 {
+	if x != nil {
+		return x.Shielded
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetOnline() int64 {
+	if x != nil {
+		return x.Online
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetReserved() int64 {
+	if x != nil {
+		return x.Reserved
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetConfirmed() int64 {
+	if x != nil {
+		return x.Confirmed
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetReleased() int64 {
+	if x != nil {
+		return x.Released
+	}
+	return 0
+}
+
+func (x *FinderStatsResponse) GetExpired() int64 {
+	if x != nil {
+		return x.Expired
+	}
+	return 0
+}
+
 // FinderBucket is one bucket's fill.
 type FinderBucket struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -864,7 +1355,7 @@ type FinderBucket struct {
 
 func (x *FinderBucket) Reset() {
 	*x = FinderBucket{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -876,7 +1367,7 @@ func (x *FinderBucket) String() string {
 func (*FinderBucket) ProtoMessage() {}
 
 func (x *FinderBucket) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[8]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -889,7 +1380,7 @@ func (x *FinderBucket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FinderBucket.ProtoReflect.Descriptor instead.
 func (*FinderBucket) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{8}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *FinderBucket) GetKey() string {
@@ -936,7 +1427,7 @@ type RebalanceRequest struct {
 
 func (x *RebalanceRequest) Reset() {
 	*x = RebalanceRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -948,7 +1439,7 @@ func (x *RebalanceRequest) String() string {
 func (*RebalanceRequest) ProtoMessage() {}
 
 func (x *RebalanceRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[9]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -961,7 +1452,7 @@ func (x *RebalanceRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebalanceRequest.ProtoReflect.Descriptor instead.
 func (*RebalanceRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{9}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RebalanceRequest) GetFinder() string {
@@ -985,7 +1476,7 @@ type RebalanceResponse struct {
 
 func (x *RebalanceResponse) Reset() {
 	*x = RebalanceResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -997,7 +1488,7 @@ func (x *RebalanceResponse) String() string {
 func (*RebalanceResponse) ProtoMessage() {}
 
 func (x *RebalanceResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[10]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1010,7 +1501,7 @@ func (x *RebalanceResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RebalanceResponse.ProtoReflect.Descriptor instead.
 func (*RebalanceResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RebalanceResponse) GetBuckets() int64 {
@@ -1044,7 +1535,7 @@ type RemovePlayerRequest struct {
 
 func (x *RemovePlayerRequest) Reset() {
 	*x = RemovePlayerRequest{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1056,7 +1547,7 @@ func (x *RemovePlayerRequest) String() string {
 func (*RemovePlayerRequest) ProtoMessage() {}
 
 func (x *RemovePlayerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[11]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1069,7 +1560,7 @@ func (x *RemovePlayerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemovePlayerRequest.ProtoReflect.Descriptor instead.
 func (*RemovePlayerRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RemovePlayerRequest) GetFinder() string {
@@ -1096,7 +1587,7 @@ type RemovePlayerResponse struct {
 
 func (x *RemovePlayerResponse) Reset() {
 	*x = RemovePlayerResponse{}
-	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1599,7 @@ func (x *RemovePlayerResponse) String() string {
 func (*RemovePlayerResponse) ProtoMessage() {}
 
 func (x *RemovePlayerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_opponent_proto_msgTypes[12]
+	mi := &file_cupid_v1_opponent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1612,7 @@ func (x *RemovePlayerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemovePlayerResponse.ProtoReflect.Descriptor instead.
 func (*RemovePlayerResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_opponent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RemovePlayerResponse) GetRemoved() int32 {
@@ -1135,7 +1626,7 @@ var File_cupid_v1_opponent_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\n" +
-	"\x17cupid/v1/opponent.proto\x12\bcupid.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xab\x03\n" +
+	"\x17cupid/v1/opponent.proto\x12\bcupid.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xab\x03\n" +
 	"\vPlayerModel\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x10\n" +
 	"\x03mmr\x18\x02 \x01(\x01R\x03mmr\x129\n" +
@@ -1175,23 +1666,56 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\aremoved\x18\x04 \x01(\x05R\aremoved\x12\x18\n" +
 	"\aevicted\x18\x05 \x01(\x05R\aevicted\x12\x18\n" +
 	"\aignored\x18\x06 \x01(\x05R\aignored\x12\x16\n" +
-	"\x06stored\x18\a \x01(\bR\x06stored\"\xc0\x01\n" +
+	"\x06stored\x18\a \x01(\bR\x06stored\"\xda\x01\n" +
 	"\x13FindOpponentRequest\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x121\n" +
 	"\battacker\x18\x02 \x01(\v2\x15.cupid.v1.PlayerModelR\battacker\x12\x18\n" +
 	"\aretries\x18\x03 \x01(\x05R\aretries\x12!\n" +
 	"\fexcluded_ids\x18\x04 \x03(\tR\vexcludedIds\x12!\n" +
-	"\freturn_model\x18\x05 \x01(\bR\vreturnModel\"\xf4\x01\n" +
+	"\freturn_model\x18\x05 \x01(\bR\vreturnModel\x12\x18\n" +
+	"\areserve\x18\x06 \x01(\bR\areserve\"\xad\x02\n" +
 	"\x14FindOpponentResponse\x120\n" +
 	"\x06result\x18\x01 \x01(\x0e2\x18.cupid.v1.OpponentResultR\x06result\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12+\n" +
 	"\x05model\x18\x03 \x01(\v2\x15.cupid.v1.PlayerModelR\x05model\x12\x14\n" +
 	"\x05score\x18\x04 \x01(\x01R\x05score\x12\x1a\n" +
 	"\bexamined\x18\x05 \x01(\x05R\bexamined\x12.\n" +
-	"\x13removed_after_offer\x18\x06 \x01(\bR\x11removedAfterOffer\"U\n" +
+	"\x13removed_after_offer\x18\x06 \x01(\bR\x11removedAfterOffer\x127\n" +
+	"\vreservation\x18\a \x01(\v2\x15.cupid.v1.ReservationR\vreservation\"\x9a\x01\n" +
+	"\vReservation\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vattacker_id\x18\x02 \x01(\tR\n" +
+	"attackerId\x12\x1f\n" +
+	"\vdefender_id\x18\x03 \x01(\tR\n" +
+	"defenderId\x129\n" +
+	"\n" +
+	"expires_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"v\n" +
+	"\x14ConfirmAttackRequest\x12\x16\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\x12%\n" +
+	"\x0ereservation_id\x18\x02 \x01(\tR\rreservationId\x12\x1f\n" +
+	"\vattacker_id\x18\x03 \x01(\tR\n" +
+	"attackerId\"\xbf\x01\n" +
+	"\x15ConfirmAttackResponse\x127\n" +
+	"\vreservation\x18\x01 \x01(\v2\x15.cupid.v1.ReservationR\vreservation\x12=\n" +
+	"\fshield_until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\vshieldUntil\x12.\n" +
+	"\x13removed_after_offer\x18\x03 \x01(\bR\x11removedAfterOffer\"{\n" +
+	"\x19ReleaseReservationRequest\x12\x16\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\x12%\n" +
+	"\x0ereservation_id\x18\x02 \x01(\tR\rreservationId\x12\x1f\n" +
+	"\vattacker_id\x18\x03 \x01(\tR\n" +
+	"attackerId\"U\n" +
+	"\x1aReleaseReservationResponse\x127\n" +
+	"\vreservation\x18\x01 \x01(\v2\x15.cupid.v1.ReservationR\vreservation\"e\n" +
+	"\x16SetPlayerOnlineRequest\x12\x16\n" +
+	"\x06finder\x18\x01 \x01(\tR\x06finder\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06online\x18\x03 \x01(\bR\x06online\"I\n" +
+	"\x17SetPlayerOnlineResponse\x12\x16\n" +
+	"\x06online\x18\x01 \x01(\bR\x06online\x12\x16\n" +
+	"\x06stored\x18\x02 \x01(\bR\x06stored\"U\n" +
 	"\x12FinderStatsRequest\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x12'\n" +
-	"\x0finclude_buckets\x18\x02 \x01(\bR\x0eincludeBuckets\"\xa9\x06\n" +
+	"\x0finclude_buckets\x18\x02 \x01(\bR\x0eincludeBuckets\"\xe1\a\n" +
 	"\x13FinderStatsResponse\x12\x16\n" +
 	"\x06finder\x18\x01 \x01(\tR\x06finder\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\x03R\aplayers\x12\x1a\n" +
@@ -1224,7 +1748,14 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\fscanned_rows\x18\x17 \x01(\x03R\vscannedRows\x12%\n" +
 	"\x0estores_players\x18\x18 \x01(\bR\rstoresPlayers\x127\n" +
 	"\vbucket_fill\x18\x19 \x03(\v2\x16.cupid.v1.FinderBucketR\n" +
-	"bucketFill\"\x82\x01\n" +
+	"bucketFill\x12\x12\n" +
+	"\x04held\x18\x1a \x01(\x03R\x04held\x12\x1a\n" +
+	"\bshielded\x18\x1b \x01(\x03R\bshielded\x12\x16\n" +
+	"\x06online\x18\x1c \x01(\x03R\x06online\x12\x1a\n" +
+	"\breserved\x18\x1d \x01(\x03R\breserved\x12\x1c\n" +
+	"\tconfirmed\x18\x1e \x01(\x03R\tconfirmed\x12\x1a\n" +
+	"\breleased\x18\x1f \x01(\x03R\breleased\x12\x18\n" +
+	"\aexpired\x18  \x01(\x03R\aexpired\"\x82\x01\n" +
 	"\fFinderBucket\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x17\n" +
 	"\ammr_low\x18\x02 \x01(\x01R\x06mmrLow\x12\x19\n" +
@@ -1246,13 +1777,16 @@ const file_cupid_v1_opponent_proto_rawDesc = "" +
 	"\x1bOPPONENT_RESULT_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17OPPONENT_RESULT_SUCCESS\x10\x01\x12\x1e\n" +
 	"\x1aOPPONENT_RESULT_NONE_FOUND\x10\x02\x12!\n" +
-	"\x1dOPPONENT_RESULT_FAKE_OPPONENT\x10\x032\x9d\x03\n" +
+	"\x1dOPPONENT_RESULT_FAKE_OPPONENT\x10\x032\xae\x05\n" +
 	"\x0fOpponentService\x12O\n" +
 	"\fUpdatePlayer\x12\x1d.cupid.v1.UpdatePlayerRequest\x1a\x1e.cupid.v1.UpdatePlayerResponse\"\x00\x12O\n" +
 	"\fFindOpponent\x12\x1d.cupid.v1.FindOpponentRequest\x1a\x1e.cupid.v1.FindOpponentResponse\"\x00\x12O\n" +
 	"\vFinderStats\x12\x1c.cupid.v1.FinderStatsRequest\x1a\x1d.cupid.v1.FinderStatsResponse\"\x03\x90\x02\x01\x12F\n" +
 	"\tRebalance\x12\x1a.cupid.v1.RebalanceRequest\x1a\x1b.cupid.v1.RebalanceResponse\"\x00\x12O\n" +
-	"\fRemovePlayer\x12\x1d.cupid.v1.RemovePlayerRequest\x1a\x1e.cupid.v1.RemovePlayerResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"\fRemovePlayer\x12\x1d.cupid.v1.RemovePlayerRequest\x1a\x1e.cupid.v1.RemovePlayerResponse\"\x00\x12R\n" +
+	"\rConfirmAttack\x12\x1e.cupid.v1.ConfirmAttackRequest\x1a\x1f.cupid.v1.ConfirmAttackResponse\"\x00\x12a\n" +
+	"\x12ReleaseReservation\x12#.cupid.v1.ReleaseReservationRequest\x1a$.cupid.v1.ReleaseReservationResponse\"\x00\x12X\n" +
+	"\x0fSetPlayerOnline\x12 .cupid.v1.SetPlayerOnlineRequest\x1a!.cupid.v1.SetPlayerOnlineResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_opponent_proto_rawDescOnce sync.Once
@@ -1267,58 +1801,77 @@ func file_cupid_v1_opponent_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_opponent_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_opponent_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_cupid_v1_opponent_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_cupid_v1_opponent_proto_goTypes = []any{
-	(OpponentResult)(0),          // 0: cupid.v1.OpponentResult
-	(*PlayerModel)(nil),          // 1: cupid.v1.PlayerModel
-	(*PlayerEntry)(nil),          // 2: cupid.v1.PlayerEntry
-	(*UpdatePlayerRequest)(nil),  // 3: cupid.v1.UpdatePlayerRequest
-	(*UpdatePlayerResponse)(nil), // 4: cupid.v1.UpdatePlayerResponse
-	(*FindOpponentRequest)(nil),  // 5: cupid.v1.FindOpponentRequest
-	(*FindOpponentResponse)(nil), // 6: cupid.v1.FindOpponentResponse
-	(*FinderStatsRequest)(nil),   // 7: cupid.v1.FinderStatsRequest
-	(*FinderStatsResponse)(nil),  // 8: cupid.v1.FinderStatsResponse
-	(*FinderBucket)(nil),         // 9: cupid.v1.FinderBucket
-	(*RebalanceRequest)(nil),     // 10: cupid.v1.RebalanceRequest
-	(*RebalanceResponse)(nil),    // 11: cupid.v1.RebalanceResponse
-	(*RemovePlayerRequest)(nil),  // 12: cupid.v1.RemovePlayerRequest
-	(*RemovePlayerResponse)(nil), // 13: cupid.v1.RemovePlayerResponse
-	nil,                          // 14: cupid.v1.PlayerModel.LabelsEntry
-	nil,                          // 15: cupid.v1.PlayerModel.AttributesEntry
-	nil,                          // 16: cupid.v1.PlayerEntry.LabelsEntry
-	nil,                          // 17: cupid.v1.PlayerEntry.AttributesEntry
-	(*structpb.Value)(nil),       // 18: google.protobuf.Value
+	(OpponentResult)(0),                // 0: cupid.v1.OpponentResult
+	(*PlayerModel)(nil),                // 1: cupid.v1.PlayerModel
+	(*PlayerEntry)(nil),                // 2: cupid.v1.PlayerEntry
+	(*UpdatePlayerRequest)(nil),        // 3: cupid.v1.UpdatePlayerRequest
+	(*UpdatePlayerResponse)(nil),       // 4: cupid.v1.UpdatePlayerResponse
+	(*FindOpponentRequest)(nil),        // 5: cupid.v1.FindOpponentRequest
+	(*FindOpponentResponse)(nil),       // 6: cupid.v1.FindOpponentResponse
+	(*Reservation)(nil),                // 7: cupid.v1.Reservation
+	(*ConfirmAttackRequest)(nil),       // 8: cupid.v1.ConfirmAttackRequest
+	(*ConfirmAttackResponse)(nil),      // 9: cupid.v1.ConfirmAttackResponse
+	(*ReleaseReservationRequest)(nil),  // 10: cupid.v1.ReleaseReservationRequest
+	(*ReleaseReservationResponse)(nil), // 11: cupid.v1.ReleaseReservationResponse
+	(*SetPlayerOnlineRequest)(nil),     // 12: cupid.v1.SetPlayerOnlineRequest
+	(*SetPlayerOnlineResponse)(nil),    // 13: cupid.v1.SetPlayerOnlineResponse
+	(*FinderStatsRequest)(nil),         // 14: cupid.v1.FinderStatsRequest
+	(*FinderStatsResponse)(nil),        // 15: cupid.v1.FinderStatsResponse
+	(*FinderBucket)(nil),               // 16: cupid.v1.FinderBucket
+	(*RebalanceRequest)(nil),           // 17: cupid.v1.RebalanceRequest
+	(*RebalanceResponse)(nil),          // 18: cupid.v1.RebalanceResponse
+	(*RemovePlayerRequest)(nil),        // 19: cupid.v1.RemovePlayerRequest
+	(*RemovePlayerResponse)(nil),       // 20: cupid.v1.RemovePlayerResponse
+	nil,                                // 21: cupid.v1.PlayerModel.LabelsEntry
+	nil,                                // 22: cupid.v1.PlayerModel.AttributesEntry
+	nil,                                // 23: cupid.v1.PlayerEntry.LabelsEntry
+	nil,                                // 24: cupid.v1.PlayerEntry.AttributesEntry
+	(*timestamppb.Timestamp)(nil),      // 25: google.protobuf.Timestamp
+	(*structpb.Value)(nil),             // 26: google.protobuf.Value
 }
 var file_cupid_v1_opponent_proto_depIdxs = []int32{
-	14, // 0: cupid.v1.PlayerModel.labels:type_name -> cupid.v1.PlayerModel.LabelsEntry
-	15, // 1: cupid.v1.PlayerModel.attributes:type_name -> cupid.v1.PlayerModel.AttributesEntry
+	21, // 0: cupid.v1.PlayerModel.labels:type_name -> cupid.v1.PlayerModel.LabelsEntry
+	22, // 1: cupid.v1.PlayerModel.attributes:type_name -> cupid.v1.PlayerModel.AttributesEntry
 	2,  // 2: cupid.v1.PlayerModel.entries:type_name -> cupid.v1.PlayerEntry
-	16, // 3: cupid.v1.PlayerEntry.labels:type_name -> cupid.v1.PlayerEntry.LabelsEntry
-	17, // 4: cupid.v1.PlayerEntry.attributes:type_name -> cupid.v1.PlayerEntry.AttributesEntry
+	23, // 3: cupid.v1.PlayerEntry.labels:type_name -> cupid.v1.PlayerEntry.LabelsEntry
+	24, // 4: cupid.v1.PlayerEntry.attributes:type_name -> cupid.v1.PlayerEntry.AttributesEntry
 	1,  // 5: cupid.v1.UpdatePlayerRequest.model:type_name -> cupid.v1.PlayerModel
 	1,  // 6: cupid.v1.FindOpponentRequest.attacker:type_name -> cupid.v1.PlayerModel
 	0,  // 7: cupid.v1.FindOpponentResponse.result:type_name -> cupid.v1.OpponentResult
 	1,  // 8: cupid.v1.FindOpponentResponse.model:type_name -> cupid.v1.PlayerModel
-	9,  // 9: cupid.v1.FinderStatsResponse.bucket_fill:type_name -> cupid.v1.FinderBucket
-	18, // 10: cupid.v1.PlayerModel.LabelsEntry.value:type_name -> google.protobuf.Value
-	18, // 11: cupid.v1.PlayerModel.AttributesEntry.value:type_name -> google.protobuf.Value
-	18, // 12: cupid.v1.PlayerEntry.LabelsEntry.value:type_name -> google.protobuf.Value
-	18, // 13: cupid.v1.PlayerEntry.AttributesEntry.value:type_name -> google.protobuf.Value
-	3,  // 14: cupid.v1.OpponentService.UpdatePlayer:input_type -> cupid.v1.UpdatePlayerRequest
-	5,  // 15: cupid.v1.OpponentService.FindOpponent:input_type -> cupid.v1.FindOpponentRequest
-	7,  // 16: cupid.v1.OpponentService.FinderStats:input_type -> cupid.v1.FinderStatsRequest
-	10, // 17: cupid.v1.OpponentService.Rebalance:input_type -> cupid.v1.RebalanceRequest
-	12, // 18: cupid.v1.OpponentService.RemovePlayer:input_type -> cupid.v1.RemovePlayerRequest
-	4,  // 19: cupid.v1.OpponentService.UpdatePlayer:output_type -> cupid.v1.UpdatePlayerResponse
-	6,  // 20: cupid.v1.OpponentService.FindOpponent:output_type -> cupid.v1.FindOpponentResponse
-	8,  // 21: cupid.v1.OpponentService.FinderStats:output_type -> cupid.v1.FinderStatsResponse
-	11, // 22: cupid.v1.OpponentService.Rebalance:output_type -> cupid.v1.RebalanceResponse
-	13, // 23: cupid.v1.OpponentService.RemovePlayer:output_type -> cupid.v1.RemovePlayerResponse
-	19, // [19:24] is the sub-list for method output_type
-	14, // [14:19] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	7,  // 9: cupid.v1.FindOpponentResponse.reservation:type_name -> cupid.v1.Reservation
+	25, // 10: cupid.v1.Reservation.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 11: cupid.v1.ConfirmAttackResponse.reservation:type_name -> cupid.v1.Reservation
+	25, // 12: cupid.v1.ConfirmAttackResponse.shield_until:type_name -> google.protobuf.Timestamp
+	7,  // 13: cupid.v1.ReleaseReservationResponse.reservation:type_name -> cupid.v1.Reservation
+	16, // 14: cupid.v1.FinderStatsResponse.bucket_fill:type_name -> cupid.v1.FinderBucket
+	26, // 15: cupid.v1.PlayerModel.LabelsEntry.value:type_name -> google.protobuf.Value
+	26, // 16: cupid.v1.PlayerModel.AttributesEntry.value:type_name -> google.protobuf.Value
+	26, // 17: cupid.v1.PlayerEntry.LabelsEntry.value:type_name -> google.protobuf.Value
+	26, // 18: cupid.v1.PlayerEntry.AttributesEntry.value:type_name -> google.protobuf.Value
+	3,  // 19: cupid.v1.OpponentService.UpdatePlayer:input_type -> cupid.v1.UpdatePlayerRequest
+	5,  // 20: cupid.v1.OpponentService.FindOpponent:input_type -> cupid.v1.FindOpponentRequest
+	14, // 21: cupid.v1.OpponentService.FinderStats:input_type -> cupid.v1.FinderStatsRequest
+	17, // 22: cupid.v1.OpponentService.Rebalance:input_type -> cupid.v1.RebalanceRequest
+	19, // 23: cupid.v1.OpponentService.RemovePlayer:input_type -> cupid.v1.RemovePlayerRequest
+	8,  // 24: cupid.v1.OpponentService.ConfirmAttack:input_type -> cupid.v1.ConfirmAttackRequest
+	10, // 25: cupid.v1.OpponentService.ReleaseReservation:input_type -> cupid.v1.ReleaseReservationRequest
+	12, // 26: cupid.v1.OpponentService.SetPlayerOnline:input_type -> cupid.v1.SetPlayerOnlineRequest
+	4,  // 27: cupid.v1.OpponentService.UpdatePlayer:output_type -> cupid.v1.UpdatePlayerResponse
+	6,  // 28: cupid.v1.OpponentService.FindOpponent:output_type -> cupid.v1.FindOpponentResponse
+	15, // 29: cupid.v1.OpponentService.FinderStats:output_type -> cupid.v1.FinderStatsResponse
+	18, // 30: cupid.v1.OpponentService.Rebalance:output_type -> cupid.v1.RebalanceResponse
+	20, // 31: cupid.v1.OpponentService.RemovePlayer:output_type -> cupid.v1.RemovePlayerResponse
+	9,  // 32: cupid.v1.OpponentService.ConfirmAttack:output_type -> cupid.v1.ConfirmAttackResponse
+	11, // 33: cupid.v1.OpponentService.ReleaseReservation:output_type -> cupid.v1.ReleaseReservationResponse
+	13, // 34: cupid.v1.OpponentService.SetPlayerOnline:output_type -> cupid.v1.SetPlayerOnlineResponse
+	27, // [27:35] is the sub-list for method output_type
+	19, // [19:27] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_opponent_proto_init() }
@@ -1332,7 +1885,7 @@ func file_cupid_v1_opponent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_opponent_proto_rawDesc), len(file_cupid_v1_opponent_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

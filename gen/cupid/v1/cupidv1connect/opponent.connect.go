@@ -48,6 +48,15 @@ const (
 	// OpponentServiceRemovePlayerProcedure is the fully-qualified name of the OpponentService's
 	// RemovePlayer RPC.
 	OpponentServiceRemovePlayerProcedure = "/cupid.v1.OpponentService/RemovePlayer"
+	// OpponentServiceConfirmAttackProcedure is the fully-qualified name of the OpponentService's
+	// ConfirmAttack RPC.
+	OpponentServiceConfirmAttackProcedure = "/cupid.v1.OpponentService/ConfirmAttack"
+	// OpponentServiceReleaseReservationProcedure is the fully-qualified name of the OpponentService's
+	// ReleaseReservation RPC.
+	OpponentServiceReleaseReservationProcedure = "/cupid.v1.OpponentService/ReleaseReservation"
+	// OpponentServiceSetPlayerOnlineProcedure is the fully-qualified name of the OpponentService's
+	// SetPlayerOnline RPC.
+	OpponentServiceSetPlayerOnlineProcedure = "/cupid.v1.OpponentService/SetPlayerOnline"
 )
 
 // OpponentServiceClient is a client for the cupid.v1.OpponentService service.
@@ -67,6 +76,15 @@ type OpponentServiceClient interface {
 	// model is ignored (as in Metaplay's matchmaker), so this is how such a
 	// player leaves; it works in every mode.
 	RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error)
+	// ConfirmAttack records that the attack of a reservation happened: the
+	// hold ends and the defender's shield starts.
+	ConfirmAttack(context.Context, *connect.Request[v1.ConfirmAttackRequest]) (*connect.Response[v1.ConfirmAttackResponse], error)
+	// ReleaseReservation ends a reservation without an attack: the defender
+	// may be offered again at once.
+	ReleaseReservation(context.Context, *connect.Request[v1.ReleaseReservationRequest]) (*connect.Response[v1.ReleaseReservationResponse], error)
+	// SetPlayerOnline sets or clears a player's online flag; while it is set
+	// the player is never offered.
+	SetPlayerOnline(context.Context, *connect.Request[v1.SetPlayerOnlineRequest]) (*connect.Response[v1.SetPlayerOnlineResponse], error)
 }
 
 // NewOpponentServiceClient constructs a client for the cupid.v1.OpponentService service. By
@@ -111,16 +129,37 @@ func NewOpponentServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(opponentServiceMethods.ByName("RemovePlayer")),
 			connect.WithClientOptions(opts...),
 		),
+		confirmAttack: connect.NewClient[v1.ConfirmAttackRequest, v1.ConfirmAttackResponse](
+			httpClient,
+			baseURL+OpponentServiceConfirmAttackProcedure,
+			connect.WithSchema(opponentServiceMethods.ByName("ConfirmAttack")),
+			connect.WithClientOptions(opts...),
+		),
+		releaseReservation: connect.NewClient[v1.ReleaseReservationRequest, v1.ReleaseReservationResponse](
+			httpClient,
+			baseURL+OpponentServiceReleaseReservationProcedure,
+			connect.WithSchema(opponentServiceMethods.ByName("ReleaseReservation")),
+			connect.WithClientOptions(opts...),
+		),
+		setPlayerOnline: connect.NewClient[v1.SetPlayerOnlineRequest, v1.SetPlayerOnlineResponse](
+			httpClient,
+			baseURL+OpponentServiceSetPlayerOnlineProcedure,
+			connect.WithSchema(opponentServiceMethods.ByName("SetPlayerOnline")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // opponentServiceClient implements OpponentServiceClient.
 type opponentServiceClient struct {
-	updatePlayer *connect.Client[v1.UpdatePlayerRequest, v1.UpdatePlayerResponse]
-	findOpponent *connect.Client[v1.FindOpponentRequest, v1.FindOpponentResponse]
-	finderStats  *connect.Client[v1.FinderStatsRequest, v1.FinderStatsResponse]
-	rebalance    *connect.Client[v1.RebalanceRequest, v1.RebalanceResponse]
-	removePlayer *connect.Client[v1.RemovePlayerRequest, v1.RemovePlayerResponse]
+	updatePlayer       *connect.Client[v1.UpdatePlayerRequest, v1.UpdatePlayerResponse]
+	findOpponent       *connect.Client[v1.FindOpponentRequest, v1.FindOpponentResponse]
+	finderStats        *connect.Client[v1.FinderStatsRequest, v1.FinderStatsResponse]
+	rebalance          *connect.Client[v1.RebalanceRequest, v1.RebalanceResponse]
+	removePlayer       *connect.Client[v1.RemovePlayerRequest, v1.RemovePlayerResponse]
+	confirmAttack      *connect.Client[v1.ConfirmAttackRequest, v1.ConfirmAttackResponse]
+	releaseReservation *connect.Client[v1.ReleaseReservationRequest, v1.ReleaseReservationResponse]
+	setPlayerOnline    *connect.Client[v1.SetPlayerOnlineRequest, v1.SetPlayerOnlineResponse]
 }
 
 // UpdatePlayer calls cupid.v1.OpponentService.UpdatePlayer.
@@ -148,6 +187,21 @@ func (c *opponentServiceClient) RemovePlayer(ctx context.Context, req *connect.R
 	return c.removePlayer.CallUnary(ctx, req)
 }
 
+// ConfirmAttack calls cupid.v1.OpponentService.ConfirmAttack.
+func (c *opponentServiceClient) ConfirmAttack(ctx context.Context, req *connect.Request[v1.ConfirmAttackRequest]) (*connect.Response[v1.ConfirmAttackResponse], error) {
+	return c.confirmAttack.CallUnary(ctx, req)
+}
+
+// ReleaseReservation calls cupid.v1.OpponentService.ReleaseReservation.
+func (c *opponentServiceClient) ReleaseReservation(ctx context.Context, req *connect.Request[v1.ReleaseReservationRequest]) (*connect.Response[v1.ReleaseReservationResponse], error) {
+	return c.releaseReservation.CallUnary(ctx, req)
+}
+
+// SetPlayerOnline calls cupid.v1.OpponentService.SetPlayerOnline.
+func (c *opponentServiceClient) SetPlayerOnline(ctx context.Context, req *connect.Request[v1.SetPlayerOnlineRequest]) (*connect.Response[v1.SetPlayerOnlineResponse], error) {
+	return c.setPlayerOnline.CallUnary(ctx, req)
+}
+
 // OpponentServiceHandler is an implementation of the cupid.v1.OpponentService service.
 type OpponentServiceHandler interface {
 	// UpdatePlayer adds or replaces a player's model; without a model the
@@ -165,6 +219,15 @@ type OpponentServiceHandler interface {
 	// model is ignored (as in Metaplay's matchmaker), so this is how such a
 	// player leaves; it works in every mode.
 	RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error)
+	// ConfirmAttack records that the attack of a reservation happened: the
+	// hold ends and the defender's shield starts.
+	ConfirmAttack(context.Context, *connect.Request[v1.ConfirmAttackRequest]) (*connect.Response[v1.ConfirmAttackResponse], error)
+	// ReleaseReservation ends a reservation without an attack: the defender
+	// may be offered again at once.
+	ReleaseReservation(context.Context, *connect.Request[v1.ReleaseReservationRequest]) (*connect.Response[v1.ReleaseReservationResponse], error)
+	// SetPlayerOnline sets or clears a player's online flag; while it is set
+	// the player is never offered.
+	SetPlayerOnline(context.Context, *connect.Request[v1.SetPlayerOnlineRequest]) (*connect.Response[v1.SetPlayerOnlineResponse], error)
 }
 
 // NewOpponentServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -205,6 +268,24 @@ func NewOpponentServiceHandler(svc OpponentServiceHandler, opts ...connect.Handl
 		connect.WithSchema(opponentServiceMethods.ByName("RemovePlayer")),
 		connect.WithHandlerOptions(opts...),
 	)
+	opponentServiceConfirmAttackHandler := connect.NewUnaryHandler(
+		OpponentServiceConfirmAttackProcedure,
+		svc.ConfirmAttack,
+		connect.WithSchema(opponentServiceMethods.ByName("ConfirmAttack")),
+		connect.WithHandlerOptions(opts...),
+	)
+	opponentServiceReleaseReservationHandler := connect.NewUnaryHandler(
+		OpponentServiceReleaseReservationProcedure,
+		svc.ReleaseReservation,
+		connect.WithSchema(opponentServiceMethods.ByName("ReleaseReservation")),
+		connect.WithHandlerOptions(opts...),
+	)
+	opponentServiceSetPlayerOnlineHandler := connect.NewUnaryHandler(
+		OpponentServiceSetPlayerOnlineProcedure,
+		svc.SetPlayerOnline,
+		connect.WithSchema(opponentServiceMethods.ByName("SetPlayerOnline")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.OpponentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case OpponentServiceUpdatePlayerProcedure:
@@ -217,6 +298,12 @@ func NewOpponentServiceHandler(svc OpponentServiceHandler, opts ...connect.Handl
 			opponentServiceRebalanceHandler.ServeHTTP(w, r)
 		case OpponentServiceRemovePlayerProcedure:
 			opponentServiceRemovePlayerHandler.ServeHTTP(w, r)
+		case OpponentServiceConfirmAttackProcedure:
+			opponentServiceConfirmAttackHandler.ServeHTTP(w, r)
+		case OpponentServiceReleaseReservationProcedure:
+			opponentServiceReleaseReservationHandler.ServeHTTP(w, r)
+		case OpponentServiceSetPlayerOnlineProcedure:
+			opponentServiceSetPlayerOnlineHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -244,4 +331,16 @@ func (UnimplementedOpponentServiceHandler) Rebalance(context.Context, *connect.R
 
 func (UnimplementedOpponentServiceHandler) RemovePlayer(context.Context, *connect.Request[v1.RemovePlayerRequest]) (*connect.Response[v1.RemovePlayerResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.RemovePlayer is not implemented"))
+}
+
+func (UnimplementedOpponentServiceHandler) ConfirmAttack(context.Context, *connect.Request[v1.ConfirmAttackRequest]) (*connect.Response[v1.ConfirmAttackResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.ConfirmAttack is not implemented"))
+}
+
+func (UnimplementedOpponentServiceHandler) ReleaseReservation(context.Context, *connect.Request[v1.ReleaseReservationRequest]) (*connect.Response[v1.ReleaseReservationResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.ReleaseReservation is not implemented"))
+}
+
+func (UnimplementedOpponentServiceHandler) SetPlayerOnline(context.Context, *connect.Request[v1.SetPlayerOnlineRequest]) (*connect.Response[v1.SetPlayerOnlineResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.OpponentService.SetPlayerOnline is not implemented"))
 }
