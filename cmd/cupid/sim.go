@@ -222,6 +222,14 @@ func simRecordCmd() *cobra.Command {
 				}
 				start = t
 			}
+			if sf.store == "" || sf.store == "sqlite" {
+				// Opening a missing file would make an empty database and
+				// record nothing; say where the data was looked for.
+				path := filepath.Join(sf.data, "cupid.db")
+				if _, err := os.Stat(path); err != nil {
+					return fmt.Errorf("--data: no database at %s (%v)", path, err)
+				}
+			}
 			ctx := context.Background()
 			st, where, err := openStore(ctx, sf)
 			if err != nil {

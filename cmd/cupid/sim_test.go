@@ -95,6 +95,7 @@ func TestSimErrors(t *testing.T) {
 		{"bad ttl", []string{"sim", "run", pop, "--ruleset", rs, "--ttl", "1ms", "--players", "10"}, "ttl: must be at least 1s"},
 		{"record without queue", []string{"sim", "record", "--data", dir, "-o", filepath.Join(dir, "t.jsonl")}, "--queue: required"},
 		{"record bad time", []string{"sim", "record", "--data", dir, "--queue", "duel", "--from", "yesterday", "-o", filepath.Join(dir, "t.jsonl")}, "--from: "},
+		{"record without data", []string{"sim", "record", "--data", filepath.Join(dir, "nowhere"), "--queue", "duel", "-o", filepath.Join(dir, "t.jsonl")}, "--data: no database at"},
 		{"replay missing", []string{"sim", "replay", filepath.Join(dir, "none.jsonl"), "--ruleset", rs}, "no such file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
