@@ -28,6 +28,9 @@ type Snapshot struct {
 	MmrBucketCount int              `json:"mmr_bucket_count"`
 	Multi          bool             `json:"multi,omitempty"`
 	Buckets        []SnapshotBucket `json:"buckets"`
+	// ScanCursor is where the scan of the player table stood, so that a
+	// restored finder continues its pass instead of starting over.
+	ScanCursor string `json:"scan_cursor,omitempty"`
 }
 
 // SnapshotBucket is one bucket of a Snapshot.
@@ -58,6 +61,7 @@ func (f *Finder) Snapshot(now time.Time) Snapshot {
 		MmrBucketCount: f.s.cfg.MmrBucketCount,
 		Multi:          f.s.cfg.AllowMultipleEntriesPerPlayer,
 		Buckets:        make([]SnapshotBucket, len(f.buckets)),
+		ScanCursor:     f.scan.cursor,
 	}
 	for bi, b := range f.buckets {
 		sb := SnapshotBucket{Key: b.key, MMR: int(b.mmr), Size: b.size, Entries: make([]SnapshotEntry, b.n)}
@@ -78,11 +82,12 @@ func (f *Finder) Snapshot(now time.Time) Snapshot {
 
 // Restore puts a snapshot into an empty finder: the same buckets with the
 // same sizes in the same order, each holding the same entries in the same
-// order. Everything is checked first — the layout, every label and entry
+// order. The scan, if on, continues from the snapshot's cursor one tick
+// after now, so it does not at once replay rows over the restored cache. Everything is checked first — the layout, every label and entry
 // against the schema, every entry in the bucket its MMR and labels pick, no
 // player twice where one entry per player is the rule, sizes within the
 // cache — and a snapshot that fails any check changes nothing.
-func (f *Finder) Restore(s Snapshot) error {
+func (f *Finder) Restore(s Snapshot, now time.Time) error {
 	c := &f.s.cfg
 	switch {
 	case len(f.buckets) > 0:
@@ -147,6 +152,8 @@ func (f *Finder) Restore(s Snapshot) error {
 			players[se.PlayerID] = true
 		}
 	}
+	f.scan.cursor = s.ScanCursor
+	f.scan.next = now.Add(time.Duration(c.Scan.Tick))
 	for bi := range s.Buckets {
 		sb := &s.Buckets[bi]
 		probe := f.bucketProbe(sb)

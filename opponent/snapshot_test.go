@@ -61,7 +61,7 @@ func TestSnapshotRestoresTheCacheExactly(t *testing.T) {
 	}
 
 	g := newFinder(t, snapshotConfig())
-	if err := g.Restore(decoded); err != nil {
+	if err := g.Restore(decoded, t0); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
 	checkInvariants(t, g)
@@ -143,7 +143,7 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 			s := good()
 			c.edit(&s)
 			g := newFinder(t, snapshotConfig())
-			err := g.Restore(s)
+			err := g.Restore(s, t0)
 			wantField(t, err, codeOf(c.code), c.field)
 			if g.Len() != 0 || len(g.buckets) != 0 || g.Stats().Capacity != 0 {
 				t.Fatalf("a refused snapshot changed the finder: %+v", g.Stats())
@@ -151,5 +151,5 @@ func TestRestoreRefusesBadSnapshots(t *testing.T) {
 		})
 	}
 	// A finder that holds anything refuses a snapshot.
-	wantField(t, f.Restore(good()), codeOf("conflict"), "snapshot")
+	wantField(t, f.Restore(good(), t0), codeOf("conflict"), "snapshot")
 }

@@ -396,7 +396,7 @@ func waitForFinder(t *testing.T, c cupidv1connect.OpponentServiceClient, finder 
 	}
 }
 
-func TestOpponentRestartReloadsSizingAndRefillsFromThePlayerTable(t *testing.T) {
+func TestOpponentRestartReloadsSizingAndCache(t *testing.T) {
 	cfg := writeOpponentConfig(t)
 	s := startServer(t, serveFlags{config: cfg})
 	c := s.opponents()
@@ -415,11 +415,11 @@ func TestOpponentRestartReloadsSizingAndRefillsFromThePlayerTable(t *testing.T) 
 
 	s = startServer(t, serveFlags{data: s.data, config: cfg})
 	c = s.opponents()
-	// The sizing model is loaded at start; the scan refills the cache
-	// from the player table on its own timer.
-	st := waitForFinder(t, c, "arena", func(st *cupidv1.FinderStatsResponse) bool { return st.GetPlayers() == before.GetPlayers() })
-	if !st.GetHasSizingModel() || st.GetScannedRows() < before.GetPlayers() {
-		t.Fatalf("after the restart: %v, want the sizing model and the players from the table", st)
+	// The sizing model is loaded at start, and the cache comes back from
+	// the snapshot stored when the server stopped.
+	st := finderStats(t, c, "arena")
+	if !st.GetHasSizingModel() || st.GetPlayers() != before.GetPlayers() || st.GetCapacity() != before.GetCapacity() {
+		t.Fatalf("after the restart: %v, want the sizing model and the %d players cached before", st, before.GetPlayers())
 	}
 	got := findOpponent(t, c, &cupidv1.FindOpponentRequest{Finder: "arena", Attacker: catAttacker(), ReturnModel: true})
 	if got.GetPlayerId() != "rival" || got.GetModel().GetAttributes()["guild"].GetStringValue() != "bears" {

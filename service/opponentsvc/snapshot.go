@@ -145,7 +145,7 @@ func (s *Service) loadSnapshot(ctx context.Context, fd *finder) (int, error) {
 	restored := 0
 	if err == nil {
 		fd.mu.Lock()
-		err = fd.f.Restore(snap)
+		err = fd.f.Restore(snap, s.now())
 		restored = fd.f.Len()
 		fd.mu.Unlock()
 	}
