@@ -111,6 +111,9 @@ type holds struct {
 	endedNext    int
 	shielded     int
 	online       int
+	// lapsed are players whose state lapsed in a sweep made inside a
+	// query or SetOnline, kept for the next Sweep to report.
+	lapsed []string
 }
 
 // Counters of reservations are in Counters; these are the current counts.
@@ -367,7 +370,7 @@ func (f *Finder) SetOnline(playerID string, online bool, now time.Time) error {
 	if err := checkID("player_id", playerID); err != nil {
 		return err
 	}
-	f.Sweep(now)
+	f.sweep(now)
 	st, err := f.state(playerID, online)
 	if err != nil || st == nil || st.Online == online {
 		return err
@@ -398,11 +401,18 @@ func (f *Finder) PlayerState(id string) (PlayerState, bool) {
 }
 
 // Sweep forgets reservations and shields that lapsed by now and returns
-// the players whose state changed, for the server to store. Availability
-// never waits for it (a row's time is compared with the query's), so it
-// only reclaims memory and keeps the stored states current.
+// the players whose state changed since the last Sweep (reserving queries
+// and SetOnline sweep too, to make room), for the server to store.
+// Availability never waits for it (a row's time is compared with the
+// query's), so it only reclaims memory and keeps the stored states current.
 func (f *Finder) Sweep(now time.Time) []string {
-	var changed []string
+	f.sweep(now)
+	changed := f.h.lapsed
+	f.h.lapsed = nil
+	return changed
+}
+
+func (f *Finder) sweep(now time.Time) {
 	n := now.UnixNano()
 	for len(f.h.expiries) > 0 && f.h.expiries[0].at <= n {
 		ev := heap.Pop(&f.h.expiries).(expiry)
@@ -426,10 +436,9 @@ func (f *Finder) Sweep(now time.Time) []string {
 			st.ShieldUntil = time.Time{}
 			f.h.shielded--
 		}
-		changed = append(changed, ev.player)
+		f.h.lapsed = append(f.h.lapsed, ev.player)
 		f.settle(st)
 	}
-	return changed
 }
 
 // NextExpiry is when Sweep next has something to do; zero when nothing

@@ -161,7 +161,7 @@ func (f *Finder) Query(q Query, now time.Time) (Result, error) {
 			f.stats.InvalidQueries++
 			return Result{}, cupid.Conflict("reserve", "this finder does not take reservations (reservations.enabled is off)")
 		}
-		f.Sweep(now)
+		f.sweep(now)
 	}
 	f.stats.Queries++
 	// The query lives in the finder while it runs, so handing it to a
