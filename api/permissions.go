@@ -67,6 +67,15 @@ var rules = map[string]rule{
 	cupidv1connect.TicketServiceListTicketsProcedure: {scope: ScopeTickets},
 	cupidv1connect.TicketServiceQueueStatsProcedure:  {scope: ScopeTickets},
 
+	// The hand-off is the backend's; a player may read a match he is in,
+	// which the handler checks (it needs the match's players).
+	cupidv1connect.MatchServiceWatchMatchesProcedure: {scope: ScopeTickets},
+	cupidv1connect.MatchServiceListMatchesProcedure:  {scope: ScopeTickets},
+	cupidv1connect.MatchServiceAssignMatchProcedure:  {scope: ScopeTickets},
+	cupidv1connect.MatchServiceGetMatchProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, _ string, _ any) error {
+		return nil
+	}},
+
 	cupidv1connect.RulesetServiceValidateRulesetProcedure: {anyone: true},
 	cupidv1connect.RulesetServiceGetRulesetProcedure:      {anyone: true},
 	cupidv1connect.RulesetServicePutRulesetProcedure:      {scope: ScopeRulesets},
@@ -188,6 +197,15 @@ func (a *Auth) authorizeSocket(r *http.Request, c *Caller, lookup ticketPlayers)
 			return denied("watching a ticket needs the tickets scope; server key %s has %s", c.Key.Name, scopeList(c.Key.Scopes))
 		}
 		return inTicket(r.Context(), lookup, c.Player, id)
+	}
+	if _, ok := cutBetween(p, "/v1/queues/", "/matches/ws"); ok {
+		if c.Key != nil && c.Key.has(ScopeTickets) {
+			return nil
+		}
+		if c.Key != nil {
+			return denied("watching a queue's matches needs the tickets scope; server key %s has %s", c.Key.Name, scopeList(c.Key.Scopes))
+		}
+		return denied("watching a queue's matches needs a server key with the tickets scope; a player token may not")
 	}
 	if _, ok := cutBetween(p, "/v1/events/", "/ws"); ok {
 		if c.Key != nil {

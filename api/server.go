@@ -96,9 +96,11 @@ func Handler(o Options) http.Handler {
 	opts = append(opts, limiter.handlerOptions()...)
 	// Who may do what: each call is authorized once its request is read.
 	opts = append(opts, o.Auth.handlerOptions(s.mm.TicketPlayers, s.log)...)
-	mux.Handle(cupidv1connect.NewTicketServiceHandler(&tickets{mm: s.mm, log: s.log, now: s.now, watchers: s.watchers}, opts...))
+	mux.Handle(cupidv1connect.NewTicketServiceHandler(handoffTickets{&tickets{mm: s.mm, log: s.log, now: s.now, watchers: s.watchers}}, opts...))
+	mux.Handle(cupidv1connect.NewMatchServiceHandler(&matches{mm: s.mm, log: s.log, watchers: s.watchers}, opts...))
 	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
+	mux.HandleFunc("GET /v1/queues/{queue}/matches/ws", s.matchSocket)
 	if o.Pairing != nil {
 		registerPairing(mux, o.Pairing, s.log, opts, s.origins)
 	}

@@ -18,7 +18,9 @@ import (
 // as WatchTicket, as JSON text messages (the Connect JSON form of
 // TicketEvent), for game clients that cannot speak gRPC. The server closes
 // the socket normally after the final event; on any other close the client
-// reconnects with the last seq it saw.
+// reconnects with the last seq it saw. With wait_for_assignment=true the
+// stream goes on past matched until the match is assigned (see
+// WatchTicketRequest).
 func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var after int64
@@ -29,6 +31,15 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		after = n
+	}
+	watch := s.mm.Watch
+	switch v := r.URL.Query().Get("wait_for_assignment"); v {
+	case "", "false":
+	case "true":
+		watch = s.mm.WatchAssignment
+	default:
+		httpError(w, cupid.Invalid("wait_for_assignment", "must be true or false, got %q", v))
+		return
 	}
 	// Fail before the upgrade when the ticket does not exist, so the client
 	// gets a plain HTTP error it can read.
@@ -50,8 +61,8 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 	// Reading drives pings/pongs and notices the client going away.
 	ctx := c.CloseRead(r.Context())
 	marshal := protojson.MarshalOptions{UseProtoNames: false}
-	err = s.mm.Watch(ctx, id, after, func(ev cupid.Event) error {
-		b, err := marshal.Marshal(eventOut(ev))
+	err = watch(ctx, id, after, func(ev cupid.Event) error {
+		b, err := marshal.Marshal(ticketEventOut(ev))
 		if err != nil {
 			return err
 		}

@@ -54,6 +54,13 @@ type QueueConfig struct {
 	// live tickets at once; 1000 when zero. A create past it is refused
 	// with resource_exhausted.
 	MaxKeys int `yaml:"max_keys"`
+	// AssignTimeout releases a match that no backend assigned a game
+	// server within it; zero (the default) never releases.
+	AssignTimeout Duration `yaml:"assign_timeout"`
+	// OnAssignTimeout is what becomes of a released match's tickets:
+	// requeue (the default; back to waiting with their original age) or
+	// cancel.
+	OnAssignTimeout string `yaml:"on_assign_timeout"`
 
 	// rulesetJSON is the ruleset as JSON, filled by Load.
 	rulesetJSON []byte
@@ -171,6 +178,7 @@ func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]boo
 	if q.MaxKeys < 0 {
 		doc.report(cupid.Invalid(field+".max_keys", "must not be negative (0 means the default, 1000)"))
 	}
+	q.checkHandoff(doc, field)
 	if !doc.known(field+".ruleset") || !doc.known(field+".ruleset_file") {
 		return // which ruleset the queue has is not known
 	}

@@ -124,6 +124,10 @@ func TestEverySettingIsRead(t *testing.T) {
 		}},
 		{"queues[].max_keys", "queues:\n  - {name: d, max_keys: 5, ruleset: " + duelRuleset + "}\n",
 			func(c *Config) bool { return q(c).MaxKeys == 5 }},
+		{"queues[].assign_timeout", "queues:\n  - {name: d, assign_timeout: 30s, ruleset: " + duelRuleset + "}\n",
+			func(c *Config) bool { return time.Duration(q(c).AssignTimeout) == 30*time.Second }},
+		{"queues[].on_assign_timeout", "queues:\n  - {name: d, assign_timeout: 30s, on_assign_timeout: cancel, ruleset: " + duelRuleset + "}\n",
+			func(c *Config) bool { return q(c).OnAssignTimeout == "cancel" }},
 		{"queues[].ruleset_file", "queues:\n  - {name: d, ruleset_file: duel.json}\n", func(c *Config) bool {
 			return q(c).RulesetFile == "duel.json" && strings.Contains(string(q(c).RulesetJSON()), `"player_max_number": 1`)
 		}},

@@ -243,6 +243,7 @@ func queues(cfg *config.Config) []ticketsvc.Queue {
 	for i := range cfg.Queues {
 		qc := &cfg.Queues[i]
 		out[i] = ticketsvc.Queue{Name: qc.Name, TTL: time.Duration(qc.TicketTTL), Ruleset: qc.RulesetJSON(), MaxKeys: qc.MaxKeys}
+		out[i].AssignTimeout, out[i].OnAssignTimeout = queueHandoff(qc)
 	}
 	return out
 }

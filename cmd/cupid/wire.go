@@ -6,6 +6,7 @@ import (
 	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // The services take plain values; only the command reads the
@@ -43,4 +44,10 @@ func pairingLimits(cfg *config.Config) pairingsvc.Limits {
 			MinLobby:  p.Defaults.MinLobby,
 		},
 	}
+}
+
+// queueHandoff turns a queue's assign_timeout and on_assign_timeout into
+// the ticket service's release policy.
+func queueHandoff(qc *config.QueueConfig) (time.Duration, ticketsvc.OnTimeout) {
+	return time.Duration(qc.AssignTimeout), ticketsvc.OnTimeout(qc.OnAssignTimeout)
 }

@@ -360,3 +360,15 @@ func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
 		}
 	}
 }
+
+// ReleaseDue releases, in every queue with an assign timeout, the matches
+// whose time is up, and returns once it has. The service does this by
+// itself on a timer; this serves a clock that jumps (tests, the
+// simulator's virtual time), as Wake does for the pools.
+func (s *Service) ReleaseDue(ctx context.Context) {
+	for _, name := range s.Queues() {
+		if q := s.queue(name); q != nil && q.assignTimeout > 0 {
+			s.releaseDue(ctx, name)
+		}
+	}
+}

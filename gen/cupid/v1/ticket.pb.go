@@ -1109,9 +1109,14 @@ type WatchTicketRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// Events with a sequence number above this; 0 for all of them.
-	AfterSeq      int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	AfterSeq int64 `protobuf:"varint,2,opt,name=after_seq,json=afterSeq,proto3" json:"after_seq,omitempty"`
+	// Keep the stream open past matched until the match is assigned a game
+	// server (the assigned event ends it), for games whose backend assigns
+	// matches (MatchService). A released match's requeued ticket is
+	// followed on. Without it the stream ends with matched.
+	WaitForAssignment bool `protobuf:"varint,3,opt,name=wait_for_assignment,json=waitForAssignment,proto3" json:"wait_for_assignment,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *WatchTicketRequest) Reset() {
@@ -1158,20 +1163,30 @@ func (x *WatchTicketRequest) GetAfterSeq() int64 {
 	return 0
 }
 
+func (x *WatchTicketRequest) GetWaitForAssignment() bool {
+	if x != nil {
+		return x.WaitForAssignment
+	}
+	return false
+}
+
 // TicketEvent is one change to a ticket.
 type TicketEvent struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Seq      int64                  `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
 	TicketId string                 `protobuf:"bytes,2,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
-	// created, matched, cancelled or expired.
+	// created, matched, assigned, requeued, cancelled or expired.
 	Kind string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	At   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=at,proto3" json:"at,omitempty"`
 	// Set when kind is matched.
 	Match *Match `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
 	// Why the server ended the ticket (cancelled or expired) when its owner
 	// did not ask for it: replaced, matched in another queue, refused by a
-	// new ruleset.
-	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// new ruleset, its match not assigned in time. On requeued: why the
+	// match was released.
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Set when kind is assigned: where the match is played.
+	Assignment    *Assignment `protobuf:"bytes,7,opt,name=assignment,proto3" json:"assignment,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1246,6 +1261,13 @@ func (x *TicketEvent) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *TicketEvent) GetAssignment() *Assignment {
+	if x != nil {
+		return x.Assignment
+	}
+	return nil
 }
 
 type Ticket struct {
@@ -1415,6 +1437,79 @@ func (x *Ticket) GetReason() string {
 	return ""
 }
 
+// Assignment is where a match is played, as the backend that placed it
+// says (MatchService.AssignMatch).
+type Assignment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The address players connect to (host:port, a URL…). Required.
+	Server    string `protobuf:"bytes,1,opt,name=server,proto3" json:"server,omitempty"`
+	SessionId string `protobuf:"bytes,2,opt,name=session_id,json=sessionId,proto3" json:"session_id,omitempty"`
+	// Free-form data the game's clients read (a join token, a port…).
+	Connection map[string]string `protobuf:"bytes,3,rep,name=connection,proto3" json:"connection,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// When it was assigned (set by the server).
+	AssignedAt    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=assigned_at,json=assignedAt,proto3" json:"assigned_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Assignment) Reset() {
+	*x = Assignment{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Assignment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Assignment) ProtoMessage() {}
+
+func (x *Assignment) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Assignment.ProtoReflect.Descriptor instead.
+func (*Assignment) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Assignment) GetServer() string {
+	if x != nil {
+		return x.Server
+	}
+	return ""
+}
+
+func (x *Assignment) GetSessionId() string {
+	if x != nil {
+		return x.SessionId
+	}
+	return ""
+}
+
+func (x *Assignment) GetConnection() map[string]string {
+	if x != nil {
+		return x.Connection
+	}
+	return nil
+}
+
+func (x *Assignment) GetAssignedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AssignedAt
+	}
+	return nil
+}
+
 // Match is a group of tickets committed together, split into teams.
 type Match struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
@@ -1434,7 +1529,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1446,7 +1541,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1459,7 +1554,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Match) GetId() string {
@@ -1521,7 +1616,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1628,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1641,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1574,7 +1669,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1586,7 +1681,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1599,7 +1694,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1630,7 +1725,7 @@ type WaitExplanation struct {
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +1737,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +1750,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -1698,7 +1793,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1710,7 +1805,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1723,7 +1818,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -1834,17 +1929,21 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"oldestWait\x12%\n" +
 	"\x0ematches_formed\x18\a \x01(\x03R\rmatchesFormed\x12!\n" +
 	"\fmean_quality\x18\b \x01(\x01R\vmeanQuality\x12'\n" +
-	"\x0fruleset_version\x18\t \x01(\x05R\x0erulesetVersion\"A\n" +
+	"\x0fruleset_version\x18\t \x01(\x05R\x0erulesetVersion\"q\n" +
 	"\x12WatchTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
-	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"\xbb\x01\n" +
+	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12.\n" +
+	"\x13wait_for_assignment\x18\x03 \x01(\bR\x11waitForAssignment\"\xf1\x01\n" +
 	"\vTicketEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x1b\n" +
 	"\tticket_id\x18\x02 \x01(\tR\bticketId\x12\x12\n" +
 	"\x04kind\x18\x03 \x01(\tR\x04kind\x12*\n" +
 	"\x02at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12%\n" +
 	"\x05match\x18\x05 \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12\x16\n" +
-	"\x06reason\x18\x06 \x01(\tR\x06reason\"\xa5\x06\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x124\n" +
+	"\n" +
+	"assignment\x18\a \x01(\v2\x14.cupid.v1.AssignmentR\n" +
+	"assignment\"\xa5\x06\n" +
 	"\x06Ticket\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x18\n" +
@@ -1874,7 +1973,20 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1aU\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xbf\x02\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\x85\x02\n" +
+	"\n" +
+	"Assignment\x12\x16\n" +
+	"\x06server\x18\x01 \x01(\tR\x06server\x12\x1d\n" +
+	"\n" +
+	"session_id\x18\x02 \x01(\tR\tsessionId\x12D\n" +
+	"\n" +
+	"connection\x18\x03 \x03(\v2$.cupid.v1.Assignment.ConnectionEntryR\n" +
+	"connection\x12;\n" +
+	"\vassigned_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"assignedAt\x1a=\n" +
+	"\x0fConnectionEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xbf\x02\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12$\n" +
@@ -1941,7 +2053,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -1965,27 +2077,29 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	(*WatchTicketRequest)(nil),    // 19: cupid.v1.WatchTicketRequest
 	(*TicketEvent)(nil),           // 20: cupid.v1.TicketEvent
 	(*Ticket)(nil),                // 21: cupid.v1.Ticket
-	(*Match)(nil),                 // 22: cupid.v1.Match
-	(*Team)(nil),                  // 23: cupid.v1.Team
-	(*Quality)(nil),               // 24: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 25: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 26: cupid.v1.RuleBlock
-	nil,                           // 27: cupid.v1.Player.AttributesEntry
-	nil,                           // 28: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 29: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 30: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 31: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 32: cupid.v1.Match.RolesEntry
-	nil,                           // 33: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 34: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 35: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 36: google.protobuf.Value
+	(*Assignment)(nil),            // 22: cupid.v1.Assignment
+	(*Match)(nil),                 // 23: cupid.v1.Match
+	(*Team)(nil),                  // 24: cupid.v1.Team
+	(*Quality)(nil),               // 25: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 26: cupid.v1.WaitExplanation
+	(*RuleBlock)(nil),             // 27: cupid.v1.RuleBlock
+	nil,                           // 28: cupid.v1.Player.AttributesEntry
+	nil,                           // 29: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 30: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 31: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 32: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 33: cupid.v1.Assignment.ConnectionEntry
+	nil,                           // 34: cupid.v1.Match.RolesEntry
+	nil,                           // 35: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 36: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 37: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 38: google.protobuf.Value
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	27, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	28, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	28, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	29, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	29, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	30, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
 	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
 	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
 	21, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
@@ -1997,49 +2111,52 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
 	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
 	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	34, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	35, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
-	22, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
-	1,  // 18: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	30, // 19: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	31, // 20: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 21: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	35, // 22: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	35, // 23: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	34, // 24: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	22, // 25: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	25, // 26: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	23, // 27: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	24, // 28: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	35, // 29: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	32, // 30: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	33, // 31: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	26, // 32: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	35, // 33: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	36, // 34: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	36, // 35: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	36, // 36: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 37: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 38: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 39: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 40: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 41: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 42: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 43: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 44: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 45: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 46: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 47: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 48: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 49: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 50: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 51: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 52: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	45, // [45:53] is the sub-list for method output_type
-	37, // [37:45] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	36, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	37, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	23, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
+	22, // 18: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
+	1,  // 19: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	31, // 20: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	32, // 21: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 22: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	37, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	37, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	36, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	23, // 26: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	26, // 27: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	33, // 28: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
+	37, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	24, // 30: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	25, // 31: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	37, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	34, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	35, // 34: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	27, // 35: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	37, // 36: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	38, // 37: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	38, // 38: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	38, // 39: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	2,  // 40: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 41: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 42: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 43: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 44: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 45: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 46: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 47: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 48: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 49: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 50: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 51: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 52: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 53: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 54: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 55: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	48, // [48:56] is the sub-list for method output_type
+	40, // [40:48] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -2053,7 +2170,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   33,
+			NumMessages:   35,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
