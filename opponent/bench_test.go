@@ -76,7 +76,16 @@ func reportMemory(b *testing.B, f *Finder, perPlayer float64) {
 }
 
 func benchQueries(b *testing.B, cfg Config, attrs func(i int) map[string]cupid.Value) {
+	benchQueriesWith(b, cfg, attrs, nil)
+}
+
+// benchQueriesWith runs benchQueries after prepare has changed the filled
+// finder.
+func benchQueriesWith(b *testing.B, cfg Config, attrs func(i int) map[string]cupid.Value, prepare func(f *Finder)) {
 	f, mem := fill(b, cfg)
+	if prepare != nil {
+		prepare(f)
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	// Query attributes are built before the clock runs: they are the
 	// caller's cost, not the finder's.
@@ -168,4 +177,20 @@ func BenchmarkUpdate1M(b *testing.B) {
 	}
 	b.ReportMetric(float64(i)/b.Elapsed().Seconds(), "updates/s")
 	reportMemory(b, f, mem)
+}
+
+// BenchmarkQuery1MSeedExprOnline: the seed's rule as an expression with
+// one cached player in ten flagged online, so queries skip them by the time
+// in their rows.
+func BenchmarkQuery1MSeedExprOnline(b *testing.B) {
+	cfg := seedBenchConfig()
+	cfg.Quality = Quality{Filter: seedFilter, Score: seedScore}
+	cfg.MaxPlayerStates = benchCache
+	benchQueriesWith(b, cfg, seedBenchQuery, func(f *Finder) {
+		for i := 0; i < 3*benchCache; i += 10 {
+			if err := f.SetOnline(benchID(i), true, t0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
