@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/cupid-match/cupid"
 )
@@ -55,6 +56,9 @@ func checkInvariants(t *testing.T, f *Finder) {
 			if m, _ := f.s.mmrIndex(b.mmrAt(i)); m != int(b.mmr) {
 				t.Fatalf("bucket %s: entry %q has MMR %v", b.key, id, b.mmrAt(i))
 			}
+			if got, want := b.until(i), f.blockedUntil(id); got != want {
+				t.Fatalf("bucket %s: entry %q unavailable until %d, its state says %d", b.key, id, got, want)
+			}
 			perPlayer[id]++
 			bucketOf[id] = int32(bi)
 			for c, kind := range f.s.refKind {
@@ -81,6 +85,28 @@ func checkInvariants(t *testing.T, f *Finder) {
 			!f.s.cfg.AllowMultipleEntriesPerPlayer && (n != 1 || v != bucketOf[id]) {
 			t.Fatalf("index[%q] = %d, but %d entries in bucket %d", id, v, n, bucketOf[id])
 		}
+	}
+	held, shielded, online := 0, 0, 0
+	for id, st := range f.h.states {
+		if st.empty() || st.PlayerID != id {
+			t.Fatalf("state of %q: %+v", id, st)
+		}
+		if r := st.Reservation; r != nil {
+			held++
+			if f.h.reservations[r.ID] != r || r.Defender != id {
+				t.Fatalf("reservation %+v of %q is not indexed", r, id)
+			}
+		}
+		if !st.ShieldUntil.IsZero() {
+			shielded++
+		}
+		if st.Online {
+			online++
+		}
+	}
+	if held != len(f.h.reservations) || shielded != f.h.shielded || online != f.h.online || len(f.h.states) > f.s.cfg.MaxPlayerStates {
+		t.Fatalf("states: %d held (%d indexed), %d shielded (%d counted), %d online (%d counted)",
+			held, len(f.h.reservations), shielded, f.h.shielded, online, f.h.online)
 	}
 	for _, c := range []struct {
 		t    *interner
@@ -114,8 +140,12 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 			}
 			cfg.QueryAttributes = []Attribute{{Name: "arena", Type: TypeString}}
 			cfg.Strategies = []Strategy{{Name: "arena", Kind: KindDistinct, Attribute: "arena"}}
+			cfg.Reservations = Reservations{Enabled: true, Hold: Duration(time.Minute)}
+			cfg.Shield = Duration(10 * time.Minute)
+			cfg.MaxPlayerStates = 150
 			f := newFinder(t, cfg)
 			rng := rand.New(rand.NewPCG(11, 12))
+			var rsv []string
 			entry := func() Entry {
 				return Entry{MMR: rng.Float64()*1200 - 100, Attributes: attrs{
 					"arena":  str(fmt.Sprintf("a%d", rng.IntN(3))),
@@ -125,6 +155,7 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 				}}
 			}
 			for op := 0; op < 4000; op++ {
+				now := t0.Add(time.Duration(op) * 100 * time.Millisecond)
 				id := fmt.Sprintf("p%d", rng.IntN(400))
 				switch k := rng.IntN(100); {
 				case k < 60:
@@ -139,13 +170,29 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 					f.Update(Model{PlayerID: id}, t0)
 				case k < 72:
 					f.Remove(id)
-				case k < 95:
+				case k < 90:
 					q := Query{AttackerID: id, MMR: rng.Float64() * 1000, Retries: rng.IntN(4),
 						Exclude:    []string{fmt.Sprintf("p%d", rng.IntN(400))},
 						Attributes: attrs{"arena": str(fmt.Sprintf("a%d", rng.IntN(3)))}}
-					if _, err := f.Query(q, t0); err != nil {
+					q.Reserve = rng.IntN(2) == 0
+					r, err := f.Query(q, now)
+					if err != nil && !(q.Reserve && cupid.ErrorCode(err) == cupid.CodeExhausted) {
 						t.Fatal(err)
 					}
+					if r.Reservation != nil {
+						rsv = append(rsv, r.Reservation.ID)
+					}
+				case k < 96 && len(rsv) > 0:
+					i := rng.IntN(len(rsv))
+					if rng.IntN(2) == 0 {
+						f.Confirm(rsv[i], "", now)
+					} else {
+						f.Release(rsv[i], "", now)
+					}
+					rsv = append(rsv[:i], rsv[i+1:]...)
+				case k < 97:
+					f.SetOnline(id, rng.IntN(2) == 0, now)
+					f.Sweep(now)
 				case k < 98:
 					f.Rebalance(t0)
 				default:
@@ -158,7 +205,8 @@ func TestInvariantsUnderRandomOperations(t *testing.T) {
 				checkInvariants(t, f)
 			}
 			st := f.Stats()
-			if st.Evicted == 0 || st.Rebalances == 0 || st.OfferRemoved == 0 || st.Resizes == 0 {
+			if st.Evicted == 0 || st.Rebalances == 0 || st.OfferRemoved == 0 || st.Resizes == 0 ||
+				st.Reserved == 0 || st.Confirmed == 0 || st.Released == 0 || st.Expired == 0 {
 				t.Fatalf("the run did not exercise everything: %+v", st.Counters)
 			}
 		})
