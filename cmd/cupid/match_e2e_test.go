@@ -421,3 +421,42 @@ func TestMatchesGuideCurlExamples(t *testing.T) {
 		t.Fatalf("the guide's calls made no ticket (%q) or match (%q)", ticket, match)
 	}
 }
+
+// TestHandoffOnPostgres: the stream resumes across a restart, the
+// assignment survives it and a release requeues, on PostgreSQL.
+func TestHandoffOnPostgres(t *testing.T) {
+	dbURL := postgresURL(t)
+	s := startConfigServerOn(t, t.TempDir(), handoffQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, dbURL)
+	evs := backend(t, s.testServer, "requeue", 0)
+	a, _ := duelPair(t, s.c, "requeue", "pgm-a", "pgm-b")
+	formed := nextMatchEvent(t, evs)
+	s.clock.advance(31 * time.Second)
+	s.mm.ReleaseDue(context.Background())
+	if ev := nextMatchEvent(t, evs); ev.GetKind() != "released" || ev.GetMatch().GetId() != formed.GetMatch().GetId() {
+		t.Fatalf("after the timeout %v", ev)
+	}
+	s.mm.Wake()
+	again := nextMatchEvent(t, evs)
+	if again.GetKind() != "formed" {
+		t.Fatalf("after the requeue %v", again)
+	}
+	if _, err := s.matchClient().AssignMatch(context.Background(), connect.NewRequest(&cupidv1.AssignMatchRequest{Id: again.GetMatch().GetId(),
+		Assignment: &cupidv1.Assignment{Server: "pg:7777"}})); err != nil {
+		t.Fatal(err)
+	}
+	assigned := nextMatchEvent(t, evs)
+	s.stop()
+
+	s = startConfigServerOn(t, t.TempDir(), handoffQueues, s.clock, dbURL)
+	evs = backend(t, s.testServer, "requeue", again.GetSeq())
+	if ev := nextMatchEvent(t, evs); ev.GetSeq() != assigned.GetSeq() || ev.GetAssignment().GetServer() != "pg:7777" {
+		t.Fatalf("resumed after a restart with %v, want the assignment", ev)
+	}
+	got, err := s.matchClient().GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: again.GetMatch().GetId()}))
+	if err != nil || got.Msg.GetMatch().GetState() != cupidv1.MatchState_MATCH_STATE_ASSIGNED {
+		t.Fatalf("after a restart %v (%v)", got, err)
+	}
+	if tk := getTicket(t, s.c, a.GetId()); tk.GetMatchId() != again.GetMatch().GetId() || !tk.GetCreatedAt().AsTime().Equal(a.GetCreatedAt().AsTime()) {
+		t.Fatalf("alice after requeue and restart: %v", tk)
+	}
+}
