@@ -18,7 +18,7 @@ import (
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 )
 
-// holdConfig has raid (reservations held a minute, shields of an hour, one
+// holdConfig has raid (reservations held half an hour, shields of an hour, one
 // MMR bucket so every query reaches every defender), quick (reservations
 // that lapse after 300ms) and plain (no reservations).
 const holdConfig = `
@@ -30,7 +30,7 @@ opponents:
     mmr_bucket_count: 1
     max_candidates: 100
     player_ignore_update_insert_threshold: never
-    reservations: {enabled: true, hold: 1m}
+    reservations: {enabled: true, hold: 30m}
     shield: 1h
   - name: quick
     player_cache_size: 100
