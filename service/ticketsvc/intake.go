@@ -21,8 +21,10 @@ type createReq struct {
 	done    chan struct{}
 }
 
-// maxIntakeBatch bounds one group commit. Bigger batches amortise the fsync
-// further but make the first caller of the batch wait longer.
+// maxIntakeBatch bounds one group commit (but for one call's tickets,
+// which are never split: a batch may reach maxIntakeBatch plus one bulk
+// call). Bigger batches amortise the fsync further but make the first
+// caller of the batch wait longer.
 const maxIntakeBatch = 1024
 
 // runIntake makes tickets durable in batches: it takes every create request
@@ -36,16 +38,16 @@ func (s *Service) runIntake() {
 	for {
 		batch = batch[:0]
 		select {
-		case r := <-s.intake:
-			batch = append(batch, r)
+		case g := <-s.intake:
+			batch = append(batch, g...)
 		case <-s.ctx.Done():
 			return
 		}
 	fill:
 		for len(batch) < maxIntakeBatch {
 			select {
-			case r := <-s.intake:
-				batch = append(batch, r)
+			case g := <-s.intake:
+				batch = append(batch, g...)
 			default:
 				break fill
 			}

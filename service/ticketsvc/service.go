@@ -82,7 +82,7 @@ type Service struct {
 	hub      *hub
 	handoff  *matchHub
 	metrics  *metrics
-	intake   chan *createReq
+	intake   chan []*createReq // one call's tickets, kept together in one store write
 	ready    readiness
 
 	// mu guards queues and pools; it is never held across a store call or
@@ -133,7 +133,7 @@ func New(o Options) (*Service, error) {
 		idlePool: o.IdlePool,
 		hub:      newHub(historyTickets),
 		handoff:  newMatchHub(),
-		intake:   make(chan *createReq, 4096),
+		intake:   make(chan []*createReq, 1024),
 		queues:   map[string]*queue{},
 		pools:    map[cupid.QueueKey]*pool{},
 	}
@@ -368,17 +368,23 @@ func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
 	if len(reqs) == 0 {
 		return out
 	}
-	for _, r := range reqs {
-		select {
-		case s.intake <- r:
-			continue
-		case <-ctx.Done():
-			r.res = Created{Err: ctx.Err()}
-		case <-s.ctx.Done():
-			r.res = Created{Err: cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down")}
+	// The call's tickets travel together: the intake stores them in one
+	// transaction, so none is matched (and its players freed) while
+	// another of the same call is still being checked against them.
+	var refused error
+	select {
+	case s.intake <- reqs:
+	case <-ctx.Done():
+		refused = ctx.Err()
+	case <-s.ctx.Done():
+		refused = cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down")
+	}
+	if refused != nil {
+		for _, r := range reqs {
+			r.res = Created{Err: refused}
+			s.release(r.pool, 1)
+			close(r.done)
 		}
-		s.release(r.pool, 1)
-		close(r.done)
 	}
 	for _, r := range reqs {
 		select {
