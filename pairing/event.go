@@ -116,9 +116,12 @@ type Event struct {
 	// revealed is set once mutual answers have been revealed.
 	revealed bool
 	// seq numbers every computed round, including those that found no
-	// pair; history keeps the latest ones (see history.go).
+	// pair; kept lists the latest ones, which the server keeps (see
+	// history.go), and dropped those that fell out since the server last
+	// asked.
 	seq     int
-	history []RoundRecord
+	kept    []KeptRound
+	dropped []int
 	limits  HistoryLimits
 	// byID lists everyone the event knows by id; vertexOf is the scratch
 	// table of lobby vertices by id that lobbyGraph fills, and edges its

@@ -119,7 +119,7 @@ func mustOK(t *testing.T) func([]Notification, error) []Notification {
 }
 
 // kinds summarises notifications as "who:kind" strings for comparison,
-// leaving out the organiser's round records (history_test.go checks them).
+// leaving out the organiser's round records (features_test.go checks them).
 func kinds(notes []Notification) []string {
 	var s []string
 	for _, n := range notes {

@@ -212,26 +212,42 @@ func TestRecordImportForget(t *testing.T) {
 }
 
 func TestHistoryNumbersEveryRound(t *testing.T) {
-	e := newFor(t, Config{Rooms: 1}, []string{"a", "b"}, nil)
-	e.Advance(t0)                  // round 1: a and b
-	e.Advance(t0.Add(time.Minute)) // ends; round 2 finds no pair
-	hist, more := e.History(0, 0)
-	if more || len(hist) != 2 {
+	e := newFor(t, Config{Rooms: 1, Countdown: time.Second}, []string{"a", "b"}, nil)
+	var hist []RoundRecord
+	collect := func(notes []Notification) {
+		for _, n := range notes {
+			if n.Kind == KindRoundRecorded {
+				if n.Record == nil || n.Record.Seq != n.Seq {
+					t.Fatalf("round_recorded %+v", n)
+				}
+				hist = append(hist, *n.Record)
+			}
+		}
+	}
+	collect(e.Advance(t0.Add(time.Second)))                 // round 1: a and b
+	collect(e.Advance(t0.Add(time.Minute + time.Second)))   // ends; a countdown
+	collect(e.Advance(t0.Add(time.Minute + 2*time.Second))) // round 2 finds no pair
+	if len(hist) != 2 {
 		t.Fatalf("history %+v", hist)
 	}
 	if hist[0].Seq != 1 || hist[0].Round != 1 || len(hist[0].Rooms) != 1 || hist[1].Seq != 2 || hist[1].Round != 0 ||
 		!slices.Equal(hist[1].SatOut, []string{"a", "b"}) || !slices.Equal(hist[0].Lobby(), []string{"a", "b"}) {
 		t.Fatalf("history %+v", hist)
 	}
-	if !e.Stale() {
+	if !e.Stale() || e.Seq() != 2 {
 		t.Fatal("the event does not say that nobody can be paired")
 	}
-	if h, _ := e.History(1, 0); len(h) != 1 || h[0].Seq != 2 {
-		t.Fatalf("after seq 1: %+v", h)
+	if first, last := e.Kept(); first != 1 || last != 2 || e.TakeDropped() != nil {
+		t.Fatalf("kept %d..%d", first, last)
 	}
 	e.SetHistoryLimits(HistoryLimits{Rounds: 1})
-	if h, _ := e.History(0, 0); len(h) != 1 || h[0].Seq != 2 {
-		t.Fatalf("limited to one round: %+v", h)
+	if first, last := e.Kept(); first != 2 || last != 2 || !slices.Equal(e.TakeDropped(), []int{1}) || e.TakeDropped() != nil {
+		t.Fatalf("limited to one round: kept %d..%d", first, last)
+	}
+	// The names limit: the latest round stays whatever its size.
+	e.SetHistoryLimits(HistoryLimits{Names: 1})
+	if first, last := e.Kept(); first != 2 || last != 2 {
+		t.Fatalf("the latest round was dropped: kept %d..%d", first, last)
 	}
 }
 

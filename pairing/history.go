@@ -5,6 +5,16 @@ import (
 	"time"
 )
 
+// The round history.
+//
+// Every computed round is a RoundRecord, numbered by Seq, and announced to
+// the organiser (KindRoundRecorded) with the record. The event does not
+// keep the records themselves: they would make the event's state, which
+// the server rewrites after every change, grow with every round. The
+// server stores each record once, on its own, and the event keeps only
+// which rounds are to be kept (Kept), within HistoryLimits; rounds that
+// fall out are handed to the server (TakeDropped) to delete.
+
 // RoundRecord is one computed round as it happened: who was in the lobby,
 // who went to which room with whom, and who sat out. Rounds that found no
 // pair at all are recorded too (Round is then 0), so that an organiser can
@@ -49,10 +59,14 @@ func (r RoundRecord) names() int {
 	return n
 }
 
-// HistoryLimits bound the round history an event keeps. The history is
-// part of the stored event, rewritten with every change, so it is kept
-// short; the oldest rounds are dropped first, and the latest round is
-// always kept whatever its size.
+// KeptRound is a round whose record is kept, and its size in keys.
+type KeptRound struct {
+	Seq   int `json:"seq"`
+	Names int `json:"names"`
+}
+
+// HistoryLimits bound the rounds whose records are kept; the oldest are
+// dropped first, and the latest round is always kept whatever its size.
 type HistoryLimits struct {
 	// Rounds is the most rounds kept.
 	Rounds int
@@ -61,16 +75,16 @@ type HistoryLimits struct {
 	Names int
 }
 
-// The largest history limits a server may set: beyond them one event's
-// stored document would grow to hundreds of megabytes.
+// The largest history limits a server may set, and the defaults: 1,000
+// rounds of an 80-person event, the last 100 of a 10,000-person one
+// (about 15 MB of records).
 const (
 	MaxHistoryRounds = 100_000
-	MaxHistoryNames  = 10_000_000
+	MaxHistoryNames  = 100_000_000
 )
 
-// DefaultHistoryLimits keep the last 200 rounds of an 80-person event,
-// and the last 10 of a 10,000-person one.
-var DefaultHistoryLimits = HistoryLimits{Rounds: 200, Names: 100_000}
+// DefaultHistoryLimits are the limits of an event whose server sets none.
+var DefaultHistoryLimits = HistoryLimits{Rounds: 1_000, Names: 1_000_000}
 
 // SetHistoryLimits changes the bounds of the round history (a zero field
 // keeps its default) and drops what no longer fits. Limits are the
@@ -86,38 +100,44 @@ func (e *Event) SetHistoryLimits(l HistoryLimits) {
 	e.trimHistory()
 }
 
-// record keeps a computed round and tells the organiser.
+// record keeps a computed round and tells the organiser, with the record.
 func (e *Event) record(r RoundRecord) {
-	e.history = append(e.history, r)
+	e.kept = append(e.kept, KeptRound{Seq: r.Seq, Names: r.names()})
 	e.trimHistory()
 	e.notify(Notification{Kind: KindRoundRecorded, Seq: r.Seq, Round: r.Round, Record: &r})
 }
 
 func (e *Event) trimHistory() {
 	names := 0
-	for _, r := range e.history {
-		names += r.names()
+	for _, r := range e.kept {
+		names += r.Names
 	}
 	drop := 0
-	for len(e.history)-drop > 1 && (len(e.history)-drop > e.limits.Rounds || names > e.limits.Names) {
-		names -= e.history[drop].names()
+	for len(e.kept)-drop > 1 && (len(e.kept)-drop > e.limits.Rounds || names > e.limits.Names) {
+		names -= e.kept[drop].Names
+		e.dropped = append(e.dropped, e.kept[drop].Seq)
 		drop++
 	}
 	if drop > 0 {
-		e.history = slices.Delete(e.history, 0, drop)
+		e.kept = slices.Delete(e.kept, 0, drop)
 	}
 }
 
-// History returns up to limit recorded rounds with Seq after after, oldest
-// first, and whether more follow. Rounds dropped by the limits are gone:
-// the first returned may then be later than after+1.
-func (e *Event) History(after, limit int) ([]RoundRecord, bool) {
-	i, _ := slices.BinarySearchFunc(e.history, after+1, func(r RoundRecord, seq int) int { return r.Seq - seq })
-	rest := e.history[i:]
-	if limit > 0 && len(rest) > limit {
-		return slices.Clone(rest[:limit]), true
+// Kept returns the sequence numbers of the first and last rounds whose
+// records are kept (0, 0 before any round).
+func (e *Event) Kept() (first, last int) {
+	if len(e.kept) == 0 {
+		return 0, 0
 	}
-	return slices.Clone(rest), false
+	return e.kept[0].Seq, e.kept[len(e.kept)-1].Seq
+}
+
+// TakeDropped returns the rounds that fell out of the history since the
+// last call, for the server to delete their records.
+func (e *Event) TakeDropped() []int {
+	out := e.dropped
+	e.dropped = nil
+	return out
 }
 
 // Seq returns the number of rounds computed so far, including those that

@@ -50,10 +50,11 @@ type Snapshot struct {
 	PausedAt time.Time `json:"paused_at,omitzero"`
 	// Revealed is set once mutual answers were revealed.
 	Revealed bool `json:"revealed,omitempty"`
-	// Seq counts the rounds computed, including those with no pair;
-	// History holds the latest of them (see HistoryLimits).
-	Seq     int           `json:"seq,omitempty"`
-	History []RoundRecord `json:"history,omitempty"`
+	// Seq counts the rounds computed, including those with no pair; Kept
+	// lists the latest of them, whose records the server keeps (see
+	// HistoryLimits).
+	Seq  int         `json:"seq,omitempty"`
+	Kept []KeptRound `json:"kept,omitempty"`
 }
 
 // RoomPair is two participants in one room during a round.
@@ -116,7 +117,7 @@ func (e *Event) Snapshot() Snapshot {
 		PausedAt:   e.pausedAt,
 		Revealed:   e.revealed,
 		Seq:        e.seq,
-		History:    slices.Clone(e.history),
+		Kept:       slices.Clone(e.kept),
 	}
 	if len(e.plan.seats) > 0 {
 		s.Seats = slices.Clone(e.plan.seats)
@@ -349,12 +350,12 @@ func Restore(s Snapshot) (*Event, error) {
 	if s.Phase == PhaseRound && e.roomsInUse() == 0 {
 		return nil, cupid.Invalid("phase", "a round with no room in use")
 	}
-	for i, r := range s.History {
-		if r.Seq < 1 || r.Seq > s.Seq || (i > 0 && r.Seq <= s.History[i-1].Seq) {
-			return nil, cupid.Invalid(fmt.Sprintf("history[%d].seq", i), "out of order")
+	for i, r := range s.Kept {
+		if r.Seq < 1 || r.Seq > s.Seq || (i > 0 && r.Seq <= s.Kept[i-1].Seq) || r.Names < 0 {
+			return nil, cupid.Invalid(fmt.Sprintf("kept[%d]", i), "out of order")
 		}
 	}
-	e.history = slices.Clone(s.History)
+	e.kept = slices.Clone(s.Kept)
 	if len(s.Seats) > 2*len(s.People)+2 {
 		return nil, cupid.Invalid("seats", "%d seats for %d people", len(s.Seats), len(s.People))
 	}

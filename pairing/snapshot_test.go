@@ -115,7 +115,7 @@ func TestRestoreRejects(t *testing.T) {
 		{"paused without time", func(s *Snapshot) { s.Paused = true }, "paused_at"},
 		{"group in an open event", func(s *Snapshot) { s.People[0].Group = "x" }, "people[0].group"},
 		{"answer about a stranger", func(s *Snapshot) { s.People[0].Yes = []string{"zed"} }, "people[0].yes[0]"},
-		{"history out of order", func(s *Snapshot) { s.History = append(s.History, s.History[0]) }, "history[" + itoa(len(s0(e).History)) + "].seq"},
+		{"kept out of order", func(s *Snapshot) { s.Kept = append(s.Kept, s.Kept[0]) }, "kept[" + itoa(len(s0(e).Kept)) + "]"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

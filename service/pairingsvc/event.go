@@ -163,7 +163,11 @@ func (e *event) process(batch []*op) (deleted bool) {
 	}
 
 	if changed {
-		if err := e.store(now); err != nil {
+		err := e.putRounds(notes, now)
+		if err == nil {
+			err = e.store(now)
+		}
+		if err != nil {
 			e.s.metrics.storeErrors.Inc()
 			e.s.log.Error("storing a pairing event failed; its last stored state is kept", "event", e.doc.ID, "err", err)
 			e.rollback()
@@ -176,6 +180,7 @@ func (e *event) process(batch []*op) (deleted bool) {
 			e.retryAt = now.Add(retryAfter)
 		} else {
 			e.retryAt = time.Time{}
+			e.deleteRounds(e.ev.TakeDropped())
 			e.s.metrics.observe(rounds)
 			e.publish(notes)
 		}
@@ -238,6 +243,7 @@ func (e *event) delete(now time.Time) error {
 		return cupid.Errorf(cupid.CodeUnavailable, "", "the event could not be deleted; try again")
 	}
 	e.s.removeEvent(e)
+	e.s.deleteAllRounds(e.doc.ID)
 	e.s.metrics.lobby.Add(float64(-e.lobby))
 	e.lobby = 0
 	e.endWatches(now.UTC())

@@ -132,3 +132,87 @@ func TestWatchReplaysRounds(t *testing.T) {
 	err = h.s.WatchAfter(ctx, "e", "a", 0, func(Notification) error { return nil })
 	wantCode(t, err, cupid.CodeInvalid, "after_seq")
 }
+
+// TestRoundRecordsInTheStore: each round's record is stored once, on its
+// own, not in the event's document; rounds beyond the history limit are
+// deleted from the store, History pages through what is kept, and
+// deleting the event deletes its rounds.
+func TestRoundRecordsInTheStore(t *testing.T) {
+	ctx := context.Background()
+	docs := newMemDocs()
+	h := start(t, docs, &clock{t: t0}, Limits{HistoryRounds: 2})
+	h.event(t, "e", pairing.Config{Rooms: 2, Round: time.Hour, Countdown: time.Hour, MinLobby: 9})
+	h.event(t, "e2", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Hour, MinLobby: 9}) // sorts after "e/…"
+	h.arrive(t, "e", "a", "b", "c", "d")
+	h.arrive(t, "e2", "x", "y")
+	if _, err := h.s.StartRound(ctx, "e2"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if _, err := h.s.StartRound(ctx, "e"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.s.EndRound(ctx, "e"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stored := func() []string {
+		list, _ := docs.Documents(ctx, RoundKind, "", 0)
+		var ids []string
+		for _, d := range list {
+			ids = append(ids, d.ID)
+		}
+		return ids
+	}
+	if got := stored(); !slices.Equal(got, []string{"e/0000000002", "e/0000000003", "e2/0000000001"}) {
+		t.Fatalf("round records in the store: %v", got)
+	}
+	doc, _ := docs.stored(t, "e")
+	if len(doc.Event.Kept) != 2 || doc.Event.Seq != 3 {
+		t.Fatalf("the event's document keeps %+v", doc.Event.Kept)
+	}
+	rounds, more, err := h.s.History(ctx, "e", 0, 1)
+	if err != nil || !more || len(rounds) != 1 || rounds[0].Seq != 2 || len(rounds[0].Rooms) != 2 {
+		t.Fatalf("first page: %+v %v %v", rounds, more, err)
+	}
+	rounds, more, err = h.s.History(ctx, "e", 2, 0)
+	if err != nil || more || len(rounds) != 1 || rounds[0].Seq != 3 {
+		t.Fatalf("second page: %+v %v %v", rounds, more, err)
+	}
+	if err := h.s.DeleteEvent(ctx, "e"); err != nil {
+		t.Fatal(err)
+	}
+	if got := stored(); !slices.Equal(got, []string{"e2/0000000001"}) {
+		t.Fatalf("round records after deleting e: %v", got)
+	}
+}
+
+// TestRoundRecordFailureChangesNothing: when the store refuses a round's
+// record, the round did not happen — the event is as before, nobody is
+// told — and it happens once the store is back.
+func TestRoundRecordFailureChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	h := newHarness(t)
+	h.event(t, "e", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Hour, MinLobby: 9})
+	h.arrive(t, "e", "a", "b")
+	w := startWatch(t, h.s, "e", "")
+	h.docs.setFail(true)
+	_, err := h.s.StartRound(ctx, "e")
+	wantCode(t, err, cupid.CodeUnavailable, "")
+	if v := h.get(t, "e"); v.Seq != 0 || v.Phase != pairing.PhaseIdle {
+		t.Fatalf("after a refused round: %+v", v)
+	}
+	if got := w.drain(); len(got) != 0 {
+		t.Fatalf("told %v", kindsOf(got))
+	}
+	h.docs.setFail(false)
+	if _, err := h.s.StartRound(ctx, "e"); err != nil {
+		t.Fatal(err)
+	}
+	if n := w.until(t, pairing.KindRoundRecorded); n.Seq != 1 {
+		t.Fatalf("recorded %+v", n)
+	}
+	if rounds, _, err := h.s.History(ctx, "e", 0, 0); err != nil || len(rounds) != 1 {
+		t.Fatalf("history %+v %v", rounds, err)
+	}
+}

@@ -25,9 +25,9 @@ type Limits struct {
 	// out (zero in the request).
 	Defaults Defaults
 	// HistoryRounds and HistoryNames bound the round history each event
-	// keeps (and stores with every change): at most HistoryRounds rounds
-	// and HistoryNames keys over all of them, the oldest dropped first.
-	// Defaults DefaultHistoryRounds and DefaultHistoryNames.
+	// keeps in the store: at most HistoryRounds rounds and HistoryNames
+	// keys over all of them, the oldest deleted first. Defaults
+	// DefaultHistoryRounds and DefaultHistoryNames.
 	HistoryRounds int
 	HistoryNames  int
 }
@@ -64,10 +64,10 @@ const (
 	DefaultMinLobby = 2
 	// DefaultHistoryRounds keeps an evening of 5-minute rounds many times
 	// over.
-	DefaultHistoryRounds = 200
-	// DefaultHistoryNames keeps the stored event small enough to rewrite
-	// after every change (about 2 MB of keys): ten rounds of 10,000.
-	DefaultHistoryNames = 100_000
+	DefaultHistoryRounds = 1_000
+	// DefaultHistoryNames keeps 100 rounds of a 10,000-person event, about
+	// 15 MB of records.
+	DefaultHistoryNames = 1_000_000
 )
 
 // WithDefaults returns the limits with every zero field set to its default,

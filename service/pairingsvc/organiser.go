@@ -172,8 +172,15 @@ func (s *Service) History(ctx context.Context, eventID string, afterSeq, limit i
 	case limit == 0:
 		limit = MaxHistoryPage
 	}
-	var out []pairing.RoundRecord
-	var more bool
-	_, err := s.call(ctx, eventID, "event_id", &op{read: func(e *event) { out, more = e.ev.History(afterSeq, limit) }})
-	return out, more, err
+	var first, last int
+	_, err := s.call(ctx, eventID, "event_id", &op{read: func(e *event) { first, last = e.ev.Kept() }})
+	if err != nil || last == 0 {
+		return nil, false, err
+	}
+	out, err := s.readRounds(ctx, eventID, max(afterSeq+1, first), last, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	more := len(out) > 0 && out[len(out)-1].Seq < last
+	return out, more, nil
 }

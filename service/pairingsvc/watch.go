@@ -47,8 +47,10 @@ type subscriber struct {
 	// event was deleted (at deletedAt), otherwise the watcher fell behind.
 	deleted   bool
 	deletedAt time.Time
-	// afterSeq asks for the recorded rounds after it (negative: none).
-	afterSeq int
+	// afterSeq asks for the recorded rounds after it (negative: none);
+	// first and last are the rounds kept when the watch began.
+	afterSeq    int
+	first, last int
 }
 
 // Watch calls send with an event's notifications — all of them, or with a
@@ -91,6 +93,7 @@ func (s *Service) WatchAfter(ctx context.Context, eventID, participant string, a
 		// notices quit at its next notification.
 		e.inbox.TryDo(&op{read: func(e *event) { e.unsubscribe(sub) }, done: make(chan struct{})})
 	}()
+	replayed := sub.afterSeq < 0
 	for {
 		select {
 		case batch, ok := <-sub.ch:
@@ -109,12 +112,44 @@ func (s *Service) WatchAfter(ctx context.Context, eventID, participant string, a
 					return err
 				}
 			}
+			if !replayed {
+				// Right after the watching message: the rounds stored up
+				// to it. Later ones wait in the channel meanwhile.
+				replayed = true
+				if err := s.replay(ctx, eventID, sub, send); err != nil {
+					return err
+				}
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-s.ctx.Done():
 			return errShuttingDown
 		}
 	}
+}
+
+// replay sends the stored rounds after sub.afterSeq up to the last one
+// when the watch began, in pages.
+func (s *Service) replay(ctx context.Context, eventID string, sub *subscriber, send func(Notification) error) error {
+	from := max(sub.afterSeq+1, sub.first)
+	for from <= sub.last && sub.last > 0 {
+		records, err := s.readRounds(ctx, eventID, from, sub.last, MaxHistoryPage)
+		if err != nil {
+			return err
+		}
+		if len(records) == 0 {
+			return nil
+		}
+		for i := range records {
+			r := &records[i]
+			n := Notification{Notification: pairing.Notification{Kind: pairing.KindRoundRecorded, Seq: r.Seq, Round: r.Round, At: r.At, Record: r}}
+			if err := send(n); err != nil {
+				return err
+			}
+		}
+		from = records[len(records)-1].Seq + 1
+	}
+	return nil
 }
 
 // subscribe registers a watcher and gives it its KindWatching message, on
@@ -139,18 +174,8 @@ func (e *event) subscribe(sub *subscriber) {
 			n.State, n.Room, n.Partner, n.Third = st.State, st.Room, st.Partner, st.Third
 		}
 	}
-	sub.ch <- []Notification{n} // the buffer is new and empty
-	if sub.participant == "" && sub.afterSeq >= 0 {
-		records, _ := e.ev.History(sub.afterSeq, 0)
-		if len(records) > 0 {
-			replay := make([]Notification, len(records))
-			for i := range records {
-				r := &records[i]
-				replay[i] = Notification{Notification: pairing.Notification{Kind: pairing.KindRoundRecorded, Seq: r.Seq, Round: r.Round, At: r.At, Record: r}}
-			}
-			sub.ch <- replay // the second of watchBuffer batches
-		}
-	}
+	sub.first, sub.last = e.ev.Kept() // before the send, which publishes them
+	sub.ch <- []Notification{n}       // the buffer is new and empty
 	if sub.participant == "" {
 		e.all[sub] = struct{}{}
 		return
