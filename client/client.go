@@ -1,7 +1,9 @@
 // Package client is the Go client a game backend imports to queue players
 // on a Cupid server: create and cancel tickets one at a time or in bulk,
-// and watch a ticket until it ends, resuming by sequence number after a
-// dropped connection so that no event is missed or seen twice.
+// watch a ticket until it ends, and — for the backend that allocates game
+// servers — follow a queue's matches and assign each a server. Watches
+// resume by sequence number after a dropped connection, so that no event
+// is missed or seen twice.
 //
 // The generated Connect clients (package cupidv1connect) stay available
 // as fields for anything this package does not wrap.
@@ -28,6 +30,8 @@ type Client struct {
 	// Tickets is the generated client of the ticket service, with the
 	// credentials of New's options.
 	Tickets cupidv1connect.TicketServiceClient
+	// Matches is the generated client of the match service.
+	Matches cupidv1connect.MatchServiceClient
 	retry   Backoff
 }
 
@@ -95,8 +99,10 @@ func New(baseURL string, opts ...Option) *Client {
 	if s.credentials != "" {
 		copts = append(copts, connect.WithInterceptors(bearer(s.credentials)))
 	}
+	base := strings.TrimRight(baseURL, "/")
 	return &Client{
-		Tickets: cupidv1connect.NewTicketServiceClient(s.http, strings.TrimRight(baseURL, "/"), copts...),
+		Tickets: cupidv1connect.NewTicketServiceClient(s.http, base, copts...),
+		Matches: cupidv1connect.NewMatchServiceClient(s.http, base, copts...),
 		retry:   s.retry,
 	}
 }
@@ -206,15 +212,84 @@ func resultError(code, msg string) error {
 
 // Watch calls fn with each event of a ticket after afterSeq (0: from its
 // creation), in order, until the server ends the stream after the ticket's
-// final event; then it returns nil. A dropped connection or an unavailable
-// server is retried with the client's backoff, resuming after the last
-// event fn saw, so fn sees every event once. It returns fn's error, the
-// context's, or the server's when it refuses the watch (an unknown
-// ticket, a caller without permission).
+// final event (matched, cancelled, expired); then it returns nil. A
+// dropped connection or an unavailable server is retried with the
+// client's backoff, resuming after the last event fn saw, so fn sees every
+// event once. It returns fn's error, the context's, or the server's when
+// it refuses the watch (an unknown ticket, a caller without permission).
 func (c *Client) Watch(ctx context.Context, id string, afterSeq int64, fn func(*cupidv1.TicketEvent) error) error {
+	return c.watchTicket(ctx, id, afterSeq, false, fn)
+}
+
+// WatchUntilAssigned is Watch for a player waiting for his server: past
+// "matched" it goes on until the match is assigned (the "assigned" event
+// carries the server's address and connection data), or the ticket is
+// back in the queue and ends later ("requeued" when its match was
+// released unassigned).
+func (c *Client) WatchUntilAssigned(ctx context.Context, id string, afterSeq int64, fn func(*cupidv1.TicketEvent) error) error {
+	return c.watchTicket(ctx, id, afterSeq, true, fn)
+}
+
+func (c *Client) watchTicket(ctx context.Context, id string, afterSeq int64, assigned bool, fn func(*cupidv1.TicketEvent) error) error {
+	return c.resume(ctx, "ticket "+id, func(ctx context.Context) (bool, error) {
+		stream, err := c.Tickets.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id, AfterSeq: afterSeq, WaitForAssignment: assigned}))
+		if err != nil {
+			return false, err
+		}
+		defer stream.Close()
+		return drain(stream.Receive, stream.Msg, stream.Err, &afterSeq, fn)
+	})
+}
+
+// WatchMatches calls fn with each event of a queue's match log after
+// afterSeq — "formed" (a new match to allocate a server for), "assigned",
+// "released" — in order, until ctx ends or fn fails. A backend keeps the
+// last Seq it handled (durably, with its own state) and passes it again
+// after a restart: it misses nothing and sees nothing twice. Connection
+// losses are retried as Watch does.
+func (c *Client) WatchMatches(ctx context.Context, queue string, afterSeq int64, fn func(*cupidv1.MatchEvent) error) error {
+	return c.resume(ctx, "the matches of "+queue, func(ctx context.Context) (bool, error) {
+		stream, err := c.Matches.WatchMatches(ctx, connect.NewRequest(&cupidv1.WatchMatchesRequest{Queue: queue, AfterSeq: afterSeq}))
+		if err != nil {
+			return false, err
+		}
+		defer stream.Close()
+		progressed, err := drain(stream.Receive, stream.Msg, stream.Err, &afterSeq, fn)
+		if err == nil {
+			// The match stream has no last event: a server that ends it
+			// is going away.
+			err = connect.NewError(connect.CodeUnavailable, errors.New("the server ended the match stream"))
+		}
+		return progressed, err
+	})
+}
+
+// AssignMatch tells the server which game server a match plays on; the
+// players' watchers hear it. Assigning a match twice, or one released, is
+// refused with failed_precondition.
+func (c *Client) AssignMatch(ctx context.Context, id string, a *cupidv1.Assignment) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.AssignMatch(ctx, connect.NewRequest(&cupidv1.AssignMatchRequest{Id: id, Assignment: a}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// GetMatch returns a match with its state and assignment.
+func (c *Client) GetMatch(ctx context.Context, id string) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.GetMatch(ctx, connect.NewRequest(&cupidv1.GetMatchRequest{Id: id}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// resume runs one stream after another until one ends cleanly, fn fails,
+// the server refuses, ctx ends or the backoff's attempts run out.
+func (c *Client) resume(ctx context.Context, what string, once func(context.Context) (bool, error)) error {
 	wait, failures := c.retry.First, 0
 	for {
-		progressed, err := c.watchOnce(ctx, id, &afterSeq, fn)
+		progressed, err := c.runOnce(ctx, once)
 		if err == nil {
 			return nil
 		}
@@ -233,7 +308,7 @@ func (c *Client) Watch(ctx context.Context, id string, afterSeq int64, fn func(*
 		}
 		failures++
 		if c.retry.Attempts > 0 && failures > c.retry.Attempts {
-			return fmt.Errorf("watching ticket %s: gave up after %d reconnections: %w", id, c.retry.Attempts, err)
+			return fmt.Errorf("watching %s: gave up after %d reconnections: %w", what, c.retry.Attempts, err)
 		}
 		select {
 		case <-ctx.Done():
@@ -244,24 +319,27 @@ func (c *Client) Watch(ctx context.Context, id string, afterSeq int64, fn func(*
 	}
 }
 
-// stopError carries fn's own error out of watchOnce, never retried.
+func (c *Client) runOnce(ctx context.Context, once func(context.Context) (bool, error)) (bool, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	return once(ctx)
+}
+
+// stopError carries fn's own error out of a stream, never retried.
 type stopError struct{ err error }
 
 func (e stopError) Error() string { return e.err.Error() }
 
-// watchOnce runs one stream; it advances *afterSeq past every event fn
-// accepted and reports whether any arrived.
-func (c *Client) watchOnce(ctx context.Context, id string, afterSeq *int64, fn func(*cupidv1.TicketEvent) error) (bool, error) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	stream, err := c.Tickets.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id, AfterSeq: *afterSeq}))
-	if err != nil {
-		return false, err
-	}
-	defer stream.Close()
+// sequenced is an event with a sequence number.
+type sequenced interface{ GetSeq() int64 }
+
+// drain hands a stream's events to fn, skipping any at or below *afterSeq
+// and advancing it past each event fn accepted; it reports whether any
+// arrived. A stream the server ended cleanly gives nil.
+func drain[E sequenced](receive func() bool, msg func() E, streamErr func() error, afterSeq *int64, fn func(E) error) (bool, error) {
 	progressed := false
-	for stream.Receive() {
-		ev := stream.Msg()
+	for receive() {
+		ev := msg()
 		if ev.GetSeq() <= *afterSeq {
 			continue // already seen: a server replaying more than asked
 		}
@@ -271,7 +349,7 @@ func (c *Client) watchOnce(ctx context.Context, id string, afterSeq *int64, fn f
 		*afterSeq = ev.GetSeq()
 		progressed = true
 	}
-	err = stream.Err()
+	err := streamErr()
 	if err == nil || errors.Is(err, io.EOF) {
 		return progressed, nil
 	}

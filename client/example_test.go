@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -88,3 +89,59 @@ func ExampleClient_CancelTickets() {
 	// cancelled: carol
 	// ids[1].id refused: not_found: ids[1].id: no ticket "no-such-ticket"
 }
+
+// An allocator follows a queue's matches, starts a game server for each
+// and assigns it; the players' watchers hear where to connect. In
+// production it stores the last Seq it handled and resumes after it.
+func ExampleClient_WatchMatches() {
+	s, stop, err := newServer()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	backend := client.New(s.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	allocated := make(chan error, 1)
+	go func() {
+		allocated <- backend.WatchMatches(ctx, "duel", 0, func(ev *cupidv1.MatchEvent) error {
+			if ev.GetKind() != "formed" {
+				return nil
+			}
+			_, err := backend.AssignMatch(ctx, ev.GetMatch().GetId(), &cupidv1.Assignment{
+				Server: "203.0.113.5:7777", SessionId: "game-1",
+			})
+			if err == nil {
+				err = errStop // one match is all this example allocates
+			}
+			return err
+		})
+	}()
+
+	results, err := backend.CreateTickets(ctx, []*cupidv1.CreateTicketRequest{solo("duel", "erin", 1300), solo("duel", "frank", 1310)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = backend.WatchUntilAssigned(ctx, results[0].Ticket.GetId(), 0, func(ev *cupidv1.TicketEvent) error {
+		fmt.Println(ev.GetKind())
+		if a := ev.GetAssignment(); a != nil {
+			fmt.Println("connect to", a.GetServer(), "session", a.GetSessionId())
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("allocator stopped:", <-allocated)
+	// Output:
+	// created
+	// matched
+	// assigned
+	// connect to 203.0.113.5:7777 session game-1
+	// allocator stopped: stop
+}
+
+var errStop = errors.New("stop")
