@@ -242,8 +242,12 @@ func (e *event) delete(now time.Time) error {
 		e.s.log.Error("deleting a pairing event failed", "event", e.doc.ID, "err", err)
 		return cupid.Errorf(cupid.CodeUnavailable, "", "the event could not be deleted; try again")
 	}
-	e.s.removeEvent(e)
+	// The rounds go before the id is free again, so that a new event of
+	// the same id never has its records deleted. Records a crash leaves
+	// behind are overwritten by the new event's rounds before it reads
+	// them (reads never go past its own seq).
 	e.s.deleteAllRounds(e.doc.ID)
+	e.s.removeEvent(e)
 	e.s.metrics.lobby.Add(float64(-e.lobby))
 	e.lobby = 0
 	e.endWatches(now.UTC())
