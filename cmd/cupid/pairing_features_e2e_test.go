@@ -490,3 +490,107 @@ func TestPairingGroupsAndTimedReveal(t *testing.T) {
 		t.Fatal("the event does not say it revealed")
 	}
 }
+
+// TestPairingFeaturesBadInput: every new call refuses bad input with an
+// error naming the field, and the event — its state, records and never
+// lists — is exactly as before.
+func TestPairingFeaturesBadInput(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := pairingClient(s)
+	ctx := context.Background()
+	createPairingEvent(t, c, &cupidv1.CreateEventRequest{Id: "bad", Settings: &cupidv1.EventSettings{
+		Rooms: 2, RoundSeconds: 3600, CountdownSeconds: 3600, MinLobby: 10,
+	}})
+	joinGroup(t, c, "bad", "ann", "")
+	joinGroup(t, c, "bad", "bob", "")
+	peer := func(p, o string) *connect.Request[cupidv1.PeerRequest] {
+		return connect.NewRequest(&cupidv1.PeerRequest{EventId: "bad", Participant: p, Other: o})
+	}
+	settings := func(s *cupidv1.EventSettings) *connect.Request[cupidv1.UpdateSettingsRequest] {
+		return connect.NewRequest(&cupidv1.UpdateSettingsRequest{EventId: "bad", Settings: s})
+	}
+	create := func(s *cupidv1.EventSettings) error {
+		_, err := c.CreateEvent(ctx, connect.NewRequest(&cupidv1.CreateEventRequest{Settings: s}))
+		return err
+	}
+	cases := []struct {
+		name  string
+		call  func() error
+		code  connect.Code
+		field string
+	}{
+		{"unknown mode", func() error { return create(&cupidv1.EventSettings{Rooms: 1, Mode: "speed"}) }, connect.CodeInvalidArgument, "settings.mode"},
+		{"sides in an open event", func() error { return create(&cupidv1.EventSettings{Rooms: 1, Sides: []string{"a", "b"}}) }, connect.CodeInvalidArgument, "settings.sides"},
+		{"one side", func() error {
+			return create(&cupidv1.EventSettings{Rooms: 1, Mode: "two_sided", Sides: []string{"a"}})
+		}, connect.CodeInvalidArgument, "settings.sides"},
+		{"min date over the round", func() error {
+			return create(&cupidv1.EventSettings{Rooms: 1, RoundSeconds: 60, MinDateSeconds: proto.Int32(61)})
+		}, connect.CodeInvalidArgument, "settings.min_date"},
+		{"negative extension", func() error { return create(&cupidv1.EventSettings{Rooms: 1, ExtensionSeconds: proto.Int32(-1)}) }, connect.CodeInvalidArgument, "settings.extension_seconds"},
+		{"group in an open event", func() error {
+			_, err := c.Join(ctx, connect.NewRequest(&cupidv1.ParticipantRequest{EventId: "bad", Participant: "cat", Group: "x"}))
+			return err
+		}, connect.CodeInvalidArgument, "group"},
+		{"group on a lobby call", func() error {
+			_, err := c.LeaveLobby(ctx, connect.NewRequest(&cupidv1.ParticipantRequest{EventId: "bad", Participant: "ann", Group: "x"}))
+			return err
+		}, connect.CodeInvalidArgument, "group"},
+		{"meeting oneself", func() error {
+			_, err := c.RecordMeeting(ctx, connect.NewRequest(&cupidv1.RecordMeetingRequest{EventId: "bad", A: "ann", B: "ann"}))
+			return err
+		}, connect.CodeInvalidArgument, "b"},
+		{"empty key in an import", func() error {
+			_, err := c.ImportHistory(ctx, connect.NewRequest(&cupidv1.ImportHistoryRequest{EventId: "bad", Entries: []*cupidv1.MetEdge{{From: "ann", To: "cat"}, {From: "", To: "bob"}}}))
+			return err
+		}, connect.CodeInvalidArgument, "entries[1].from"},
+		{"empty import", func() error {
+			_, err := c.ImportHistory(ctx, connect.NewRequest(&cupidv1.ImportHistoryRequest{EventId: "bad"}))
+			return err
+		}, connect.CodeInvalidArgument, "entries"},
+		{"never oneself", func() error { _, err := c.AddNever(ctx, peer("ann", "ann")); return err }, connect.CodeInvalidArgument, "other"},
+		{"never with a control character", func() error { _, err := c.AddNever(ctx, peer("ann", "b\x01")); return err }, connect.CodeInvalidArgument, "other"},
+		{"never by a stranger", func() error { _, err := c.AddNever(ctx, peer("zed", "ann")); return err }, connect.CodeNotFound, "participant"},
+		{"forget a stranger", func() error { _, err := c.ForgetMeeting(ctx, peer("ann", "zed")); return err }, connect.CodeNotFound, "other"},
+		{"answer without a date", func() error {
+			_, err := c.Answer(ctx, connect.NewRequest(&cupidv1.AnswerRequest{EventId: "bad", Participant: "ann", Other: "bob", Yes: true}))
+			return err
+		}, connect.CodeFailedPrecondition, "other"},
+		{"extend off a date", func() error {
+			_, err := c.ExtendDate(ctx, connect.NewRequest(&cupidv1.ParticipantRequest{EventId: "bad", Participant: "ann"}))
+			return err
+		}, connect.CodeFailedPrecondition, "extend"},
+		{"settings left out", func() error { _, err := c.UpdateSettings(ctx, settings(nil)); return err }, connect.CodeInvalidArgument, "settings"},
+		{"too many rooms", func() error { _, err := c.UpdateSettings(ctx, settings(&cupidv1.EventSettings{Rooms: 50_001})); return err }, connect.CodeInvalidArgument, "settings.rooms"},
+		{"both round units", func() error {
+			_, err := c.UpdateSettings(ctx, settings(&cupidv1.EventSettings{RoundSeconds: 1, RoundMillis: 1}))
+			return err
+		}, connect.CodeInvalidArgument, "settings.round_millis"},
+		{"rounds from a negative seq", func() error {
+			_, err := c.GetRounds(ctx, connect.NewRequest(&cupidv1.GetRoundsRequest{EventId: "bad", AfterSeq: -1}))
+			return err
+		}, connect.CodeInvalidArgument, "after_seq"},
+		{"no such event", func() error { _, err := c.PauseEvent(ctx, evReq("nope")); return err }, connect.CodeNotFound, "event_id"},
+	}
+	before := getPairingEvent(t, c, "bad")
+	graph := metGraph(t, c, "bad")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wantConnect(t, tc.call(), tc.code, tc.field)
+			if ev := getPairingEvent(t, c, "bad"); !proto.Equal(ev, before) {
+				t.Fatalf("the event changed:\n%v\nwas\n%v", ev, before)
+			}
+			if g := metGraph(t, c, "bad"); !proto.Equal(g, graph) {
+				t.Fatalf("the records changed: %v", g)
+			}
+			never := ok[cupidv1.NeverListResponse](t)(c.GetNeverList(ctx, connect.NewRequest(&cupidv1.ParticipantRequest{EventId: "bad", Participant: "ann"})))
+			if len(never.GetNever()) != 0 {
+				t.Fatalf("ann's never list: %v", never.GetNever())
+			}
+		})
+	}
+	events := ok[cupidv1.ListEventsResponse](t)(c.ListEvents(ctx, connect.NewRequest(&cupidv1.ListEventsRequest{})))
+	if len(events.GetEvents()) != 1 {
+		t.Fatalf("a refused CreateEvent made an event: %v", events.GetEvents())
+	}
+}
