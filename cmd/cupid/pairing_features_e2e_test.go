@@ -561,7 +561,10 @@ func TestPairingFeaturesBadInput(t *testing.T) {
 			return err
 		}, connect.CodeFailedPrecondition, "extend"},
 		{"settings left out", func() error { _, err := c.UpdateSettings(ctx, settings(nil)); return err }, connect.CodeInvalidArgument, "settings"},
-		{"too many rooms", func() error { _, err := c.UpdateSettings(ctx, settings(&cupidv1.EventSettings{Rooms: 50_001})); return err }, connect.CodeInvalidArgument, "settings.rooms"},
+		{"too many rooms", func() error {
+			_, err := c.UpdateSettings(ctx, settings(&cupidv1.EventSettings{Rooms: 50_001}))
+			return err
+		}, connect.CodeInvalidArgument, "settings.rooms"},
 		{"both round units", func() error {
 			_, err := c.UpdateSettings(ctx, settings(&cupidv1.EventSettings{RoundSeconds: 1, RoundMillis: 1}))
 			return err
