@@ -46,6 +46,9 @@ type search struct {
 	// path to a vertex it may uncover.
 	want func(x int32) bool
 	hit  int32
+	// work counts the neighbours the searches looked at, for callers that
+	// bound their time (Trio).
+	work int
 }
 
 func newSearch(g Graph) *search {
@@ -172,6 +175,7 @@ func (s *search) grow() outcome {
 		u := s.queue[qi]
 		result := exhausted
 		for wi := range s.g.Neighbors(int(u)) {
+			s.work++
 			w := int32(wi)
 			if s.dead[w] {
 				continue

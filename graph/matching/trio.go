@@ -33,7 +33,8 @@ import (
 // Step 3 decides the question exactly, so with enough budget Trio finds a
 // trio whenever one exists (the tests compare it with exhaustive search).
 // The budget bounds the work of steps 2 and 3 in large lobbies, where
-// step 1 nearly always succeeds.
+// step 1 nearly always succeeds; on a graph with more edges than the
+// budget they are skipped.
 
 // TrioOptions tunes Trio.
 type TrioOptions struct {
@@ -45,13 +46,14 @@ type TrioOptions struct {
 	// QuickOnly limits the search to step 1, for a matching that is not
 	// maximum (when rooms are short, only some pairs are seated).
 	QuickOnly bool
-	// Budget bounds steps 2 and 3 in units of about one vertex visited;
-	// zero means DefaultTrioBudget.
+	// Budget bounds steps 2 and 3 in neighbours looked at; zero means
+	// DefaultTrioBudget.
 	Budget int
 }
 
 // DefaultTrioBudget lets steps 2 and 3 run to the end on lobbies of a few
-// hundred people in a few milliseconds.
+// hundred people, and stops them within milliseconds on large ones (where
+// step 1 nearly always succeeds).
 const DefaultTrioBudget = 4_000_000
 
 // TrioResult is a trio found by Trio.
@@ -99,6 +101,15 @@ func Trio(g Graph, m Matching, opt TrioOptions) (TrioResult, bool) {
 	if budget <= 0 {
 		budget = DefaultTrioBudget
 	}
+	// One alternating tree can cover the whole graph; on a graph with more
+	// edges than the budget even the first would overrun it.
+	edges := 0
+	for v := range n {
+		edges += g.Degree(v)
+	}
+	if edges/2 > budget {
+		return TrioResult{}, false
+	}
 	s := newSearch(g)
 	copy(s.mate, mate)
 	saved := make([]int32, n)
@@ -107,8 +118,9 @@ func Trio(g Graph, m Matching, opt TrioOptions) (TrioResult, bool) {
 		// The even vertices of u's tree; u first.
 		s.reset()
 		s.makeEven(int32(u), true)
+		s.work = 0
 		s.grow() // m is maximum, so this only labels
-		budget -= len(s.touched)
+		budget -= s.work + len(s.touched)
 		evens := []int32{int32(u)}
 		for _, y := range s.touched {
 			if s.label[y] == even && y != int32(u) && !tried[y] {
@@ -165,6 +177,7 @@ func trioResult(mate []int32, x, a, b int) TrioResult {
 // it tries every edge a–b of y's neighbourhood.
 func exactTrio(g Graph, mate []int32, y int, budget *int) (TrioResult, bool) {
 	nb := slices.Collect(g.Neighbors(y))
+	*budget -= len(nb)
 	for i, a := range nb {
 		for _, b := range nb[i+1:] {
 			if *budget <= 0 {
@@ -176,8 +189,9 @@ func exactTrio(g Graph, mate []int32, y int, budget *int) (TrioResult, bool) {
 			if mate[a] == int32(b) {
 				return trioResult(mate, y, a, b), true
 			}
-			*budget -= g.Order()
-			if m, ok := withPair(g, mate, y, a, b); ok {
+			m, ok, work := withPair(g, mate, y, a, b)
+			*budget -= g.Order() + work
+			if ok {
 				return trioResult(m, y, a, b), true
 			}
 		}
@@ -188,7 +202,7 @@ func exactTrio(g Graph, mate []int32, y int, budget *int) (TrioResult, bool) {
 // withPair returns a maximum matching of g (mate being one) that leaves y
 // free and matches a with b, if there is one: mate without a's and b's
 // pairs, one augmenting path in g − {y, a, b}, and a–b.
-func withPair(g Graph, mate []int32, y, a, b int) ([]int32, bool) {
+func withPair(g Graph, mate []int32, y, a, b int) ([]int32, bool, int) {
 	s := newSearch(g)
 	copy(s.mate, mate)
 	var roots []int32
@@ -214,8 +228,8 @@ func withPair(g Graph, mate []int32, y, a, b int) ([]int32, bool) {
 	}
 	s.reset()
 	if !found {
-		return nil, false
+		return nil, false, s.work
 	}
 	s.mate[a], s.mate[b] = int32(b), int32(a)
-	return s.mate, true
+	return s.mate, true, s.work
 }
