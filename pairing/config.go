@@ -121,6 +121,9 @@ func (c Config) Validate() error {
 			return cupid.Invalid("sides", "only a two_sided event has sides")
 		}
 	case ModeTwoSided:
+		if c.Trios {
+			return cupid.Invalid("trios", "a two_sided event pairs only across its two sides, so three people can never all meet")
+		}
 		if len(c.Sides) != 2 || c.Sides[0] == c.Sides[1] {
 			return cupid.Invalid("sides", "a two_sided event needs two different side names, got %d", len(c.Sides))
 		}

@@ -120,6 +120,8 @@ func TestTwoSided(t *testing.T) {
 	wantCode(t, err, cupid.CodeInvalid, "group")
 	_, err = New(Config{Rooms: 1, Round: time.Minute, MinLobby: 2, Mode: ModeTwoSided, Sides: []string{"a"}}, 1)
 	wantCode(t, err, cupid.CodeInvalid, "sides")
+	_, err = New(Config{Rooms: 1, Round: time.Minute, MinLobby: 2, Mode: ModeTwoSided, Sides: []string{"a", "b"}, Trios: true}, 1)
+	wantCode(t, err, cupid.CodeInvalid, "trios")
 }
 
 func TestWithinAndCrossGroups(t *testing.T) {
