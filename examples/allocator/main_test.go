@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/cupid-match/cupid/api"
+	"github.com/cupid-match/cupid/client"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/ticketsvc"
+)
+
+const duel = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+  "matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 100000}]}`
+
+// TestPlayersReachTheirGameServer: two players queue, the allocator starts
+// a game server for their match and assigns it, each player's watcher
+// hears the address, and connecting there answers with their session.
+// A second allocator started from the saved state allocates nothing again.
+func TestPlayersReachTheirGameServer(t *testing.T) {
+	store := memstore.New()
+	svc, err := ticketsvc.New(ticketsvc.Options{
+		Store: store, Documents: store, Logger: slog.New(slog.DiscardHandler), Seed: 1,
+		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duel)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	srv := httptest.NewServer(api.Handler(api.Options{Matchmaker: svc, Logger: slog.New(slog.DiscardHandler)}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	state := filepath.Join(t.TempDir(), "allocator.seq")
+	a := &Allocator{Client: client.New(srv.URL), Queue: "duel", State: state, Log: t.Logf}
+	defer a.Close()
+	runCtx, stopRun := context.WithCancel(ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(runCtx) }()
+
+	c := client.New(srv.URL)
+	var ids []string
+	for _, p := range []string{"ann", "ben"} {
+		tk, err := c.CreateTicket(ctx, &cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{{
+			Id: p, Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(1500)},
+		}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.GetId())
+	}
+	for i, id := range ids {
+		var addr string
+		err := c.WatchUntilAssigned(ctx, id, 0, func(ev *cupidv1.TicketEvent) error {
+			if a := ev.GetAssignment(); a != nil {
+				addr = a.GetServer()
+			}
+			return nil
+		})
+		if err != nil || addr == "" {
+			t.Fatalf("player %d: no assignment (%v)", i, err)
+		}
+		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		greet, err := bufio.NewReader(conn).ReadString('\n')
+		conn.Close()
+		if err != nil || !strings.HasPrefix(greet, "session-") || !strings.Contains(greet, "ann") || !strings.Contains(greet, "ben") {
+			t.Fatalf("the game server said %q (%v)", greet, err)
+		}
+	}
+	stopRun()
+	<-ran
+	// Restarted from its state file, the allocator finds nothing to do:
+	// it would fail on a second AssignMatch of the same match.
+	again := &Allocator{Client: client.New(srv.URL), Queue: "duel", State: state, Log: t.Logf}
+	defer again.Close()
+	againCtx, stopAgain := context.WithTimeout(ctx, 500*time.Millisecond)
+	defer stopAgain()
+	if err := again.Run(againCtx); err != context.DeadlineExceeded {
+		t.Fatalf("restarted allocator: %v, want to wait quietly until stopped", err)
+	}
+	if len(again.servers) != 0 {
+		t.Fatalf("the restarted allocator started %d game servers for matches already allocated", len(again.servers))
+	}
+}
