@@ -41,4 +41,24 @@
 //   - A person who leaves a room (LeaveLobby or Leave) frees it; the partner
 //     is told and goes back to the lobby. If every room empties the round ends
 //     early.
+//
+// Beyond the seed's design (each in its own file):
+//
+//   - Modes (config.go, round.go): two-sided events pair only across two
+//     sides, whose first side keeps its rooms; group events pair within or
+//     across groups. Never lists (records.go) take pairs out too. Every
+//     round is still a maximum matching of the pairs allowed.
+//   - Trios (round.go, graph/matching's Trio): a leftover person joins a
+//     pair they have both never met, when that costs no pair.
+//   - Records by hand (records.go): meetings recorded by the organiser,
+//     histories imported, one entry forgotten.
+//   - The round history (history.go): every computed round is numbered and
+//     announced with its record; the event lists which ones the server
+//     keeps.
+//   - Organiser controls (controls.go): settings changed while running, a
+//     round started or ended at once, pause and resume.
+//   - Dates and answers (answers.go): extensions both partners ask for, a
+//     minimum length, and private "would meet again" answers of which only
+//     the mutual ones are revealed, at a set time or on the organiser's
+//     word.
 package pairing
