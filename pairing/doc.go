@@ -13,20 +13,20 @@
 //
 // How it behaves, and why:
 //
-//   - People are identified by a stable key (the seed uses the display name),
+//   - People are identified by a stable key (the VRChat world uses the display name),
 //     so someone who crashes and rejoins is the same person with the same
 //     record.
 //   - Each person keeps their own record of whom they have met. Two people
 //     may be paired only if neither record says they met, and pairing marks
 //     both. ClearRecord empties one's own record; others still remember, so a
-//     rematch needs both to clear (as in the seed, where a player who rejoins
+//     rematch needs both to clear (as in the VRChat world, where a player who rejoins
 //     with a clean slate is still avoided by those who remember them).
 //     Leaving the event keeps the record, as for a crash; clearing it is
 //     explicit.
 //   - Only people in the lobby are paired. When MinLobby people are there a
 //     countdown starts; people arriving during it are included. When it ends
 //     the round is computed: the largest possible number of pairs (a maximum
-//     matching, not the seed's greedy one), favouring people who sat out
+//     matching, not the world's greedy one), favouring people who sat out
 //     recent rounds, then following a round-robin plan (see plan.go) so that
 //     a steady group meets everyone in as few rounds as possible, with
 //     seeded random tie-breaking.
@@ -42,7 +42,7 @@
 //     is told and goes back to the lobby. If every room empties the round ends
 //     early.
 //
-// Beyond the seed's design (each in its own file):
+// Beyond the VRChat world's design (each in its own file):
 //
 //   - Modes (config.go, round.go): two-sided events pair only across two
 //     sides, whose first side keeps its rooms; group events pair within or
