@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/pairing"
 )
@@ -140,7 +142,7 @@ func TestWatchReplaysRounds(t *testing.T) {
 func TestRoundRecordsInTheStore(t *testing.T) {
 	ctx := context.Background()
 	docs := newMemDocs()
-	h := start(t, docs, &clock{t: t0}, Limits{HistoryRounds: 2})
+	h := startWith(t, docs, &clock{t: t0}, Options{History: pairing.HistoryLimits{Rounds: 2}})
 	h.event(t, "e", pairing.Config{Rooms: 2, Round: time.Hour, Countdown: time.Hour, MinLobby: 9})
 	h.event(t, "e2", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Hour, MinLobby: 9}) // sorts after "e/…"
 	h.arrive(t, "e", "a", "b", "c", "d")
@@ -215,4 +217,21 @@ func TestRoundRecordFailureChangesNothing(t *testing.T) {
 	if rounds, _, err := h.s.History(ctx, "e", 0, 0); err != nil || len(rounds) != 1 {
 		t.Fatalf("history %+v %v", rounds, err)
 	}
+}
+
+// startWith is start with more options (Docs, Now, Logger and Registry are
+// set here).
+func startWith(t testing.TB, docs *memDocs, clk *clock, o Options) *harness {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	o.Docs, o.Registry, o.Now, o.Logger = docs, reg, clk.now, testLogger()
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return &harness{s: s, docs: docs, clk: clk, reg: reg}
 }

@@ -24,12 +24,6 @@ type Limits struct {
 	// Defaults are the settings of an event whose organiser leaves them
 	// out (zero in the request).
 	Defaults Defaults
-	// HistoryRounds and HistoryNames bound the round history each event
-	// keeps in the store: at most HistoryRounds rounds and HistoryNames
-	// keys over all of them, the oldest deleted first. Defaults
-	// DefaultHistoryRounds and DefaultHistoryNames.
-	HistoryRounds int
-	HistoryNames  int
 }
 
 // Defaults are the event settings used when a CreateEvent request leaves
@@ -62,12 +56,6 @@ const (
 	DefaultCountdown = 30 * time.Second
 	// DefaultMinLobby is the smallest lobby that can form a pair.
 	DefaultMinLobby = 2
-	// DefaultHistoryRounds keeps an evening of 5-minute rounds many times
-	// over.
-	DefaultHistoryRounds = 1_000
-	// DefaultHistoryNames keeps 100 rounds of a 10,000-person event, about
-	// 15 MB of records.
-	DefaultHistoryNames = 1_000_000
 )
 
 // WithDefaults returns the limits with every zero field set to its default,
@@ -85,18 +73,6 @@ func (l Limits) WithDefaults() (Limits, error) {
 		return l, cupid.Invalid("max_participants", "must be between 1 and %d, got %d", pairing.MaxPeople, l.MaxParticipants)
 	case l.MaxParticipants == 0:
 		l.MaxParticipants = DefaultMaxParticipants
-	}
-	switch {
-	case l.HistoryRounds < 0 || l.HistoryRounds > pairing.MaxHistoryRounds:
-		return l, cupid.Invalid("history_rounds", "must be between 1 and %d, got %d", pairing.MaxHistoryRounds, l.HistoryRounds)
-	case l.HistoryRounds == 0:
-		l.HistoryRounds = DefaultHistoryRounds
-	}
-	switch {
-	case l.HistoryNames < 0 || l.HistoryNames > pairing.MaxHistoryNames:
-		return l, cupid.Invalid("history_names", "must be between 1 and %d, got %d", pairing.MaxHistoryNames, l.HistoryNames)
-	case l.HistoryNames == 0:
-		l.HistoryNames = DefaultHistoryNames
 	}
 	d := &l.Defaults
 	if d.Round == 0 {

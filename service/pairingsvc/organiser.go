@@ -16,7 +16,7 @@ import (
 // others: applied, stored, then told.
 
 func (s *Service) historyLimits() pairing.HistoryLimits {
-	return pairing.HistoryLimits{Rounds: s.limits.HistoryRounds, Names: s.limits.HistoryNames}
+	return s.history // zero fields: SetHistoryLimits takes the defaults
 }
 
 // eventOp runs an organiser's change and returns the event once stored.

@@ -63,12 +63,17 @@ type Options struct {
 	Registry prometheus.Registerer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// History bounds the round history each event keeps in the store; a
+	// zero field takes pairing.DefaultHistoryLimits (1,000 rounds,
+	// 1,000,000 names), the documented limits. Tests set smaller ones.
+	History pairing.HistoryLimits
 }
 
 // Service runs every speed-dating event of the server.
 type Service struct {
 	docs    cupid.DocumentStore
 	limits  Limits
+	history pairing.HistoryLimits
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
@@ -97,6 +102,7 @@ func New(o Options) (*Service, error) {
 	s := &Service{
 		docs:     o.Docs,
 		limits:   limits,
+		history:  o.History,
 		log:      o.Logger,
 		now:      o.Now,
 		metrics:  newMetrics(o.Registry),

@@ -474,8 +474,7 @@ func TestLimitsAreChecked(t *testing.T) {
 func TestLimitsDefaults(t *testing.T) {
 	got, err := Limits{}.WithDefaults()
 	want := Limits{MaxEvents: DefaultMaxEvents, MaxParticipants: DefaultMaxParticipants,
-		Defaults:      Defaults{Round: DefaultRound, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby},
-		HistoryRounds: DefaultHistoryRounds, HistoryNames: DefaultHistoryNames}
+		Defaults: Defaults{Round: DefaultRound, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby}}
 	if err != nil || got != want {
 		t.Fatalf("Limits{}.WithDefaults() = %+v, %v; want %+v", got, err, want)
 	}
