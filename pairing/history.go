@@ -75,15 +75,9 @@ type HistoryLimits struct {
 	Names int
 }
 
-// The largest history limits a server may set, and the defaults: 1,000
-// rounds of an 80-person event, the last 100 of a 10,000-person one
+// DefaultHistoryLimits are the limits of an event whose server sets none:
+// 1,000 rounds of an 80-person event, the last 100 of a 10,000-person one
 // (about 15 MB of records).
-const (
-	MaxHistoryRounds = 100_000
-	MaxHistoryNames  = 100_000_000
-)
-
-// DefaultHistoryLimits are the limits of an event whose server sets none.
 var DefaultHistoryLimits = HistoryLimits{Rounds: 1_000, Names: 1_000_000}
 
 // SetHistoryLimits changes the bounds of the round history (a zero field
