@@ -91,6 +91,7 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 		p.do(func(p *pool) { p.setRuleset(q) })
 	}
 	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
+	s.warnNotActedOn(q)
 	now := s.now().UTC()
 	s.noteReplacement(ctx, name,
 		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},

@@ -173,8 +173,26 @@ func New(o Options) (*Service, error) {
 			q.maxKeys = DefaultMaxKeys
 		}
 		s.queues[qc.Name] = q
+		s.warnNotActedOn(q)
 	}
 	return s, nil
+}
+
+// warnNotActedOn says in the log which settings of a queue's ruleset the
+// server accepts (AccelByte's rulesets carry them) but does not act on
+// yet: backfill into running sessions is not built.
+func (s *Service) warnNotActedOn(q *queue) {
+	var unused []string
+	if q.rules.AutoBackfill {
+		unused = append(unused, "auto_backfill")
+	}
+	if q.rules.OptionsForBackfill {
+		unused = append(unused, "match_options_referred_for_backfill")
+	}
+	if len(unused) > 0 {
+		s.log.Warn("ruleset settings accepted but not acted on: backfill into running sessions is not built yet, every match is a new session",
+			"queue", q.name, "settings", unused)
+	}
 }
 
 // compileQueue parses, validates and compiles a ruleset once, and makes the
