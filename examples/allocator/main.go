@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync"
 
+	"connectrpc.com/connect"
+
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 )
@@ -69,19 +71,32 @@ func (a *Allocator) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			a.mu.Lock()
-			a.servers = append(a.servers, gs)
-			a.mu.Unlock()
-			if _, err := a.Client.AssignMatch(ctx, m.GetId(), &cupidv1.Assignment{
+			_, err = a.Client.AssignMatch(ctx, m.GetId(), &cupidv1.Assignment{
 				Server: gs.Addr(), SessionId: "session-" + m.GetId(),
 				Connection: map[string]string{"protocol": "tcp"},
-			}); err != nil {
+			})
+			switch {
+			case connect.CodeOf(err) == connect.CodeFailedPrecondition:
+				// Assigned (by us before a crash, or by someone else) or
+				// released since it formed: nothing to do.
+				gs.Close()
+				a.Log("match %s: no longer waits for a server (%v)", m.GetId(), err)
+			case err != nil:
+				gs.Close()
+				if ctx.Err() != nil {
+					return ctx.Err() // stopped while asking
+				}
 				return fmt.Errorf("assigning match %s: %w", m.GetId(), err)
+			default:
+				a.mu.Lock()
+				a.servers = append(a.servers, gs)
+				a.mu.Unlock()
+				a.Log("match %s: players %s on %s", m.GetId(), strings.Join(players(m), ", "), gs.Addr())
 			}
-			a.Log("match %s: players %s on %s", m.GetId(), strings.Join(players(m), ", "), gs.Addr())
 		}
 		// Saved after the work: a crash in between allocates the match
-		// again, and the second AssignMatch is refused, never doubled.
+		// again, and the second AssignMatch is refused (and skipped above),
+		// never doubled.
 		return a.save(ev.GetSeq())
 	})
 }

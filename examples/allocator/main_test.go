@@ -45,6 +45,28 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	// A match assigned by someone else before the allocator starts: its
+	// "formed" event is replayed, and the allocator passes over it.
+	c := client.New(srv.URL)
+	early := []string{}
+	for _, p := range []string{"xia", "yon"} {
+		tk, err := c.CreateTicket(ctx, solo(p, 900))
+		if err != nil {
+			t.Fatal(err)
+		}
+		early = append(early, tk.GetId())
+	}
+	var earlyMatch string
+	if err := c.Watch(ctx, early[0], 0, func(ev *cupidv1.TicketEvent) error {
+		earlyMatch = ev.GetMatch().GetId()
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AssignMatch(ctx, earlyMatch, &cupidv1.Assignment{Server: "elsewhere:1"}); err != nil {
+		t.Fatal(err)
+	}
+
 	state := filepath.Join(t.TempDir(), "allocator.seq")
 	a := &Allocator{Client: client.New(srv.URL), Queue: "duel", State: state, Log: t.Logf}
 	defer a.Close()
@@ -52,12 +74,9 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 	ran := make(chan error, 1)
 	go func() { ran <- a.Run(runCtx) }()
 
-	c := client.New(srv.URL)
 	var ids []string
 	for _, p := range []string{"ann", "ben"} {
-		tk, err := c.CreateTicket(ctx, &cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{{
-			Id: p, Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(1500)},
-		}}})
+		tk, err := c.CreateTicket(ctx, solo(p, 1500))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,8 +103,27 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 			t.Fatalf("the game server said %q (%v)", greet, err)
 		}
 	}
+	// The players may hear of the assignment before the allocator hears
+	// the server's answer: wait for it to count its game server.
+	started := 0
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		a.mu.Lock()
+		started = len(a.servers)
+		a.mu.Unlock()
+		if started > 0 {
+			break
+		}
+	}
 	stopRun()
-	<-ran
+	if err := <-ran; err != context.Canceled {
+		t.Fatalf("the allocator stopped with %v, want only when told", err)
+	}
+	a.mu.Lock()
+	started = len(a.servers)
+	a.mu.Unlock()
+	if started != 1 {
+		t.Fatalf("%d game servers for one match to allocate (the other was assigned elsewhere)", started)
+	}
 	// Restarted from its state file, the allocator finds nothing to do:
 	// it would fail on a second AssignMatch of the same match.
 	again := &Allocator{Client: client.New(srv.URL), Queue: "duel", State: state, Log: t.Logf}
@@ -98,4 +136,10 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 	if len(again.servers) != 0 {
 		t.Fatalf("the restarted allocator started %d game servers for matches already allocated", len(again.servers))
 	}
+}
+
+func solo(id string, mmr float64) *cupidv1.CreateTicketRequest {
+	return &cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{{
+		Id: id, Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(mmr)},
+	}}}
 }
