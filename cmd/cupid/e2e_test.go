@@ -156,20 +156,47 @@ func TestTwoPlayersMatchOverGRPCAndConnect(t *testing.T) {
 	}
 }
 
-// postJSON calls a Connect procedure with a raw JSON body, as curl would.
-func postJSON(t *testing.T, url, procedure, body string) (int, map[string]any) {
+// postRaw posts a raw JSON body to a path ("/cupid.v1.TicketService/
+// CreateTicket"), as curl would, and returns the answer as it came.
+func postRaw(t *testing.T, url, path, body string) (int, []byte, http.Header) {
 	t.Helper()
-	res, err := http.Post(url+"/cupid.v1.TicketService/"+procedure, "application/json", strings.NewReader(body))
+	res, err := http.Post(url+path, "application/json", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var out map[string]any
 	b, _ := io.ReadAll(res.Body)
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s answered %d with non-JSON %q", procedure, res.StatusCode, b)
+	return res.StatusCode, b, res.Header
+}
+
+// postOK is postRaw for a call that must succeed: its body.
+func postOK(t *testing.T, url, path, body string) []byte {
+	t.Helper()
+	status, out, _ := postRaw(t, url, path, body)
+	if status != http.StatusOK {
+		t.Fatalf("%s %s: %d %s", path, body, status, out)
 	}
-	return res.StatusCode, out
+	return out
+}
+
+// postService calls a procedure of a service with a raw JSON body and
+// decodes the JSON answer; the header carries Cupid-Field.
+func postService(t *testing.T, url, service, procedure, body string) (int, map[string]any, http.Header) {
+	t.Helper()
+	status, b, h := postRaw(t, url, "/cupid.v1."+service+"/"+procedure, body)
+	var out map[string]any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s answered %d with non-JSON %q", procedure, status, b)
+	}
+	return status, out, h
+}
+
+// postJSON calls a TicketService procedure with a raw JSON body, as curl
+// would.
+func postJSON(t *testing.T, url, procedure, body string) (int, map[string]any) {
+	t.Helper()
+	status, out, _ := postService(t, url, "TicketService", procedure, body)
+	return status, out
 }
 
 func TestRawJSONBadInputNamesTheFieldAndStoresNothing(t *testing.T) {

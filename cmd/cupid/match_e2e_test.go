@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -387,15 +386,7 @@ func TestMatchesGuideCurlExamples(t *testing.T) {
 		}
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			res, err := http.Post(s.url+c.procedure, "application/json", strings.NewReader(body))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, _ := io.ReadAll(res.Body)
-			res.Body.Close()
-			if res.StatusCode != http.StatusOK {
-				t.Fatalf("%s %s: %d %s", c.procedure, body, res.StatusCode, out)
-			}
+			out := postOK(t, s.url, c.procedure, body)
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatalf("%s: %v: %s", c.procedure, err, out)
 			}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -57,15 +56,7 @@ func TestOpponentDocsCurlExamples(t *testing.T) {
 			}
 			body = strings.ReplaceAll(body, "rsv_…", id)
 		}
-		res, err := http.Post(s.url+c.procedure, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("%s %s: %d %s", c.procedure, body, res.StatusCode, out)
-		}
+		postOK(t, s.url, c.procedure, body)
 	}
 	for _, p := range []string{"UpdatePlayer", "FindOpponent", "ConfirmAttack", "ReleaseReservation", "SetPlayerOnline"} {
 		if !seen[p] {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -287,17 +286,8 @@ func TestOpponentFakeIDsAreRefused(t *testing.T) {
 // curl would.
 func postOpponent(t *testing.T, url, procedure, body string) (int, map[string]any) {
 	t.Helper()
-	res, err := http.Post(url+"/cupid.v1.OpponentService/"+procedure, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s answered %d with non-JSON %q", procedure, res.StatusCode, b)
-	}
-	return res.StatusCode, out
+	status, out, _ := postService(t, url, "OpponentService", procedure, body)
+	return status, out
 }
 
 func fetchText(t *testing.T, url string) string {

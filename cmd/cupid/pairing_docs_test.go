@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"regexp"
@@ -38,21 +37,16 @@ func TestPairingDocsCurlExamples(t *testing.T) {
 		if !json.Valid([]byte(body)) {
 			t.Fatalf("example %d, %s: the body is not JSON: %s", i, procedure, body)
 		}
-		res, err := http.Post(s.url+procedure, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
+		status, out, _ := postRaw(t, s.url, procedure, body)
 		var e struct{ Code string }
-		if res.StatusCode != http.StatusOK {
+		if status != http.StatusOK {
 			if err := json.Unmarshal(out, &e); err != nil || e.Code == "" {
-				t.Fatalf("example %d, %s %s: %d %s", i, procedure, body, res.StatusCode, out)
+				t.Fatalf("example %d, %s %s: %d %s", i, procedure, body, status, out)
 			}
 		}
 		switch {
 		case want != "" && e.Code != want:
-			t.Fatalf("example %d, %s %s: got %d %s, the page says %s", i, procedure, body, res.StatusCode, out, want)
+			t.Fatalf("example %d, %s %s: got %d %s, the page says %s", i, procedure, body, status, out, want)
 		case want == "" && e.Code != "" && e.Code != "failed_precondition" && e.Code != "not_found":
 			t.Fatalf("example %d, %s %s: %s", i, procedure, body, out)
 		}

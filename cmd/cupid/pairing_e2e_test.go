@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -678,17 +677,8 @@ func TestPairingDirectedRecords(t *testing.T) {
 // header.
 func pairingPost(t *testing.T, url, procedure, body string) (int, map[string]any, string) {
 	t.Helper()
-	res, err := http.Post(url+"/cupid.v1.PairingService/"+procedure, "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	var out map[string]any
-	if err := json.Unmarshal(b, &out); err != nil {
-		t.Fatalf("%s answered %d with non-JSON %q", procedure, res.StatusCode, b)
-	}
-	return res.StatusCode, out, res.Header.Get("Cupid-Field")
+	status, out, h := postService(t, url, "PairingService", procedure, body)
+	return status, out, h.Get("Cupid-Field")
 }
 
 // TestPairingBadInputNamesTheFieldAndChangesNothing sends every kind of

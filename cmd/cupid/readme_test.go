@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -52,15 +50,7 @@ func TestReadmeCurlExamples(t *testing.T) {
 		if !json.Valid([]byte(body)) {
 			t.Fatalf("%s: the README's body is not JSON: %s", c.procedure, body)
 		}
-		res, err := http.Post(s.url+c.procedure, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, _ := io.ReadAll(res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			t.Fatalf("%s %s: %d %s", c.procedure, body, res.StatusCode, out)
-		}
+		out := postOK(t, s.url, c.procedure, body)
 		var r struct {
 			Ticket  struct{ ID string } `json:"ticket"`
 			Results []struct {
