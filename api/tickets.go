@@ -79,19 +79,26 @@ func (h *tickets) CreateTickets(ctx context.Context, req *connect.Request[cupidv
 			err = res[i].Err
 		}
 		if err != nil {
-			err = cupid.Within(fmt.Sprintf("tickets[%d]", i), err)
-			ce := connectError(h.log, err).(*connect.Error)
-			r.ErrorCode, r.Error = ce.Code().String(), ce.Message()
-			var e *cupid.Error
-			if errors.As(err, &e) {
-				r.ErrorField = e.Field
-			}
+			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("tickets[%d]", i), err)
 		} else {
 			r.Ticket, r.Existed = ticketOut(res[i].Ticket, nil, nil, now), res[i].Existed
 		}
 		out.Results[i] = r
 	}
 	return connect.NewResponse(out), nil
+}
+
+// bulkError is one refused item of a bulk call as its result carries it:
+// the Connect code name, the message and the field, placed under the
+// item's own path (tickets[3], ids[3]).
+func (h *tickets) bulkError(item string, err error) (code, msg, field string) {
+	err = cupid.Within(item, err)
+	ce := connectError(h.log, err).(*connect.Error)
+	var e *cupid.Error
+	if errors.As(err, &e) {
+		field = e.Field
+	}
+	return ce.Code().String(), ce.Message(), field
 }
 
 func (h *tickets) CancelTickets(ctx context.Context, req *connect.Request[cupidv1.CancelTicketsRequest]) (*connect.Response[cupidv1.CancelTicketsResponse], error) {
@@ -107,13 +114,7 @@ func (h *tickets) CancelTickets(ctx context.Context, req *connect.Request[cupidv
 	for i, c := range h.mm.CancelTickets(ctx, ids) {
 		r := &cupidv1.CancelTicketResult{}
 		if c.Err != nil {
-			err := cupid.Within(fmt.Sprintf("ids[%d]", i), c.Err)
-			ce := connectError(h.log, err).(*connect.Error)
-			r.ErrorCode, r.Error = ce.Code().String(), ce.Message()
-			var e *cupid.Error
-			if errors.As(err, &e) {
-				r.ErrorField = e.Field
-			}
+			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("ids[%d]", i), c.Err)
 		} else {
 			r.Ticket = ticketOut(c.Ticket, nil, nil, now)
 		}
