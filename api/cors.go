@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -88,15 +89,22 @@ func withCORS(h http.Handler, o origins) http.Handler {
 
 // acceptSocket upgrades to a WebSocket when the page's origin is allowed,
 // or answers 403 naming it (a plain HTTP error the client can read).
-func acceptSocket(w http.ResponseWriter, r *http.Request, o origins) (*websocket.Conn, bool) {
+func acceptSocket(w http.ResponseWriter, r *http.Request, o origins) (*websocket.Conn, context.Context, bool) {
 	if origin := r.Header.Get("Origin"); origin != "" && !o.allows(origin, r) {
 		httpError(w, cupid.Errorf(cupid.CodeDenied, "", "origin %s is not allowed to open WebSockets (server.cors.allowed_origins)", origin))
-		return nil, false
+		return nil, nil, false
 	}
 	// The origin is checked above, with the same list as the API's.
 	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
-		return nil, false // Accept has answered the client
+		return nil, nil, false // Accept has answered the client
 	}
-	return c, true
+	// Every socket here streams to the client, which only sends pings and
+	// closes: small reads, and reading in the background drives the pongs
+	// and ends the returned context when the client goes away.
+	c.SetReadLimit(maxSocketMessage)
+	return c, c.CloseRead(r.Context()), true
 }
+
+// maxSocketMessage bounds a client's WebSocket message.
+const maxSocketMessage = 4096

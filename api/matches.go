@@ -213,12 +213,10 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	c, ok := acceptSocket(w, r, s.origins)
+	c, ctx, ok := acceptSocket(w, r, s.origins)
 	if !ok {
 		return
 	}
-	c.SetReadLimit(4096)
-	ctx := c.CloseRead(r.Context())
 	err = s.mm.WatchMatches(ctx, queue, after, func(ev cupid.MatchEvent) error {
 		b, err := protojson.Marshal(matchEventOut(ev))
 		if err != nil {

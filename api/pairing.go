@@ -169,13 +169,10 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	c, ok := acceptSocket(w, r, h.origins)
+	c, ctx, ok := acceptSocket(w, r, h.origins)
 	if !ok {
 		return
 	}
-	c.SetReadLimit(4096)
-	// Reading drives pings/pongs and notices the client going away.
-	ctx := c.CloseRead(r.Context())
 	err := h.svc.WatchAfter(ctx, id, participant, after, func(n pairingsvc.Notification) error {
 		b, err := protojson.Marshal(notificationOut(n))
 		if err != nil {

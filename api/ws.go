@@ -53,13 +53,10 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer release()
-	c, ok := acceptSocket(w, r, s.origins)
+	c, ctx, ok := acceptSocket(w, r, s.origins)
 	if !ok {
 		return
 	}
-	c.SetReadLimit(4096)
-	// Reading drives pings/pongs and notices the client going away.
-	ctx := c.CloseRead(r.Context())
 	marshal := protojson.MarshalOptions{UseProtoNames: false}
 	err = watch(ctx, id, after, func(ev cupid.Event) error {
 		b, err := marshal.Marshal(ticketEventOut(ev))
