@@ -176,14 +176,11 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 	default:
 		return nil, cupid.Invalid("state", "must be formed, assigned or released, not %q", f.State)
 	}
-	switch {
-	case f.Limit < 0:
-		return nil, cupid.Invalid("limit", "must not be negative")
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit > 1000:
-		return nil, cupid.Invalid("limit", "at most 1000, got %d", f.Limit)
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
+	f.Limit = limit
 	rs, err := s.store.Matches(ctx, f)
 	return rs, s.storeError(err)
 }

@@ -563,16 +563,26 @@ func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cup
 	if f.Queue != "" && s.queue(f.Queue) == nil {
 		return nil, cupid.NotFound("queue", "no queue %q", f.Queue)
 	}
-	switch {
-	case f.Limit < 0:
-		return nil, cupid.Invalid("limit", "must not be negative")
-	case f.Limit == 0:
-		f.Limit = 100
-	case f.Limit > 1000:
-		return nil, cupid.Invalid("limit", "at most 1000, got %d", f.Limit)
+	limit, err := listLimit(f.Limit)
+	if err != nil {
+		return nil, err
 	}
+	f.Limit = limit
 	ts, err := s.store.Tickets(ctx, f)
 	return ts, s.storeError(err)
+}
+
+// listLimit checks a listing's limit: 100 when unset, 1,000 at most.
+func listLimit(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, cupid.Invalid("limit", "must not be negative")
+	case n == 0:
+		return 100, nil
+	case n > 1000:
+		return 0, cupid.Invalid("limit", "at most 1000, got %d", n)
+	}
+	return n, nil
 }
 
 // PoolStats describes one pool.
