@@ -71,10 +71,9 @@ func (f *filler) full() bool { return f.total == f.l.teams*f.l.size }
 
 // fifoPool matches in arrival order.
 type fifoPool struct {
-	l     layout
-	hold  int64
-	q     []*party
-	head  int
+	l    layout
+	hold int64
+	arrivalOrder
 	dirty bool
 	f     filler
 	out   formed
@@ -96,8 +95,15 @@ func (b *fifoPool) remove(pt *party) bool {
 	return true
 }
 
+// arrivalOrder is the parties of a baseline pool in arrival order, with
+// head at the oldest that may still wait.
+type arrivalOrder struct {
+	q    []*party
+	head int
+}
+
 // oldest moves head to the oldest waiting party, dropping the rest.
-func (b *fifoPool) oldest() *party {
+func (b *arrivalOrder) oldest() *party {
 	for b.head < len(b.q) && b.q[b.head].state != waiting {
 		b.head++
 	}
@@ -144,11 +150,10 @@ func (b *fifoPool) nextWake(now int64) (int64, bool) {
 
 // greedyPool matches the oldest ticket with its nearest in skill.
 type greedyPool struct {
-	l     layout
-	hold  int64
-	seq   uint64
-	q     []*party // arrival order
-	head  int
+	l    layout
+	hold int64
+	seq  uint64
+	arrivalOrder
 	idx   []*party // by mean skill, then arrival
 	dead  int      // parties in idx that no longer wait
 	dirty bool
@@ -186,20 +191,6 @@ func (b *greedyPool) remove(pt *party) bool {
 	b.dead++
 	b.dirty = true
 	return true
-}
-
-func (b *greedyPool) oldest() *party {
-	for b.head < len(b.q) && b.q[b.head].state != waiting {
-		b.head++
-	}
-	if b.head > 1024 && b.head > len(b.q)/2 {
-		b.q = append(b.q[:0], b.q[b.head:]...)
-		b.head = 0
-	}
-	if b.head == len(b.q) {
-		return nil
-	}
-	return b.q[b.head]
 }
 
 func (b *greedyPool) step(now int64, emit func(*formed)) {
