@@ -103,15 +103,6 @@ func (pr *Proposal) CreatedAt(i int) time.Time {
 // Len is the number of matched tickets.
 func (pr *Proposal) Len() int { return len(pr.members) }
 
-// TicketIDs lists the matched tickets' ids, team by team.
-func (pr *Proposal) TicketIDs() []string {
-	ids := make([]string, len(pr.members))
-	for i := range pr.members {
-		ids[i] = pr.members[i].id
-	}
-	return ids
-}
-
 // Stats are a pool's counters for metrics and the dashboard.
 type Stats struct {
 	// Tickets and Players waiting now.
