@@ -450,15 +450,15 @@ func (p *Pool) Return(tickets []*cupid.Ticket) (refused []Eviction) {
 	return refused
 }
 
-// Get returns a waiting ticket, rebuilt as Add describes.
-func (p *Pool) Get(id string) (*cupid.Ticket, bool) {
+// Times returns a waiting ticket's creation and expiry times in Unix
+// nanoseconds (expires 0 when it has none), without rebuilding it.
+func (p *Pool) Times(id string) (created, expires int64, ok bool) {
 	slot, ok := p.lookupID(id)
 	if !ok {
-		return nil, false
+		return 0, 0, false
 	}
-	t := new(cupid.Ticket)
-	p.fill(t, &p.entries[slot])
-	return t, true
+	e := &p.entries[slot]
+	return e.created, e.h.expires, true
 }
 
 // Contains reports whether a ticket waits in the pool.

@@ -261,9 +261,9 @@ func (p *pool) pruneGone() {
 // When the store fails, the ticket stays live and out of the engine, and
 // ending it is tried again later: it is never left waiting unseen.
 func (p *pool) end(id string, state cupid.TicketState, reason string, now time.Time) {
-	if t, ok := p.eng.Get(id); ok {
+	if created, expires, ok := p.eng.Times(id); ok {
 		p.eng.Remove(id)
-		p.out[id] = liveOf(t)
+		p.out[id] = liveTicket{created: created, expires: expires}
 	}
 	ctx, cancel := context.WithTimeout(p.s.ctx, 10*time.Second)
 	_, err := p.s.finish(ctx, id, state, reason, p)
