@@ -461,6 +461,16 @@ func (p *Pool) Times(id string) (created, expires int64, ok bool) {
 	return e.created, e.h.expires, true
 }
 
+// EachTimes calls fn with every waiting ticket's id and times (as Times
+// gives them), in no particular order, without rebuilding the tickets.
+func (p *Pool) EachTimes(fn func(id string, created, expires int64)) {
+	for i := range p.entries {
+		if e := &p.entries[i]; e.alive {
+			fn(e.id, e.created, e.h.expires)
+		}
+	}
+}
+
 // Contains reports whether a ticket waits in the pool.
 func (p *Pool) Contains(id string) bool {
 	_, ok := p.lookupID(id)

@@ -129,6 +129,7 @@ func (p *pool) afterOps() (retired bool) {
 		p.retryEnds(now)
 		p.step(now)
 	}
+	p.compactExpiry()
 	if p.live == 0 {
 		if p.idleSince.IsZero() {
 			p.idleSince = now
@@ -228,19 +229,25 @@ func (p *pool) forget() {
 	p.live--
 	p.waiting.Dec()
 	p.s.release(p, 1)
-	// The expiry heap keeps ended tickets until their time comes; rebuild
-	// it when they outnumber the live ones, so that a busy pool's heap
-	// stays the size of what waits.
-	if len(p.expiry) > 2*p.live+1024 {
-		p.expiry = p.expiry[:0]
-		for _, t := range p.eng.Tickets() {
-			p.expiry = append(p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
-		}
-		for id, lt := range p.out {
-			p.expiry = append(p.expiry, expiryItem{at: lt.expires, id: id})
-		}
-		heap.Init(&p.expiry)
+}
+
+// compactExpiry rebuilds the expiry heap when the ended tickets it still
+// holds outnumber the live ones, so that a busy pool's heap stays the size
+// of what waits. It runs between steps, when every live ticket is in the
+// engine or in out: within a step, a proposal's tickets are in neither and
+// would lose their expiry.
+func (p *pool) compactExpiry() {
+	if len(p.expiry) <= 2*p.live+1024 {
+		return
 	}
+	p.expiry = p.expiry[:0]
+	p.eng.EachTimes(func(id string, _, expires int64) {
+		p.expiry = append(p.expiry, expiryItem{at: expires, id: id})
+	})
+	for id, lt := range p.out {
+		p.expiry = append(p.expiry, expiryItem{at: lt.expires, id: id})
+	}
+	heap.Init(&p.expiry)
 }
 
 // pruneGone bounds gone: an add arrives within moments of its ticket's
