@@ -71,7 +71,7 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.C
 		return err
 	})
 	if err != nil {
-		return nil, nil, wrap("commit matches", err)
+		return nil, nil, wrap("commit matches", fenced(err))
 	}
 	return out, evs, nil
 }
@@ -141,6 +141,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 		taken := map[string]bool{}
 		b := &pgx.Batch{}
 		queueBegin(b)
+		queueFence(ctx, b)
 		b.Queue(lockTicketsSQL, ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id, st string

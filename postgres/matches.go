@@ -238,6 +238,9 @@ func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 			return err
 		}
 		defer tx.Rollback(context.WithoutCancel(ctx))
+		if err := fenceTx(ctx, tx); err != nil {
+			return fenced(err)
+		}
 		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return cupid.MatchNotFound(id)

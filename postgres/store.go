@@ -289,9 +289,9 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 	var seq int64
 	err := retry(ctx, func() error {
 		var err error
-		t, err = scanTicket(s.pool.QueryRow(ctx, finishSQL, id, string(state), reason, now.UnixNano(), string(kind)), &seq)
+		t, err = s.finishOnce(ctx, id, string(state), reason, now.UnixNano(), string(kind), &seq)
 		if !errors.Is(err, pgx.ErrNoRows) {
-			return err
+			return fenced(err)
 		}
 		var cur string
 		err = s.pool.QueryRow(ctx, `SELECT state FROM tickets WHERE id = $1`, id).Scan(&cur)
@@ -310,6 +310,28 @@ func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketS
 		return nil, cupid.Event{}, wrap("finish ticket "+id, err)
 	}
 	return t, cupid.Event{Seq: seq, TicketID: id, Kind: kind, At: now, Reason: reason}, nil
+}
+
+// finishOnce runs finishSQL: alone (one round trip, an implicit
+// transaction), or after the fence's check in a transaction of its own when
+// the context carries one (a pool's expiry on a node of a cluster).
+func (s *Store) finishOnce(ctx context.Context, id, state, reason string, at int64, kind string, seq *int64) (*cupid.Ticket, error) {
+	if _, ok := cupid.FenceFrom(ctx); !ok {
+		return scanTicket(s.pool.QueryRow(ctx, finishSQL, id, state, reason, at, kind), seq)
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fenceTx(ctx, tx); err != nil {
+		return nil, err
+	}
+	t, err := scanTicket(tx.QueryRow(ctx, finishSQL, id, state, reason, at, kind), seq)
+	if err != nil {
+		return nil, err
+	}
+	return t, tx.Commit(ctx)
 }
 
 // Ping upserts the heartbeat row: readiness then fails when writes do (a

@@ -1,0 +1,426 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/jackc/pgx/v5"
+)
+
+// clusterSchema is the migration that lets several nodes share the
+// database. PostgreSQL is the one source of truth and coordination: nodes
+// announce themselves in cluster_nodes, take pools through cluster_leases,
+// and hear of each other's writes through notifications.
+//
+//   - Times here are the database's clock (clock_timestamp()), never a
+//     node's: two nodes whose clocks disagree still agree on who holds a
+//     lease and whether it has lapsed.
+//   - A lease's token grows by one whenever it changes hands or is taken
+//     again after lapsing. cupid_fence checks, inside a transaction that
+//     writes for a pool, that the writer still holds the lease with the
+//     token it was given, and takes the lease row FOR SHARE: a node taking
+//     the lease over must update that row, so it waits for the write to
+//     commit and then reads it with the pool's other tickets. A writer whose
+//     lease lapsed or moved fails with SQLSTATE CF001 and writes nothing.
+//   - Every statement that stores ticket events or match events notifies
+//     a channel named for the schema ("cupid_" and 16 hex digits of its
+//     md5, so that deployments in two schemas of one database do not hear
+//     each other and no schema name is too long for a channel), from a
+//     trigger, so that no path that writes
+//     events (today's or a later one) can forget to. The payload is
+//     "t:" and the new sequence numbers as ranges ("t:41-44,47"), or "m:"
+//     and the queue whose match log grew. Notifications are delivered after
+//     commit, in commit order, to every listening node; a ticket's own
+//     events commit one after another, so a node that reads each
+//     notification's events in turn sees every ticket's events in sequence
+//     order. A payload stays under PostgreSQL's 8,000-byte limit by being
+//     split.
+const clusterSchema = `
+CREATE TABLE cluster_nodes (
+	id         text COLLATE "C" PRIMARY KEY,
+	addr       text COLLATE "C" NOT NULL DEFAULT '',
+	started_at timestamptz NOT NULL,
+	seen_at    timestamptz NOT NULL
+);
+CREATE TABLE cluster_leases (
+	name       text COLLATE "C" PRIMARY KEY,
+	owner      text COLLATE "C" NOT NULL,
+	token      bigint NOT NULL,
+	expires_at timestamptz NOT NULL
+);
+
+CREATE FUNCTION cupid_fence(lease text, holder text, tok bigint) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM 1 FROM cluster_leases
+	WHERE name = lease AND owner = holder AND token = tok AND expires_at > clock_timestamp()
+	FOR SHARE;
+	IF NOT FOUND THEN
+		RAISE EXCEPTION 'cupid: lease % is no longer held by % with token %', lease, holder, tok USING ERRCODE = 'CF001';
+	END IF;
+	RETURN true;
+END
+$$;
+
+CREATE FUNCTION cupid_notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	msg text := '';
+	r record;
+BEGIN
+	FOR r IN
+		SELECT min(seq) AS lo, max(seq) AS hi FROM (
+			SELECT seq, seq - row_number() OVER (ORDER BY seq) AS run FROM new_rows
+		) AS s GROUP BY run ORDER BY 1
+	LOOP
+		IF length(msg) > 7900 THEN
+			PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 't:' || msg);
+			msg := '';
+		END IF;
+		IF msg <> '' THEN
+			msg := msg || ',';
+		END IF;
+		IF r.lo = r.hi THEN
+			msg := msg || r.lo;
+		ELSE
+			msg := msg || r.lo || '-' || r.hi;
+		END IF;
+	END LOOP;
+	IF msg <> '' THEN
+		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 't:' || msg);
+	END IF;
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER events_notify AFTER INSERT ON events
+	REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION cupid_notify_events();
+
+CREATE FUNCTION cupid_notify_match_events() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	q text;
+BEGIN
+	FOR q IN SELECT DISTINCT queue FROM new_rows ORDER BY 1 LOOP
+		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'm:' || q);
+	END LOOP;
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER match_events_notify AFTER INSERT ON match_events
+	REFERENCING NEW TABLE AS new_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION cupid_notify_match_events();
+`
+
+// codeFenced is the SQLSTATE cupid_fence raises.
+const codeFenced = "CF001"
+
+// fenceSQL checks a write's fence inside its transaction.
+const fenceSQL = `SELECT cupid_fence($1, $2, $3)`
+
+// queueFence adds the check of the fence ctx carries, if any, to a batch
+// that has begun its transaction.
+func queueFence(ctx context.Context, b *pgx.Batch) {
+	if f, ok := cupid.FenceFrom(ctx); ok {
+		b.Queue(fenceSQL, f.Lease, f.Holder, f.Token)
+	}
+}
+
+// fenceTx checks the fence ctx carries, if any, in an open transaction.
+func fenceTx(ctx context.Context, tx pgx.Tx) error {
+	if f, ok := cupid.FenceFrom(ctx); ok {
+		if _, err := tx.Exec(ctx, fenceSQL, f.Lease, f.Holder, f.Token); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fenced turns the database's refusal of a fenced write into an error that
+// is cupid.ErrFenced.
+func fenced(err error) error {
+	if err != nil && pgCode(err) == codeFenced {
+		return fmt.Errorf("%w: %v", cupid.ErrFenced, err)
+	}
+	return err
+}
+
+// Node is one server process of a cluster, as the database last saw it.
+type Node struct {
+	ID   string
+	Addr string
+	// Started and Seen are the database's clock when the node first and
+	// last announced itself.
+	Started, Seen time.Time
+}
+
+// Heartbeat announces a node (with the address it serves on, for people
+// reading the list) as alive now.
+func (s *Store) Heartbeat(ctx context.Context, node, addr string) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO cluster_nodes (id, addr, started_at, seen_at)
+		VALUES ($1, $2, clock_timestamp(), clock_timestamp())
+		ON CONFLICT (id) DO UPDATE SET addr = EXCLUDED.addr, seen_at = EXCLUDED.seen_at`, node, addr)
+	if err != nil {
+		return fmt.Errorf("postgres: heartbeat of node %s: %w", node, err)
+	}
+	return nil
+}
+
+// LeaveCluster removes a node that stops cleanly, so the others need not
+// wait for its heartbeat to age.
+func (s *Store) LeaveCluster(ctx context.Context, node string) error {
+	_, err := s.pool.Exec(ctx, `DELETE FROM cluster_nodes WHERE id = $1`, node)
+	if err != nil {
+		return fmt.Errorf("postgres: node %s leaving: %w", node, err)
+	}
+	return nil
+}
+
+// Nodes lists the nodes seen within the last `within`, in id order, and
+// forgets those not seen for an hour.
+func (s *Store) Nodes(ctx context.Context, within time.Duration) ([]Node, error) {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM cluster_nodes WHERE seen_at < clock_timestamp() - interval '1 hour'`); err != nil {
+		return nil, fmt.Errorf("postgres: forget old nodes: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, addr, started_at, seen_at FROM cluster_nodes
+		WHERE seen_at > clock_timestamp() - make_interval(secs => $1) ORDER BY id`, within.Seconds())
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list nodes: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Node, error) {
+		var n Node
+		err := r.Scan(&n.ID, &n.Addr, &n.Started, &n.Seen)
+		return n, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list nodes: %w", err)
+	}
+	return out, nil
+}
+
+// Lease is who holds a lease, with which token, until when (the database's
+// clock).
+type Lease struct {
+	Name    string
+	Owner   string
+	Token   int64
+	Expires time.Time
+}
+
+// AcquireLease takes the lease for node for ttl, or extends it when node
+// holds it still. It returns the token the node's writes must carry, and
+// ok false (no error) when another node holds the lease. The token stays
+// the same while a node keeps extending its lease in time, and grows when
+// the lease changes hands or is taken again after it lapsed: a node whose
+// lease lapsed must act on the new token only.
+func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Duration) (token int64, ok bool, err error) {
+	if ttl <= 0 {
+		return 0, false, cupid.Invalid("ttl", "must be positive")
+	}
+	err = s.pool.QueryRow(ctx, `INSERT INTO cluster_leases AS l (name, owner, token, expires_at)
+		VALUES ($1, $2, 1, clock_timestamp() + make_interval(secs => $3))
+		ON CONFLICT (name) DO UPDATE SET
+			owner = EXCLUDED.owner,
+			token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > clock_timestamp() THEN l.token ELSE l.token + 1 END,
+			expires_at = EXCLUDED.expires_at
+		WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
+		RETURNING token`, name, node, ttl.Seconds()).Scan(&token)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("postgres: acquire lease %s for %s: %w", name, node, err)
+	}
+	return token, true, nil
+}
+
+// ReleaseLease gives a lease up at once, so that the next node need not
+// wait for it to lapse. It keeps the token, so the next holder's is larger.
+// Releasing a lease the node no longer holds with that token does nothing.
+func (s *Store) ReleaseLease(ctx context.Context, name, node string, token int64) error {
+	_, err := s.pool.Exec(ctx, `UPDATE cluster_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
+		WHERE name = $1 AND owner = $2 AND token = $3`, name, node, token)
+	if err != nil {
+		return fmt.Errorf("postgres: release lease %s: %w", name, err)
+	}
+	return nil
+}
+
+// Leases lists every lease, lapsed ones included, in name order.
+func (s *Store) Leases(ctx context.Context) ([]Lease, error) {
+	rows, err := s.pool.Query(ctx, `SELECT name, owner, token, expires_at FROM cluster_leases ORDER BY name`)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list leases: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Lease, error) {
+		var l Lease
+		err := r.Scan(&l.Name, &l.Owner, &l.Token, &l.Expires)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: list leases: %w", err)
+	}
+	return out, nil
+}
+
+// Change is what one notification told: ticket events stored (by their
+// sequence numbers) or a queue's match log grown. Resync is set on the
+// first Change after the listening connection was lost and made again:
+// notifications sent meanwhile were missed, and the listener must catch up
+// by reading (each watched ticket's events after the last seen, each owned
+// pool's waiting tickets).
+type Change struct {
+	Seqs   []int64
+	Queue  string
+	Resync bool
+}
+
+// Listen calls fn with every change any node commits, in commit order, until
+// ctx ends. It holds one connection of its own; when it loses it, it
+// connects again (retrying with a pause) and calls fn with Resync first.
+// fn runs on Listen's goroutine: a slow fn delays the next notifications,
+// which PostgreSQL queues meanwhile.
+func (s *Store) Listen(ctx context.Context, ready func(), fn func(Change)) error {
+	resync := false
+	for attempt := 0; ; attempt++ {
+		err := s.listenOnce(ctx, func() {
+			attempt = 0
+			if ready != nil {
+				ready()
+				ready = nil
+			}
+			if resync {
+				fn(Change{Resync: true})
+			}
+		}, fn)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		resync = true
+		_ = err
+		if err := pause(ctx, min(attempt, 6)); err != nil {
+			return err
+		}
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(Change)) error {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	// A listening connection is never given back: its LISTEN would
+	// follow it to whoever took it next.
+	defer func() {
+		c := conn.Hijack()
+		c.Close(context.WithoutCancel(ctx))
+	}()
+	var channel string
+	if err := conn.QueryRow(ctx, `SELECT 'cupid_' || left(md5(current_schema()), 16)`).Scan(&channel); err != nil {
+		return err
+	}
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return err
+	}
+	listening()
+	for {
+		n, err := conn.Conn().WaitForNotification(ctx)
+		if err != nil {
+			return err
+		}
+		c, err := parseChange(n.Payload)
+		if err != nil {
+			continue // not ours (someone else notifying the channel)
+		}
+		fn(c)
+	}
+}
+
+// parseChange reads a notification's payload.
+func parseChange(p string) (Change, error) {
+	switch {
+	case strings.HasPrefix(p, "m:"):
+		return Change{Queue: p[2:]}, nil
+	case strings.HasPrefix(p, "t:"):
+		var c Change
+		for _, part := range strings.Split(p[2:], ",") {
+			lo, hi, isRange := strings.Cut(part, "-")
+			a, err := strconv.ParseInt(lo, 10, 64)
+			if err != nil {
+				return Change{}, err
+			}
+			b := a
+			if isRange {
+				if b, err = strconv.ParseInt(hi, 10, 64); err != nil || b < a || b-a > 1<<20 {
+					return Change{}, fmt.Errorf("bad range %q", part)
+				}
+			}
+			for x := a; x <= b; x++ {
+				c.Seqs = append(c.Seqs, x)
+			}
+		}
+		return c, nil
+	}
+	return Change{}, fmt.Errorf("unknown payload %q", p)
+}
+
+// TicketChange is one stored ticket event with what a node needs to act on
+// it: the ticket's queue key, and the ticket itself as it is now.
+type TicketChange struct {
+	Event  cupid.Event
+	Ticket *cupid.Ticket
+}
+
+// EventsAt reads the ticket events with the given sequence numbers (from a
+// Change), in sequence order, each with its ticket and, for matched and
+// assigned events, its match and assignment.
+func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]TicketChange, error) {
+	if len(seqs) == 0 {
+		return nil, nil
+	}
+	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.ticket_id, e.kind, e.at, COALESCE(e.match_id, ''), e.reason, m.body, m.assignment, `+ticketColumnsOf("t")+`
+		FROM events e JOIN tickets t ON t.id = e.ticket_id LEFT JOIN matches m ON m.id = e.match_id
+		WHERE e.seq = ANY($1) ORDER BY e.seq`, seqs)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read events by number: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TicketChange, error) {
+		var c TicketChange
+		ev := &c.Event
+		var kind, matchID string
+		var at int64
+		var body, asg []byte
+		t, err := scanTicket(r, &ev.Seq, &ev.TicketID, &kind, &at, &matchID, &ev.Reason, &body, &asg)
+		if err != nil {
+			return c, err
+		}
+		c.Ticket = t
+		ev.Kind, ev.At = cupid.EventKind(kind), fromNanos(at)
+		if matchID != "" && body != nil {
+			ev.Match = new(cupid.Match)
+			if err := json.Unmarshal(body, ev.Match); err != nil {
+				return c, fmt.Errorf("decode match %s: %w", matchID, err)
+			}
+		}
+		if ev.Kind == cupid.EventAssigned && asg != nil {
+			ev.Assignment = new(cupid.Assignment)
+			if err := json.Unmarshal(asg, ev.Assignment); err != nil {
+				return c, fmt.Errorf("decode assignment of %s: %w", matchID, err)
+			}
+		}
+		return c, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("postgres: read events by number: %w", err)
+	}
+	return out, nil
+}
+
+// WaitingTicketsOf returns a queue's waiting tickets, oldest first: what a
+// node loads when it takes the queue's pools over.
+func (s *Store) WaitingTicketsOf(ctx context.Context, queue string) ([]*cupid.Ticket, error) {
+	return s.queryTickets(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE queue = $1 AND state = 'waiting' ORDER BY created_at, id`, queue)
+}
