@@ -424,3 +424,16 @@ func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]TicketChange, err
 func (s *Store) WaitingTicketsOf(ctx context.Context, queue string) ([]*cupid.Ticket, error) {
 	return s.queryTickets(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE queue = $1 AND state = 'waiting' ORDER BY created_at, id`, queue)
 }
+
+// Members lists the ids of the nodes seen within the last `within`.
+func (s *Store) Members(ctx context.Context, within time.Duration) ([]string, error) {
+	ns, err := s.Nodes(ctx, within)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ns))
+	for i, n := range ns {
+		ids[i] = n.ID
+	}
+	return ids, nil
+}
