@@ -74,6 +74,12 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		}
 		p.markNeighbours(now, wakers)
 	}
+	var out []Proposal
+	if len(p.bf.open) > 0 {
+		// Running games first (backfill.go): a ticket that fits an
+		// open session joins it rather than a new match.
+		out = p.backfillPass(now, out)
+	}
 	var due []int32
 	whole := p.allDirty || len(p.dirty)*8 > p.live
 	if whole {
@@ -91,7 +97,6 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	if len(p.r.dist) == 0 && len(due) > 0 {
 		p.ages.build(p)
 	}
-	var out []Proposal
 	for i, s := range due {
 		e := &p.entries[s]
 		if !e.alive || (!p.allDirty && e.dirty == dirtyNone) {

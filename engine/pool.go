@@ -64,6 +64,11 @@ type Proposal struct {
 	// Level is the anchor's flex level: how many relaxation steps had
 	// passed.
 	Level int
+	// SessionID is set for a backfill (backfill.go): the match adds its
+	// tickets to this open session. Match.Teams then has one entry per
+	// session team, in the session's order, listing only the newcomers
+	// (empty teams included); AnchorID and Level are the first newcomer's.
+	SessionID string
 
 	// members are the matched tickets as the pool held them, team by
 	// team; Tickets rebuilds them on demand, so a pass forming half a
@@ -109,8 +114,9 @@ type Stats struct {
 	Tickets, Players int
 	// Steps, AnchorTries and Scanned count work done since New.
 	Steps, AnchorTries, Scanned uint64
-	// Formed counts proposals; Returned counts tickets handed back.
-	Formed, Returned uint64
+	// Formed counts proposals, Backfills those among them that fill an
+	// open session; Returned counts tickets handed back.
+	Formed, Backfills, Returned uint64
 	// QualitySum is the sum of the formed matches' scores (divide by
 	// Formed for the mean).
 	QualitySum float64
@@ -199,6 +205,8 @@ type Pool struct {
 	// indexed (index.go).
 	rank   []int32
 	rankOn bool
+	// bf holds the sessions open to backfill (backfill.go).
+	bf backfill
 }
 
 // New makes an empty pool for one queue key under a ruleset. The ruleset is
@@ -541,6 +549,12 @@ func (p *Pool) SetRuleset(rs *ruleset.Compiled) (evicted []Eviction, err error) 
 		fresh.insert(t)
 	}
 	fresh.allDirty = true
+	// Open sessions stay open under the new rules; one they can no longer
+	// hold (another team count, smaller teams) is closed, as SessionIDs
+	// shows.
+	for _, bs := range p.bf.open {
+		_ = fresh.OpenSession(bs.s)
+	}
 	*p = *fresh
 	return evicted, nil
 }

@@ -15,10 +15,11 @@ import (
 // players in the pool for even the most relaxed match. The server sleeps until
 // then or until a ticket arrives; there is no polling interval.
 func (p *Pool) NextWake(now time.Time) (time.Time, bool) {
-	if p.live == 0 || p.players < p.r.minPlayers {
+	// With a session open to backfill, even one player can be placed.
+	if p.live == 0 || (p.players < p.r.minPlayers && len(p.bf.open) == 0) {
 		return time.Time{}, false
 	}
-	if p.allDirty || len(p.dirty) > 0 {
+	if p.allDirty || len(p.dirty) > 0 || p.bf.dirty > 0 {
 		return now, true
 	}
 	p.sortOrder()

@@ -1,0 +1,1320 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// Backfill: waiting tickets join running games before new matches form.
+//
+// A match becomes a game session; a session with free seats is open to
+// backfill (AccelByte's auto_backfill, or a game server asking by hand) and
+// the service tells the pool with OpenSession. Each Step first offers the open
+// sessions, oldest opened first, the waiting tickets that fit them — the
+// AccelByte default, "prioritize backfilling the session that still has an
+// open slot before creating a new match" — and only then forms new matches
+// from the tickets left. The parties already in a session are never moved or
+// split (Pragma's "a game instance cannot have parties taken from it"); a
+// waiting party goes whole into one team with enough free seats.
+//
+// Who judges: each candidate, at its own wait, as if it were the anchor of a
+// match holding the session's players. So every rule flexes on the
+// candidate's wait, as it would for the ticket a new match is built around:
+//
+//   - distance rules: every player already in the session (and every ticket
+//     taken for it in this Step) lies within the candidate's allowed
+//     distance of the candidate's value (its party's average), as the
+//     anchor's candidates lie within its distance; "spread" rules bound the
+//     spread of everyone, candidate included. The session's players are
+//     judged one by one: the session does not know their parties, and a
+//     party that lost a player is no longer the party that was matched.
+//   - comparison rules: numeric gates at the candidate's level; "=" holds
+//     across the session; "!=" across teams (the candidate differs from the
+//     players of the other teams).
+//   - match options against the session's (Session.MatchOptions, else the
+//     players' attributes): "all" the same set, "any" a value in common,
+//     "unique" a value nobody in the session has.
+//   - collections (match and team scope), with the candidate's minimum.
+//   - cross-play both ways with the session's players.
+//   - latency: the candidate reaches the session's region within its own
+//     range at its wait (the session cannot move).
+//   - role quotas: in the candidate's team, the players already there keep
+//     their roles and count against each maximum; the newcomers must take
+//     roles within the maxima, leaving the free seats still able to reach
+//     every minimum at the candidate's level.
+//   - team sizes: a party fits the free seats of one team.
+//
+// With OptionsOnly (match_options_referred_for_backfill) the rules comparing
+// the candidate with the session's players are skipped — distance,
+// comparisons between tickets, collections — and only the match options are
+// compared, as AccelByte describes: the attributes a game server added to its
+// session since do not keep players out. What cannot be waived still holds:
+// seats, whole parties, role quotas, the region, cross-play (players on
+// platforms that cannot play together cannot share a server) and the
+// candidate's own gates. A ticket with new_session_only never joins a session.
+//
+// Rules on whole teams or the whole match — team_rule, match_total, match
+// and pair expression filters — are not judged against a session: they were
+// judged when the match formed, and a running game missing players would
+// fail most of them until full.
+//
+// Which candidates first: with a distance rule, the nearest to the session's
+// players (the mean of their primary attribute), then the oldest. The
+// players of a running game cannot be rebalanced, so the newcomer who
+// disturbs its skill picture least is the best one; the distance rules,
+// flexing on each candidate's wait, already keep a young ticket from taking
+// a seat an old one could not, and an old ticket left out still forms a new
+// match in the same Step. Without a distance rule, the oldest first. A
+// session takes as many tickets as fit in one Step (teams with the most free
+// seats first, then team order) and accepts a partial fill.
+//
+// Cost: a session is searched whole only when it is new or opened again (or
+// after SetRuleset); otherwise only against the tickets with something new —
+// arrivals, returns, tickets that just relaxed — that fall in its window. A
+// whole search walks the primary index outward from the session's mean
+// within the window any flex level could reach ([highest − widest distance,
+// lowest + widest distance] over the session's players), stopping when the
+// seats are full or after Options.ScanLimit tickets; without a distance rule
+// it walks the tickets oldest first under the same limit. So a Step costs at
+// most S·ScanLimit rule checks for S new sessions, O(S·log W) plus the news
+// in their windows for the others, and nothing when no session is open.
+
+// Session is a running game open to backfill, as the pool sees it.
+type Session struct {
+	// ID is the session's id (the service uses the match id).
+	ID string
+	// Teams holds one entry per team of the ruleset, in team order.
+	Teams []SessionTeam
+	// Region is where the session is hosted; required with latency rules
+	// (a candidate must accept it at its wait), else only copied to the
+	// proposals.
+	Region string
+	// Roles maps a player id to its role, for role quotas (may be nil).
+	// Players without a role here, or with a role the queue does not
+	// have, count for no role.
+	Roles map[string]string
+	// MatchOptions, when set, are the session's match options (option
+	// name -> a string or a list of strings) that candidates are compared
+	// with; an option of the ruleset missing here is unset. When nil, the
+	// options are read from the players' attributes, and an option none of
+	// them carries is not judged.
+	MatchOptions map[string]any
+	// OptionsOnly (the ruleset's match_options_referred_for_backfill)
+	// compares only the match options and skips the attribute rules
+	// against the session's players.
+	OptionsOnly bool
+	// Opened is when backfill opened: the oldest open session is filled
+	// first (ties by ID).
+	Opened time.Time
+}
+
+// SessionTeam is one team of a session.
+type SessionTeam struct {
+	// Players are the players in the team now, with their attributes
+	// (never moved). An attribute a rule reads that a player lacks leaves
+	// that player out of that rule.
+	Players []cupid.Player
+	// Free is how many seats are open in this team (may be 0).
+	Free int
+}
+
+// bsession is an open session as the pool prepared it: the numbers and
+// interned values the candidate checks read.
+type bsession struct {
+	s     Session
+	dirty bool // new or opened again: search it whole at the next Step
+	teams []bteam
+	// lo, hi, sum and cnt describe each distance rule's values over the
+	// players (cnt 0: nobody carries it).
+	lo, hi, sum []float64
+	cnt         []int
+	eq          [][]uint32 // per comparison rule ("=" only): distinct value ids
+	allIDs      []uint32   // per "all" option; judged only where allSet
+	allSet      []bool
+	anySets     [][]uint32 // per "any" option; nil: no preference
+	uniq        [][]uint32 // per "unique" option: values taken
+	coll        [][]uint32 // per match-scope collection: shared values
+	collSet     []bool
+	plat        uint64 // platforms of the players
+	accept      uint64 // platforms every player accepts
+}
+
+type bteam struct {
+	free     int
+	players  int
+	neq      [][]uint32 // per comparison rule ("!=" only): value ids
+	coll     [][]uint32 // per team-scope collection: shared values
+	collSet  []bool
+	roleUsed []int // per role: players holding it
+}
+
+// backfill is the pool's set of open sessions.
+type backfill struct {
+	open  []*bsession // oldest opened first, then by ID
+	byID  map[string]*bsession
+	dirty int // open sessions with dirty set
+	// news is this Step's tickets with something new, by primary key
+	// (else oldest first).
+	news []int32
+	fill bfill
+}
+
+// OpenSession adds a session open to backfill or replaces the one with the
+// same ID (the service calls it again with new seats after a backfill commits
+// or a player leaves). The next Step searches it whole. An error (naming the
+// field, as cupid.Invalid) changes nothing: an empty ID, a wrong team count,
+// a negative Free, no free seat at all, a team over the ruleset's largest,
+// a player id missing or twice, no region under latency rules, a match option
+// or an attribute a rule reads of the wrong kind.
+func (p *Pool) OpenSession(s Session) error {
+	bs, err := p.prepareSession(s)
+	if err != nil {
+		return err
+	}
+	b := &p.bf
+	if b.byID == nil {
+		b.byID = make(map[string]*bsession)
+	}
+	if old, ok := b.byID[s.ID]; ok {
+		p.dropSession(old)
+	}
+	b.byID[s.ID] = bs
+	i := sort.Search(len(b.open), func(i int) bool { return sessionBefore(bs, b.open[i]) })
+	b.open = slices.Insert(b.open, i, bs)
+	b.dirty++
+	return nil
+}
+
+func sessionBefore(a, b *bsession) bool {
+	if !a.s.Opened.Equal(b.s.Opened) {
+		return a.s.Opened.Before(b.s.Opened)
+	}
+	return a.s.ID < b.s.ID
+}
+
+// CloseSession removes an open session (full, closed by hand, ended); false
+// if the pool does not hold it open.
+func (p *Pool) CloseSession(id string) bool {
+	bs, ok := p.bf.byID[id]
+	if !ok {
+		return false
+	}
+	p.dropSession(bs)
+	return true
+}
+
+func (p *Pool) dropSession(bs *bsession) {
+	b := &p.bf
+	delete(b.byID, bs.s.ID)
+	if i := slices.Index(b.open, bs); i >= 0 {
+		b.open = slices.Delete(b.open, i, i+1)
+	}
+	if bs.dirty {
+		b.dirty--
+	}
+}
+
+// Sessions is how many sessions are open in the pool. A session with a
+// backfill proposal outstanding is not: the service opens it again after
+// the commit (with its new seats) or the refusal.
+func (p *Pool) Sessions() int { return len(p.bf.open) }
+
+// SessionIDs lists the open sessions, oldest opened first.
+func (p *Pool) SessionIDs() []string {
+	out := make([]string, len(p.bf.open))
+	for i, bs := range p.bf.open {
+		out[i] = bs.s.ID
+	}
+	return out
+}
+
+// allianceBounds are the fewest and most teams, and the most players in a
+// team, any flex level allows.
+func (r *rules) allianceBounds() (minTeams, maxTeams, maxPlayers int) {
+	minTeams = math.MaxInt
+	for i := range r.envs {
+		e := &r.envs[i]
+		minTeams = min(minTeams, e.minTeams)
+		maxTeams = max(maxTeams, e.maxTeams)
+		maxPlayers = max(maxPlayers, e.maxPlayers)
+	}
+	return minTeams, maxTeams, maxPlayers
+}
+
+// prepareSession checks a session and computes what the candidate checks
+// read. It interns values into the pool's tables only once every check has
+// passed.
+func (p *Pool) prepareSession(s Session) (*bsession, error) {
+	r := p.r
+	if s.ID == "" {
+		return nil, cupid.Invalid("id", "required")
+	}
+	minT, maxT, maxP := r.allianceBounds()
+	if len(s.Teams) < minT || len(s.Teams) > maxT {
+		want := fmt.Sprintf("%d", maxT)
+		if minT != maxT {
+			want = fmt.Sprintf("%d to %d", minT, maxT)
+		}
+		return nil, cupid.Invalid("teams", "%d teams, the ruleset's matches have %s", len(s.Teams), want)
+	}
+	free := 0
+	seen := make(map[string]bool)
+	for ti, t := range s.Teams {
+		if t.Free < 0 {
+			return nil, cupid.Invalid(fmt.Sprintf("teams[%d].free", ti), "must not be negative, got %d", t.Free)
+		}
+		if len(t.Players)+t.Free > maxP {
+			return nil, cupid.Invalid(fmt.Sprintf("teams[%d]", ti), "%d players and %d free seats exceed the ruleset's largest team (%d players)", len(t.Players), t.Free, maxP)
+		}
+		free += t.Free
+		for pi, pl := range t.Players {
+			field := fmt.Sprintf("teams[%d].players[%d].id", ti, pi)
+			if pl.ID == "" {
+				return nil, cupid.Invalid(field, "required")
+			}
+			if seen[pl.ID] {
+				return nil, cupid.Invalid(field, "player %q appears twice in the session", pl.ID)
+			}
+			seen[pl.ID] = true
+		}
+	}
+	if free == 0 {
+		return nil, cupid.Invalid("teams", "no free seat: a full session is not open to backfill")
+	}
+	if r.lat != nil && s.Region == "" {
+		return nil, cupid.Invalid("region", "required: the queue matches by region latency")
+	}
+	opts, err := sessionOptions(s.MatchOptions)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.checkSessionPlayers(&s); err != nil {
+		return nil, err
+	}
+	return p.buildSession(s, opts), nil
+}
+
+// sessionOptions reads Session.MatchOptions as lists of strings.
+func sessionOptions(m map[string]any) (map[string][]string, error) {
+	if m == nil {
+		return nil, nil
+	}
+	out := make(map[string][]string, len(m))
+	for name, v := range m {
+		var vals []string
+		switch x := v.(type) {
+		case string:
+			vals = []string{x}
+		case []string:
+			vals = x
+		case cupid.Value:
+			switch x.Kind {
+			case cupid.KindString:
+				vals = []string{x.String}
+			case cupid.KindStrings:
+				vals = x.Strings
+			default:
+				return nil, cupid.Invalid("match_options."+name, "must be a string or a list of strings")
+			}
+		case []any:
+			for _, e := range x {
+				str, ok := e.(string)
+				if !ok {
+					return nil, cupid.Invalid("match_options."+name, "must be a string or a list of strings, not a list holding %T", e)
+				}
+				vals = append(vals, str)
+			}
+		default:
+			return nil, cupid.Invalid("match_options."+name, "must be a string or a list of strings, not %T", v)
+		}
+		out[name] = vals
+	}
+	return out, nil
+}
+
+// checkSessionPlayers refuses an attribute a rule reads that holds a kind of
+// value the rule cannot read (a missing one leaves the player out of that
+// rule), and more platforms than a pool can tell apart.
+func (p *Pool) checkSessionPlayers(s *Session) error {
+	r := p.r
+	var newPlatforms []string
+	for ti := range s.Teams {
+		for pi := range s.Teams[ti].Players {
+			pl := &s.Teams[ti].Players[pi]
+			field := func(name string) string {
+				return fmt.Sprintf("teams[%d].players[%d].attributes.%s", ti, pi, name)
+			}
+			for _, d := range r.dist {
+				if v, ok := pl.Attributes.Get(d.attr); ok && (v.Kind != cupid.KindNumber || !cupid.Finite(v.Number)) {
+					return cupid.Invalid(field(d.attr), "must be a finite number (%s)", d.path)
+				}
+			}
+			for _, c := range r.comps {
+				if c.gate {
+					continue
+				}
+				if v, ok := pl.Attributes.Get(c.attr); ok {
+					if _, ok := scalarKey(v); !ok {
+						return cupid.Invalid(field(c.attr), "must be a string or a number (%s)", c.path)
+					}
+				}
+			}
+			names := make([]string, 0, len(r.options)+len(r.colls))
+			for _, o := range r.options {
+				names = append(names, o.name)
+			}
+			for _, c := range r.colls {
+				names = append(names, c.attr)
+			}
+			for _, name := range names {
+				if v, ok := pl.Attributes.Get(name); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
+					return cupid.Invalid(field(name), "must be a string or a list of strings")
+				}
+			}
+			if c := r.cross; c != nil {
+				v, ok := pl.Attributes.Get(c.Current)
+				if ok && (v.Kind != cupid.KindString || v.String == "") {
+					return cupid.Invalid(field(c.Current), "must be a platform name (cross_play)")
+				}
+				list := []string{v.String}
+				if acc, ok := pl.Attributes.Get(c.Accepted); ok {
+					if acc.Kind != cupid.KindString && acc.Kind != cupid.KindStrings {
+						return cupid.Invalid(field(c.Accepted), "must be a string or a list of strings")
+					}
+					list = append(list, acc.String)
+					list = append(list, acc.Strings...)
+				}
+				for _, name := range list {
+					if _, known := p.platforms[name]; name != "" && !known && !slices.Contains(newPlatforms, name) {
+						newPlatforms = append(newPlatforms, name)
+					}
+				}
+			}
+			if rr := r.roles; rr != nil {
+				if v, ok := pl.Attributes.Get(rr.attr); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
+					return cupid.Invalid(field(rr.attr), "must be a string or a list of strings")
+				}
+			}
+		}
+	}
+	if len(p.platformNames)+len(newPlatforms) > 64 {
+		return cupid.Invalid("teams", "more than 64 distinct platforms in one queue")
+	}
+	return nil
+}
+
+// playerStrs reads a string or string-list attribute of a session player.
+func playerStrs(pl *cupid.Player, name string) ([]string, bool) {
+	v, ok := pl.Attributes.Get(name)
+	if !ok {
+		return nil, false
+	}
+	if v.Kind == cupid.KindString {
+		return []string{v.String}, true
+	}
+	return v.Strings, true
+}
+
+// buildSession computes a checked session's prepared form.
+func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
+	r := p.r
+	bs := &bsession{s: s, dirty: true}
+	nd := len(r.dist)
+	bs.lo, bs.hi, bs.sum, bs.cnt = make([]float64, nd), make([]float64, nd), make([]float64, nd), make([]int, nd)
+	for i := range r.dist {
+		bs.lo[i], bs.hi[i] = math.Inf(1), math.Inf(-1)
+	}
+	bs.eq = make([][]uint32, len(r.comps))
+	bs.coll = make([][]uint32, len(r.colls))
+	bs.collSet = make([]bool, len(r.colls))
+	bs.accept = ^uint64(0)
+	bs.teams = make([]bteam, len(s.Teams))
+	for ti := range s.Teams {
+		st := &s.Teams[ti]
+		bt := &bs.teams[ti]
+		bt.free, bt.players = st.Free, len(st.Players)
+		bt.neq = make([][]uint32, len(r.comps))
+		bt.coll = make([][]uint32, len(r.colls))
+		bt.collSet = make([]bool, len(r.colls))
+		if rr := r.roles; rr != nil {
+			bt.roleUsed = make([]int, len(rr.names))
+		}
+		for pi := range st.Players {
+			pl := &st.Players[pi]
+			for i, d := range r.dist {
+				if v, ok := pl.Attributes.Get(d.attr); ok {
+					bs.lo[i], bs.hi[i] = min(bs.lo[i], v.Number), max(bs.hi[i], v.Number)
+					bs.sum[i] += v.Number
+					bs.cnt[i]++
+				}
+			}
+			for i, c := range r.comps {
+				if c.gate {
+					continue
+				}
+				v, ok := pl.Attributes.Get(c.attr)
+				if !ok {
+					continue
+				}
+				k, _ := scalarKey(v)
+				id := p.intern(k)
+				if c.op == ruleset.OpEqual {
+					bs.eq[i] = addID(bs.eq[i], id)
+				} else if c.op == ruleset.OpNotEqual {
+					bt.neq[i] = addID(bt.neq[i], id)
+				}
+			}
+			for i, c := range r.colls {
+				if c.contains {
+					continue
+				}
+				vals, ok := playerStrs(pl, c.attr)
+				if !ok {
+					continue
+				}
+				ids := p.internAll(vals)
+				if c.team {
+					bt.coll[i], bt.collSet[i] = intersectOrSet(bt.coll[i], bt.collSet[i], ids), true
+				} else {
+					bs.coll[i], bs.collSet[i] = intersectOrSet(bs.coll[i], bs.collSet[i], ids), true
+				}
+			}
+			if c := r.cross; c != nil {
+				if v, ok := pl.Attributes.Get(c.Current); ok {
+					bs.plat |= 1 << p.platform(v.String)
+					list, ok := playerStrs(pl, c.Accepted)
+					if !ok {
+						list = []string{v.String}
+					}
+					var m uint64
+					for _, name := range list {
+						m |= 1 << p.platform(name)
+					}
+					bs.accept &= m
+				}
+			}
+			if rr := r.roles; rr != nil {
+				if k := slices.Index(rr.names, s.Roles[pl.ID]); k >= 0 {
+					bt.roleUsed[k]++
+				}
+			}
+		}
+	}
+	for _, o := range r.options {
+		vals, set := opts[o.name]
+		judged := opts != nil
+		if opts == nil {
+			// From the players: "all" takes the first player's set,
+			// "any" what they all share, "unique" what they hold.
+			for ti := range s.Teams {
+				for pi := range s.Teams[ti].Players {
+					pv, ok := playerStrs(&s.Teams[ti].Players[pi], o.name)
+					if !ok {
+						continue
+					}
+					switch {
+					case !set:
+						vals, set = pv, true
+					case o.kind == optAny:
+						vals = intersectStrings(vals, pv)
+					case o.kind == optUnique:
+						vals = append(slices.Clone(vals), pv...)
+					}
+				}
+			}
+			judged = set
+		}
+		switch o.kind {
+		case optAll:
+			id := uint32(0)
+			if set {
+				id = p.intern("\x00set\x00" + strings.Join(canonicalSet(vals), "\x00"))
+			}
+			bs.allIDs = append(bs.allIDs, id)
+			bs.allSet = append(bs.allSet, judged)
+		case optAny:
+			var ids []uint32
+			if set {
+				ids = p.internAll(vals)
+			}
+			bs.anySets = append(bs.anySets, ids)
+		case optUnique:
+			bs.uniq = append(bs.uniq, p.internAll(vals))
+		}
+	}
+	return bs
+}
+
+// addID adds id to a small set kept sorted.
+func addID(set []uint32, id uint32) []uint32 {
+	i, found := slices.BinarySearch(set, id)
+	if found {
+		return set
+	}
+	return slices.Insert(set, i, id)
+}
+
+// intersectOrSet is the running intersection of value sets: the first set
+// as it is, then what every set shares.
+func intersectOrSet(cur []uint32, started bool, ids []uint32) []uint32 {
+	if !started {
+		return ids
+	}
+	return intersectIDs(cur, ids)
+}
+
+// bfill is one session's search in one Step: the session's state with the
+// tickets taken so far.
+type bfill struct {
+	bs       *bsession
+	lo, hi   []float64
+	cnt      []int
+	eq       [][]uint32
+	anySets  [][]uint32
+	uniq     [][]uint32
+	coll     [][]uint32
+	collSet  []bool
+	plat     uint64
+	accept   uint64
+	region   int // the session's region id; -1 without latency rules
+	teams    []tfill
+	takenAny bool
+	first    int32   // the first ticket taken
+	list     []int32 // scratch: the news in the window
+}
+
+// tfill is one team's part of a bfill.
+type tfill struct {
+	left    int // free seats left
+	taken   []cand
+	neq     [][]uint32
+	coll    [][]uint32
+	collSet []bool
+	// masks and prefs are the roles the newcomers accept, player by
+	// player.
+	masks []uint64
+	prefs []int8
+}
+
+// start sets the fill up for session bs; false when no ticket could join
+// it now (its region is one no waiting ticket reaches).
+func (f *bfill) start(p *Pool, bs *bsession) bool {
+	f.bs = bs
+	f.region = -1
+	if p.r.lat != nil {
+		id, ok := p.regions[bs.s.Region]
+		if !ok {
+			return false
+		}
+		f.region = int(id)
+	}
+	f.lo = append(f.lo[:0], bs.lo...)
+	f.hi = append(f.hi[:0], bs.hi...)
+	f.cnt = append(f.cnt[:0], bs.cnt...)
+	f.eq = cloneSets(f.eq, bs.eq)
+	f.anySets = cloneSets(f.anySets, bs.anySets)
+	f.uniq = cloneSets(f.uniq, bs.uniq)
+	f.coll = cloneSets(f.coll, bs.coll)
+	f.collSet = append(f.collSet[:0], bs.collSet...)
+	f.plat, f.accept = bs.plat, bs.accept
+	f.teams = sized(f.teams, len(bs.teams))
+	for ti := range bs.teams {
+		bt, tf := &bs.teams[ti], &f.teams[ti]
+		tf.left = bt.free
+		tf.neq = cloneSets(tf.neq, bt.neq)
+		tf.coll = cloneSets(tf.coll, bt.coll)
+		tf.collSet = append(tf.collSet[:0], bt.collSet...)
+	}
+	f.takenAny = false
+	f.first = -1
+	return true
+}
+
+// cloneSets copies a list of id sets; the sets themselves are shared and
+// replaced, never modified in place.
+func cloneSets(dst, src [][]uint32) [][]uint32 {
+	return append(dst[:0], src...)
+}
+
+// seatsLeft is how many seats the fill has not taken yet.
+func (f *bfill) seatsLeft() int {
+	n := 0
+	for i := range f.teams {
+		n += f.teams[i].left
+	}
+	return n
+}
+
+// newSessionOnly reports whether a ticket asked never to be backfilled
+// (the reserved key new_session_only, on the ticket or on any player).
+func newSessionOnly(h *held) bool {
+	for i := range h.players {
+		if v, ok := lookup(h.attributes, &h.players[i], ruleset.KeyNewSessionOnly); ok && v.Kind == cupid.KindBool && v.Bool {
+			return true
+		}
+	}
+	return false
+}
+
+// tryBackfill judges ticket s for the session and, when some team takes it, adds it
+// there; at is where the index walk found it.
+func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
+	e := &p.entries[s]
+	if !e.alive {
+		return false
+	}
+	size := int(e.size)
+	fits := false
+	for i := range f.teams {
+		fits = fits || f.teams[i].left >= size
+	}
+	if !fits || newSessionOnly(e.h) {
+		return false
+	}
+	wait := p.waitOf(e, now)
+	env := &p.r.envs[p.r.level(wait)]
+	x := e.x
+	if f.region >= 0 && maskAt(x.lats, p.r.latRange(wait))&(1<<f.region) == 0 {
+		return false
+	}
+	if p.gateOK(s, env).kind != rOK {
+		return false
+	}
+	optionsOnly := f.bs.s.OptionsOnly
+	if !optionsOnly {
+		for i, d := range p.r.dist {
+			if f.cnt[i] == 0 {
+				continue
+			}
+			v := p.distValue(e, s, i)
+			lo, hi := f.lo[i], f.hi[i]
+			if d.spread {
+				if max(hi, v)-min(lo, v) > env.ref[i] {
+					return false
+				}
+			} else if v-lo > env.ref[i] || hi-v > env.ref[i] {
+				return false
+			}
+		}
+	}
+	if x != nil && !p.sessionPairOK(f, x, env, optionsOnly) {
+		return false
+	}
+	// The team: the most free seats left first, then team order.
+	var order [16]int
+	teams := order[:0]
+	for i := range f.teams {
+		if f.teams[i].left >= size {
+			teams = append(teams, i)
+		}
+	}
+	slices.SortStableFunc(teams, func(a, b int) int { return f.teams[b].left - f.teams[a].left })
+	for _, ti := range teams {
+		if x != nil && !p.sessionTeamOK(f, ti, x, env, optionsOnly) {
+			continue
+		}
+		f.take(p, s, ti, at)
+		return true
+	}
+	return false
+}
+
+// sessionPairOK checks the rules between the candidate and the whole
+// session: match options, comparisons, collections, cross-play.
+func (p *Pool) sessionPairOK(f *bfill, x *extra, env *envelope, optionsOnly bool) bool {
+	ai, ni, ui := 0, 0, 0
+	for _, o := range p.r.options {
+		switch o.kind {
+		case optAll:
+			if f.bs.allSet[ai] && f.bs.allIDs[ai] != x.allIDs[ai] {
+				return false
+			}
+			ai++
+		case optAny:
+			if sa, sc := f.anySets[ni], x.anySets[ni]; sa != nil && sc != nil && countCommon(sa, sc) == 0 {
+				return false
+			}
+			ni++
+		case optUnique:
+			if countCommon(f.uniq[ui], x.uniq[ui]) > 0 {
+				return false
+			}
+			ui++
+		}
+	}
+	if p.r.cross != nil && f.plat != 0 && (x.plat&f.accept != x.plat || f.plat&x.accept != f.plat) {
+		return false
+	}
+	if optionsOnly {
+		return true
+	}
+	for i, c := range p.r.comps {
+		if c.gate || c.op != ruleset.OpEqual {
+			continue
+		}
+		if eq := f.eq[i]; len(eq) > 1 || (len(eq) == 1 && eq[0] != x.eqIDs[i]) {
+			return false
+		}
+	}
+	for i, c := range p.r.colls {
+		if c.contains || c.team || !f.collSet[i] {
+			continue
+		}
+		common := countCommon(f.coll[i], x.colls[i])
+		if common < env.collMin[i] || (c.maxCount >= 0 && common > c.maxCount) {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionTeamOK checks the rules of team ti with the candidate in it: "!="
+// against the other teams, team-scope collections, role quotas.
+func (p *Pool) sessionTeamOK(f *bfill, ti int, x *extra, env *envelope, optionsOnly bool) bool {
+	tf := &f.teams[ti]
+	if !optionsOnly {
+		for i, c := range p.r.comps {
+			if c.gate || c.op != ruleset.OpNotEqual {
+				continue
+			}
+			for tj := range f.teams {
+				if _, clash := slices.BinarySearch(f.teams[tj].neq[i], x.eqIDs[i]); tj != ti && clash {
+					return false
+				}
+			}
+		}
+		for i, c := range p.r.colls {
+			if c.contains || !c.team || !tf.collSet[i] {
+				continue
+			}
+			common := countCommon(tf.coll[i], x.colls[i])
+			if common < env.collMin[i] || (c.maxCount >= 0 && common > c.maxCount) {
+				return false
+			}
+		}
+	}
+	if p.r.roles != nil {
+		return p.sessionRoles(f, ti, x.roles, x.pref, env, nil)
+	}
+	return true
+}
+
+// sessionRoles reports whether team ti's newcomers, with the candidate's
+// players (masks, prefs), can take roles within every role's maximum
+// (counting the players already there), leaving the seats still free after
+// them able to reach every role's minimum at env. The free seats are
+// stand-ins that accept any role. With out set, it writes the newcomers'
+// roles there, as many first choices as the quotas allow.
+func (p *Pool) sessionRoles(f *bfill, ti int, masks []uint64, prefs []int8, env *envelope, out []int) bool {
+	rr := p.r.roles
+	tf := &f.teams[ti]
+	used := f.bs.teams[ti].roleUsed
+	all := uint64(1)<<len(rr.names) - 1
+	if len(rr.names) == 64 {
+		all = ^uint64(0)
+	}
+	sc := &p.sc
+	ms := append(sc.tc.masks[:0], tf.masks...)
+	ms = append(ms, masks...)
+	ps := append(sc.tc.prefs[:0], tf.prefs...)
+	ps = append(ps, prefs...)
+	newcomers := len(ms)
+	stand := tf.left - len(masks)
+	for range stand {
+		ms = append(ms, all)
+		ps = append(ps, -1)
+	}
+	sc.tc.masks, sc.tc.prefs = ms, ps
+	mins, maxs := sc.roleMins[:0], sc.roleMaxs[:0]
+	for k := range rr.names {
+		need := 0
+		if k < len(env.roleMin) {
+			need = max(env.roleMin[k]-used[k], 0)
+		}
+		mins = append(mins, need)
+		if m := rr.max[k]; m < 0 {
+			maxs = append(maxs, -1)
+		} else {
+			maxs = append(maxs, max(m-used[k], 0))
+		}
+	}
+	sc.roleMins, sc.roleMaxs = mins, maxs
+	sc.roleOut = fill(sc.roleOut, len(ms), -1)
+	solve := sc.roles.assign
+	if out != nil {
+		solve = sc.roles.assignBest
+	}
+	if !solve(ms, ps, mins, maxs, sc.roleOut) {
+		return false
+	}
+	copy(out, sc.roleOut[:newcomers])
+	return true
+}
+
+// take adds ticket s to team ti of the fill.
+func (f *bfill) take(p *Pool, s int32, ti int, at ipos) {
+	e := &p.entries[s]
+	tf := &f.teams[ti]
+	tf.left -= int(e.size)
+	tf.taken = append(tf.taken, cand{slot: s, at: at})
+	if !f.takenAny {
+		f.takenAny, f.first = true, s
+	}
+	for i := range p.r.dist {
+		v := p.distValue(e, s, i)
+		f.lo[i], f.hi[i] = min(f.lo[i], v), max(f.hi[i], v)
+		f.cnt[i]++
+	}
+	x := e.x
+	if x == nil {
+		return
+	}
+	ni, ui := 0, 0
+	for _, o := range p.r.options {
+		switch o.kind {
+		case optAny:
+			if sc := x.anySets[ni]; sc != nil {
+				if f.anySets[ni] == nil {
+					f.anySets[ni] = sc
+				} else {
+					f.anySets[ni] = intersectIDs(f.anySets[ni], sc)
+				}
+			}
+			ni++
+		case optUnique:
+			u := append(slices.Clone(f.uniq[ui]), x.uniq[ui]...)
+			slices.Sort(u)
+			f.uniq[ui] = u
+			ui++
+		}
+	}
+	if p.r.cross != nil {
+		f.plat |= x.plat
+		f.accept &= x.accept
+	}
+	for i, c := range p.r.comps {
+		switch {
+		case c.gate:
+		case c.op == ruleset.OpEqual:
+			f.eq[i] = addID(slices.Clone(f.eq[i]), x.eqIDs[i])
+		case c.op == ruleset.OpNotEqual:
+			tf.neq[i] = addID(slices.Clone(tf.neq[i]), x.eqIDs[i])
+		}
+	}
+	for i, c := range p.r.colls {
+		switch {
+		case c.contains:
+		case c.team:
+			tf.coll[i], tf.collSet[i] = intersectOrSet(tf.coll[i], tf.collSet[i], x.colls[i]), true
+		default:
+			f.coll[i], f.collSet[i] = intersectOrSet(f.coll[i], f.collSet[i], x.colls[i]), true
+		}
+	}
+	tf.masks = append(tf.masks, x.roles...)
+	tf.prefs = append(tf.prefs, x.pref...)
+}
+
+// backfillPass offers the open sessions, oldest first, the waiting tickets
+// that fit them, appending a proposal for each session that took any; such a
+// session leaves the open set until the service opens it again.
+func (p *Pool) backfillPass(now time.Time, out []Proposal) []Proposal {
+	b := &p.bf
+	p.collectNews()
+	keep := b.open[:0]
+	for _, bs := range b.open {
+		whole := bs.dirty || p.allDirty
+		if bs.dirty {
+			bs.dirty = false
+			b.dirty--
+		}
+		if p.live == 0 || !p.fillSession(bs, now, whole) {
+			keep = append(keep, bs)
+			continue
+		}
+		out = append(out, p.proposeBackfill(now))
+		delete(b.byID, bs.s.ID)
+	}
+	clear(b.open[len(keep):])
+	b.open = keep
+	b.news = b.news[:0]
+	return out
+}
+
+// collectNews lists the tickets with something new for the sessions
+// searched only against them: by primary key with a distance rule, else
+// oldest first.
+func (p *Pool) collectNews() {
+	b := &p.bf
+	b.news = b.news[:0]
+	if p.allDirty {
+		return // every session is searched whole
+	}
+	for _, s := range p.dirty {
+		if e := &p.entries[s]; e.alive && e.dirty == dirtySelf {
+			b.news = append(b.news, s)
+		}
+	}
+	if len(p.r.dist) > 0 {
+		slices.SortFunc(b.news, func(x, y int32) int {
+			kx, ky := p.entries[x].key, p.entries[y].key
+			switch {
+			case kx < ky:
+				return -1
+			case kx > ky:
+				return 1
+			}
+			return p.olderCmp(x, y)
+		})
+	} else {
+		slices.SortFunc(b.news, p.olderCmp)
+	}
+}
+
+// fillSession searches one session; true when it took any ticket (the
+// fill holds them, still in the pool).
+func (p *Pool) fillSession(bs *bsession, now time.Time, whole bool) bool {
+	f := &p.bf.fill
+	if !f.start(p, bs) {
+		return false
+	}
+	if len(p.r.dist) > 0 && bs.cnt[0] > 0 {
+		p.fillNearest(f, now, whole)
+	} else {
+		p.fillOldest(f, now, whole)
+	}
+	if !f.takenAny {
+		return false
+	}
+	for ti := range f.teams {
+		for _, c := range f.teams[ti].taken {
+			p.killAt(c.slot, c.at)
+		}
+	}
+	return true
+}
+
+// window is the range of primary values a candidate of any flex level
+// could have: within the widest distance of every player of the session
+// (anywhere when only the options are compared).
+func (p *Pool) window(bs *bsession) (lo, hi, center float64) {
+	center = bs.sum[0] / float64(bs.cnt[0])
+	if bs.s.OptionsOnly {
+		return math.Inf(-1), math.Inf(1), center
+	}
+	maxRef := p.r.envs[len(p.r.envs)-1].ref[0]
+	return bs.hi[0] - maxRef, bs.lo[0] + maxRef, center
+}
+
+// fillNearest offers the session the tickets nearest the mean of its
+// players first, ties to the oldest: the whole window (up to ScanLimit
+// tickets) when whole, else the news in it.
+func (p *Pool) fillNearest(f *bfill, now time.Time, whole bool) {
+	wlo, whi, center := p.window(f.bs)
+	if wlo > whi {
+		return
+	}
+	if !whole {
+		news := p.bf.news
+		i := sort.Search(len(news), func(i int) bool { return p.entries[news[i]].key >= wlo })
+		j := sort.Search(len(news), func(j int) bool { return p.entries[news[j]].key > whi })
+		if i >= j {
+			return
+		}
+		list := append(f.list[:0], news[i:j]...)
+		slices.SortStableFunc(list, func(x, y int32) int {
+			dx, dy := math.Abs(p.entries[x].key-center), math.Abs(p.entries[y].key-center)
+			switch {
+			case dx < dy:
+				return -1
+			case dx > dy:
+				return 1
+			}
+			return p.olderCmp(x, y)
+		})
+		f.list = list
+		for _, s := range list {
+			if p.tryBackfill(f, s, nowhere, now) && f.seatsLeft() == 0 {
+				return
+			}
+		}
+		return
+	}
+	down, up := p.idx.around(center, math.MinInt32)
+	dk, ds, dok := down.next()
+	uk, us, uok := up.next()
+	scanned := 0
+	defer func() { p.stats.Scanned += uint64(scanned) }()
+	// Entries at the same distance are taken oldest first: collect each
+	// run of equal distance before trying it.
+	run := p.sc.cands[:0]
+	defer func() { p.sc.cands = run[:0] }()
+	flush := func() bool {
+		if len(run) > 1 {
+			slices.SortFunc(run, func(x, y cand) int { return p.olderCmp(x.slot, y.slot) })
+		}
+		for _, c := range run {
+			if p.tryBackfill(f, c.slot, c.at, now) && f.seatsLeft() == 0 {
+				return false
+			}
+		}
+		run = run[:0]
+		return true
+	}
+	runDist := -1.0
+	for scanned < p.opts.ScanLimit {
+		dok = dok && dk >= wlo
+		uok = uok && uk <= whi
+		if !dok && !uok {
+			break
+		}
+		var s int32
+		var k float64
+		var at ipos
+		if dok && (!uok || center-dk <= uk-center) {
+			s, k, at = ds, dk, down.at
+			dk, ds, dok = down.next()
+		} else {
+			s, k, at = us, uk, up.at
+			uk, us, uok = up.next()
+		}
+		if s < 0 || !p.entries[s].alive {
+			continue
+		}
+		scanned++
+		if d := math.Abs(k - center); d != runDist {
+			if !flush() {
+				return
+			}
+			runDist = d
+		}
+		run = append(run, cand{slot: s, at: at})
+	}
+	flush()
+}
+
+// fillOldest offers the session the waiting tickets oldest first: all of
+// them (up to ScanLimit) when whole, else the news.
+func (p *Pool) fillOldest(f *bfill, now time.Time, whole bool) {
+	list := p.bf.news
+	if whole {
+		list = p.order
+	}
+	scanned := 0
+	defer func() { p.stats.Scanned += uint64(scanned) }()
+	for _, s := range list {
+		if scanned >= p.opts.ScanLimit {
+			return
+		}
+		if s < 0 || !p.entries[s].alive {
+			continue
+		}
+		scanned++
+		if p.tryBackfill(f, s, nowhere, now) && f.seatsLeft() == 0 {
+			return
+		}
+	}
+}
+
+// proposeBackfill builds the proposal of the fill just made: a team per
+// session team holding only the newcomers, the session's region, the
+// newcomers' roles, and a quality score for the teams as they will play.
+func (p *Pool) proposeBackfill(now time.Time) Proposal {
+	f := &p.bf.fill
+	bs := f.bs
+	first := &p.entries[f.first]
+	pr := Proposal{SessionID: bs.s.ID, AnchorID: first.id, Level: p.r.level(p.waitOf(first, now))}
+	m := &pr.Match
+	m.Key, m.CreatedAt, m.Region = p.key, now, bs.s.Region
+	m.Teams = make([]cupid.Team, len(f.teams))
+	for ti := range f.teams {
+		tm := cupid.Team{TicketIDs: []string{}, PlayerIDs: []string{}}
+		for _, c := range f.teams[ti].taken {
+			e := &p.entries[c.slot]
+			tm.TicketIDs = append(tm.TicketIDs, e.id)
+			for i := range e.h.players {
+				tm.PlayerIDs = append(tm.PlayerIDs, e.h.players[i].ID)
+			}
+			pr.members = append(pr.members, member{id: e.id, created: e.created, h: e.h})
+		}
+		m.Teams[ti] = tm
+	}
+	roleFirst := 0
+	if rr := p.r.roles; rr != nil {
+		m.Roles = make(map[string]string)
+		for ti := range f.teams {
+			tf := &f.teams[ti]
+			if len(tf.taken) == 0 {
+				continue
+			}
+			// Every newcomer was taken with the roles of those before
+			// it still possible, so the last one's level can staff
+			// them all.
+			last := &p.entries[tf.taken[len(tf.taken)-1].slot]
+			env := &p.r.envs[p.r.level(p.waitOf(last, now))]
+			out := make([]int, len(tf.masks))
+			p.sessionRoles(f, ti, nil, nil, env, out)
+			k := 0
+			for _, c := range tf.taken {
+				for _, pl := range p.entries[c.slot].h.players {
+					m.Roles[pl.ID] = rr.names[out[k]]
+					if int(tf.prefs[k]) == out[k] {
+						roleFirst++
+					}
+					k++
+				}
+			}
+		}
+	}
+	m.Quality = p.backfillQuality(f, roleFirst, now)
+	p.stats.Formed++
+	p.stats.Backfills++
+	p.stats.QualitySum += m.Quality.Score
+	return pr
+}
+
+// moments sums a team's values of one attribute.
+type moments struct {
+	sum, sq float64
+	n       int
+}
+
+func (m *moments) add(v float64) {
+	m.sum += v
+	m.sq += v * v
+	m.n++
+}
+
+// backfillQuality scores the session as it will play, with the criteria of
+// quality.go: skill gap and spread over every player of every team (the
+// session's and the newcomers'), and over the newcomers alone what only
+// they carry — ping to the session's region, wait, first-choice roles —
+// and variety between the newcomers and their opponents. The parties
+// criterion and score expressions are left out: the session does not know
+// its players' parties or tickets.
+func (p *Pool) backfillQuality(f *bfill, roleFirst int, now time.Time) cupid.Quality {
+	q := &p.r.quality
+	vals := make([]float64, len(p.r.partOrder))
+	for i := range vals {
+		vals[i] = math.NaN()
+	}
+	set := func(c int, v float64) { vals[p.r.critIndex[c]] = v }
+	teams := f.bs.s.Teams
+	multi := len(teams) >= 2
+	if len(p.r.skill) > 0 && (q.SkillGap > 0 || q.SkillSpread > 0) {
+		gap, spread, wsum := 0.0, 0.0, 0.0
+		anySpread := false
+		ms := make([]moments, len(teams))
+		for _, di := range p.r.skill {
+			d := &p.r.dist[di]
+			if d.weight <= 0 {
+				continue
+			}
+			scale := d.ref0
+			if scale <= 0 {
+				scale = d.scale
+			}
+			clear(ms)
+			for ti := range teams {
+				for pi := range teams[ti].Players {
+					if v, ok := teams[ti].Players[pi].Attributes.Get(d.attr); ok {
+						ms[ti].add(v.Number)
+					}
+				}
+				for _, c := range f.teams[ti].taken {
+					h := p.entries[c.slot].h
+					for i := range h.players {
+						ms[ti].add(h.number(i, d.attr))
+					}
+				}
+			}
+			hiAvg, loAvg, stdSum, counted := math.Inf(-1), math.Inf(1), 0.0, 0
+			for _, mt := range ms {
+				if mt.n == 0 {
+					continue
+				}
+				avg := mt.sum / float64(mt.n)
+				hiAvg, loAvg = max(hiAvg, avg), min(loAvg, avg)
+				stdSum += math.Sqrt(max(mt.sq/float64(mt.n)-avg*avg, 0))
+				counted++
+				anySpread = anySpread || mt.n > 1
+			}
+			if counted == 0 {
+				continue
+			}
+			gap += d.weight * clamp01(1-(hiAvg-loAvg)/scale)
+			spread += d.weight * clamp01(1-stdSum/float64(counted)/scale)
+			wsum += d.weight
+		}
+		if wsum > 0 {
+			if multi && q.SkillGap > 0 {
+				set(critSkillGap, gap/wsum)
+			}
+			if anySpread && q.SkillSpread > 0 {
+				set(critSkillSpread, spread/wsum)
+			}
+		}
+	}
+	players := 0
+	var ping, wait float64
+	for ti := range f.teams {
+		for _, c := range f.teams[ti].taken {
+			e := &p.entries[c.slot]
+			n := float64(e.size)
+			players += int(e.size)
+			if f.region >= 0 {
+				ping += n * q.PingScore(float64(latencyTo(e.x.lats, uint8(f.region))))
+			}
+			wait += n * q.WaitScore(p.waitOf(e, now))
+		}
+	}
+	if f.region >= 0 && q.Ping > 0 {
+		set(critPing, ping/float64(players))
+	}
+	if q.Wait > 0 {
+		set(critWait, wait/float64(players))
+	}
+	if multi && p.opts.Met != nil && q.Variety > 0 {
+		pairs, met := 0, 0
+		for ti := range f.teams {
+			for _, c := range f.teams[ti].taken {
+				for _, a := range p.entries[c.slot].h.players {
+					for tj := range f.teams {
+						if tj == ti {
+							continue
+						}
+						opponents := slices.Clone(teams[tj].Players)
+						for _, oc := range f.teams[tj].taken {
+							opponents = append(opponents, p.entries[oc.slot].h.players...)
+						}
+						for _, b := range opponents {
+							pairs++
+							if p.opts.Met(a.ID, b.ID) {
+								met++
+							}
+						}
+					}
+				}
+			}
+		}
+		if pairs > 0 {
+			set(critVariety, 1-float64(met)/float64(pairs))
+		}
+	}
+	if p.r.roles != nil && q.Roles > 0 {
+		set(critRoles, float64(roleFirst)/float64(players))
+	}
+	parts := cupid.QualityParts{}
+	for k, v := range vals {
+		if !math.IsNaN(v) {
+			parts = append(parts, cupid.QualityPart{Name: p.r.partOrder[k], Score: v})
+		}
+	}
+	return cupid.Quality{Score: p.r.combine(vals), Parts: parts}
+}

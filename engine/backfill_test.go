@@ -1,0 +1,551 @@
+package engine
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cupid-match/cupid"
+)
+
+// Backfill (backfill.go): waiting tickets join open sessions before new
+// matches form, each judged at its own wait against the session's players.
+
+const (
+	bf4v4 = `"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 4}`
+	bfMMR = `"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 50}],
+		"flexing_rule": [{"duration": 30, "attribute": "mmr", "criteria": "distance", "reference": 200}]`
+	bfRules = `{` + bf4v4 + `, ` + bfMMR + `}`
+	bfDuel  = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}, ` + bfMMR + `}`
+	bfRoles = `{` + bf4v4 + `, "roles": {"quotas": [
+		{"name": "tank", "min": 1, "max": 1}, {"name": "healer", "min": 1, "max": 1}, {"name": "dps", "min": 1, "max": 3}]}}`
+	bfLatency = `{` + bf4v4 + `, "region_latency_initial_range_ms": 50, "region_expansion_range_ms": 50,
+		"region_expansion_rate_ms": 10000, "region_latency_max_ms": 200}`
+	bfOptions = `{` + bf4v4 + `, ` + bfMMR + `, "match_options": {"options": [{"name": "map", "type": "all"}]},
+		"match_options_referred_for_backfill": true}`
+	bfClans = `{` + bf4v4 + `, "comparison_rule": [{"attribute": "clan", "operator": "!="}]}`
+)
+
+// spl is a session player with an mmr.
+func spl(id string, mmr float64) cupid.Player {
+	return cupid.Player{ID: id, Attributes: cupid.Attributes{{Name: "mmr", Value: cupid.Number(mmr)}}}
+}
+
+// team makes a session team of players with the given mmrs and free seats.
+func team(prefix string, free int, mmrs ...float64) SessionTeam {
+	st := SessionTeam{Free: free}
+	for i, v := range mmrs {
+		st.Players = append(st.Players, spl(fmt.Sprintf("%s%d", prefix, i), v))
+	}
+	return st
+}
+
+// sess makes a session opened at sec.
+func sess(id string, sec float64, teams ...SessionTeam) Session {
+	return Session{ID: id, Opened: at(sec), Teams: teams}
+}
+
+// describe renders proposals as matchIDs does, a backfill prefixed with its
+// session: "S=a|b+c".
+func describe(props []Proposal) []string {
+	ids := matchIDs(props)
+	for i, pr := range props {
+		if pr.SessionID != "" {
+			ids[i] = pr.SessionID + "=" + ids[i]
+		}
+	}
+	return ids
+}
+
+type bfCase struct {
+	name     string
+	rules    string
+	sessions []Session
+	tickets  []*tb
+	steps    []float64
+	want     []string
+}
+
+func runBackfill(t *testing.T, tc bfCase) *Pool {
+	t.Helper()
+	p := newPool(t, tc.rules)
+	for _, b := range tc.tickets {
+		b.add(t, p)
+	}
+	for _, s := range tc.sessions {
+		if err := p.OpenSession(s); err != nil {
+			t.Fatalf("open %s: %v", s.ID, err)
+		}
+	}
+	var got []string
+	for _, s := range tc.steps {
+		for _, m := range describe(p.Step(at(s))) {
+			got = append(got, strconv.FormatFloat(s, 'g', -1, 64)+": "+m)
+		}
+	}
+	if !reflect.DeepEqual(got, tc.want) {
+		t.Errorf("proposals = %q, want %q", got, tc.want)
+	}
+	return p
+}
+
+func TestBackfill(t *testing.T) {
+	// A 4v4 missing one player in its second team; mean mmr 1000.
+	missingOne := sess("S", 0, team("x", 0, 990, 1000, 1010, 1000), team("y", 1, 995, 1005, 1000))
+	for _, tc := range []bfCase{
+		{
+			name:     "the closest acceptable single fills the seat",
+			rules:    bfRules,
+			sessions: []Session{missingOne},
+			tickets: []*tb{
+				ticket("far", 0).num("mmr", 1100), // beyond 50 of the session's players
+				ticket("old", 0).num("mmr", 1030),
+				ticket("near", 1).num("mmr", 1002),
+				ticket("mid", 1).num("mmr", 985),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|near"},
+		},
+		{
+			name:     "equal distance: the older first",
+			rules:    bfRules,
+			sessions: []Session{missingOne},
+			tickets:  []*tb{ticket("young", 1).num("mmr", 1010), ticket("old", 0).num("mmr", 990)},
+			steps:    []float64{2},
+			want:     []string{"2: S=|old"},
+		},
+		{
+			name:     "never a new_session_only ticket",
+			rules:    bfRules,
+			sessions: []Session{missingOne},
+			tickets: []*tb{
+				func() *tb {
+					b := ticket("fresh", 0).num("mmr", 1000)
+					b.t.Attributes.Set("new_session_only", cupid.Bool(true))
+					return b
+				}(),
+				func() *tb {
+					b := ticket("ok", 0).num("mmr", 1020)
+					b.t.Attributes.Set("new_session_only", cupid.Bool(false))
+					return b
+				}(),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|ok"},
+		},
+		{
+			name:  "a party is not split across two teams with a seat each",
+			rules: bfRules,
+			sessions: []Session{sess("S", 0, team("x", 1, 1000, 1000, 1000),
+				team("y", 1, 1000, 1000, 1000))},
+			tickets: []*tb{ticket("duo", 0).party(2).num("mmr", 1000)},
+			steps:   []float64{2},
+		},
+		{
+			name:     "a party goes whole into the team with the seats",
+			rules:    bfRules,
+			sessions: []Session{sess("S", 0, team("x", 1, 1000, 1000, 1000), team("y", 2, 1000, 1000))},
+			tickets:  []*tb{ticket("duo", 0).party(2).num("mmr", 1000), ticket("solo", 1).num("mmr", 1000)},
+			steps:    []float64{2},
+			want:     []string{"2: S=solo|duo"},
+		},
+		{
+			name:     "several tickets in one step, partial fill",
+			rules:    bfRules,
+			sessions: []Session{sess("S", 0, team("x", 2, 1000, 1000), team("y", 2, 1000, 1000))},
+			tickets:  []*tb{ticket("a", 0).num("mmr", 1000), ticket("b", 0).num("mmr", 1010), ticket("c", 0).num("mmr", 1020)},
+			steps:    []float64{2},
+			// Teams with the most free seats first: a to x, b to y, c to x.
+			want: []string{"2: S=a+c|b"},
+		},
+		{
+			name:  "the oldest open session first",
+			rules: bfRules,
+			sessions: []Session{
+				sess("new", 5, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000)),
+				sess("old", 1, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000)),
+			},
+			tickets: []*tb{ticket("a", 0).num("mmr", 1000)},
+			steps:   []float64{6},
+			want:    []string{"6: old=|a"},
+		},
+		{
+			name:     "backfill before a new match",
+			rules:    bfDuel,
+			sessions: []Session{sess("S", 0, team("x", 0, 1000), team("y", 1))},
+			tickets:  []*tb{ticket("a", 0).num("mmr", 1000), ticket("b", 0).num("mmr", 1005)},
+			steps:    []float64{1, 2},
+			want:     []string{"1: S=|a"},
+		},
+		{
+			name:     "the tickets the sessions leave form new matches in the same step",
+			rules:    bfDuel,
+			sessions: []Session{sess("S", 0, team("x", 0, 1000), team("y", 1))},
+			tickets:  []*tb{ticket("a", 0).num("mmr", 1000), ticket("b", 0).num("mmr", 1005), ticket("c", 0).num("mmr", 1010)},
+			steps:    []float64{1},
+			want:     []string{"1: S=|a", "1: b|c"},
+		},
+		{
+			name:     "distance against the session's players flexes with the candidate's wait",
+			rules:    bfRules,
+			sessions: []Session{sess("S", 0, team("x", 0, 950, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1050))},
+			// 1080 is 130 from 950: refused at 50, taken once its
+			// reference reaches 200 (30 s).
+			tickets: []*tb{ticket("a", 0).num("mmr", 1080)},
+			steps:   []float64{1, 29, 31},
+			want:    []string{"31: S=|a"},
+		},
+		{
+			name:  "latency: the candidate must reach the session's region at its wait",
+			rules: bfLatency,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0))
+				s.Region = "eu"
+				return s
+			}()},
+			tickets: []*tb{
+				ticket("us", 0).lat("us", 20, "eu", 120),   // eu within reach after 2 expansions (20 s)
+				ticket("eu", 5).lat("eu", 40, "us", 120),   // reaches eu at once
+				ticket("far", 0).lat("us", 10, "eu", 1000), // never
+			},
+			steps: []float64{6},
+			want:  []string{"6: S=|eu"},
+		},
+		{
+			name:  "latency: a candidate whose range grows joins later",
+			rules: bfLatency,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0))
+				s.Region = "eu"
+				return s
+			}()},
+			tickets: []*tb{ticket("us", 0).lat("us", 20, "eu", 120)},
+			steps:   []float64{1, 15, 21},
+			want:    []string{"21: S=|us"},
+		},
+		{
+			name:  "options only: distance is not judged, options are",
+			rules: bfOptions,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))
+				s.OptionsOnly, s.MatchOptions = true, map[string]any{"map": "city"}
+				return s
+			}()},
+			tickets: []*tb{
+				ticket("wrongmap", 0).num("mmr", 1000).opt("map", "port"),
+				ticket("far", 1).num("mmr", 2000).opt("map", "city"),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|far"},
+		},
+		{
+			name:  "without options only, distance is judged too",
+			rules: bfOptions,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))
+				s.MatchOptions = map[string]any{"map": "city"}
+				return s
+			}()},
+			tickets: []*tb{
+				ticket("wrongmap", 0).num("mmr", 1000).opt("map", "port"),
+				ticket("far", 1).num("mmr", 2000).opt("map", "city"),
+				ticket("near", 1).num("mmr", 1010).opt("map", "city"),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|near"},
+		},
+		{
+			name:  "options read from the players when the session names none",
+			rules: bfOptions,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))
+				for i := range s.Teams[0].Players {
+					s.Teams[0].Players[i].Attributes.Set("map", cupid.String("port"))
+				}
+				return s
+			}()},
+			tickets: []*tb{
+				ticket("city", 0).num("mmr", 1000).opt("map", "city"),
+				ticket("port", 1).num("mmr", 1040).opt("map", "port"),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|port"},
+		},
+		{
+			name:  "!= across teams: a clanmate never joins the other side",
+			rules: bfClans,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 1, 0, 0, 0), team("y", 1, 0, 0, 0))
+				for i := range s.Teams[0].Players {
+					s.Teams[0].Players[i].Attributes.Set("clan", cupid.String("red"))
+					s.Teams[1].Players[i].Attributes.Set("clan", cupid.String("blue"))
+				}
+				return s
+			}()},
+			tickets: []*tb{ticket("r1", 0).str("clan", "red"), ticket("r2", 1).str("clan", "red")},
+			steps:   []float64{2},
+			// r1 goes to x (its clan's side); r2 could only go to y.
+			want: []string{"2: S=r1|"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { runBackfill(t, tc) })
+	}
+}
+
+func TestBackfillRoles(t *testing.T) {
+	// A team with a tank and a dps and two seats: a healer is still
+	// needed (min 1), so only one more dps can come.
+	withRoles := func(s Session, roles ...string) Session {
+		s.Roles = map[string]string{}
+		i := 0
+		for _, tm := range s.Teams {
+			for _, pl := range tm.Players {
+				s.Roles[pl.ID] = roles[i]
+				i++
+			}
+		}
+		return s
+	}
+	for _, tc := range []bfCase{
+		{
+			name: "the free seats keep room for the missing healer",
+			sessions: []Session{withRoles(sess("S", 0, team("x", 2, 0, 0), team("y", 0, 0, 0, 0, 0)),
+				"tank", "dps", "tank", "healer", "dps", "dps")},
+			tickets: []*tb{
+				ticket("d1", 0).list("role", "dps"),
+				ticket("d2", 1).list("role", "dps"),
+				ticket("h", 2).list("role", "healer"),
+			},
+			steps: []float64{3},
+			want:  []string{"3: S=d1+h|"},
+		},
+		{
+			name: "a role at its maximum takes nobody more",
+			sessions: []Session{withRoles(sess("S", 0, team("x", 1, 0, 0, 0), team("y", 0, 0, 0, 0, 0)),
+				"tank", "healer", "dps", "tank", "healer", "dps", "dps")},
+			tickets: []*tb{
+				ticket("t", 0).list("role", "tank"),
+				ticket("flex", 1).list("role", "tank", "dps"),
+			},
+			steps: []float64{3},
+			want:  []string{"3: S=flex|"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.rules = bfRoles
+			p := runBackfill(t, tc)
+			_ = p
+		})
+	}
+	// The newcomer's role is in the proposal.
+	p := newPool(t, bfRoles)
+	ticket("flex", 0).list("role", "tank", "dps").add(t, p)
+	s := withRoles(sess("S", 0, team("x", 1, 0, 0, 0), team("y", 0, 0, 0, 0, 0)), "tank", "healer", "dps", "tank", "healer", "dps", "dps")
+	if err := p.OpenSession(s); err != nil {
+		t.Fatal(err)
+	}
+	props := p.Step(at(1))
+	if len(props) != 1 || props[0].Match.Roles["flex.p0"] != "dps" || len(props[0].Match.Roles) != 1 {
+		t.Fatalf("proposals = %+v", props)
+	}
+}
+
+func TestBackfillReturnAndReopen(t *testing.T) {
+	p := newPool(t, bfRules)
+	a := ticket("a", 0).num("mmr", 1000).add(t, p)
+	s := sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))
+	if err := p.OpenSession(s); err != nil {
+		t.Fatal(err)
+	}
+	props := p.Step(at(10))
+	if got := describe(props); !reflect.DeepEqual(got, []string{"S=|a"}) {
+		t.Fatalf("proposals = %q", got)
+	}
+	pr := &props[0]
+	if pr.Len() != 1 || !pr.CreatedAt(0).Equal(a.CreatedAt) || pr.Match.CreatedAt != at(10) || pr.Match.ID != "" {
+		t.Fatalf("proposal = %+v", pr)
+	}
+	if len(pr.Match.Teams) != 2 || len(pr.Match.Teams[0].TicketIDs) != 0 || pr.Match.Teams[1].PlayerIDs[0] != "a.p0" {
+		t.Fatalf("teams = %+v", pr.Match.Teams)
+	}
+	if q := pr.Match.Quality; q.Score <= 0 || q.Score > 1 {
+		t.Fatalf("quality = %+v", q)
+	}
+	// While the proposal is out, the session is not open: nothing more
+	// is proposed for it.
+	if p.Sessions() != 0 || p.Contains("a") {
+		t.Fatalf("sessions %d, a waiting %v", p.Sessions(), p.Contains("a"))
+	}
+	ticket("b", 11).num("mmr", 1000).add(t, p)
+	if got := describe(p.Step(at(12))); len(got) != 0 {
+		t.Fatalf("proposals with the session out = %q", got)
+	}
+	// The commit failed: the ticket comes back with its age and the
+	// service opens the session again, unchanged.
+	if refused := p.Return(pr.Tickets()); len(refused) != 0 {
+		t.Fatal(refused)
+	}
+	if created, _, ok := p.Times("a"); !ok || created != a.CreatedAt.UnixNano() {
+		t.Fatalf("a back: created %d ok %v", created, ok)
+	}
+	if err := p.OpenSession(s); err != nil {
+		t.Fatal(err)
+	}
+	if wake, ok := p.NextWake(at(13)); !ok || !wake.Equal(at(13)) {
+		t.Fatalf("NextWake = %v %v, want now", wake, ok)
+	}
+	// Equal distance: a, the older, is taken again.
+	if got := describe(p.Step(at(13))); !reflect.DeepEqual(got, []string{"S=|a"}) {
+		t.Fatalf("proposals after Return = %q", got)
+	}
+}
+
+func TestBackfillCloseSession(t *testing.T) {
+	p := newPool(t, bfDuel)
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 1000), team("y", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if p.Sessions() != 1 || !p.CloseSession("S") || p.CloseSession("S") || p.Sessions() != 0 {
+		t.Fatalf("close: sessions %d", p.Sessions())
+	}
+	ticket("a", 0).num("mmr", 1000).add(t, p)
+	if got := describe(p.Step(at(1))); len(got) != 0 {
+		t.Fatalf("proposals after close = %q", got)
+	}
+	// Removing a ticket and replacing a session behave as usual.
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 1000), team("y", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 5000), team("y", 1))); err != nil {
+		t.Fatal(err)
+	}
+	if p.Sessions() != 1 {
+		t.Fatalf("sessions after replace = %d", p.Sessions())
+	}
+	if got := describe(p.Step(at(2))); len(got) != 0 {
+		t.Fatalf("the replaced session (mmr 5000) took a: %q", got)
+	}
+	if !p.Remove("a") {
+		t.Fatal("remove")
+	}
+}
+
+func TestOpenSessionErrors(t *testing.T) {
+	ok := func() Session { return sess("S", 0, team("x", 0, 1000), team("y", 1)) }
+	for _, tc := range []struct {
+		name, rules, field, msg string
+		edit                    func(*Session)
+	}{
+		{"no id", bfDuel, "id", "required", func(s *Session) { s.ID = "" }},
+		{"one team too few", bfDuel, "teams", "1 teams", func(s *Session) { s.Teams = s.Teams[:1] }},
+		{"negative free", bfDuel, "teams[1].free", "negative", func(s *Session) { s.Teams[1].Free = -1 }},
+		{"no free seat", bfDuel, "teams", "no free seat", func(s *Session) { s.Teams[1].Free = 0 }},
+		{"team over max", bfDuel, "teams[0]", "largest team", func(s *Session) { s.Teams[0].Free = 1 }},
+		{"player without id", bfDuel, "teams[0].players[0].id", "required", func(s *Session) { s.Teams[0].Players[0].ID = "" }},
+		{"player twice", bfRules, "teams[1].players[0].id", "twice", func(s *Session) {
+			s.Teams[1].Players = append(s.Teams[1].Players, s.Teams[0].Players[0])
+		}},
+		{"mmr not a number", bfDuel, "teams[0].players[0].attributes.mmr", "finite number", func(s *Session) {
+			s.Teams[0].Players[0].Attributes.Set("mmr", cupid.String("high"))
+		}},
+		{"no region", bfLatency, "region", "required", func(s *Session) {
+			s.Teams = []SessionTeam{team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0)}
+		}},
+		{"option not a string", bfOptions, "match_options.map", "string", func(s *Session) {
+			s.Teams = []SessionTeam{team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0)}
+			s.MatchOptions = map[string]any{"map": 3}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool(t, tc.rules)
+			s := ok()
+			tc.edit(&s)
+			err := p.OpenSession(s)
+			ce, isCupid := asCupidError(err)
+			if !isCupid || ce.Code != cupid.CodeInvalid || ce.Field != tc.field || !strings.Contains(ce.Message, tc.msg) {
+				t.Fatalf("error = %v, want field %q containing %q", err, tc.field, tc.msg)
+			}
+			if p.Sessions() != 0 {
+				t.Fatal("a refused session is open")
+			}
+		})
+	}
+}
+
+func TestBackfillDeterministic(t *testing.T) {
+	run := func() []string {
+		p := newPool(t, bfRules)
+		for i := range 40 {
+			ticket(fmt.Sprintf("t%02d", i), float64(i%7)).num("mmr", float64(900+(i*37)%200)).add(t, p)
+		}
+		for i := range 6 {
+			s := sess(fmt.Sprintf("S%d", i), float64(i%3), team("x", i%3, 1000, 1000), team("y", 1+i%2, 950, 1050))
+			if err := p.OpenSession(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var out []string
+		for _, sec := range []float64{10, 20, 40} {
+			for _, pr := range p.Step(at(sec)) {
+				out = append(out, fmt.Sprintf("%s %s %.6f", pr.SessionID, describe([]Proposal{pr})[0], pr.Match.Quality.Score))
+			}
+		}
+		return out
+	}
+	first := run()
+	if len(first) == 0 {
+		t.Fatal("nothing proposed")
+	}
+	for range 3 {
+		if again := run(); !reflect.DeepEqual(again, first) {
+			t.Fatalf("run differs:\n%q\n%q", again, first)
+		}
+	}
+}
+
+func TestBackfillSetRulesetKeepsSessions(t *testing.T) {
+	p := newPool(t, bfRules)
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.SetRuleset(load(t, bfRules)); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.SessionIDs(); !reflect.DeepEqual(got, []string{"S"}) {
+		t.Fatalf("sessions after SetRuleset = %q", got)
+	}
+	// A ruleset of 1v1 cannot hold a 4v4 session: it is closed.
+	if _, err := p.SetRuleset(load(t, bfDuel)); err != nil {
+		t.Fatal(err)
+	}
+	if p.Sessions() != 0 {
+		t.Fatalf("sessions after a 1v1 ruleset = %q", p.SessionIDs())
+	}
+}
+
+func TestBackfillWakesAlone(t *testing.T) {
+	// One player waiting is too few for a 4v4, but may join a session when
+	// its distance widens: NextWake must name that moment.
+	p := newPool(t, bfRules)
+	ticket("a", 0).num("mmr", 1080).add(t, p)
+	if _, ok := p.NextWake(at(1)); ok {
+		t.Fatal("a lone player woke a pool without sessions")
+	}
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 950, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1050))); err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Step(at(1)); len(got) != 0 {
+		t.Fatalf("proposals = %q", describe(got))
+	}
+	if wake, ok := p.NextWake(at(1)); !ok || !wake.Equal(at(30)) {
+		t.Fatalf("NextWake = %v %v, want %v", wake, ok, at(30))
+	}
+	if got := describe(p.Step(at(30))); !reflect.DeepEqual(got, []string{"S=|a"}) {
+		t.Fatalf("proposals at 30 s = %q", got)
+	}
+}
+
+var _ = time.Second
