@@ -667,7 +667,7 @@ func newSessionOnly(h *held) bool {
 // there; at is where the index walk found it.
 func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 	e := &p.entries[s]
-	if !e.alive {
+	if !e.alive || e.newOnly {
 		return false
 	}
 	size := int(e.size)
@@ -675,18 +675,11 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 	for i := range f.teams {
 		fits = fits || f.teams[i].left >= size
 	}
-	if !fits || newSessionOnly(e.h) {
+	if !fits {
 		return false
 	}
 	wait := p.waitOf(e, now)
 	env := &p.r.envs[p.r.level(wait)]
-	x := e.x
-	if f.region >= 0 && maskAt(x.lats, p.r.latRange(wait))&(1<<f.region) == 0 {
-		return false
-	}
-	if p.gateOK(s, env).kind != rOK {
-		return false
-	}
 	optionsOnly := f.bs.s.OptionsOnly
 	if !optionsOnly {
 		for i, d := range p.r.dist {
@@ -703,6 +696,13 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 				return false
 			}
 		}
+	}
+	x := e.x
+	if f.region >= 0 && maskAt(x.lats, p.r.latRange(wait))&(1<<f.region) == 0 {
+		return false
+	}
+	if p.gateOK(s, env).kind != rOK {
+		return false
 	}
 	if x != nil && !p.sessionPairOK(f, x, env, optionsOnly) {
 		return false
@@ -926,10 +926,18 @@ func (f *bfill) take(p *Pool, s int32, ti int, at ipos) {
 // session leaves the open set until the service opens it again.
 func (p *Pool) backfillPass(now time.Time, out []Proposal) []Proposal {
 	b := &p.bf
-	p.collectNews()
+	// With many tickets new at once (a bulk load, a restart) every session
+	// is searched whole, a walk that stops at the nearest tickets that fit,
+	// rather than through a sorted list of most of the pool.
+	allWhole := p.allDirty || len(p.dirty)*8 > p.live
+	newsReady := false
 	keep := b.open[:0]
 	for _, bs := range b.open {
-		whole := bs.dirty || p.allDirty
+		whole := bs.dirty || allWhole
+		if !whole && !newsReady {
+			p.collectNews()
+			newsReady = true
+		}
 		if bs.dirty {
 			bs.dirty = false
 			b.dirty--
@@ -953,9 +961,6 @@ func (p *Pool) backfillPass(now time.Time, out []Proposal) []Proposal {
 func (p *Pool) collectNews() {
 	b := &p.bf
 	b.news = b.news[:0]
-	if p.allDirty {
-		return // every session is searched whole
-	}
 	for _, s := range p.dirty {
 		if e := &p.entries[s]; e.alive && e.dirty == dirtySelf {
 			b.news = append(b.news, s)
@@ -1046,6 +1051,18 @@ func (p *Pool) fillNearest(f *bfill, now time.Time, whole bool) {
 		}
 		return
 	}
+	if lv := p.sessionLevel(f.bs); lv >= len(p.r.envs) {
+		return // even the widest distance cannot hold the session's players
+	} else if lv > 0 {
+		// Only tickets that have waited until level lv could be taken;
+		// when they are fewer than the window holds, look at them alone.
+		cutoff := now.UnixNano() - int64(p.r.steps[lv-1])
+		n := sort.Search(len(p.order), func(i int) bool { return p.entries[p.order[i]].created > cutoff })
+		if n < p.idx.countBetween(wlo, whi) {
+			p.fillFromOld(f, p.order[:n], wlo, whi, center, now)
+			return
+		}
+	}
 	down, up := p.idx.around(center, math.MinInt32)
 	dk, ds, dok := down.next()
 	uk, us, uok := up.next()
@@ -1097,6 +1114,71 @@ func (p *Pool) fillNearest(f *bfill, now time.Time, whole bool) {
 		run = append(run, cand{slot: s, at: at})
 	}
 	flush()
+}
+
+// sessionLevel is the lowest flex level whose primary distance could hold
+// all the session's players with one more ticket (half their spread, or the
+// whole spread for a "spread" rule); len(envs) when none could.
+func (p *Pool) sessionLevel(bs *bsession) int {
+	need := (bs.hi[0] - bs.lo[0]) / 2
+	if p.r.dist[0].spread {
+		need = bs.hi[0] - bs.lo[0]
+	}
+	return sort.Search(len(p.r.envs), func(l int) bool { return p.r.envs[l].ref[0] >= need })
+}
+
+// fillFromOld offers the session, nearest its mean first, then oldest, the
+// tickets of old (oldest first) whose primary value lies in [wlo, whi],
+// looking at no more than ScanLimit of them.
+func (p *Pool) fillFromOld(f *bfill, old []int32, wlo, whi, center float64, now time.Time) {
+	list := f.list[:0]
+	scanned := 0
+	for _, s := range old {
+		if scanned >= p.opts.ScanLimit {
+			break
+		}
+		if s < 0 || !p.entries[s].alive {
+			continue
+		}
+		scanned++
+		if k := p.entries[s].key; k >= wlo && k <= whi {
+			list = append(list, s)
+		}
+	}
+	p.stats.Scanned += uint64(scanned)
+	slices.SortStableFunc(list, func(x, y int32) int {
+		dx, dy := math.Abs(p.entries[x].key-center), math.Abs(p.entries[y].key-center)
+		switch {
+		case dx < dy:
+			return -1
+		case dx > dy:
+			return 1
+		}
+		return 0
+	})
+	f.list = list
+	for _, s := range list {
+		if p.tryBackfill(f, s, nowhere, now) && f.seatsLeft() == 0 {
+			return
+		}
+	}
+}
+
+// countBetween counts the index entries (buried ones included) with keys in
+// [lo, hi], reading chunk lengths only.
+func (x *index) countBetween(lo, hi float64) int {
+	a, b := x.search(lo, math.MinInt32), x.search(hi, math.MaxInt32)
+	if a.c == b.c {
+		return b.i - a.i
+	}
+	n := len(x.chunks[a.c].keys) - a.i
+	for c := a.c + 1; c < b.c; c++ {
+		n += len(x.chunks[c].keys)
+	}
+	if b.c < len(x.chunks) {
+		n += b.i
+	}
+	return n
 }
 
 // fillOldest offers the session the waiting tickets oldest first: all of

@@ -549,3 +549,122 @@ func TestBackfillWakesAlone(t *testing.T) {
 }
 
 var _ = time.Second
+
+// benchSessions opens n sessions of a 4v4 with one or two free seats, their
+// players around mmrs spread over the population's, each team's players
+// spread ±spread/2.
+func benchSessions(b *testing.B, p *Pool, n int, spread float64) {
+	b.Helper()
+	for i := range n {
+		center := 1500 + float64((i*7919)%1600) - 800
+		s := Session{ID: fmt.Sprintf("s%05d", i), Opened: t0.Add(-time.Duration(i) * time.Millisecond)}
+		for tm := range 2 {
+			free := 0
+			if tm == i%2 {
+				free = 1 + i%3/2
+			}
+			st := SessionTeam{Free: free}
+			for k := range 4 - free {
+				v := center - spread/2
+				if k%2 == 1 {
+					v = center + spread/2
+				}
+				st.Players = append(st.Players, spl(fmt.Sprintf("s%05d.%d.%d", i, tm, k), v))
+			}
+			s.Teams = append(s.Teams, st)
+		}
+		if err := p.OpenSession(s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBackfill1000x100k measures the backfill pass of one Step: 1,000
+// sessions opened (each searched whole) over 100,000 waiting tickets, and,
+// as "news-ns", a later pass in which the sessions left open are searched
+// only against 100 new tickets. "near": sessions of players 30 apart, most
+// find their newcomers among the nearest tickets; "young": players 200
+// apart and every ticket just created (allowed 50), so no ticket could
+// join, which the search sees without looking at any; "refused": as near,
+// but every ticket is new_session_only, so each whole search looks at every
+// ticket of its window, up to ScanLimit — the worst case.
+func BenchmarkBackfill1000x100k(b *testing.B) {
+	for _, shape := range []struct {
+		name   string
+		spread float64
+		age    time.Duration // the tickets' creation spread before now
+		refuse bool          // every ticket new_session_only
+	}{{"near", 30, time.Minute, false}, {"young", 200, 0, false}, {"refused", 30, time.Minute, true}} {
+		b.Run(shape.name, func(b *testing.B) { benchBackfill(b, shape.spread, shape.age, shape.refuse) })
+	}
+}
+
+func benchBackfill(b *testing.B, spread float64, age time.Duration, refuse bool) {
+	c := load(b, `{`+bf4v4+`, `+bfMMR+`}`)
+	tickets := gen1v1(100_000, t0, 42)
+	for k, t := range tickets {
+		t.CreatedAt = t0.Add(-age + time.Duration(k)*age/time.Duration(len(tickets)))
+		if refuse {
+			t.Attributes = cupid.Attributes{{Name: "new_session_only", Value: cupid.Bool(true)}}
+		}
+	}
+	fresh := gen1v1(100, t0, 7)
+	var taken, seats, scanned, newsNs float64
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		p, err := New(testKey, c, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range tickets {
+			if err := p.Add(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.flush()
+		p.sortOrder()
+		benchSessions(b, p, 1000, spread)
+		seats = 0
+		for _, bs := range p.bf.open {
+			for _, tm := range bs.teams {
+				seats += float64(tm.free)
+			}
+		}
+		scanned0 := p.stats.Scanned
+		b.StartTimer()
+		props := p.backfillPass(t0, nil)
+		b.StopTimer()
+		scanned = float64(p.stats.Scanned - scanned0)
+		taken = 0
+		for k := range props {
+			taken += float64(props[k].Len())
+		}
+		// Later: the sessions left open were searched; 100 tickets
+		// arrive, and only they are tried.
+		p.bf.dirty = 0
+		for _, bs := range p.bf.open {
+			bs.dirty = false
+		}
+		for _, s := range p.dirty {
+			p.entries[s].dirty = dirtyNone
+		}
+		p.dirty = p.dirty[:0]
+		for k, t := range fresh {
+			t2 := *t
+			t2.ID = fmt.Sprintf("n%03d", k)
+			t2.CreatedAt = t0.Add(time.Second)
+			if err := p.Add(&t2); err != nil {
+				b.Fatal(err)
+			}
+		}
+		p.flush()
+		p.sortOrder()
+		start := time.Now()
+		p.backfillPass(t0.Add(2*time.Second), nil)
+		newsNs += float64(time.Since(start))
+	}
+	b.ReportMetric(seats, "seats")
+	b.ReportMetric(taken, "tickets-taken")
+	b.ReportMetric(scanned/1000, "scanned/session")
+	b.ReportMetric(newsNs/float64(b.N), "news-ns")
+}

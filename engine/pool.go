@@ -321,6 +321,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 	p.seq++
 	e := &p.entries[slot]
 	*e = entry{h: hold(t), id: t.ID, pid: soloID(t), created: t.CreatedAt.UnixNano(), seq: p.seq, size: int32(len(t.Players)), alive: true}
+	e.newOnly = newSessionOnly(e.h)
 	p.maxSize = max(p.maxSize, e.size)
 	if p.r.lat != nil {
 		p.maskAt[slot] = math.MinInt64

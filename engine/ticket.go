@@ -26,6 +26,10 @@ type entry struct {
 	size    int32   // players
 	alive   bool
 	dirty   uint8 // dirtyNone, dirtySelf or dirtyNeighbour
+	// newOnly: new_session_only, never backfilled (backfill.go); kept
+	// here, in what was padding, so a session's search need not read the
+	// ticket's attributes.
+	newOnly bool
 	x       *extra
 }
 
