@@ -1051,7 +1051,9 @@ func (p *Pool) fillNearest(f *bfill, now time.Time, whole bool) {
 		}
 		return
 	}
-	if lv := p.sessionLevel(f.bs); lv >= len(p.r.envs) {
+	if f.bs.s.OptionsOnly {
+		// Distance is not judged: nearest first, from anywhere.
+	} else if lv := p.sessionLevel(f.bs); lv >= len(p.r.envs) {
 		return // even the widest distance cannot hold the session's players
 	} else if lv > 0 {
 		// Only tickets that have waited until level lv could be taken;

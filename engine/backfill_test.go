@@ -48,6 +48,16 @@ func sess(id string, sec float64, teams ...SessionTeam) Session {
 	return Session{ID: id, Opened: at(sec), Teams: teams}
 }
 
+// withAttr sets an attribute on every player of a session.
+func withAttr(s Session, name string, v cupid.Value) Session {
+	for _, tm := range s.Teams {
+		for i := range tm.Players {
+			tm.Players[i].Attributes.Set(name, v)
+		}
+	}
+	return s
+}
+
 // describe renders proposals as matchIDs does, a backfill prefixed with its
 // session: "S=a|b+c".
 func describe(props []Proposal) []string {
@@ -273,6 +283,57 @@ func TestBackfill(t *testing.T) {
 			},
 			steps: []float64{2},
 			want:  []string{"2: S=|port"},
+		},
+		{
+			name:  "options only: a session spread wider than any distance still takes players",
+			rules: bfOptions,
+			sessions: []Session{func() Session {
+				s := sess("S", 0, team("x", 0, 500, 1500, 500, 1500), team("y", 1, 1000, 1000, 1000))
+				s.OptionsOnly, s.MatchOptions = true, map[string]any{"map": []any{"city"}}
+				return s
+			}()},
+			tickets: []*tb{ticket("a", 0).num("mmr", 1000).opt("map", "city")},
+			steps:   []float64{1},
+			want:    []string{"1: S=|a"},
+		},
+		{
+			name:     "tickets taken in one step are judged with each other",
+			rules:    `{` + bf4v4 + `, "matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 50}]}`,
+			sessions: []Session{sess("S", 0, team("x", 1, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))},
+			// Each is within 50 of the session alone; together they
+			// spread 80.
+			tickets: []*tb{ticket("lo", 1).num("mmr", 960), ticket("hi", 0).num("mmr", 1040)},
+			steps:   []float64{2},
+			want:    []string{"2: S=hi|"},
+		},
+		{
+			name:     "= holds across the session",
+			rules:    `{` + bf4v4 + `, "comparison_rule": [{"attribute": "game_version", "operator": "="}]}`,
+			sessions: []Session{withAttr(sess("S", 0, team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0)), "game_version", cupid.String("1.2"))},
+			tickets:  []*tb{ticket("old", 0).str("game_version", "1.1"), ticket("same", 1).str("game_version", "1.2")},
+			steps:    []float64{2},
+			want:     []string{"2: S=|same"},
+		},
+		{
+			name:  "cross-play both ways with the session's players",
+			rules: `{` + bf4v4 + `, "cross_play": {}}`,
+			sessions: []Session{withAttr(withAttr(sess("S", 0, team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0)),
+				"current_platform", cupid.String("pc")), "cross_platform", cupid.Strings("pc"))},
+			tickets: []*tb{
+				ticket("ps5", 0).str("current_platform", "ps5").list("cross_platform", "ps5", "pc"),
+				ticket("pc", 1).str("current_platform", "pc").list("cross_platform", "pc", "ps5"),
+			},
+			steps: []float64{2},
+			want:  []string{"2: S=|pc"},
+		},
+		{
+			name:  "a collection shared with the session's players",
+			rules: `{` + bf4v4 + `, "collection_rule": [{"attribute": "languages", "operation": "intersection", "min_count": 1}]}`,
+			sessions: []Session{withAttr(sess("S", 0, team("x", 0, 0, 0, 0, 0), team("y", 1, 0, 0, 0)),
+				"languages", cupid.Strings("en", "fr"))},
+			tickets: []*tb{ticket("de", 0).list("languages", "de"), ticket("fr", 1).list("languages", "de", "fr")},
+			steps:   []float64{2},
+			want:    []string{"2: S=|fr"},
 		},
 		{
 			name:  "!= across teams: a clanmate never joins the other side",
