@@ -38,3 +38,10 @@ func FenceFrom(ctx context.Context) (Fence, bool) {
 // ErrFenced is what a store's refusal of a fenced write wraps: the lease
 // changed hands or lapsed, and the node must stop acting for the pool.
 var ErrFenced = errors.New("the lease on the pool is no longer held by this node")
+
+// TicketChange is a stored ticket event with its ticket as it is now: what
+// a node reads when the database tells it of another node's write.
+type TicketChange struct {
+	Event  Event
+	Ticket *Ticket
+}

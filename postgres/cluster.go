@@ -367,17 +367,10 @@ func parseChange(p string) (Change, error) {
 	return Change{}, fmt.Errorf("unknown payload %q", p)
 }
 
-// TicketChange is one stored ticket event with what a node needs to act on
-// it: the ticket's queue key, and the ticket itself as it is now.
-type TicketChange struct {
-	Event  cupid.Event
-	Ticket *cupid.Ticket
-}
-
 // EventsAt reads the ticket events with the given sequence numbers (from a
 // Change), in sequence order, each with its ticket and, for matched and
 // assigned events, its match and assignment.
-func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]TicketChange, error) {
+func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]cupid.TicketChange, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
@@ -387,8 +380,8 @@ func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]TicketChange, err
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read events by number: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TicketChange, error) {
-		var c TicketChange
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cupid.TicketChange, error) {
+		var c cupid.TicketChange
 		ev := &c.Event
 		var kind, matchID string
 		var at int64

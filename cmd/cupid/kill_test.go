@@ -42,9 +42,9 @@ type process struct {
 	url string
 }
 
-func startProcess(t *testing.T, data string) *process {
+func startProcess(t *testing.T, data string, extra ...string) *process {
 	t.Helper()
-	args, _ := json.Marshal([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--log-format", "json"})
+	args, _ := json.Marshal(append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--log-format", "json"}, extra...))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CUPID_EXEC=1", "CUPID_ARGS="+string(args))
 	stderr, err := cmd.StderrPipe()

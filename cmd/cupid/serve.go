@@ -43,6 +43,10 @@ type serveFlags struct {
 	pprof     bool
 	gcPercent int
 	store     string
+	// nodeID and leaseTTL make this process one node of several on a
+	// PostgreSQL store (cluster.go).
+	nodeID   string
+	leaseTTL time.Duration
 	// net: connections, TLS and browser origins (listen.go).
 	net netFlags
 
@@ -84,6 +88,8 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.logLevel, "log-level", "info", "log level: debug, info, warn or error")
 	cmd.Flags().IntVar(&f.gcPercent, "gc-percent", 50, "Go's garbage collection target (GOGC): lower keeps resident memory nearer the live tickets at some CPU; GOGC in the environment wins unless this flag is given")
 	cmd.Flags().BoolVar(&f.pprof, "pprof", false, "serve Go's profiler under /debug/pprof/ (for measurements; keep it off in production)")
+	cmd.Flags().StringVar(&f.nodeID, "node-id", "", "with a postgres:// --store: this node's name among the nodes sharing the database (default: host, process id and a random suffix)")
+	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", defaultLeaseTTL, "with a postgres:// --store: how long a node's hold on its queues lasts unrenewed, the longest its queues wait for another node after it dies")
 	addNetFlags(cmd, &f.net)
 	return cmd
 }
@@ -126,6 +132,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer stopAuth()
+	if err := checkClusterFlags(f); err != nil {
+		return err
+	}
 	store, where, err := openStore(ctx, f)
 	if err != nil {
 		return err
@@ -139,7 +148,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	mm, err := ticketsvc.New(ticketsvc.Options{
-		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now,
+		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
 		Seed: uint64(time.Now().UnixNano()),
 	})
 	if err != nil {
@@ -191,6 +200,12 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
+	stopCluster, err := startCluster(ctx, f, log, store, mm, ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer stopCluster()
 	if err := pairings.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -226,7 +241,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	log.Info("shutting down")
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	// End watch streams so Shutdown need not wait for them.
+	// Hand the queues to the other nodes first, then end watch streams so
+	// Shutdown need not wait for them.
+	stopCluster()
 	mm.Close()
 	pairings.Close()
 	opponents.Close()

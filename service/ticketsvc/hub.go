@@ -32,6 +32,12 @@ type hub struct {
 	ring    []histSlot
 	next    int // the slot the next history takes
 	histCap int
+
+	// shared is set when several nodes share the store: every event then
+	// reaches watchers from the database's notifications, in commit order,
+	// and the service's own publishing is silent, so that a ticket's events
+	// reach its watchers in one order whichever node wrote them.
+	shared bool
 }
 
 // histSlot is one ticket's history.
@@ -118,6 +124,15 @@ func (h *hub) unsubscribe(s *subscription) {
 // watchers. A ticket's created event must be published before any other
 // event of it, or the hub keeps no history for it.
 func (h *hub) publish(evs ...cupid.Event) {
+	if h.shared {
+		return // watchers hear the database's notifications (cluster.go)
+	}
+	h.deliver(evs...)
+}
+
+// deliver is publish's work: what the database's notifications feed when
+// the store is shared.
+func (h *hub) deliver(evs ...cupid.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, ev := range evs {
@@ -139,6 +154,9 @@ func (h *hub) record(ev cupid.Event) {
 		return
 	}
 	if ev.Kind == cupid.EventCreated {
+		if _, ok := h.hist[ev.TicketID]; ok {
+			return // heard twice (a resync after a lost notification)
+		}
 		slot := &h.ring[h.next]
 		if slot.id != "" {
 			delete(h.hist, slot.id)
@@ -149,7 +167,11 @@ func (h *hub) record(ev cupid.Event) {
 		return
 	}
 	if i, ok := h.hist[ev.TicketID]; ok {
-		h.ring[i].later = append(h.ring[i].later, ev)
+		slot := &h.ring[i]
+		if ev.Seq <= slot.seq || (len(slot.later) > 0 && ev.Seq <= slot.later[len(slot.later)-1].Seq) {
+			return // heard twice (a resync after a lost notification)
+		}
+		slot.later = append(slot.later, ev)
 	}
 }
 
@@ -163,6 +185,13 @@ func (h *hub) last(ticketID string) (cupid.Event, bool) {
 	}
 	evs := h.ring[i].events()
 	return evs[len(evs)-1], true
+}
+
+// watched lists the tickets that have watchers.
+func (h *hub) watched() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return cupid.SortedKeys(h.subs)
 }
 
 func (h *hub) watchers() int {

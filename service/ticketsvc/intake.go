@@ -106,6 +106,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 		}
 		s.release(r.pool, 1)
 	}
+	delete(byPool, nil) // tickets of pools other nodes run
 	for p, ts := range byPool {
 		p.do(func(p *pool) {
 			for _, t := range ts {

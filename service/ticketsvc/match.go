@@ -314,11 +314,25 @@ func (s *Service) startReleasing() {
 					return
 				case <-t.C:
 				}
-				next := s.releaseDue(s.ctx, q.name)
+				next := s.releaseOwned(q.name)
 				t.Reset(max(next.Sub(s.now()), time.Millisecond))
 			}
 		}()
 	}
+}
+
+// releaseOwned runs releaseDue for a queue whose pools this node runs, with
+// the lease's fence on its writes; other nodes' queues are looked at again
+// a second later, in case this node takes them over.
+func (s *Service) releaseOwned(queue string) time.Time {
+	if s.shared == nil {
+		return s.releaseDue(s.ctx, queue)
+	}
+	f, ok := s.fenceOf(queue)
+	if !ok {
+		return s.now().Add(time.Second)
+	}
+	return s.releaseDue(cupid.WithFence(s.ctx, f), queue)
 }
 
 // releaseDue releases the queue's formed matches whose assign timeout has

@@ -17,6 +17,7 @@ type metrics struct {
 	intakeBatch prometheus.Histogram     // tickets per durable intake batch
 	passSeconds *prometheus.HistogramVec // time of one engine step
 	watchers    prometheus.GaugeFunc
+	takeovers   *prometheus.CounterVec // queues this node took over (cluster.go)
 }
 
 func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
@@ -28,6 +29,10 @@ func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
 		waiting: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "cupid_waiting_tickets",
 			Help: "Tickets waiting in each queue, over all its pools.",
+		}, []string{"queue"}),
+		takeovers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "cupid_queue_takeovers_total",
+			Help: "Times this node took a queue's pools over under a lease (several nodes on one database).",
 		}, []string{"queue"}),
 		pools: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "cupid_pools",
@@ -68,7 +73,7 @@ func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
 		}, watchers),
 	}
 	if reg != nil {
-		reg.MustRegister(m.tickets, m.waiting, m.pools, m.matches, m.timeToMatch, m.quality, m.qualityPart, m.intakeBatch, m.passSeconds, m.watchers)
+		reg.MustRegister(m.tickets, m.waiting, m.pools, m.matches, m.timeToMatch, m.quality, m.qualityPart, m.intakeBatch, m.passSeconds, m.watchers, m.takeovers)
 	}
 	return m
 }

@@ -22,8 +22,14 @@ import (
 // (live): a ticket the engine refused, or one out of the engine while its
 // match is committed, still expires on time and is never forgotten.
 type pool struct {
-	s     *Service
-	key   cupid.QueueKey
+	s   *Service
+	key cupid.QueueKey
+	// ctx is the pool's life: its store writes carry it, with the fence of
+	// the node's lease on the queue when the store is shared (cluster.go),
+	// and stop ends the pool's goroutine when the node gives the queue up.
+	ctx  context.Context
+	stop context.CancelFunc
+
 	q     *queue
 	eng   *engine.Pool
 	inbox *actor.Actor[func(*pool)] // the goroutine's loop; see run
@@ -79,10 +85,16 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 		// fail for a configured queue.
 		panic("ticketsvc: engine refused a ruleset it accepted before: " + err.Error())
 	}
-	inbox := actor.New[func(*pool)](s.ctx, 1024)
+	ctx, stop := context.WithCancel(s.ctx)
+	if f, ok := s.fences[key.Queue]; ok { // s.mu is held (reserve)
+		ctx = cupid.WithFence(ctx, f)
+	}
+	inbox := actor.New[func(*pool)](ctx, 1024)
 	return &pool{
 		s:       s,
 		key:     key,
+		ctx:     ctx,
+		stop:    stop,
 		q:       q,
 		eng:     eng,
 		inbox:   inbox,
@@ -272,7 +284,7 @@ func (p *pool) end(id string, state cupid.TicketState, reason string, now time.T
 		p.eng.Remove(id)
 		p.out[id] = liveTicket{created: created, expires: expires}
 	}
-	ctx, cancel := context.WithTimeout(p.s.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
 	_, err := p.s.finish(ctx, id, state, reason, p)
 	cancel()
 	switch {
@@ -341,10 +353,11 @@ func (p *pool) step(now time.Time) {
 		m.CreatedAt = now
 		ms[i] = &m
 	}
-	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	results, events, err := p.s.store.CommitMatches(ctx, ms)
 	cancel()
 	if err != nil {
+		p.s.checkFenced(p.key.Queue, err)
 		if !errors.Is(err, context.Canceled) {
 			p.s.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
 		}

@@ -67,6 +67,11 @@ type Options struct {
 	Documents cupid.DocumentStore
 	// IdlePool is how long an empty pool lives; DefaultIdlePool when zero.
 	IdlePool time.Duration
+	// Shared makes the service one node of several sharing Store (which
+	// must then be the same database): it runs the pools of the queues it
+	// is given (Gain) and hears of other nodes' writes (Changed). See
+	// cluster.go.
+	Shared SharedStore
 }
 
 // Service is the real-time ticket service.
@@ -92,6 +97,12 @@ type Service struct {
 	pools  map[cupid.QueueKey]*pool
 	// putMu serialises ruleset replacements, which write to the store.
 	putMu sync.Mutex
+
+	// shared, fences and onFenced are the node's part when several nodes
+	// share the store (cluster.go); fences is guarded by mu.
+	shared   SharedStore
+	fences   map[string]cupid.Fence
+	onFenced func(lease string)
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -136,7 +147,10 @@ func New(o Options) (*Service, error) {
 		intake:   make(chan []*createReq, 1024),
 		queues:   map[string]*queue{},
 		pools:    map[cupid.QueueKey]*pool{},
+		shared:   o.Shared,
+		fences:   map[string]cupid.Fence{},
 	}
+	s.hub.shared = o.Shared != nil
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -223,6 +237,13 @@ func (s *Service) Start(ctx context.Context) error {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if err := s.loadRulesets(ctx); err != nil {
 		return err
+	}
+	if s.shared != nil {
+		// Pools start as the node gains their queues (cluster.go).
+		s.wg.Add(1)
+		go s.runIntake()
+		s.startReleasing()
+		return nil
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
 	if err != nil {
@@ -312,6 +333,9 @@ func (s *Service) reserve(key cupid.QueueKey, n int, force bool) *pool {
 // release gives back n reservations of a pool (tickets that did not go to
 // it, or that left it).
 func (s *Service) release(p *pool, n int) {
+	if p == nil {
+		return // a ticket for a pool another node runs
+	}
 	s.mu.Lock()
 	p.refs -= n
 	s.mu.Unlock()
@@ -438,6 +462,11 @@ func (s *Service) prepare(t *cupid.Ticket, replace bool) (*createReq, error) {
 	t.UpdatedAt = now
 	t.ExpiresAt = now.Add(q.ttl)
 	t.MatchID, t.Reason = "", ""
+	if s.runsElsewhere(t.Key.Queue) {
+		// Another node runs the queue's pools: it hears of the ticket
+		// from the database once it is stored.
+		return &createReq{t: t, replace: replace, done: make(chan struct{})}, nil
+	}
 	p := s.reserve(t.Key, 1, false)
 	if p == nil {
 		field := "custom_key"
@@ -521,6 +550,7 @@ func (s *Service) CancelTickets(ctx context.Context, ids []string) []Cancelled {
 func (s *Service) finish(ctx context.Context, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error) {
 	t, ev, err := s.store.FinishTicket(ctx, id, state, reason, s.now().UTC())
 	if err != nil {
+		s.checkFenced(queueOf(from), err)
 		return nil, s.storeError(err)
 	}
 	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()

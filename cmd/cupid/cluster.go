@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/cupid-match/cupid/cluster"
+	"github.com/cupid-match/cupid/postgres"
+	"github.com/cupid-match/cupid/service/ticketsvc"
+)
+
+// defaultLeaseTTL is how long a node's hold on its queues lasts without
+// renewal: the longest its queues wait for another node after it dies.
+const defaultLeaseTTL = 5 * time.Second
+
+// checkClusterFlags refuses the cluster flags without a shared store, where
+// they would mean nothing.
+func checkClusterFlags(f serveFlags) error {
+	if _, pg := sharedStore(f.store); pg {
+		if f.leaseTTL != 0 && f.leaseTTL < 500*time.Millisecond {
+			return fmt.Errorf("--lease-ttl: at least 500ms (a node renews every quarter of it), got %s", f.leaseTTL)
+		}
+		return nil
+	}
+	if f.nodeID != "" {
+		return fmt.Errorf("--node-id: only with a postgres:// --store, where several nodes share one database")
+	}
+	if f.leaseTTL != 0 && f.leaseTTL != defaultLeaseTTL {
+		return fmt.Errorf("--lease-ttl: only with a postgres:// --store, where several nodes share one database")
+	}
+	return nil
+}
+
+// sharedStore reports whether --store names a database several nodes can
+// share.
+func sharedStore(s string) (string, bool) {
+	for _, p := range []string{"postgres://", "postgresql://"} {
+		if len(s) >= len(p) && s[:len(p)] == p {
+			return s, true
+		}
+	}
+	return "", false
+}
+
+// sharedOf returns the ticket service's view of a shared store, nil for a
+// store of the node's own.
+func sharedOf(s store) ticketsvc.SharedStore {
+	if pg, ok := s.(*postgres.Store); ok {
+		return pg
+	}
+	return nil
+}
+
+// startCluster makes this process a node of the cluster on a PostgreSQL
+// store: it listens to the database's notifications (other nodes' writes
+// reach watchers and pools here), then takes its share of the queues. The
+// returned stop hands the queues back (their leases given up at once) and
+// may be called more than once. On another store it does nothing.
+func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, addr string) (stop func(), err error) {
+	pg, ok := s.(*postgres.Store)
+	if !ok {
+		return func() {}, nil
+	}
+	id := f.nodeID
+	if id == "" {
+		host, _ := os.Hostname()
+		id = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
+	}
+	log = log.With("node", id)
+	ttl := f.leaseTTL
+	if ttl == 0 {
+		ttl = defaultLeaseTTL
+	}
+	cctx, cancel := context.WithCancel(context.Background())
+	listening := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		_ = pg.Listen(cctx, func() { close(listening) }, func(c postgres.Change) {
+			switch {
+			case c.Resync:
+				log.Warn("lost the database's notifications for a while; catching up")
+				mm.Resync(cctx)
+			case c.Queue != "":
+				mm.MatchLogGrew(c.Queue)
+			default:
+				if err := mm.Changed(cctx, c.Seqs); err != nil && cctx.Err() == nil {
+					log.Error("acting on other nodes' writes failed; catching up", "err", err)
+					mm.Resync(cctx)
+				}
+			}
+		})
+	}()
+	select {
+	case <-listening:
+	case <-ctx.Done():
+		cancel()
+		wg.Done()
+		wg.Wait()
+		return nil, ctx.Err()
+	}
+	node := cluster.New(cluster.Options{ID: id, Addr: addr, Names: mm.LeaseNames(), TTL: ttl, Logger: log}, pg, mm)
+	mm.SetFencedHandler(node.Fenced)
+	go func() {
+		defer wg.Done()
+		node.Run(cctx)
+	}()
+	log.Info("joined the cluster", "lease_ttl", ttl, "queues", len(mm.LeaseNames()))
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			cancel()
+			wg.Wait()
+		})
+	}, nil
+}
