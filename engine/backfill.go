@@ -929,14 +929,14 @@ func (p *Pool) backfillPass(now time.Time, out []Proposal) []Proposal {
 	// With many tickets new at once (a bulk load, a restart) every session
 	// is searched whole, a walk that stops at the nearest tickets that fit,
 	// rather than through a sorted list of most of the pool.
-	allWhole := p.allDirty || len(p.dirty)*8 > p.live
-	newsReady := false
+	allWhole := p.allDirty || !p.collectNews()
+	sorted := false
 	keep := b.open[:0]
 	for _, bs := range b.open {
 		whole := bs.dirty || allWhole
-		if !whole && !newsReady {
-			p.collectNews()
-			newsReady = true
+		if !whole && !sorted {
+			p.sortNews()
+			sorted = true
 		}
 		if bs.dirty {
 			bs.dirty = false
@@ -955,17 +955,28 @@ func (p *Pool) backfillPass(now time.Time, out []Proposal) []Proposal {
 	return out
 }
 
-// collectNews lists the tickets with something new for the sessions
-// searched only against them: by primary key with a distance rule, else
-// oldest first.
-func (p *Pool) collectNews() {
+// collectNews lists the tickets with something new (new, returned,
+// relaxed) for the sessions searched only against them; false, and no list,
+// when they are more than an eighth of the pool.
+func (p *Pool) collectNews() bool {
 	b := &p.bf
 	b.news = b.news[:0]
 	for _, s := range p.dirty {
 		if e := &p.entries[s]; e.alive && e.dirty == dirtySelf {
+			if len(b.news)*8 >= p.live {
+				b.news = b.news[:0]
+				return false
+			}
 			b.news = append(b.news, s)
 		}
 	}
+	return true
+}
+
+// sortNews orders the news by primary key with a distance rule, else
+// oldest first.
+func (p *Pool) sortNews() {
+	b := &p.bf
 	if len(p.r.dist) > 0 {
 		slices.SortFunc(b.news, func(x, y int32) int {
 			kx, ky := p.entries[x].key, p.entries[y].key

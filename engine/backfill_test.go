@@ -2,13 +2,17 @@ package engine
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
 )
 
 // Backfill (backfill.go): waiting tickets join open sessions before new
@@ -609,8 +613,6 @@ func TestBackfillWakesAlone(t *testing.T) {
 	}
 }
 
-var _ = time.Second
-
 // benchSessions opens n sessions of a 4v4 with one or two free seats, their
 // players around mmrs spread over the population's, each team's players
 // spread ±spread/2.
@@ -728,4 +730,206 @@ func benchBackfill(b *testing.B, spread float64, age time.Duration, refuse bool)
 	b.ReportMetric(taken, "tickets-taken")
 	b.ReportMetric(scanned/1000, "scanned/session")
 	b.ReportMetric(newsNs/float64(b.N), "news-ns")
+}
+
+// TestBackfillProperty runs random sessions and tickets through several
+// Steps and checks every backfill with an oracle that reads the ruleset
+// directly: seats, whole parties, new_session_only, the distance of each
+// newcomer (at its own wait) from every player already in the session, its
+// latency to the session's region. After every Step, a session still open
+// has no ticket that could have joined it alone (backfill comes before new
+// matches, so the tickets those took count too). And a twin pool, in which
+// every open session is opened again before each Step and so searched whole,
+// proposes exactly the same: the search of a session against the news alone
+// misses nothing a whole search would find.
+func TestBackfillProperty(t *testing.T) {
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 3, "player_max_number": 3},
+		"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 40}],
+		"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 120},
+			{"duration": 40, "attribute": "mmr", "criteria": "distance", "reference": 300}],
+		"region_latency_initial_range_ms": 40, "region_expansion_range_ms": 40, "region_expansion_rate_ms": 10000,
+		"region_latency_max_ms": 160}`
+	c := load(t, rules)
+	regions := []string{"eu", "us"}
+	backfills, later, leftOpen := 0, 0, 0
+	for seed := range uint64(100) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		p, err := New(testKey, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin, err := New(testKey, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := map[string]Session{}
+		tickets := map[string]*cupid.Ticket{}
+		now := 0.0
+		for step := range 20 {
+			// Many tickets first, spread wide so that most wait, then a
+			// few at a time: sessions left open are searched against
+			// the news alone.
+			arrivals, spread := 1+rng.IntN(3), 400.0
+			if step == 0 {
+				arrivals, spread = 80, 1000
+			}
+			for i := range arrivals {
+				id := fmt.Sprintf("t%d.%d", step, i)
+				b := ticket(id, now-rng.Float64()*30).party(1+rng.IntN(2)).num("mmr", 1000+(rng.Float64()-0.5)*spread)
+				b.lat(regions[0], 10+rng.IntN(150), regions[1], 10+rng.IntN(150))
+				if rng.IntN(5) == 0 {
+					b.t.Attributes.Set("new_session_only", cupid.Bool(true))
+				}
+				b.add(t, p)
+				b.add(t, twin)
+				tickets[id] = b.t
+			}
+			for i := range rng.IntN(3) {
+				s := Session{ID: fmt.Sprintf("s%d.%d", step, i), Opened: at(now), Region: regions[rng.IntN(2)]}
+				for tm := range 2 {
+					free := rng.IntN(3)
+					if tm == 1 && s.Teams[0].Free == 0 && free == 0 {
+						free = 1
+					}
+					st := SessionTeam{Free: free}
+					for k := range 3 - free {
+						st.Players = append(st.Players, spl(fmt.Sprintf("%s.%d.%d", s.ID, tm, k), 950+rng.Float64()*100))
+					}
+					s.Teams = append(s.Teams, st)
+				}
+				if err := p.OpenSession(s); err != nil {
+					t.Fatal(err)
+				}
+				open[s.ID] = s
+			}
+			for _, s := range open {
+				if err := twin.OpenSession(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			now += rng.Float64() * 6
+			waiting := p.Tickets()
+			props := p.Step(at(now))
+			if got, want := describe(props), describe(twin.Step(at(now))); !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d step %d: proposals %q, searching every session whole %q", seed, step, got, want)
+			}
+			seen := map[string]bool{}
+			backfilled := map[string]bool{}
+			for _, pr := range props {
+				for _, id := range pr.Match.TicketIDs() {
+					if seen[id] || p.Contains(id) {
+						t.Fatalf("seed %d: ticket %s proposed twice or still waiting", seed, id)
+					}
+					seen[id] = true
+				}
+				if pr.SessionID == "" {
+					continue
+				}
+				s, ok := open[pr.SessionID]
+				if !ok {
+					t.Fatalf("seed %d: proposal for %q, not open", seed, pr.SessionID)
+				}
+				delete(open, pr.SessionID)
+				for _, id := range pr.Match.TicketIDs() {
+					backfilled[id] = true
+				}
+				backfills++
+				if s.Opened.Before(at(now)) && !strings.HasPrefix(pr.SessionID, fmt.Sprintf("s%d.", step)) {
+					later++
+				}
+				checkBackfill(t, seed, c, s, pr, tickets, at(now))
+			}
+			if p.Sessions() != len(open) {
+				t.Fatalf("seed %d: %d sessions open, want %d", seed, p.Sessions(), len(open))
+			}
+			leftOpen += len(open)
+			for _, s := range open {
+				for _, w := range waiting {
+					if backfilled[w.ID] {
+						continue
+					}
+					if could, why := oracleJoins(c, s, w, at(now)); could {
+						t.Fatalf("seed %d step %d: session %s stayed open, but %s could join it (%s)", seed, step, s.ID, w.ID, why)
+					}
+				}
+			}
+		}
+	}
+	// The streams must exercise every outcome: sessions filled when
+	// opened, filled later from the news, left open.
+	if backfills < 100 || later < 50 || leftOpen < 100 {
+		t.Fatalf("%d backfills (%d of sessions opened before), %d sessions left open: the test checks too little", backfills, later, leftOpen)
+	}
+}
+
+// checkBackfill checks one backfill proposal against its session.
+func checkBackfill(t *testing.T, seed uint64, c *ruleset.Compiled, s Session, pr Proposal, tickets map[string]*cupid.Ticket, now time.Time) {
+	t.Helper()
+	if len(pr.Match.Teams) != len(s.Teams) || pr.Match.Region != s.Region || !pr.Match.CreatedAt.Equal(now) {
+		t.Fatalf("seed %d: proposal %+v for session %+v", seed, pr.Match, s)
+	}
+	for ti, tm := range pr.Match.Teams {
+		players := 0
+		for _, id := range tm.TicketIDs {
+			tk := tickets[id]
+			players += len(tk.Players)
+			for _, pl := range tk.Players {
+				if !slices.Contains(tm.PlayerIDs, pl.ID) {
+					t.Fatalf("seed %d: party %s split", seed, id)
+				}
+			}
+			if ok, why := oracleJoins(c, SessionWithFree(s, ti, len(tk.Players)), tk, now); !ok {
+				t.Fatalf("seed %d: %s joined %s but %s", seed, id, s.ID, why)
+			}
+		}
+		if players != len(tm.PlayerIDs) || players > s.Teams[ti].Free {
+			t.Fatalf("seed %d: team %d of %s got %d players for %d seats", seed, ti, s.ID, players, s.Teams[ti].Free)
+		}
+	}
+}
+
+// SessionWithFree is s with only team ti open, n seats.
+func SessionWithFree(s Session, ti, n int) Session {
+	out := s
+	out.Teams = slices.Clone(s.Teams)
+	for i := range out.Teams {
+		out.Teams[i].Free = 0
+	}
+	out.Teams[ti].Free = n
+	return out
+}
+
+// oracleJoins says whether ticket w alone could join session s at now,
+// reading the compiled ruleset: not new_session_only, a team with the
+// seats, its party's mean mmr within its own flexed distance of every
+// session player, the session's region within its own latency range.
+func oracleJoins(c *ruleset.Compiled, s Session, w *cupid.Ticket, now time.Time) (bool, string) {
+	if v, ok := w.Attributes.Get("new_session_only"); ok && v.Bool {
+		return false, "it is new_session_only"
+	}
+	fits := false
+	for _, tm := range s.Teams {
+		fits = fits || tm.Free >= len(w.Players)
+	}
+	if !fits {
+		return false, "no team has the seats"
+	}
+	wait := now.Sub(w.CreatedAt)
+	ref := c.ReferenceAt(0, wait)
+	mean := 0.0
+	for _, pl := range w.Players {
+		mean += attrOf(pl.Attributes, "mmr").Number
+	}
+	mean /= float64(len(w.Players))
+	for _, tm := range s.Teams {
+		for _, pl := range tm.Players {
+			if d := math.Abs(attrOf(pl.Attributes, "mmr").Number - mean); d > ref {
+				return false, fmt.Sprintf("mmr %.1f is %.1f from %s, allowed %.0f", mean, d, pl.ID, ref)
+			}
+		}
+	}
+	if ms, ok := w.Latencies[s.Region]; !ok || int(ms) > c.Latency.RangeAt(wait) {
+		return false, fmt.Sprintf("latency %d to %s beyond %d", ms, s.Region, c.Latency.RangeAt(wait))
+	}
+	return true, "it fits"
 }
