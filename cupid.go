@@ -438,6 +438,13 @@ type Match struct {
 	// Roles maps each player to the role they play, when the ruleset has
 	// role quotas.
 	Roles map[string]string `json:"roles,omitempty"`
+	// Seats, Backfill and Left are the match as a game session (see
+	// session.go): how many players each team holds at most, whether it
+	// is open to backfill now, and who left. Teams lists the players in
+	// it now; TicketIDs every ticket that ever joined.
+	Seats    []int    `json:"seats,omitempty"`
+	Backfill bool     `json:"backfill,omitempty"`
+	Left     []Leaver `json:"left,omitempty"`
 }
 
 // TicketIDs lists every ticket of the match, team by team.

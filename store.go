@@ -151,6 +151,23 @@ type Store interface {
 	// meanwhile taken another live ticket in the queue is cancelled
 	// instead (cupid.RequeueTakenReason). Errors as AssignMatch's.
 	ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*Released, error)
+	// CommitBackfills adds waiting tickets to live sessions, each
+	// backfill on its own and atomically (see Backfilled): the tickets
+	// become matched in the session's match, the match's teams grow, a
+	// "backfilled" match event is logged, each ticket gets its matched
+	// event (and its assigned event when the session is assigned), and
+	// the newcomers' live tickets in other queues are cancelled. A
+	// backfill whose tickets are not all waiting, or that the session
+	// refuses (ApplyBackfill), changes nothing.
+	CommitBackfills(ctx context.Context, bs []Backfill) ([]Backfilled, []Event, error)
+	// ChangeSession applies a backend's change to a live session
+	// (ApplySessionChange) with its match event. Unknown match:
+	// not_found; a session over, a leaver not in it, backfill already
+	// closed: conflict; nothing changes then.
+	ChangeSession(ctx context.Context, id string, c SessionChange, now time.Time) (*MatchRecord, MatchEvent, error)
+	// OpenSessions lists the live sessions open to backfill, oldest
+	// first; a restart gives them back to their pools.
+	OpenSessions(ctx context.Context) ([]*MatchRecord, error)
 	// Ping makes a small durable write, so that readiness reflects whether
 	// writes succeed (a full disk, a read-only file) and not only whether
 	// the file opens.
@@ -245,6 +262,10 @@ type MatchEvent struct {
 	Assignment *Assignment `json:"assignment,omitempty"`
 	// Reason is set on released.
 	Reason string `json:"reason,omitempty"`
+	// TicketIDs and PlayerIDs name the newcomers on backfilled; PlayerIDs
+	// the leavers on left.
+	TicketIDs []string `json:"ticket_ids,omitempty"`
+	PlayerIDs []string `json:"player_ids,omitempty"`
 }
 
 // Released is what ReleaseMatch did.

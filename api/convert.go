@@ -195,6 +195,7 @@ func matchOut(m *cupid.Match) *cupidv1.Match {
 	for _, t := range m.Teams {
 		out.Teams = append(out.Teams, &cupidv1.Team{TicketIds: t.TicketIDs, PlayerIds: t.PlayerIDs})
 	}
+	sessionOut(m, out) // sessions.go
 	return out
 }
 

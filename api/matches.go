@@ -71,6 +71,7 @@ var matchStateOut = map[cupid.MatchState]cupidv1.MatchState{
 	cupid.MatchFormed:   cupidv1.MatchState_MATCH_STATE_FORMED,
 	cupid.MatchAssigned: cupidv1.MatchState_MATCH_STATE_ASSIGNED,
 	cupid.MatchReleased: cupidv1.MatchState_MATCH_STATE_RELEASED,
+	cupid.MatchEnded:    cupidv1.MatchState_MATCH_STATE_ENDED,
 }
 
 var matchStateIn = map[cupidv1.MatchState]cupid.MatchState{
@@ -78,6 +79,7 @@ var matchStateIn = map[cupidv1.MatchState]cupid.MatchState{
 	cupidv1.MatchState_MATCH_STATE_FORMED:      cupid.MatchFormed,
 	cupidv1.MatchState_MATCH_STATE_ASSIGNED:    cupid.MatchAssigned,
 	cupidv1.MatchState_MATCH_STATE_RELEASED:    cupid.MatchReleased,
+	cupidv1.MatchState_MATCH_STATE_ENDED:       cupid.MatchEnded,
 }
 
 func matchRecordOut(r *cupid.MatchRecord) *cupidv1.MatchRecord {
@@ -91,7 +93,8 @@ func matchRecordOut(r *cupid.MatchRecord) *cupidv1.MatchRecord {
 }
 
 func matchEventOut(ev cupid.MatchEvent) *cupidv1.MatchEvent {
-	out := &cupidv1.MatchEvent{Seq: ev.Seq, Kind: string(ev.Kind), At: timestamppb.New(ev.At), Assignment: assignmentOut(ev.Assignment), Reason: ev.Reason}
+	out := &cupidv1.MatchEvent{Seq: ev.Seq, Kind: string(ev.Kind), At: timestamppb.New(ev.At), Assignment: assignmentOut(ev.Assignment), Reason: ev.Reason,
+		TicketIds: ev.TicketIDs, PlayerIds: ev.PlayerIDs}
 	if ev.Match != nil {
 		out.Match = matchOut(ev.Match)
 	}

@@ -72,6 +72,11 @@ var rules = map[string]rule{
 	cupidv1connect.MatchServiceWatchMatchesProcedure: {scope: ScopeTickets},
 	cupidv1connect.MatchServiceListMatchesProcedure:  {scope: ScopeTickets},
 	cupidv1connect.MatchServiceAssignMatchProcedure:  {scope: ScopeTickets},
+	// Game sessions are the backend's too, as the assignment is.
+	cupidv1connect.MatchServiceOpenBackfillProcedure:  {scope: ScopeTickets},
+	cupidv1connect.MatchServiceCloseBackfillProcedure: {scope: ScopeTickets},
+	cupidv1connect.MatchServiceReportLeaversProcedure: {scope: ScopeTickets},
+	cupidv1connect.MatchServiceEndSessionProcedure:    {scope: ScopeTickets},
 	cupidv1connect.MatchServiceGetMatchProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, _ string, _ any) error {
 		return nil
 	}},

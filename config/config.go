@@ -61,6 +61,10 @@ type QueueConfig struct {
 	// requeue (the default; back to waiting with their original age) or
 	// cancel.
 	OnAssignTimeout string `yaml:"on_assign_timeout"`
+	// LeaverWindow is how long after a session's assignment a player who
+	// leaves it is replaced by backfill; zero (the default) never
+	// replaces leavers: their seats close.
+	LeaverWindow Duration `yaml:"leaver_window"`
 
 	// rulesetJSON is the ruleset as JSON, filled by Load.
 	rulesetJSON []byte

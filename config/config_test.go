@@ -128,6 +128,8 @@ func TestEverySettingIsRead(t *testing.T) {
 			func(c *Config) bool { return time.Duration(q(c).AssignTimeout) == 30*time.Second }},
 		{"queues[].on_assign_timeout", "queues:\n  - {name: d, assign_timeout: 30s, on_assign_timeout: cancel, ruleset: " + duelRuleset + "}\n",
 			func(c *Config) bool { return q(c).OnAssignTimeout == "cancel" }},
+		{"queues[].leaver_window", "queues:\n  - {name: d, leaver_window: 45s, ruleset: " + duelRuleset + "}\n",
+			func(c *Config) bool { return time.Duration(q(c).LeaverWindow) == 45*time.Second }},
 		{"queues[].ruleset_file", "queues:\n  - {name: d, ruleset_file: duel.json}\n", func(c *Config) bool {
 			return q(c).RulesetFile == "duel.json" && strings.Contains(string(q(c).RulesetJSON()), `"player_max_number": 1`)
 		}},

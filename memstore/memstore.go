@@ -442,6 +442,9 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 	var out []cupid.Event
 	for _, e := range s.events[ticketID] {
 		if e.Seq > afterSeq {
+			if e.Match != nil && s.matches[e.Match.ID] != nil {
+				e.Match = s.matches[e.Match.ID] // as it is now, as the SQL stores read it
+			}
 			e.Match, e.Assignment = cloneMatch(e.Match), cloneAssignment(e.Assignment)
 			out = append(out, e)
 		}
@@ -544,5 +547,7 @@ func cloneMatch(m *cupid.Match) *cupid.Match {
 	}
 	c.Quality.Parts = slices.Clone(m.Quality.Parts)
 	c.Roles = maps.Clone(m.Roles)
+	c.Seats = slices.Clone(m.Seats)
+	c.Left = slices.Clone(m.Left)
 	return &c
 }

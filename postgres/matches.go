@@ -56,12 +56,12 @@ const lockMatchLogSQL = `SELECT pg_advisory_xact_lock($1)`
 // insertMatchEventsSQL stores match events and returns their numbers, drawn
 // first and handed out by rank as insertEventsSQL does.
 const insertMatchEventsSQL = `WITH v AS (
-	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) WITH ORDINALITY AS v(match_id, queue, kind, at, ord)
+	SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::json[]) WITH ORDINALITY AS v(match_id, queue, kind, at, detail, ord)
 ), s AS (
 	SELECT seq, row_number() OVER (ORDER BY seq) AS ord FROM (SELECT nextval('match_events_seq') AS seq FROM v) AS drawn
 )
-INSERT INTO match_events (seq, match_id, queue, kind, at)
-SELECT s.seq, v.match_id, v.queue, v.kind, v.at FROM v JOIN s ON s.ord = v.ord
+INSERT INTO match_events (seq, match_id, queue, kind, at, detail)
+SELECT s.seq, v.match_id, v.queue, v.kind, v.at, v.detail FROM v JOIN s ON s.ord = v.ord
 RETURNING seq`
 
 // queueMatchEvents queues the log's lock and the insert of evs, and fills
@@ -72,11 +72,12 @@ func queueMatchEvents(b *pgx.Batch, evs []*cupid.MatchEvent) {
 	}
 	n := len(evs)
 	ids, queues, kinds, ats := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
+	details := make([][]byte, n)
 	for i, e := range evs {
-		ids[i], queues[i], kinds[i], ats[i] = e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano()
+		ids[i], queues[i], kinds[i], ats[i], details[i] = e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), detailOf(e)
 	}
 	b.Queue(lockMatchLogSQL, matchLogLock)
-	b.Queue(insertMatchEventsSQL, ids, queues, kinds, ats).Query(func(rows pgx.Rows) error {
+	b.Queue(insertMatchEventsSQL, ids, queues, kinds, ats, details).Query(func(rows pgx.Rows) error {
 		seqs := make([]int64, 0, n)
 		for rows.Next() {
 			var seq int64
@@ -195,7 +196,7 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 	if !storable(queue) {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.kind, e.at, `+matchColumnsOf("m")+`
+	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.kind, e.at, e.detail, `+matchColumnsOf("m")+`
 		FROM match_events e JOIN matches m ON m.id = e.match_id
 		WHERE e.queue = $1 AND e.seq > $2 ORDER BY e.seq LIMIT $3`, queue, afterSeq, limit)
 	if err != nil {
@@ -205,8 +206,12 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		var ev cupid.MatchEvent
 		var kind string
 		var at int64
-		rec, err := scanRecord(r, &ev.Seq, &kind, &at)
+		var detail []byte
+		rec, err := scanRecord(r, &ev.Seq, &kind, &at, &detail)
 		if err != nil {
+			return ev, err
+		}
+		if err := readDetail(&ev, detail); err != nil {
 			return ev, err
 		}
 		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), fromNanos(at), queue

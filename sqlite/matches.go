@@ -61,12 +61,12 @@ func (s *Store) logFormed(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, ou
 func insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent) error {
 	for lo := 0; lo < len(evs); lo += maxRows {
 		part := evs[lo:min(lo+maxRows, len(evs))]
-		q := `INSERT INTO match_events (match_id, queue, kind, at) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?), `, len(part)), `, `) + ` RETURNING seq, match_id`
-		args := make([]any, 0, 4*len(part))
+		q := `INSERT INTO match_events (match_id, queue, kind, at, detail) VALUES ` +
+			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?), `, len(part)), `, `) + ` RETURNING seq, match_id`
+		args := make([]any, 0, 5*len(part))
 		byID := make(map[string]*cupid.MatchEvent, len(part))
 		for _, e := range part {
-			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano())
+			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), detailOf(e))
 			byID[e.MatchID] = e
 		}
 		err := scanEach(tx.QueryContext(ctx, q, args...))(func(r rowScanner) error {
@@ -160,14 +160,18 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		return nil, cupid.Invalid("limit", "must be positive")
 	}
 	var out []cupid.MatchEvent
-	err := scanEach(s.r.QueryContext(ctx, `SELECT e.seq, e.kind, e.at, `+matchColumnsOf("m")+`
+	err := scanEach(s.r.QueryContext(ctx, `SELECT e.seq, e.kind, e.at, e.detail, `+matchColumnsOf("m")+`
 		FROM match_events e JOIN matches m ON m.id = e.match_id
 		WHERE e.queue = ? AND e.seq > ? ORDER BY e.seq LIMIT ?`, queue, afterSeq, limit))(func(r rowScanner) error {
 		var ev cupid.MatchEvent
 		var kind string
 		var at int64
-		rec, err := scanRecord(prefixRow{r, []any{&ev.Seq, &kind, &at}})
+		var detail []byte
+		rec, err := scanRecord(prefixRow{r, []any{&ev.Seq, &kind, &at, &detail}})
 		if err != nil {
+			return err
+		}
+		if err := readDetail(&ev, detail); err != nil {
 			return err
 		}
 		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), time.Unix(0, at).UTC(), queue

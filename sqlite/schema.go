@@ -65,6 +65,7 @@ CREATE TABLE heartbeat (
 	at INTEGER NOT NULL
 );`)},
 	{"match hand-off: state, assignment and the match log", execSQL(matchesSchema)},
+	{"game sessions: open backfill index, match event details", execSQL(sessionsSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

@@ -172,9 +172,9 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 		return nil, err
 	}
 	switch f.State {
-	case "", cupid.MatchFormed, cupid.MatchAssigned, cupid.MatchReleased:
+	case "", cupid.MatchFormed, cupid.MatchAssigned, cupid.MatchReleased, cupid.MatchEnded:
 	default:
-		return nil, cupid.Invalid("state", "must be formed, assigned or released, not %q", f.State)
+		return nil, cupid.Invalid("state", "must be formed, assigned, released or ended, not %q", f.State)
 	}
 	limit, err := listLimit(f.Limit)
 	if err != nil {
@@ -244,6 +244,8 @@ func (s *Service) ReleaseMatch(ctx context.Context, id string, requeue bool, rea
 	}
 	s.hub.publish(r.Events...)
 	s.handoff.wake(r.Event.Queue)
+	// A released session takes no more backfill.
+	s.syncSession(ctx, r.Match, r.Event.Seq)
 	return r, nil
 }
 

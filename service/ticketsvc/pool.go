@@ -64,6 +64,11 @@ type pool struct {
 	acks []chan struct{}
 	// recent feeds the engine's variety criterion.
 	recent *recentPairs
+	// sessions are the sessions this pool holds open to backfill;
+	// closedAt the match event that closed a session it let go
+	// (session.go).
+	sessions map[string]*openSession
+	closedAt map[string]int64
 }
 
 // pendingEnd is a ticket the pool must end (refused by the engine) whose
@@ -142,7 +147,7 @@ func (p *pool) afterOps() (retired bool) {
 		p.step(now)
 	}
 	p.compactExpiry()
-	if p.live == 0 {
+	if p.live == 0 && len(p.sessions) == 0 { // a pool holding sessions open stays for them
 		if p.idleSince.IsZero() {
 			p.idleSince = now
 		}
@@ -342,6 +347,10 @@ func (p *pool) step(now time.Time) {
 	start := time.Now()
 	props := p.eng.Step(now)
 	p.s.metrics.passSeconds.WithLabelValues(p.key.Queue).Observe(time.Since(start).Seconds())
+	props, backfills := splitBackfills(props)
+	if len(backfills) > 0 {
+		p.commitBackfills(backfills, now) // session.go
+	}
 	if len(props) == 0 {
 		return
 	}
@@ -351,6 +360,7 @@ func (p *pool) step(now time.Time) {
 		m.ID = newID()
 		m.Key = p.key
 		m.CreatedAt = now
+		p.sessionize(&m)
 		ms[i] = &m
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
@@ -376,6 +386,7 @@ func (p *pool) step(now time.Time) {
 			continue
 		}
 		p.committed(ms[i], &props[i], now)
+		p.formedSession(ms[i], &props[i], res.Formed)
 		for _, t := range res.Cancelled {
 			p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 		}

@@ -68,6 +68,7 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 		return 0, cupid.Conflict("expected_version", "the ruleset is at version %d, not %d", cur.version, expected)
 	}
 	q.version, q.ttl, q.maxKeys = cur.version+1, cur.ttl, cur.maxKeys
+	q.assignTimeout, q.onTimeout, q.leaverWindow = cur.assignTimeout, cur.onTimeout, cur.leaverWindow
 	if s.docs != nil {
 		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data))})
 		if err != nil {
@@ -91,7 +92,6 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 		p.do(func(p *pool) { p.setRuleset(q) })
 	}
 	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
-	s.warnNotActedOn(q)
 	now := s.now().UTC()
 	s.noteReplacement(ctx, name,
 		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},

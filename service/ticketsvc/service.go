@@ -43,6 +43,9 @@ type Queue struct {
 	// never); OnAssignTimeout says what becomes of its tickets.
 	AssignTimeout   time.Duration
 	OnAssignTimeout OnTimeout
+	// LeaverWindow is how long after a session's assignment a player who
+	// leaves it is replaced by backfill (session.go); zero: never.
+	LeaverWindow time.Duration
 }
 
 // DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
@@ -118,6 +121,8 @@ type queue struct {
 	// assignTimeout and onTimeout release unassigned matches (match.go).
 	assignTimeout time.Duration
 	onTimeout     OnTimeout
+	// leaverWindow is Queue.LeaverWindow.
+	leaverWindow time.Duration
 
 	version int
 	rules   *ruleset.Compiled
@@ -180,6 +185,10 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
 		}
 		q.ttl, q.maxKeys = qc.TTL, qc.MaxKeys
+		if qc.LeaverWindow < 0 {
+			return nil, fmt.Errorf("ticketsvc: queue %s: leaver_window must not be negative", qc.Name)
+		}
+		q.leaverWindow = qc.LeaverWindow
 		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
 		}
@@ -187,26 +196,8 @@ func New(o Options) (*Service, error) {
 			q.maxKeys = DefaultMaxKeys
 		}
 		s.queues[qc.Name] = q
-		s.warnNotActedOn(q)
 	}
 	return s, nil
-}
-
-// warnNotActedOn says in the log which settings of a queue's ruleset the
-// server accepts (AccelByte's rulesets carry them) but does not act on
-// yet: backfill into running sessions is not built.
-func (s *Service) warnNotActedOn(q *queue) {
-	var unused []string
-	if q.rules.AutoBackfill {
-		unused = append(unused, "auto_backfill")
-	}
-	if q.rules.OptionsForBackfill {
-		unused = append(unused, "match_options_referred_for_backfill")
-	}
-	if len(unused) > 0 {
-		s.log.Warn("ruleset settings accepted but not acted on: backfill into running sessions is not built yet, every match is a new session",
-			"queue", q.name, "settings", unused)
-	}
 }
 
 // compileQueue parses, validates and compiles a ruleset once, and makes the
@@ -244,6 +235,11 @@ func (s *Service) Start(ctx context.Context) error {
 		go s.runIntake()
 		s.startReleasing()
 		return nil
+	}
+	// Open sessions first: the pools fill them before forming new
+	// matches from the tickets reloaded next.
+	if err := s.loadSessions(ctx); err != nil {
+		return err
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
 	if err != nil {

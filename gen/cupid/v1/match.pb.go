@@ -33,6 +33,8 @@ const (
 	MatchState_MATCH_STATE_ASSIGNED MatchState = 2
 	// Released: not assigned in time; its tickets were requeued or cancelled.
 	MatchState_MATCH_STATE_RELEASED MatchState = 3
+	// Ended: its backend ended the game session.
+	MatchState_MATCH_STATE_ENDED MatchState = 5
 )
 
 // Enum value maps for MatchState.
@@ -42,12 +44,14 @@ var (
 		1: "MATCH_STATE_FORMED",
 		2: "MATCH_STATE_ASSIGNED",
 		3: "MATCH_STATE_RELEASED",
+		5: "MATCH_STATE_ENDED",
 	}
 	MatchState_value = map[string]int32{
 		"MATCH_STATE_UNSPECIFIED": 0,
 		"MATCH_STATE_FORMED":      1,
 		"MATCH_STATE_ASSIGNED":    2,
 		"MATCH_STATE_RELEASED":    3,
+		"MATCH_STATE_ENDED":       5,
 	}
 )
 
@@ -162,7 +166,8 @@ type MatchEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Increases across the server; resume after the last one handled.
 	Seq int64 `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
-	// formed, assigned or released.
+	// formed, assigned or released; for game sessions also backfilled,
+	// backfill_opened, backfill_closed, left and ended.
 	Kind string                 `protobuf:"bytes,2,opt,name=kind,proto3" json:"kind,omitempty"`
 	At   *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
 	// The whole match, on every kind.
@@ -170,7 +175,12 @@ type MatchEvent struct {
 	// Set when kind is assigned.
 	Assignment *Assignment `protobuf:"bytes,5,opt,name=assignment,proto3" json:"assignment,omitempty"`
 	// Set when kind is released.
-	Reason        string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The newcomers, when kind is backfilled.
+	TicketIds []string `protobuf:"bytes,10,rep,name=ticket_ids,json=ticketIds,proto3" json:"ticket_ids,omitempty"`
+	// The newcomers' players when kind is backfilled; the leavers when kind
+	// is left.
+	PlayerIds     []string `protobuf:"bytes,11,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -245,6 +255,20 @@ func (x *MatchEvent) GetReason() string {
 		return x.Reason
 	}
 	return ""
+}
+
+func (x *MatchEvent) GetTicketIds() []string {
+	if x != nil {
+		return x.TicketIds
+	}
+	return nil
+}
+
+func (x *MatchEvent) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
 }
 
 type WatchMatchesRequest struct {
@@ -591,6 +615,366 @@ func (x *AssignMatchResponse) GetMatch() *MatchRecord {
 	return nil
 }
 
+type OpenBackfillRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenBackfillRequest) Reset() {
+	*x = OpenBackfillRequest{}
+	mi := &file_cupid_v1_match_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenBackfillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenBackfillRequest) ProtoMessage() {}
+
+func (x *OpenBackfillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenBackfillRequest.ProtoReflect.Descriptor instead.
+func (*OpenBackfillRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *OpenBackfillRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type OpenBackfillResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OpenBackfillResponse) Reset() {
+	*x = OpenBackfillResponse{}
+	mi := &file_cupid_v1_match_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OpenBackfillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OpenBackfillResponse) ProtoMessage() {}
+
+func (x *OpenBackfillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OpenBackfillResponse.ProtoReflect.Descriptor instead.
+func (*OpenBackfillResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *OpenBackfillResponse) GetMatch() *MatchRecord {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type CloseBackfillRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseBackfillRequest) Reset() {
+	*x = CloseBackfillRequest{}
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseBackfillRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseBackfillRequest) ProtoMessage() {}
+
+func (x *CloseBackfillRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseBackfillRequest.ProtoReflect.Descriptor instead.
+func (*CloseBackfillRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CloseBackfillRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type CloseBackfillResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CloseBackfillResponse) Reset() {
+	*x = CloseBackfillResponse{}
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CloseBackfillResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CloseBackfillResponse) ProtoMessage() {}
+
+func (x *CloseBackfillResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CloseBackfillResponse.ProtoReflect.Descriptor instead.
+func (*CloseBackfillResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *CloseBackfillResponse) GetMatch() *MatchRecord {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type ReportLeaversRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	PlayerIds     []string               `protobuf:"bytes,2,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportLeaversRequest) Reset() {
+	*x = ReportLeaversRequest{}
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportLeaversRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportLeaversRequest) ProtoMessage() {}
+
+func (x *ReportLeaversRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportLeaversRequest.ProtoReflect.Descriptor instead.
+func (*ReportLeaversRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ReportLeaversRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ReportLeaversRequest) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
+}
+
+type ReportLeaversResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportLeaversResponse) Reset() {
+	*x = ReportLeaversResponse{}
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportLeaversResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportLeaversResponse) ProtoMessage() {}
+
+func (x *ReportLeaversResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportLeaversResponse.ProtoReflect.Descriptor instead.
+func (*ReportLeaversResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *ReportLeaversResponse) GetMatch() *MatchRecord {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type EndSessionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndSessionRequest) Reset() {
+	*x = EndSessionRequest{}
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndSessionRequest) ProtoMessage() {}
+
+func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
+func (*EndSessionRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *EndSessionRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+type EndSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EndSessionResponse) Reset() {
+	*x = EndSessionResponse{}
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EndSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EndSessionResponse) ProtoMessage() {}
+
+func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
+func (*EndSessionResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *EndSessionResponse) GetMatch() *MatchRecord {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
 var File_cupid_v1_match_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_match_proto_rawDesc = "" +
@@ -604,7 +988,7 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"assignment\x129\n" +
 	"\n" +
 	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"\xd3\x01\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\"\x91\x02\n" +
 	"\n" +
 	"MatchEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x12\n" +
@@ -614,7 +998,12 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x05 \x01(\v2\x14.cupid.v1.AssignmentR\n" +
 	"assignment\x12\x16\n" +
-	"\x06reason\x18\x06 \x01(\tR\x06reason\"H\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x1d\n" +
+	"\n" +
+	"ticket_ids\x18\n" +
+	" \x03(\tR\tticketIds\x12\x1d\n" +
+	"\n" +
+	"player_ids\x18\v \x03(\tR\tplayerIds\"H\n" +
 	"\x13WatchMatchesRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\"l\n" +
@@ -634,18 +1023,42 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"assignment\x18\x02 \x01(\v2\x14.cupid.v1.AssignmentR\n" +
 	"assignment\"B\n" +
 	"\x13AssignMatchResponse\x12+\n" +
-	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match*u\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"%\n" +
+	"\x13OpenBackfillRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"C\n" +
+	"\x14OpenBackfillResponse\x12+\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"&\n" +
+	"\x14CloseBackfillRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"D\n" +
+	"\x15CloseBackfillResponse\x12+\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"E\n" +
+	"\x14ReportLeaversRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"player_ids\x18\x02 \x03(\tR\tplayerIds\"D\n" +
+	"\x15ReportLeaversResponse\x12+\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"#\n" +
+	"\x11EndSessionRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
+	"\x12EndSessionResponse\x12+\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match*\x8c\x01\n" +
 	"\n" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12MATCH_STATE_FORMED\x10\x01\x12\x18\n" +
 	"\x14MATCH_STATE_ASSIGNED\x10\x02\x12\x18\n" +
-	"\x14MATCH_STATE_RELEASED\x10\x032\xbe\x02\n" +
+	"\x14MATCH_STATE_RELEASED\x10\x03\x12\x15\n" +
+	"\x11MATCH_STATE_ENDED\x10\x052\x82\x05\n" +
 	"\fMatchService\x12G\n" +
 	"\fWatchMatches\x12\x1d.cupid.v1.WatchMatchesRequest\x1a\x14.cupid.v1.MatchEvent\"\x000\x01\x12O\n" +
 	"\vListMatches\x12\x1c.cupid.v1.ListMatchesRequest\x1a\x1d.cupid.v1.ListMatchesResponse\"\x03\x90\x02\x01\x12F\n" +
 	"\bGetMatch\x12\x19.cupid.v1.GetMatchRequest\x1a\x1a.cupid.v1.GetMatchResponse\"\x03\x90\x02\x01\x12L\n" +
-	"\vAssignMatch\x12\x1c.cupid.v1.AssignMatchRequest\x1a\x1d.cupid.v1.AssignMatchResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"\vAssignMatch\x12\x1c.cupid.v1.AssignMatchRequest\x1a\x1d.cupid.v1.AssignMatchResponse\"\x00\x12O\n" +
+	"\fOpenBackfill\x12\x1d.cupid.v1.OpenBackfillRequest\x1a\x1e.cupid.v1.OpenBackfillResponse\"\x00\x12R\n" +
+	"\rCloseBackfill\x12\x1e.cupid.v1.CloseBackfillRequest\x1a\x1f.cupid.v1.CloseBackfillResponse\"\x00\x12R\n" +
+	"\rReportLeavers\x12\x1e.cupid.v1.ReportLeaversRequest\x1a\x1f.cupid.v1.ReportLeaversResponse\"\x00\x12I\n" +
+	"\n" +
+	"EndSession\x12\x1b.cupid.v1.EndSessionRequest\x1a\x1c.cupid.v1.EndSessionResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_match_proto_rawDescOnce sync.Once
@@ -660,7 +1073,7 @@ func file_cupid_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
 var file_cupid_v1_match_proto_goTypes = []any{
 	(MatchState)(0),               // 0: cupid.v1.MatchState
 	(*MatchRecord)(nil),           // 1: cupid.v1.MatchRecord
@@ -672,36 +1085,56 @@ var file_cupid_v1_match_proto_goTypes = []any{
 	(*GetMatchResponse)(nil),      // 7: cupid.v1.GetMatchResponse
 	(*AssignMatchRequest)(nil),    // 8: cupid.v1.AssignMatchRequest
 	(*AssignMatchResponse)(nil),   // 9: cupid.v1.AssignMatchResponse
-	(*Match)(nil),                 // 10: cupid.v1.Match
-	(*Assignment)(nil),            // 11: cupid.v1.Assignment
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(*OpenBackfillRequest)(nil),   // 10: cupid.v1.OpenBackfillRequest
+	(*OpenBackfillResponse)(nil),  // 11: cupid.v1.OpenBackfillResponse
+	(*CloseBackfillRequest)(nil),  // 12: cupid.v1.CloseBackfillRequest
+	(*CloseBackfillResponse)(nil), // 13: cupid.v1.CloseBackfillResponse
+	(*ReportLeaversRequest)(nil),  // 14: cupid.v1.ReportLeaversRequest
+	(*ReportLeaversResponse)(nil), // 15: cupid.v1.ReportLeaversResponse
+	(*EndSessionRequest)(nil),     // 16: cupid.v1.EndSessionRequest
+	(*EndSessionResponse)(nil),    // 17: cupid.v1.EndSessionResponse
+	(*Match)(nil),                 // 18: cupid.v1.Match
+	(*Assignment)(nil),            // 19: cupid.v1.Assignment
+	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
 }
 var file_cupid_v1_match_proto_depIdxs = []int32{
-	10, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
+	18, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
 	0,  // 1: cupid.v1.MatchRecord.state:type_name -> cupid.v1.MatchState
-	11, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
-	12, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
-	12, // 4: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
-	10, // 5: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
-	11, // 6: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
+	19, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
+	20, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
+	20, // 4: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
+	18, // 5: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
+	19, // 6: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
 	0,  // 7: cupid.v1.ListMatchesRequest.state:type_name -> cupid.v1.MatchState
 	1,  // 8: cupid.v1.ListMatchesResponse.matches:type_name -> cupid.v1.MatchRecord
 	1,  // 9: cupid.v1.GetMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	11, // 10: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
+	19, // 10: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
 	1,  // 11: cupid.v1.AssignMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	3,  // 12: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
-	4,  // 13: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
-	6,  // 14: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
-	8,  // 15: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
-	2,  // 16: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
-	5,  // 17: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
-	7,  // 18: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
-	9,  // 19: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
-	16, // [16:20] is the sub-list for method output_type
-	12, // [12:16] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	1,  // 12: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 13: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 14: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 15: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
+	3,  // 16: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
+	4,  // 17: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
+	6,  // 18: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
+	8,  // 19: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
+	10, // 20: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
+	12, // 21: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
+	14, // 22: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
+	16, // 23: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
+	2,  // 24: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
+	5,  // 25: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
+	7,  // 26: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
+	9,  // 27: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
+	11, // 28: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
+	13, // 29: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
+	15, // 30: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
+	17, // 31: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
+	24, // [24:32] is the sub-list for method output_type
+	16, // [16:24] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_match_proto_init() }
@@ -716,7 +1149,7 @@ func file_cupid_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_match_proto_rawDesc), len(file_cupid_v1_match_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   9,
+			NumMessages:   17,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

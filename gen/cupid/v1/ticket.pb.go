@@ -1522,7 +1522,13 @@ type Match struct {
 	// lowest worst latency. Empty when the ruleset has no latency rules.
 	Region string `protobuf:"bytes,6,opt,name=region,proto3" json:"region,omitempty"`
 	// The role each player plays, when the ruleset has role quotas.
-	Roles         map[string]string `protobuf:"bytes,7,rep,name=roles,proto3" json:"roles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Roles map[string]string `protobuf:"bytes,7,rep,name=roles,proto3" json:"roles,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The match as a game session: how many players each team holds at
+	// most (teams list the players in it now), whether it is open to
+	// backfill, and who left. See docs/matches.md.
+	Seats         []int32   `protobuf:"varint,8,rep,packed,name=seats,proto3" json:"seats,omitempty"`
+	Backfill      bool      `protobuf:"varint,9,opt,name=backfill,proto3" json:"backfill,omitempty"`
+	Left          []*Leaver `protobuf:"bytes,10,rep,name=left,proto3" json:"left,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1606,6 +1612,99 @@ func (x *Match) GetRoles() map[string]string {
 	return nil
 }
 
+func (x *Match) GetSeats() []int32 {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *Match) GetBackfill() bool {
+	if x != nil {
+		return x.Backfill
+	}
+	return false
+}
+
+func (x *Match) GetLeft() []*Leaver {
+	if x != nil {
+		return x.Left
+	}
+	return nil
+}
+
+// Leaver is a player who left a game session.
+type Leaver struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// The team (from 0) he left.
+	Team int32                  `protobuf:"varint,2,opt,name=team,proto3" json:"team,omitempty"`
+	At   *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	// True when his seat stayed open to backfill (he left within the
+	// queue's leaver window); false when it closed with him.
+	Replaced      bool `protobuf:"varint,4,opt,name=replaced,proto3" json:"replaced,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Leaver) Reset() {
+	*x = Leaver{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Leaver) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Leaver) ProtoMessage() {}
+
+func (x *Leaver) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Leaver.ProtoReflect.Descriptor instead.
+func (*Leaver) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *Leaver) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *Leaver) GetTeam() int32 {
+	if x != nil {
+		return x.Team
+	}
+	return 0
+}
+
+func (x *Leaver) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+func (x *Leaver) GetReplaced() bool {
+	if x != nil {
+		return x.Replaced
+	}
+	return false
+}
+
 type Team struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TicketIds     []string               `protobuf:"bytes,1,rep,name=ticket_ids,json=ticketIds,proto3" json:"ticket_ids,omitempty"`
@@ -1616,7 +1715,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1628,7 +1727,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1641,7 +1740,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1669,7 +1768,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1681,7 +1780,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1694,7 +1793,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1725,7 +1824,7 @@ type WaitExplanation struct {
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1737,7 +1836,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1750,7 +1849,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -1793,7 +1892,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1805,7 +1904,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1818,7 +1917,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -1986,7 +2085,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"assignedAt\x1a=\n" +
 	"\x0fConnectionEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xbf\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x97\x03\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12$\n" +
@@ -1995,11 +2094,20 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12\x16\n" +
 	"\x06region\x18\x06 \x01(\tR\x06region\x120\n" +
-	"\x05roles\x18\a \x03(\v2\x1a.cupid.v1.Match.RolesEntryR\x05roles\x1a8\n" +
+	"\x05roles\x18\a \x03(\v2\x1a.cupid.v1.Match.RolesEntryR\x05roles\x12\x14\n" +
+	"\x05seats\x18\b \x03(\x05R\x05seats\x12\x1a\n" +
+	"\bbackfill\x18\t \x01(\bR\bbackfill\x12$\n" +
+	"\x04left\x18\n" +
+	" \x03(\v2\x10.cupid.v1.LeaverR\x04left\x1a8\n" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"D\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x81\x01\n" +
+	"\x06Leaver\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
+	"\x04team\x18\x02 \x01(\x05R\x04team\x12*\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12\x1a\n" +
+	"\breplaced\x18\x04 \x01(\bR\breplaced\"D\n" +
 	"\x04Team\x12\x1d\n" +
 	"\n" +
 	"ticket_ids\x18\x01 \x03(\tR\tticketIds\x12\x1d\n" +
@@ -2053,7 +2161,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 35)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -2079,27 +2187,28 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	(*Ticket)(nil),                // 21: cupid.v1.Ticket
 	(*Assignment)(nil),            // 22: cupid.v1.Assignment
 	(*Match)(nil),                 // 23: cupid.v1.Match
-	(*Team)(nil),                  // 24: cupid.v1.Team
-	(*Quality)(nil),               // 25: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 26: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 27: cupid.v1.RuleBlock
-	nil,                           // 28: cupid.v1.Player.AttributesEntry
-	nil,                           // 29: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 30: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 31: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 32: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 33: cupid.v1.Assignment.ConnectionEntry
-	nil,                           // 34: cupid.v1.Match.RolesEntry
-	nil,                           // 35: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 36: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 37: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 38: google.protobuf.Value
+	(*Leaver)(nil),                // 24: cupid.v1.Leaver
+	(*Team)(nil),                  // 25: cupid.v1.Team
+	(*Quality)(nil),               // 26: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 27: cupid.v1.WaitExplanation
+	(*RuleBlock)(nil),             // 28: cupid.v1.RuleBlock
+	nil,                           // 29: cupid.v1.Player.AttributesEntry
+	nil,                           // 30: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 31: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 32: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 33: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 34: cupid.v1.Assignment.ConnectionEntry
+	nil,                           // 35: cupid.v1.Match.RolesEntry
+	nil,                           // 36: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 37: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 38: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 39: google.protobuf.Value
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	28, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	29, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	29, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	30, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	30, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	31, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
 	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
 	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
 	21, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
@@ -2111,52 +2220,54 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
 	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
 	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	36, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	37, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	37, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	38, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
 	23, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
 	22, // 18: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
 	1,  // 19: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	31, // 20: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	32, // 21: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	32, // 20: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	33, // 21: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
 	0,  // 22: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	37, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	37, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	36, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	38, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	38, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	37, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
 	23, // 26: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	26, // 27: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	33, // 28: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
-	37, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
-	24, // 30: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	25, // 31: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	37, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	34, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	35, // 34: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	27, // 35: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	37, // 36: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	38, // 37: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	38, // 38: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	38, // 39: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 40: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 41: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 42: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 43: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 44: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 45: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 46: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 47: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 48: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 49: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 50: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 51: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 52: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 53: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 54: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 55: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	48, // [48:56] is the sub-list for method output_type
-	40, // [40:48] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	27, // 27: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	34, // 28: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
+	38, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	25, // 30: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	26, // 31: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	38, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	35, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	24, // 34: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
+	38, // 35: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	36, // 36: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	28, // 37: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	38, // 38: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	39, // 39: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	39, // 40: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	39, // 41: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	2,  // 42: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 43: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 44: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 45: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 46: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 47: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 48: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 49: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 50: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 51: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 52: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 53: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 54: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 55: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 56: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 57: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	50, // [50:58] is the sub-list for method output_type
+	42, // [42:50] is the sub-list for method input_type
+	42, // [42:42] is the sub-list for extension type_name
+	42, // [42:42] is the sub-list for extension extendee
+	0,  // [0:42] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -2170,7 +2281,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   35,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

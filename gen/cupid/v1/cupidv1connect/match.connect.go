@@ -44,6 +44,17 @@ const (
 	// MatchServiceAssignMatchProcedure is the fully-qualified name of the MatchService's AssignMatch
 	// RPC.
 	MatchServiceAssignMatchProcedure = "/cupid.v1.MatchService/AssignMatch"
+	// MatchServiceOpenBackfillProcedure is the fully-qualified name of the MatchService's OpenBackfill
+	// RPC.
+	MatchServiceOpenBackfillProcedure = "/cupid.v1.MatchService/OpenBackfill"
+	// MatchServiceCloseBackfillProcedure is the fully-qualified name of the MatchService's
+	// CloseBackfill RPC.
+	MatchServiceCloseBackfillProcedure = "/cupid.v1.MatchService/CloseBackfill"
+	// MatchServiceReportLeaversProcedure is the fully-qualified name of the MatchService's
+	// ReportLeavers RPC.
+	MatchServiceReportLeaversProcedure = "/cupid.v1.MatchService/ReportLeavers"
+	// MatchServiceEndSessionProcedure is the fully-qualified name of the MatchService's EndSession RPC.
+	MatchServiceEndSessionProcedure = "/cupid.v1.MatchService/EndSession"
 )
 
 // MatchServiceClient is a client for the cupid.v1.MatchService service.
@@ -61,6 +72,22 @@ type MatchServiceClient interface {
 	// assigned once: assigning it again, or assigning a released match, is
 	// refused with failed_precondition; an unknown match with not_found.
 	AssignMatch(context.Context, *connect.Request[v1.AssignMatchRequest]) (*connect.Response[v1.AssignMatchResponse], error)
+	// OpenBackfill opens a live game session (a formed or assigned match) to
+	// backfill: waiting tickets of its queue join it, before new matches
+	// form, until its seats are full. A session over, full or without
+	// seats: failed_precondition.
+	OpenBackfill(context.Context, *connect.Request[v1.OpenBackfillRequest]) (*connect.Response[v1.OpenBackfillResponse], error)
+	// CloseBackfill stops backfill into a session; one not open:
+	// failed_precondition.
+	CloseBackfill(context.Context, *connect.Request[v1.CloseBackfillRequest]) (*connect.Response[v1.CloseBackfillResponse], error)
+	// ReportLeavers records players who left a session. Within the queue's
+	// leaver_window of the assignment their seats stay and backfill opens;
+	// after it their seats close. A player not in the session:
+	// failed_precondition, and nobody leaves.
+	ReportLeavers(context.Context, *connect.Request[v1.ReportLeaversRequest]) (*connect.Response[v1.ReportLeaversResponse], error)
+	// EndSession ends a session (state ended); ending it twice:
+	// failed_precondition.
+	EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error)
 }
 
 // NewMatchServiceClient constructs a client for the cupid.v1.MatchService service. By default, it
@@ -100,15 +127,43 @@ func NewMatchServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(matchServiceMethods.ByName("AssignMatch")),
 			connect.WithClientOptions(opts...),
 		),
+		openBackfill: connect.NewClient[v1.OpenBackfillRequest, v1.OpenBackfillResponse](
+			httpClient,
+			baseURL+MatchServiceOpenBackfillProcedure,
+			connect.WithSchema(matchServiceMethods.ByName("OpenBackfill")),
+			connect.WithClientOptions(opts...),
+		),
+		closeBackfill: connect.NewClient[v1.CloseBackfillRequest, v1.CloseBackfillResponse](
+			httpClient,
+			baseURL+MatchServiceCloseBackfillProcedure,
+			connect.WithSchema(matchServiceMethods.ByName("CloseBackfill")),
+			connect.WithClientOptions(opts...),
+		),
+		reportLeavers: connect.NewClient[v1.ReportLeaversRequest, v1.ReportLeaversResponse](
+			httpClient,
+			baseURL+MatchServiceReportLeaversProcedure,
+			connect.WithSchema(matchServiceMethods.ByName("ReportLeavers")),
+			connect.WithClientOptions(opts...),
+		),
+		endSession: connect.NewClient[v1.EndSessionRequest, v1.EndSessionResponse](
+			httpClient,
+			baseURL+MatchServiceEndSessionProcedure,
+			connect.WithSchema(matchServiceMethods.ByName("EndSession")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // matchServiceClient implements MatchServiceClient.
 type matchServiceClient struct {
-	watchMatches *connect.Client[v1.WatchMatchesRequest, v1.MatchEvent]
-	listMatches  *connect.Client[v1.ListMatchesRequest, v1.ListMatchesResponse]
-	getMatch     *connect.Client[v1.GetMatchRequest, v1.GetMatchResponse]
-	assignMatch  *connect.Client[v1.AssignMatchRequest, v1.AssignMatchResponse]
+	watchMatches  *connect.Client[v1.WatchMatchesRequest, v1.MatchEvent]
+	listMatches   *connect.Client[v1.ListMatchesRequest, v1.ListMatchesResponse]
+	getMatch      *connect.Client[v1.GetMatchRequest, v1.GetMatchResponse]
+	assignMatch   *connect.Client[v1.AssignMatchRequest, v1.AssignMatchResponse]
+	openBackfill  *connect.Client[v1.OpenBackfillRequest, v1.OpenBackfillResponse]
+	closeBackfill *connect.Client[v1.CloseBackfillRequest, v1.CloseBackfillResponse]
+	reportLeavers *connect.Client[v1.ReportLeaversRequest, v1.ReportLeaversResponse]
+	endSession    *connect.Client[v1.EndSessionRequest, v1.EndSessionResponse]
 }
 
 // WatchMatches calls cupid.v1.MatchService.WatchMatches.
@@ -131,6 +186,26 @@ func (c *matchServiceClient) AssignMatch(ctx context.Context, req *connect.Reque
 	return c.assignMatch.CallUnary(ctx, req)
 }
 
+// OpenBackfill calls cupid.v1.MatchService.OpenBackfill.
+func (c *matchServiceClient) OpenBackfill(ctx context.Context, req *connect.Request[v1.OpenBackfillRequest]) (*connect.Response[v1.OpenBackfillResponse], error) {
+	return c.openBackfill.CallUnary(ctx, req)
+}
+
+// CloseBackfill calls cupid.v1.MatchService.CloseBackfill.
+func (c *matchServiceClient) CloseBackfill(ctx context.Context, req *connect.Request[v1.CloseBackfillRequest]) (*connect.Response[v1.CloseBackfillResponse], error) {
+	return c.closeBackfill.CallUnary(ctx, req)
+}
+
+// ReportLeavers calls cupid.v1.MatchService.ReportLeavers.
+func (c *matchServiceClient) ReportLeavers(ctx context.Context, req *connect.Request[v1.ReportLeaversRequest]) (*connect.Response[v1.ReportLeaversResponse], error) {
+	return c.reportLeavers.CallUnary(ctx, req)
+}
+
+// EndSession calls cupid.v1.MatchService.EndSession.
+func (c *matchServiceClient) EndSession(ctx context.Context, req *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error) {
+	return c.endSession.CallUnary(ctx, req)
+}
+
 // MatchServiceHandler is an implementation of the cupid.v1.MatchService service.
 type MatchServiceHandler interface {
 	// WatchMatches streams a queue's match events — formed, assigned,
@@ -146,6 +221,22 @@ type MatchServiceHandler interface {
 	// assigned once: assigning it again, or assigning a released match, is
 	// refused with failed_precondition; an unknown match with not_found.
 	AssignMatch(context.Context, *connect.Request[v1.AssignMatchRequest]) (*connect.Response[v1.AssignMatchResponse], error)
+	// OpenBackfill opens a live game session (a formed or assigned match) to
+	// backfill: waiting tickets of its queue join it, before new matches
+	// form, until its seats are full. A session over, full or without
+	// seats: failed_precondition.
+	OpenBackfill(context.Context, *connect.Request[v1.OpenBackfillRequest]) (*connect.Response[v1.OpenBackfillResponse], error)
+	// CloseBackfill stops backfill into a session; one not open:
+	// failed_precondition.
+	CloseBackfill(context.Context, *connect.Request[v1.CloseBackfillRequest]) (*connect.Response[v1.CloseBackfillResponse], error)
+	// ReportLeavers records players who left a session. Within the queue's
+	// leaver_window of the assignment their seats stay and backfill opens;
+	// after it their seats close. A player not in the session:
+	// failed_precondition, and nobody leaves.
+	ReportLeavers(context.Context, *connect.Request[v1.ReportLeaversRequest]) (*connect.Response[v1.ReportLeaversResponse], error)
+	// EndSession ends a session (state ended); ending it twice:
+	// failed_precondition.
+	EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error)
 }
 
 // NewMatchServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -181,6 +272,30 @@ func NewMatchServiceHandler(svc MatchServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(matchServiceMethods.ByName("AssignMatch")),
 		connect.WithHandlerOptions(opts...),
 	)
+	matchServiceOpenBackfillHandler := connect.NewUnaryHandler(
+		MatchServiceOpenBackfillProcedure,
+		svc.OpenBackfill,
+		connect.WithSchema(matchServiceMethods.ByName("OpenBackfill")),
+		connect.WithHandlerOptions(opts...),
+	)
+	matchServiceCloseBackfillHandler := connect.NewUnaryHandler(
+		MatchServiceCloseBackfillProcedure,
+		svc.CloseBackfill,
+		connect.WithSchema(matchServiceMethods.ByName("CloseBackfill")),
+		connect.WithHandlerOptions(opts...),
+	)
+	matchServiceReportLeaversHandler := connect.NewUnaryHandler(
+		MatchServiceReportLeaversProcedure,
+		svc.ReportLeavers,
+		connect.WithSchema(matchServiceMethods.ByName("ReportLeavers")),
+		connect.WithHandlerOptions(opts...),
+	)
+	matchServiceEndSessionHandler := connect.NewUnaryHandler(
+		MatchServiceEndSessionProcedure,
+		svc.EndSession,
+		connect.WithSchema(matchServiceMethods.ByName("EndSession")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.MatchService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case MatchServiceWatchMatchesProcedure:
@@ -191,6 +306,14 @@ func NewMatchServiceHandler(svc MatchServiceHandler, opts ...connect.HandlerOpti
 			matchServiceGetMatchHandler.ServeHTTP(w, r)
 		case MatchServiceAssignMatchProcedure:
 			matchServiceAssignMatchHandler.ServeHTTP(w, r)
+		case MatchServiceOpenBackfillProcedure:
+			matchServiceOpenBackfillHandler.ServeHTTP(w, r)
+		case MatchServiceCloseBackfillProcedure:
+			matchServiceCloseBackfillHandler.ServeHTTP(w, r)
+		case MatchServiceReportLeaversProcedure:
+			matchServiceReportLeaversHandler.ServeHTTP(w, r)
+		case MatchServiceEndSessionProcedure:
+			matchServiceEndSessionHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -214,4 +337,20 @@ func (UnimplementedMatchServiceHandler) GetMatch(context.Context, *connect.Reque
 
 func (UnimplementedMatchServiceHandler) AssignMatch(context.Context, *connect.Request[v1.AssignMatchRequest]) (*connect.Response[v1.AssignMatchResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.AssignMatch is not implemented"))
+}
+
+func (UnimplementedMatchServiceHandler) OpenBackfill(context.Context, *connect.Request[v1.OpenBackfillRequest]) (*connect.Response[v1.OpenBackfillResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.OpenBackfill is not implemented"))
+}
+
+func (UnimplementedMatchServiceHandler) CloseBackfill(context.Context, *connect.Request[v1.CloseBackfillRequest]) (*connect.Response[v1.CloseBackfillResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.CloseBackfill is not implemented"))
+}
+
+func (UnimplementedMatchServiceHandler) ReportLeavers(context.Context, *connect.Request[v1.ReportLeaversRequest]) (*connect.Response[v1.ReportLeaversResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.ReportLeavers is not implemented"))
+}
+
+func (UnimplementedMatchServiceHandler) EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.EndSession is not implemented"))
 }

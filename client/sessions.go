@@ -1,0 +1,54 @@
+package client
+
+import (
+	"context"
+
+	"connectrpc.com/connect"
+
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+)
+
+// The game-session calls of a backend: a match, once formed, is a session
+// whose seats backfill can fill (see docs/matches.md). Each returns the
+// session as the server stored it after the change; a refused change
+// (the session is over, backfill already closed, a player not in it) is a
+// failed_precondition error and changes nothing.
+
+// OpenBackfill opens a live session to backfill: waiting players of its
+// queue join it, before new matches form, until its seats are full.
+func (c *Client) OpenBackfill(ctx context.Context, matchID string) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.OpenBackfill(ctx, connect.NewRequest(&cupidv1.OpenBackfillRequest{Id: matchID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// CloseBackfill stops backfill into a session.
+func (c *Client) CloseBackfill(ctx context.Context, matchID string) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.CloseBackfill(ctx, connect.NewRequest(&cupidv1.CloseBackfillRequest{Id: matchID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// ReportLeavers tells the server that players left a session. Within the
+// queue's leaver_window of the assignment their seats are filled again by
+// backfill; after it their seats close.
+func (c *Client) ReportLeavers(ctx context.Context, matchID string, playerIDs ...string) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.ReportLeavers(ctx, connect.NewRequest(&cupidv1.ReportLeaversRequest{Id: matchID, PlayerIds: playerIDs}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// EndSession ends a session when its game is over.
+func (c *Client) EndSession(ctx context.Context, matchID string) (*cupidv1.MatchRecord, error) {
+	res, err := c.Matches.EndSession(ctx, connect.NewRequest(&cupidv1.EndSessionRequest{Id: matchID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}

@@ -1,0 +1,377 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+)
+
+// Game sessions and backfill. A committed match is a session (see the root
+// package's session.go): with the ruleset's auto_backfill, a match formed
+// with seats to spare is open to backfill at once; a backend may open or
+// close backfill by hand, report players who left and end the session.
+//
+// The store holds the truth. A pool holds open in its engine the sessions
+// of its queue key that are open to backfill, so that Step fills them
+// before it forms new matches; it learns of changes from its own commits
+// and from the service, which, after each change the store accepted, sends
+// the pool the session as stored with the sequence number of the change's
+// match event. A pool ignores a session older than the one it holds, so a
+// change and a backfill commit racing each other leave it with the newer.
+// A restart gives the open sessions back to their pools before the waiting
+// tickets, so backfill comes first then too.
+
+// openSession is what a pool keeps of a session it holds open to backfill,
+// whether it sits in the engine or is out with a backfill proposal.
+type openSession struct {
+	seq     int64 // the match event this reflects
+	rec     *cupid.MatchRecord
+	players map[string]cupid.Player
+	opened  time.Time
+}
+
+// seatsOf is how many players each of n teams may hold: the ruleset's
+// largest player_max_number at any flex level, as the engine counts it.
+func seatsOf(q *queue, n int) []int {
+	most := 0
+	for _, a := range q.rules.Alliance {
+		most = max(most, a.PlayerMaxNumber)
+	}
+	seats := make([]int, n)
+	for i := range seats {
+		seats[i] = most
+	}
+	return seats
+}
+
+// sessionize gives a match about to be committed its seats and, under
+// auto_backfill, opens it to backfill when a seat is free.
+func (p *pool) sessionize(m *cupid.Match) {
+	m.Seats = seatsOf(p.q, len(m.Teams))
+	m.Backfill = p.q.rules.AutoBackfill && !m.Full()
+}
+
+// engineSession builds what the engine needs of a session.
+func (p *pool) engineSession(os *openSession) engine.Session {
+	m := os.rec.Match
+	s := engine.Session{ID: m.ID, Region: m.Region, Roles: m.Roles, OptionsOnly: p.q.rules.OptionsForBackfill, Opened: os.opened}
+	for i, t := range m.Teams {
+		st := engine.SessionTeam{Free: max(0, m.Seats[i]-len(t.PlayerIDs))}
+		for _, id := range t.PlayerIDs {
+			if pl, ok := os.players[id]; ok {
+				st.Players = append(st.Players, pl)
+			}
+		}
+		s.Teams = append(s.Teams, st)
+	}
+	return s
+}
+
+// setSession takes the session as stored after the change whose match
+// event is seq: open to backfill, the pool holds it open; otherwise it
+// lets it go. An older state than the one held is ignored.
+func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]cupid.Player, opened time.Time) {
+	id := rec.Match.ID
+	if p.sessions == nil {
+		p.sessions = map[string]*openSession{}
+	}
+	old := p.sessions[id]
+	if old != nil && old.seq > seq {
+		return
+	}
+	if p.closedAt[id] > seq {
+		return
+	}
+	if !rec.Live() || !rec.Match.Backfill {
+		p.closeSession(id, seq)
+		return
+	}
+	os := &openSession{seq: seq, rec: rec, players: players, opened: opened}
+	if old != nil {
+		os.opened = old.opened
+		for id, pl := range old.players {
+			if _, ok := os.players[id]; !ok {
+				os.players[id] = pl
+			}
+		}
+	}
+	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
+		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
+		p.eng.CloseSession(id)
+		delete(p.sessions, id)
+		return
+	}
+	p.sessions[id] = os
+}
+
+// closeSession stops backfill into a session; seq, when above zero, is the
+// match event that closed it, so an older open arriving later is ignored.
+func (p *pool) closeSession(id string, seq int64) {
+	p.eng.CloseSession(id)
+	delete(p.sessions, id)
+	if seq > 0 {
+		if p.closedAt == nil {
+			p.closedAt = map[string]int64{}
+		}
+		p.closedAt[id] = seq
+		if len(p.closedAt) > 4096 {
+			clear(p.closedAt) // old news: a session closed this long ago is not reopened by a stale state
+		}
+	}
+}
+
+// playersOf maps the players of tickets to their data.
+func playersOf(ts []*cupid.Ticket) map[string]cupid.Player {
+	out := map[string]cupid.Player{}
+	for _, t := range ts {
+		for _, pl := range t.Players {
+			out[pl.ID] = pl
+		}
+	}
+	return out
+}
+
+// formedSession opens a just-committed match to backfill when the store
+// says it is.
+func (p *pool) formedSession(m *cupid.Match, pr *engine.Proposal, ev cupid.MatchEvent) {
+	if !m.Backfill || ev.Kind != cupid.MatchEventFormed {
+		return // a match waiting for its ready check is a session once formed
+	}
+	rec := &cupid.MatchRecord{Match: m, State: cupid.MatchFormed, UpdatedAt: m.CreatedAt}
+	p.setSession(rec, ev.Seq, playersOf(pr.Tickets()), m.CreatedAt)
+}
+
+// commitBackfills commits the engine's backfill proposals: the tickets join
+// their sessions, or go back to the engine. Either way each session is
+// opened again as it now is (the engine took it out while its proposal was
+// out), unless it is full, closed or over.
+func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
+	bs := make([]cupid.Backfill, len(props))
+	for i, pr := range props {
+		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
+	}
+	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)
+	results, events, err := p.s.store.CommitBackfills(ctx, bs)
+	cancel()
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			p.s.log.Error("committing backfills failed; tickets return to the pool", "pool", p.key.String(), "backfills", len(bs), "err", err)
+		}
+		p.s.ready.failed()
+		for i := range props {
+			p.giveBack(props[i].Tickets(), nil, now)
+			p.reopen(props[i].SessionID)
+		}
+		p.retryAt = now.Add(time.Second)
+		return
+	}
+	for i, pr := range props {
+		res := results[i]
+		switch {
+		case res.OK:
+			for j := range pr.Len() {
+				p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
+				p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(j)).Seconds())
+				p.forget()
+			}
+			for _, t := range res.Cancelled {
+				p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+			}
+			p.s.ended(p, res.Cancelled...)
+			p.setSession(res.Match, res.Event.Seq, playersOf(pr.Tickets()), now)
+		case res.Err != nil:
+			// The session refused (closed, over, a player already in it):
+			// the tickets wait on, and the session stays out of the engine
+			// until the service hears of it again.
+			p.s.log.Info("a session refused a backfill", "pool", p.key.String(), "match", pr.SessionID, "err", res.Err)
+			p.giveBack(pr.Tickets(), nil, now)
+			p.closeSession(pr.SessionID, 0)
+		default:
+			p.giveBack(pr.Tickets(), res.NotWaiting, now)
+			p.reopen(pr.SessionID)
+		}
+	}
+	p.s.hub.publish(events...)
+	for _, res := range results {
+		if res.OK {
+			p.s.handoff.wake(res.Event.Queue)
+		}
+	}
+}
+
+// reopen gives the engine back a session, unchanged, after its proposal was
+// not committed.
+func (p *pool) reopen(id string) {
+	os := p.sessions[id]
+	if os == nil {
+		return
+	}
+	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
+		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
+		delete(p.sessions, id)
+	}
+}
+
+// splitBackfills separates the backfill proposals of a step from the new
+// matches.
+func splitBackfills(props []engine.Proposal) (matches, backfills []engine.Proposal) {
+	i := slices.IndexFunc(props, func(pr engine.Proposal) bool { return pr.SessionID != "" })
+	if i < 0 {
+		return props, nil
+	}
+	for _, pr := range props {
+		if pr.SessionID != "" {
+			backfills = append(backfills, pr)
+		} else {
+			matches = append(matches, pr)
+		}
+	}
+	return matches, backfills
+}
+
+// syncSession tells the pool of a session's queue key what the store now
+// holds, after a change made outside the pool. Reading the players' data
+// happens here, off the pool's goroutine.
+func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq int64) {
+	key := rec.Match.Key
+	if s.queue(key.Queue) == nil {
+		return
+	}
+	if !rec.Live() || !rec.Match.Backfill {
+		if p := s.existingPool(key); p != nil {
+			id := rec.Match.ID
+			p.do(func(p *pool) { p.closeSession(id, seq) })
+		}
+		return
+	}
+	players, err := s.sessionPlayers(ctx, rec.Match)
+	if err != nil {
+		s.log.Error("reading a session's players failed; it is not backfilled until it changes again or the server restarts", "match", rec.Match.ID, "err", err)
+		return
+	}
+	p := s.reserve(key, 1, true)
+	now := s.now().UTC()
+	p.do(func(p *pool) {
+		p.s.release(p, 1)
+		p.setSession(rec, seq, players, now)
+	})
+}
+
+// sessionPlayers reads the data of a session's players from their tickets.
+func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[string]cupid.Player, error) {
+	var ts []*cupid.Ticket
+	for _, id := range m.TicketIDs() {
+		t, err := s.store.Ticket(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	return playersOf(ts), nil
+}
+
+// loadSessions gives the open sessions back to their pools at start.
+func (s *Service) loadSessions(ctx context.Context) error {
+	rs, err := s.store.OpenSessions(ctx)
+	if err != nil {
+		return fmt.Errorf("ticketsvc: reload open sessions: %w", err)
+	}
+	n := 0
+	for _, rec := range rs {
+		if s.queue(rec.Match.Key.Queue) == nil {
+			continue
+		}
+		players, err := s.sessionPlayers(ctx, rec.Match)
+		if err != nil {
+			return fmt.Errorf("ticketsvc: reload session %s: %w", rec.Match.ID, err)
+		}
+		p := s.reserve(rec.Match.Key, 1, true)
+		done := make(chan struct{})
+		p.do(func(p *pool) {
+			p.s.release(p, 1)
+			p.setSession(rec, 0, players, rec.UpdatedAt)
+			close(done)
+		})
+		select {
+		case <-done:
+		case <-p.quit:
+			return errors.New("ticketsvc: the service was closed while starting")
+		}
+		n++
+	}
+	if n > 0 {
+		s.log.Info("reloaded sessions open to backfill", "sessions", n)
+	}
+	return nil
+}
+
+// changeSession applies a backend's change to a session and tells its pool.
+func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionChange) (*cupid.MatchRecord, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	rec, mev, err := s.store.ChangeSession(ctx, id, c, s.now().UTC())
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	s.handoff.wake(mev.Queue)
+	s.syncSession(ctx, rec, mev.Seq)
+	return rec, nil
+}
+
+// OpenBackfill opens a live session to backfill: waiting tickets of its
+// queue key join it, before new matches form, until its seats are full.
+// A session over, full or without seats is refused with
+// failed_precondition.
+func (s *Service) OpenBackfill(ctx context.Context, id string) (*cupid.MatchRecord, error) {
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened})
+}
+
+// CloseBackfill stops backfill into a session; closing one not open is
+// refused with failed_precondition.
+func (s *Service) CloseBackfill(ctx context.Context, id string) (*cupid.MatchRecord, error) {
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillClosed})
+}
+
+// ReportLeavers records players who left a live session. Within the
+// queue's leaver window, counted from the session's assignment (a session
+// not yet assigned is always within it), their seats stay and backfill
+// opens to replace them; after it, their seats close. A player not in the
+// session is refused with failed_precondition and nobody leaves.
+func (s *Service) ReportLeavers(ctx context.Context, id string, players []string) (*cupid.MatchRecord, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	if len(players) == 0 {
+		return nil, cupid.Invalid("player_ids", "required: the players who left")
+	}
+	for i, p := range players {
+		if p == "" {
+			return nil, cupid.Invalid(fmt.Sprintf("player_ids[%d]", i), "empty")
+		}
+		if slices.Contains(players[:i], p) {
+			return nil, cupid.Invalid(fmt.Sprintf("player_ids[%d]", i), "player %s is named twice", p)
+		}
+	}
+	rec, err := s.GetMatch(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	reopen := false
+	if q := s.queue(rec.Match.Key.Queue); q != nil && q.leaverWindow > 0 {
+		reopen = rec.State == cupid.MatchFormed ||
+			(rec.Assignment != nil && s.now().Sub(rec.Assignment.At) <= q.leaverWindow)
+	}
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventLeft, Players: players, Reopen: reopen})
+}
+
+// EndSession ends a live session: no more backfill, no more leavers; its
+// match is ended. Ending it twice is refused with failed_precondition.
+func (s *Service) EndSession(ctx context.Context, id string) (*cupid.MatchRecord, error) {
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventEnded})
+}

@@ -1,0 +1,221 @@
+package cupid
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// A game session is the match itself, once formed: the same record, whose
+// teams change as players join by backfill and leave, with the seats each
+// team has, whether it is open to backfill and who left. It is live while
+// its match is formed or assigned; it ends when the backend ends it
+// (MatchEnded) or when the match is released. Keeping it in the match
+// means every reader of a match (ticket watchers, the match stream,
+// GetMatch) sees the session as it is now, and every change to it is one
+// write of the match with its tickets, in one transaction.
+
+// MatchEnded is the state of a session its backend has ended: its players
+// are done. Final, like released.
+const MatchEnded MatchState = "ended"
+
+// The match events of sessions.
+const (
+	// MatchEventBackfilled: waiting tickets joined the session (the
+	// event's TicketIDs and PlayerIDs name the newcomers).
+	MatchEventBackfilled MatchEventKind = "backfilled"
+	// MatchEventBackfillOpened and MatchEventBackfillClosed: the backend
+	// (or a leaver within the queue's leaver window) opened backfill, or
+	// the backend closed it.
+	MatchEventBackfillOpened MatchEventKind = "backfill_opened"
+	MatchEventBackfillClosed MatchEventKind = "backfill_closed"
+	// MatchEventLeft: players left the session (PlayerIDs names them).
+	MatchEventLeft MatchEventKind = "left"
+	// MatchEventEnded: the backend ended the session.
+	MatchEventEnded MatchEventKind = "ended"
+)
+
+// Leaver is a player who left a session.
+type Leaver struct {
+	PlayerID string    `json:"player_id"`
+	Team     int       `json:"team"`
+	At       time.Time `json:"at"`
+	// Replaced is true when the seat stayed open for someone else (the
+	// player left within the queue's leaver window); otherwise the seat
+	// closed with the player's leaving.
+	Replaced bool `json:"replaced,omitempty"`
+}
+
+// Backfill adds waiting tickets to a live session: Teams has one entry per
+// team of the session, in order, listing only the new tickets and their
+// players (a team may be empty).
+type Backfill struct {
+	MatchID string
+	Teams   []Team
+	At      time.Time
+}
+
+// TicketIDs lists the backfill's tickets, team by team.
+func (b *Backfill) TicketIDs() []string {
+	var ids []string
+	for _, t := range b.Teams {
+		ids = append(ids, t.TicketIDs...)
+	}
+	return ids
+}
+
+// Backfilled is what became of one Backfill handed to
+// Store.CommitBackfills.
+type Backfilled struct {
+	// OK is true when the tickets joined the session.
+	OK bool
+	// NotWaiting lists the tickets that were no longer waiting, when the
+	// backfill was refused for that; the others still wait.
+	NotWaiting []string
+	// Err is set when the session refused the backfill (not live, closed
+	// to backfill, no seat, a player already in it): a conflict error.
+	Err error
+	// Cancelled are the newcomers' live tickets in other queues, cancelled
+	// in the same transaction (as CommitMatches does).
+	Cancelled []*Ticket
+	// Event is the session's "backfilled" match event, with the match as
+	// it is after the backfill.
+	Event MatchEvent
+	// Match is the session after the backfill, with its state and
+	// assignment.
+	Match *MatchRecord
+}
+
+// SessionChange is a backend's change to a live session, for
+// Store.ChangeSession. Kind is one of MatchEventBackfillOpened,
+// MatchEventBackfillClosed, MatchEventLeft, MatchEventEnded.
+type SessionChange struct {
+	Kind MatchEventKind
+	// Players leave the session (MatchEventLeft).
+	Players []string
+	// Reopen keeps the leavers' seats open and opens backfill (a leave
+	// within the queue's leaver window); without it their seats close.
+	Reopen bool
+}
+
+// Live reports whether a match is a live session: formed or assigned.
+func (r *MatchRecord) Live() bool { return r.State == MatchFormed || r.State == MatchAssigned }
+
+// SessionNotLive refuses a change to a session that ended or was released.
+func SessionNotLive(id string, state MatchState) error {
+	return Conflict("match_id", "match %s is %s: its session is over", id, state)
+}
+
+// Full reports whether every team of a session has all its seats taken.
+// A match without seats is never open to backfill.
+func (m *Match) Full() bool {
+	if len(m.Seats) != len(m.Teams) {
+		return true
+	}
+	for i, t := range m.Teams {
+		if len(t.PlayerIDs) < m.Seats[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// ApplyBackfill checks a backfill against its session and, when it fits,
+// adds the newcomers to the session's teams (closing backfill once every
+// seat is taken). Stores call it on the record they read inside their
+// transaction; it changes r.Match in place only when it returns nil.
+func ApplyBackfill(r *MatchRecord, b Backfill) error {
+	m := r.Match
+	switch {
+	case !r.Live():
+		return SessionNotLive(m.ID, r.State)
+	case !m.Backfill:
+		return Conflict("match_id", "match %s is not open to backfill", m.ID)
+	case len(b.Teams) != len(m.Teams):
+		return Invalid("teams", "the backfill has %d teams, the session %d", len(b.Teams), len(m.Teams))
+	}
+	for i, t := range b.Teams {
+		if len(m.Teams[i].PlayerIDs)+len(t.PlayerIDs) > m.Seats[i] {
+			return Conflict("match_id", "team %d of match %s has %d of %d seats taken; %d more do not fit",
+				i, m.ID, len(m.Teams[i].PlayerIDs), m.Seats[i], len(t.PlayerIDs))
+		}
+		for _, p := range t.PlayerIDs {
+			for _, team := range m.Teams {
+				if slices.Contains(team.PlayerIDs, p) {
+					return Conflict("match_id", "player %s is already in match %s", p, m.ID)
+				}
+			}
+		}
+	}
+	for i, t := range b.Teams {
+		m.Teams[i].TicketIDs = append(slices.Clone(m.Teams[i].TicketIDs), t.TicketIDs...)
+		m.Teams[i].PlayerIDs = append(slices.Clone(m.Teams[i].PlayerIDs), t.PlayerIDs...)
+	}
+	if m.Full() {
+		m.Backfill = false
+	}
+	return nil
+}
+
+// ApplySessionChange checks a change against its session and applies it to
+// r in place (the match and, when it ends, the state), or returns the
+// contract's error and leaves r as it was.
+func ApplySessionChange(r *MatchRecord, c SessionChange, now time.Time) error {
+	m := r.Match
+	if !r.Live() {
+		return SessionNotLive(m.ID, r.State)
+	}
+	switch c.Kind {
+	case MatchEventBackfillOpened:
+		switch {
+		case len(m.Seats) != len(m.Teams):
+			return Conflict("match_id", "match %s has no seats to backfill", m.ID)
+		case m.Full():
+			return Conflict("match_id", "match %s has every seat taken", m.ID)
+		}
+		m.Backfill = true
+	case MatchEventBackfillClosed:
+		if !m.Backfill {
+			return Conflict("match_id", "match %s is not open to backfill", m.ID)
+		}
+		m.Backfill = false
+	case MatchEventLeft:
+		if len(c.Players) == 0 {
+			return Invalid("player_ids", "required: the players who left")
+		}
+		teams := slices.Clone(m.Teams)
+		seats := slices.Clone(m.Seats)
+		var left []Leaver
+		for i, p := range c.Players {
+			team := -1
+			for ti := range teams {
+				if k := slices.Index(teams[ti].PlayerIDs, p); k >= 0 {
+					team = ti
+					teams[ti].PlayerIDs = slices.Delete(slices.Clone(teams[ti].PlayerIDs), k, k+1)
+					break
+				}
+			}
+			if team < 0 {
+				return Conflict(fmt.Sprintf("player_ids[%d]", i), "player %s is not in match %s", p, m.ID)
+			}
+			if !c.Reopen && team < len(seats) {
+				seats[team]--
+			}
+			left = append(left, Leaver{PlayerID: p, Team: team, At: now.UTC(), Replaced: c.Reopen && len(seats) == len(teams)})
+		}
+		m.Teams, m.Seats = teams, seats
+		m.Left = append(slices.Clone(m.Left), left...)
+		if c.Reopen && len(m.Seats) == len(m.Teams) && !m.Full() {
+			m.Backfill = true
+		}
+		if m.Full() {
+			m.Backfill = false
+		}
+	case MatchEventEnded:
+		r.State, m.Backfill = MatchEnded, false
+	default:
+		return Invalid("kind", "not a session change: %q", c.Kind)
+	}
+	r.UpdatedAt = now.UTC()
+	return nil
+}
