@@ -933,3 +933,26 @@ func oracleJoins(c *ruleset.Compiled, s Session, w *cupid.Ticket, now time.Time)
 	}
 	return true, "it fits"
 }
+
+func TestBackfillQuality(t *testing.T) {
+	// The score judges the teams as they will play: the session's players
+	// and the newcomer together. Team y's average becomes 1010 against x's
+	// 1000: a gap of a fifth of the reference (50).
+	p := newPool(t, bfRules)
+	ticket("a", 0).num("mmr", 1040).add(t, p)
+	if err := p.OpenSession(sess("S", 0, team("x", 0, 1000, 1000, 1000, 1000), team("y", 1, 1000, 1000, 1000))); err != nil {
+		t.Fatal(err)
+	}
+	props := p.Step(at(10))
+	if len(props) != 1 {
+		t.Fatalf("proposals = %q", describe(props))
+	}
+	q := props[0].Match.Quality
+	gap, ok := q.Parts.Get("skill_gap")
+	if !ok || math.Abs(gap-0.8) > 1e-9 || q.Score <= 0 || q.Score >= 1 {
+		t.Fatalf("quality = %+v, want skill_gap 0.8", q)
+	}
+	if st := p.Stats(); st.Formed != 1 || st.Backfills != 1 || st.QualitySum != q.Score {
+		t.Fatalf("stats = %+v", st)
+	}
+}
