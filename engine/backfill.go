@@ -125,6 +125,27 @@ type SessionTeam struct {
 	Free int
 }
 
+// SessionPlayers returns a ticket's players as a session should hold them:
+// each with the ticket-wide attributes it does not carry itself added, since
+// a session knows players, not tickets, and AccelByte's rulesets put match
+// options on the ticket. The ticket is not modified.
+func SessionPlayers(t *cupid.Ticket) []cupid.Player {
+	out := slices.Clone(t.Players)
+	if len(t.Attributes) == 0 {
+		return out
+	}
+	for i := range out {
+		attrs := slices.Clone(out[i].Attributes)
+		for _, a := range t.Attributes {
+			if _, own := attrs.Get(a.Name); !own {
+				attrs.Set(a.Name, a.Value)
+			}
+		}
+		out[i].Attributes = attrs
+	}
+	return out
+}
+
 // bsession is an open session as the pool prepared it: the numbers and
 // interned values the candidate checks read.
 type bsession struct {

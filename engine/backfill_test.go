@@ -956,3 +956,33 @@ func TestBackfillQuality(t *testing.T) {
 		t.Fatalf("stats = %+v", st)
 	}
 }
+
+func TestSessionPlayers(t *testing.T) {
+	tk := ticket("a", 0).party(2).num("mmr", 1000, 1100).opt("map", "city").t
+	tk.Players[1].Attributes.Set("map", cupid.String("port"))
+	got := SessionPlayers(tk)
+	if m := attrOf(got[0].Attributes, "map"); m.String != "city" {
+		t.Errorf("player 0 map = %+v, want the ticket's city", m)
+	}
+	if m := attrOf(got[1].Attributes, "map"); m.String != "port" {
+		t.Errorf("player 1 map = %+v, want its own port", m)
+	}
+	if attrOf(got[1].Attributes, "mmr").Number != 1100 {
+		t.Errorf("player 1 lost its mmr: %+v", got[1].Attributes)
+	}
+	if _, ok := tk.Players[0].Attributes.Get("map"); ok {
+		t.Error("the ticket's player was modified")
+	}
+	// A session of such players compares the options the tickets had.
+	p := newPool(t, bfOptions)
+	s := sess("S", 0, SessionTeam{Players: SessionPlayers(ticket("b", 0).party(3).num("mmr", 1000).opt("map", "city").t)},
+		SessionTeam{Free: 1, Players: SessionPlayers(ticket("c", 0).party(3).num("mmr", 1000).opt("map", "city").t)})
+	if err := p.OpenSession(s); err != nil {
+		t.Fatal(err)
+	}
+	ticket("port", 0).num("mmr", 1000).opt("map", "port").add(t, p)
+	ticket("city", 1).num("mmr", 1000).opt("map", "city").add(t, p)
+	if got := describe(p.Step(at(2))); !reflect.DeepEqual(got, []string{"S=|city"}) {
+		t.Fatalf("proposals = %q", got)
+	}
+}
