@@ -438,6 +438,10 @@ type Match struct {
 	// Roles maps each player to the role they play, when the ruleset has
 	// role quotas.
 	Roles map[string]string `json:"roles,omitempty"`
+	// AcceptBy is the deadline of the ready check of a match whose queue
+	// asks its players to accept (see accept.go); zero otherwise. A
+	// match committed with it is pending until everyone accepted.
+	AcceptBy time.Time `json:"accept_by,omitzero"`
 	// Seats, Backfill and Left are the match as a game session (see
 	// session.go): how many players each team holds at most, whether it
 	// is open to backfill now, and who left. Teams lists the players in

@@ -26,7 +26,9 @@ const (
 // assigned after it), cancelled, expired. Created and requeued leave it
 // waiting. A matched ticket may still hear "assigned", or "requeued" when
 // its match is released; watchers that want those ask to wait for them.
-func (k EventKind) Final() bool { return k != EventCreated && k != EventRequeued }
+func (k EventKind) Final() bool {
+	return k != EventCreated && k != EventRequeued && k != EventProposed
+}
 
 // Event is one change to a ticket. Seq increases across the whole store, so
 // a watcher that reconnects asks for what came after the last Seq it saw and
@@ -36,7 +38,8 @@ type Event struct {
 	TicketID string    `json:"ticket_id"`
 	Kind     EventKind `json:"kind"`
 	At       time.Time `json:"at"`
-	// Match is set on EventMatched (and on EventAssigned).
+	// Match is set on EventMatched (and on EventAssigned and
+	// EventProposed).
 	Match *Match `json:"match,omitempty"`
 	// Assignment is set on EventAssigned.
 	Assignment *Assignment `json:"assignment,omitempty"`
@@ -168,6 +171,21 @@ type Store interface {
 	// OpenSessions lists the live sessions open to backfill, oldest
 	// first; a restart gives them back to their pools.
 	OpenSessions(ctx context.Context) ([]*MatchRecord, error)
+	// ReleaseMatchWith is ReleaseMatch with a choice per ticket (see
+	// Release); it also ends a pending match, whose release, like its
+	// proposal, is not in the match log. ReleaseMatch is ReleaseMatchWith
+	// with Requeue and Reason alone.
+	ReleaseMatchWith(ctx context.Context, id string, r Release, now time.Time) (*Released, error)
+	// AnswerMatch records a player's answer to a pending match (see
+	// accept.go) in one transaction with its consequences: the last
+	// acceptance forms the match (its formed event and the tickets'
+	// matched events); a decline releases it as decline says. The same
+	// answer twice changes nothing (Answered.Repeated); errors: unknown
+	// match not_found, a player not in it invalid_argument (player_id), a
+	// match not pending or a changed answer conflict.
+	AnswerMatch(ctx context.Context, id, player string, accept bool, decline Release, now time.Time) (*Answered, error)
+	// MatchAnswers lists a match's answers by time, then player id.
+	MatchAnswers(ctx context.Context, id string) ([]Answer, error)
 	// Ping makes a small durable write, so that readiness reflects whether
 	// writes succeed (a full disk, a read-only file) and not only whether
 	// the file opens.
@@ -227,6 +245,10 @@ type MatchRecord struct {
 	UpdatedAt time.Time `json:"updated_at"`
 	// Reason says why a released match was released.
 	Reason string `json:"reason,omitempty"`
+	// Answers are the players' answers to a ready check, when the
+	// service read them (GetMatch, AcceptMatch); the store's
+	// MatchRecord leaves them out.
+	Answers []Answer `json:"answers,omitempty"`
 }
 
 // MatchFilter selects matches for listing.

@@ -12,6 +12,11 @@ import (
 
 // formed records a just-stored match as formed and logs its event.
 func (s *Store) formed(m *cupid.Match) cupid.MatchEvent {
+	if !m.AcceptBy.IsZero() {
+		// Pending until its players accept; not in the log (accept.go).
+		s.setHand(&cupid.MatchRecord{Match: m, State: cupid.MatchPending, UpdatedAt: m.CreatedAt.UTC()})
+		return cupid.MatchEvent{}
+	}
 	s.setHand(&cupid.MatchRecord{Match: m, State: cupid.MatchFormed, UpdatedAt: m.CreatedAt.UTC()})
 	return s.logMatch(cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC()})
 }
@@ -162,49 +167,8 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 	return cloneRecord(n), mev, evs, nil
 }
 
-// ReleaseMatch ends a formed match, requeueing or cancelling its tickets.
-func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (out *cupid.Released, err error) {
-	if err := s.begin(ctx, "ReleaseMatch"); err != nil {
-		return nil, err
-	}
-	defer func() { s.end(err) }()
-	r, err := s.formedMatch(id)
-	if err != nil {
-		return nil, err
-	}
-	now = now.UTC()
-	n := &cupid.MatchRecord{Match: r.Match, State: cupid.MatchReleased, UpdatedAt: now, Reason: reason}
-	s.setHand(n)
-	out = &cupid.Released{}
-	out.Event = s.logMatch(cupid.MatchEvent{MatchID: id, Queue: r.Match.Key.Queue, Kind: cupid.MatchEventReleased, At: now})
-	for _, tid := range r.Match.TicketIDs() {
-		old := s.tickets[tid]
-		t := *old
-		t.UpdatedAt = now
-		why := reason
-		if requeue {
-			for _, p := range t.Players {
-				if other, ok := s.live[p.ID][t.Key.Queue]; ok {
-					why = cupid.RequeueTakenReason(p.ID, other, t.Key.Queue)
-					break
-				}
-			}
-		}
-		if requeue && why == reason {
-			t.State, t.MatchID, t.Reason = cupid.StateWaiting, "", ""
-			s.putTicket(&t)
-			for _, p := range t.Players {
-				s.setLive(p.ID, t.Key.Queue, t.ID)
-			}
-			out.Events = append(out.Events, s.addEvent(cupid.Event{TicketID: tid, Kind: cupid.EventRequeued, At: now, Reason: reason}))
-			out.Requeued = append(out.Requeued, cloneTicket(&t))
-			continue
-		}
-		t.State, t.Reason, t.MatchID = cupid.StateCancelled, why, ""
-		s.putTicket(&t)
-		out.Events = append(out.Events, s.addEvent(cupid.Event{TicketID: tid, Kind: cupid.EventCancelled, At: now, Reason: why}))
-		out.Cancelled = append(out.Cancelled, cloneTicket(&t))
-	}
-	out.Match = cloneRecord(n)
-	return out, nil
+// ReleaseMatch ends a formed match, requeueing or cancelling its tickets
+// (release, in accept.go).
+func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
+	return s.ReleaseMatchWith(ctx, id, cupid.Release{Reason: reason, Requeue: requeue}, now)
 }

@@ -73,6 +73,9 @@ type Store struct {
 	undo []func()
 
 	faults faults
+
+	// answers are the ready checks' answers by match (accept.go).
+	answers map[string][]cupid.Answer
 }
 
 var (
@@ -205,6 +208,9 @@ func (s *Store) finish(id string, state cupid.TicketState, reason, matchID strin
 	kind := map[cupid.TicketState]cupid.EventKind{
 		cupid.StateMatched: cupid.EventMatched, cupid.StateCancelled: cupid.EventCancelled, cupid.StateExpired: cupid.EventExpired,
 	}[state]
+	if m != nil && !m.AcceptBy.IsZero() {
+		kind = cupid.EventProposed // a pending match: see accept.go
+	}
 	return s.addEvent(cupid.Event{TicketID: id, Kind: kind, At: at, Match: m, Reason: reason})
 }
 

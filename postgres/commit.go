@@ -206,7 +206,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 			for _, id := range tids {
 				state[id] = cupid.StateMatched
 				fin = append(fin, finishRow{id: id, state: string(cupid.StateMatched), matchID: m.ID, at: at})
-				events = append(events, cupid.Event{TicketID: id, Kind: cupid.EventMatched, At: m.CreatedAt, Match: copies[i]})
+				events = append(events, cupid.Event{TicketID: id, Kind: matchedKind(m), At: m.CreatedAt, Match: copies[i]})
 			}
 			// Each other ticket once, in id order, named by the smallest
 			// player it shares with the match (then the smallest queue).
@@ -245,6 +245,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 				mids[j], ats[j], mbodies[j] = ms[i].ID, ms[i].CreatedAt.UnixNano(), bodies[i]
 			}
 			b.Queue(insertMatchesSQL, mids, ats, mbodies)
+			queuePending(b, ms, stored)
 			queueFormed(b, ms, stored, out)
 		}
 		queueEvents(b, events)

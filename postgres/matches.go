@@ -106,6 +106,9 @@ func queueFormed(b *pgx.Batch, ms []*cupid.Match, stored []int, out []cupid.Comm
 	evs := make([]*cupid.MatchEvent, 0, len(stored))
 	for _, i := range stored {
 		m := ms[i]
+		if !m.AcceptBy.IsZero() {
+			continue // pending: logged when formed (accept.go)
+		}
 		out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
 		evs = append(evs, &out[i].Formed)
 	}
@@ -231,7 +234,7 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 }
 
 // handOff runs f in a READ COMMITTED transaction that has locked the match
-// and found it formed; f queues its writes on b, which is sent with the
+// (f checks its state); f queues its writes on b, which is sent with the
 // COMMIT in one round trip.
 func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error) error {
 	if !storable(id) {
@@ -252,9 +255,6 @@ func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 		}
 		if err != nil {
 			return err
-		}
-		if rec.State != cupid.MatchFormed {
-			return cupid.MatchNotFormed(id, rec.State)
 		}
 		b := &pgx.Batch{}
 		if err := f(tx, rec, b); err != nil {
@@ -285,6 +285,9 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 	var mev cupid.MatchEvent
 	var evs []cupid.Event
 	err = s.handOff(ctx, id, func(tx pgx.Tx, r *cupid.MatchRecord, b *pgx.Batch) error {
+		if r.State != cupid.MatchFormed {
+			return cupid.MatchNotFormed(id, r.State)
+		}
 		rec = r
 		rec.State, rec.Assignment, rec.UpdatedAt = cupid.MatchAssigned, &a, a.At
 		b.Queue(`UPDATE matches SET state = 'assigned', assignment = $2, updated_at = $3 WHERE id = $1`, id, body, a.At.UnixNano())
@@ -304,101 +307,7 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 }
 
 // ReleaseMatch ends a formed match and requeues or cancels its tickets, in
-// one transaction.
+// one transaction (release, in accept.go).
 func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
-	if !storable(reason) {
-		return nil, cupid.Invalid("reason", "must be UTF-8 without NUL")
-	}
-	now = now.UTC()
-	var out *cupid.Released
-	err := s.handOff(ctx, id, func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error {
-		out = &cupid.Released{}
-		tids := rec.Match.TicketIDs()
-		rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, tids)
-		if err != nil {
-			return err
-		}
-		ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
-		if err != nil {
-			return err
-		}
-		byID := map[string]*cupid.Ticket{}
-		for _, t := range ts {
-			byID[t.ID] = t
-		}
-		// The players' live tickets in the match's queues, as they are now.
-		taken := map[[2]string]string{}
-		if requeue {
-			var qs, ps []string
-			for _, t := range ts {
-				for _, p := range t.Players {
-					qs, ps = append(qs, t.Key.Queue), append(ps, p.ID)
-				}
-			}
-			rows, err := tx.Query(ctx, `SELECT l.queue, l.player_id, l.ticket_id FROM unnest($1::text[], $2::text[]) AS v(queue, player_id)
-				JOIN live_players l ON l.queue = v.queue AND l.player_id = v.player_id`, qs, ps)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var q, p, t string
-				if err := rows.Scan(&q, &p, &t); err != nil {
-					rows.Close()
-					return err
-				}
-				taken[[2]string{q, p}] = t
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
-		}
-		rec.State, rec.Reason, rec.UpdatedAt = cupid.MatchReleased, reason, now
-		out.Match = rec
-		b.Queue(`UPDATE matches SET state = 'released', reason = $2, updated_at = $3 WHERE id = $1`, id, reason, now.UnixNano())
-		out.Event = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventReleased, At: now, Match: rec.Match, Reason: reason}
-		queueMatchEvents(b, []*cupid.MatchEvent{&out.Event})
-		var lq, lp, lt []string
-		for _, tid := range tids {
-			t := byID[tid]
-			if t == nil || t.State != cupid.StateMatched || t.MatchID != id {
-				return fmt.Errorf("release match %s: ticket %s is not matched in it", id, tid)
-			}
-			why := reason
-			if requeue {
-				for _, p := range t.Players {
-					if other, ok := taken[[2]string{t.Key.Queue, p.ID}]; ok {
-						why = cupid.RequeueTakenReason(p.ID, other, t.Key.Queue)
-						break
-					}
-				}
-			}
-			t.UpdatedAt, t.MatchID = now, ""
-			if requeue && why == reason {
-				b.Queue(`UPDATE tickets SET state = 'waiting', match_id = NULL, reason = '', updated_at = $2 WHERE id = $1`, tid, now.UnixNano())
-				for _, p := range t.Players {
-					lq, lp, lt = append(lq, t.Key.Queue), append(lp, p.ID), append(lt, tid)
-				}
-				t.State, t.Reason = cupid.StateWaiting, ""
-				out.Requeued = append(out.Requeued, t)
-				out.Events = append(out.Events, cupid.Event{TicketID: tid, Kind: cupid.EventRequeued, At: now, Reason: reason})
-				continue
-			}
-			b.Queue(`UPDATE tickets SET state = 'cancelled', match_id = NULL, reason = $2, updated_at = $3 WHERE id = $1`, tid, why, now.UnixNano())
-			t.State, t.Reason = cupid.StateCancelled, why
-			out.Cancelled = append(out.Cancelled, t)
-			out.Events = append(out.Events, cupid.Event{TicketID: tid, Kind: cupid.EventCancelled, At: now, Reason: why})
-		}
-		if len(lq) > 0 {
-			b.Queue(insertLiveSQL, lq, lp, lt)
-		}
-		queueEvents(b, out.Events)
-		return nil
-	})
-	if err != nil {
-		if pgCode(err) == codeUniqueViolation {
-			return nil, wrap("release match "+id, errors.Join(errors.New("a player took a live ticket in the queue meanwhile; try again"), err))
-		}
-		return nil, wrap("release match "+id, err)
-	}
-	return out, nil
+	return s.ReleaseMatchWith(ctx, id, cupid.Release{Reason: reason, Requeue: requeue}, now)
 }

@@ -128,6 +128,7 @@ CREATE TABLE heartbeat (
 	{"match hand-off: state, assignment and the match log", matchesSchema},
 	{"cluster: nodes, leases with fencing tokens, notifications of new events", clusterSchema},
 	{"game sessions: ended matches, open backfill index, session match events", sessionsSchema},
+	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -284,6 +284,9 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sqlite: store matches: %w", err)
 	}
+	if err := markPending(ctx, tx, ms, out); err != nil {
+		return nil, nil, err
+	}
 	if err := s.logFormed(ctx, tx, ms, out); err != nil {
 		return nil, nil, err
 	}
@@ -293,7 +296,7 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 			continue
 		}
 		for _, id := range ids[i] {
-			events = append(events, cupid.Event{TicketID: id, Kind: cupid.EventMatched, At: m.CreatedAt, Match: m})
+			events = append(events, cupid.Event{TicketID: id, Kind: matchedKind(m), At: m.CreatedAt, Match: m})
 		}
 		for len(done) > 0 && done[0].match == i {
 			events = append(events, cupid.Event{TicketID: done[0].ticket, Kind: cupid.EventCancelled, At: m.CreatedAt, Reason: done[0].reason})

@@ -47,7 +47,7 @@ const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at),
 func (s *Store) logFormed(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, out []cupid.Committed) error {
 	var evs []*cupid.MatchEvent
 	for i, m := range ms {
-		if out[i].OK {
+		if out[i].OK && m.AcceptBy.IsZero() { // a pending match is logged when formed (accept.go)
 			out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
 			evs = append(evs, &out[i].Formed)
 		}
@@ -258,76 +258,7 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 }
 
 // ReleaseMatch ends a formed match and requeues or cancels its tickets, in
-// one transaction. A release is rare (a backend that did not answer), so it
-// spends a statement or two per ticket.
+// one transaction (release, in accept.go).
 func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
-	now = now.UTC()
-	out := &cupid.Released{}
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		*out = cupid.Released{}
-		rec, err := formedMatch(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE matches SET state = 'released', reason = ?, updated_at = ? WHERE id = ?`, reason, now.UnixNano(), id); err != nil {
-			return fmt.Errorf("sqlite: release match %s: %w", id, err)
-		}
-		rec.State, rec.Reason, rec.UpdatedAt = cupid.MatchReleased, reason, now
-		out.Match = rec
-		out.Event = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventReleased, At: now, Match: rec.Match, Reason: reason}
-		if err := insertMatchEvents(ctx, tx, []*cupid.MatchEvent{&out.Event}); err != nil {
-			return err
-		}
-		var evs []cupid.Event
-		for _, tid := range rec.Match.TicketIDs() {
-			t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ?`, tid))
-			if err != nil {
-				return fmt.Errorf("sqlite: release match %s: read ticket %s: %w", id, tid, err)
-			}
-			if t.State != cupid.StateMatched || t.MatchID != id {
-				return fmt.Errorf("sqlite: release match %s: ticket %s is %s in match %q", id, tid, t.State, t.MatchID)
-			}
-			why := reason
-			if requeue {
-				for _, p := range t.Players {
-					var other string
-					err := tx.QueryRowContext(ctx, `SELECT ticket_id FROM live_players WHERE player_id = ? AND queue = ?`, p.ID, t.Key.Queue).Scan(&other)
-					if err == nil {
-						why = cupid.RequeueTakenReason(p.ID, other, t.Key.Queue)
-						break
-					}
-					if !errors.Is(err, sql.ErrNoRows) {
-						return err
-					}
-				}
-			}
-			t.UpdatedAt, t.MatchID = now, ""
-			if requeue && why == reason {
-				if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = 'waiting', match_id = NULL, reason = '', updated_at = ? WHERE id = ?`, now.UnixNano(), tid); err != nil {
-					return err
-				}
-				for _, p := range t.Players {
-					if _, err := tx.ExecContext(ctx, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`, t.Key.Queue, p.ID, tid); err != nil {
-						return err
-					}
-				}
-				t.State, t.Reason = cupid.StateWaiting, ""
-				out.Requeued = append(out.Requeued, t)
-				evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventRequeued, At: now, Reason: reason})
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = 'cancelled', match_id = NULL, reason = ?, updated_at = ? WHERE id = ?`, why, now.UnixNano(), tid); err != nil {
-				return err
-			}
-			t.State, t.Reason = cupid.StateCancelled, why
-			out.Cancelled = append(out.Cancelled, t)
-			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventCancelled, At: now, Reason: why})
-		}
-		out.Events, err = s.insertEvents(ctx, tx, evs)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.ReleaseMatchWith(ctx, id, cupid.Release{Reason: reason, Requeue: requeue}, now)
 }

@@ -66,6 +66,7 @@ CREATE TABLE heartbeat (
 );`)},
 	{"match hand-off: state, assignment and the match log", execSQL(matchesSchema)},
 	{"game sessions: open backfill index, match event details", execSQL(sessionsSchema)},
+	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

@@ -85,6 +85,9 @@ func Run(t *testing.T, open func(t *testing.T) cupid.Store) {
 		{"AssignMatch", one(testAssignMatch)},
 		{"ReleaseMatch", testReleaseMatch},
 		{"ReleaseRequeueTaken", one(testReleaseRequeueTaken)},
+		{"AcceptAll", one(testAcceptAll)},
+		{"Decline", testDecline},
+		{"ReleasePending", one(testReleasePending)},
 		{"Sessions", one(testSessions)},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open) })

@@ -105,6 +105,10 @@ func (s *Service) Gain(name string, f cupid.Fence) {
 		}
 		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 	}
+	// Open sessions before the tickets, so backfill comes first (session.go).
+	if err := s.loadSessions(s.ctx, queue); err != nil {
+		s.log.Error("reading a queue's open sessions failed; they take no backfill until the queue is taken over again", "queue", queue, "err", err)
+	}
 	s.addWaiting(waiting)
 	s.log.Info("running a queue's pools", "queue", queue, "token", f.Token, "waiting", len(waiting))
 	s.metrics.takeovers.WithLabelValues(queue).Inc()

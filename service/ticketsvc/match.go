@@ -148,7 +148,10 @@ func (s *Service) GetMatch(ctx context.Context, id string) (*cupid.MatchRecord, 
 		return nil, cupid.Invalid("match_id", "required")
 	}
 	r, err := s.store.MatchRecord(ctx, id)
-	return r, s.storeError(err)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	return r, s.withAnswers(ctx, r)
 }
 
 // MatchPlayers returns the players of a match, for the permission check
@@ -172,9 +175,9 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 		return nil, err
 	}
 	switch f.State {
-	case "", cupid.MatchFormed, cupid.MatchAssigned, cupid.MatchReleased, cupid.MatchEnded:
+	case "", cupid.MatchPending, cupid.MatchFormed, cupid.MatchAssigned, cupid.MatchReleased, cupid.MatchEnded:
 	default:
-		return nil, cupid.Invalid("state", "must be formed, assigned, released or ended, not %q", f.State)
+		return nil, cupid.Invalid("state", "must be pending, formed, assigned, released or ended, not %q", f.State)
 	}
 	limit, err := listLimit(f.Limit)
 	if err != nil {
@@ -222,28 +225,7 @@ func (s *Service) ReleaseMatch(ctx context.Context, id string, requeue bool, rea
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	for _, t := range r.Cancelled {
-		s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
-	}
-	// The requeued tickets reach their pool before anyone hears of them,
-	// as new tickets do.
-	byKey := map[cupid.QueueKey][]*cupid.Ticket{}
-	for _, t := range r.Requeued {
-		byKey[t.Key] = append(byKey[t.Key], t)
-	}
-	for key, ts := range byKey {
-		if s.queue(key.Queue) == nil {
-			continue // the next start cancels them, as any waiting ticket of an unconfigured queue
-		}
-		p := s.reserve(key, len(ts), true)
-		p.do(func(p *pool) {
-			for _, t := range ts {
-				p.add(t)
-			}
-		})
-	}
-	s.hub.publish(r.Events...)
-	s.handoff.wake(r.Event.Queue)
+	s.afterRelease(r) // accept.go
 	// A released session takes no more backfill.
 	s.syncSession(ctx, r.Match, r.Event.Seq)
 	return r, nil
@@ -382,6 +364,9 @@ func (s *Service) ReleaseDue(ctx context.Context) {
 	for _, name := range s.Queues() {
 		if q := s.queue(name); q != nil && q.assignTimeout > 0 {
 			s.releaseDue(ctx, name)
+		}
+		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
+			s.acceptDue(ctx, name) // accept.go
 		}
 	}
 }

@@ -18,6 +18,7 @@ type metrics struct {
 	passSeconds *prometheus.HistogramVec // time of one engine step
 	watchers    prometheus.GaugeFunc
 	takeovers   *prometheus.CounterVec // queues this node took over (cluster.go)
+	readyChecks *prometheus.CounterVec // ready checks by outcome (accept.go)
 }
 
 func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
@@ -75,5 +76,6 @@ func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
 	if reg != nil {
 		reg.MustRegister(m.tickets, m.waiting, m.pools, m.matches, m.timeToMatch, m.quality, m.qualityPart, m.intakeBatch, m.passSeconds, m.watchers, m.takeovers)
 	}
+	m.readyChecks = newReadyCheckMetric(reg)
 	return m
 }

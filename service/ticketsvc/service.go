@@ -43,6 +43,9 @@ type Queue struct {
 	// never); OnAssignTimeout says what becomes of its tickets.
 	AssignTimeout   time.Duration
 	OnAssignTimeout OnTimeout
+	// Acceptance asks the players of each match to accept it (accept.go);
+	// zero: matches form at once.
+	Acceptance Acceptance
 	// LeaverWindow is how long after a session's assignment a player who
 	// leaves it is replaced by backfill (session.go); zero: never.
 	LeaverWindow time.Duration
@@ -121,6 +124,8 @@ type queue struct {
 	// assignTimeout and onTimeout release unassigned matches (match.go).
 	assignTimeout time.Duration
 	onTimeout     OnTimeout
+	// accept is the queue's ready check (accept.go).
+	accept Acceptance
 	// leaverWindow is Queue.LeaverWindow.
 	leaverWindow time.Duration
 
@@ -192,6 +197,9 @@ func New(o Options) (*Service, error) {
 		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
 		}
+		if err := q.setAcceptance(qc.Acceptance); err != nil {
+			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
+		}
 		if q.maxKeys == 0 {
 			q.maxKeys = DefaultMaxKeys
 		}
@@ -234,6 +242,7 @@ func (s *Service) Start(ctx context.Context) error {
 		s.wg.Add(1)
 		go s.runIntake()
 		s.startReleasing()
+		s.startAccepting()
 		return nil
 	}
 	// Open sessions first: the pools fill them before forming new
@@ -279,6 +288,7 @@ func (s *Service) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.runIntake()
 	s.startReleasing()
+	s.startAccepting()
 	return nil
 }
 

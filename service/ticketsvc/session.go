@@ -155,10 +155,11 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 	for i, pr := range props {
 		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
 	}
-	ctx, cancel := context.WithTimeout(p.s.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	results, events, err := p.s.store.CommitBackfills(ctx, bs)
 	cancel()
 	if err != nil {
+		p.s.checkFenced(p.key.Queue, err)
 		if !errors.Is(err, context.Canceled) {
 			p.s.log.Error("committing backfills failed; tickets return to the pool", "pool", p.key.String(), "backfills", len(bs), "err", err)
 		}
@@ -239,8 +240,8 @@ func splitBackfills(props []engine.Proposal) (matches, backfills []engine.Propos
 // happens here, off the pool's goroutine.
 func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq int64) {
 	key := rec.Match.Key
-	if s.queue(key.Queue) == nil {
-		return
+	if s.queue(key.Queue) == nil || s.runsElsewhere(key.Queue) {
+		return // the node that runs the queue reads its sessions when it takes it over
 	}
 	if !rec.Live() || !rec.Match.Backfill {
 		if p := s.existingPool(key); p != nil {
@@ -275,15 +276,17 @@ func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[strin
 	return playersOf(ts), nil
 }
 
-// loadSessions gives the open sessions back to their pools at start.
-func (s *Service) loadSessions(ctx context.Context) error {
+// loadSessions gives the open sessions back to their pools: at start, or,
+// on a node sharing the store with others, those of one queue when the
+// node starts running it (queue is then its name).
+func (s *Service) loadSessions(ctx context.Context, queue string) error {
 	rs, err := s.store.OpenSessions(ctx)
 	if err != nil {
 		return fmt.Errorf("ticketsvc: reload open sessions: %w", err)
 	}
 	n := 0
 	for _, rec := range rs {
-		if s.queue(rec.Match.Key.Queue) == nil {
+		if s.queue(rec.Match.Key.Queue) == nil || (queue != "" && rec.Match.Key.Queue != queue) {
 			continue
 		}
 		players, err := s.sessionPlayers(ctx, rec.Match)

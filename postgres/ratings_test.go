@@ -1,0 +1,13 @@
+package postgres
+
+import (
+	"testing"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/storetest"
+)
+
+func TestRatingsContract(t *testing.T) {
+	needServer(t)
+	storetest.RunRatings(t, func(t *testing.T) cupid.RatingStore { return openTemp(t) })
+}

@@ -1,0 +1,63 @@
+package cupid
+
+import (
+	"context"
+	"time"
+)
+
+// RatingRow is one piece of the ratings service's state, kept as a JSON
+// body under a kind and an id: a player's rating under one rating name
+// (kind "player", id "ranked-5v5/alice"), a player's low-priority mark
+// (kind "low-priority", id "alice"), a league's daily loss counts. A nil
+// Body deletes the row.
+type RatingRow struct {
+	Kind string
+	ID   string
+	Body []byte
+}
+
+// RatingEntry is one line of a player's rating history: what one match
+// did to his rating under one rating name. Seq is given by the store and
+// increases across it, so a history pages by it.
+type RatingEntry struct {
+	Seq     int64
+	Rating  string
+	Player  string
+	MatchID string
+	At      time.Time
+	Body    []byte
+}
+
+// ResultRecord is a match's reported result as stored: the report and
+// what it did, as one JSON body.
+type ResultRecord struct {
+	MatchID string
+	At      time.Time
+	Body    []byte
+}
+
+// RatingStore keeps what the ratings service learns from match results.
+// The store does not know what a rating is: the service reads rows, works
+// out every change a result makes in Go, and hands them back to be written
+// in one transaction, so a result, the ratings it moved, their history and
+// the flags and league counts it changed are stored together or not at all.
+// Like the ticket store, it expects one writer per row (the ratings service
+// serialises the results it applies).
+type RatingStore interface {
+	// SaveResult stores a match's result with the rows it changes and the
+	// history it adds, atomically. A match that has a result already is a
+	// conflict (CodeConflict) and nothing changes.
+	SaveResult(ctx context.Context, r ResultRecord, rows []RatingRow, history []RatingEntry) error
+	// Result returns a match's stored result, or not_found.
+	Result(ctx context.Context, matchID string) (ResultRecord, error)
+	// PutRatingRows writes rows (nil bodies delete) atomically, outside of
+	// any result: an operator's low-priority mark.
+	PutRatingRows(ctx context.Context, rows []RatingRow) error
+	// RatingRows returns the rows of a kind with the given ids that exist,
+	// in the order of ids.
+	RatingRows(ctx context.Context, kind string, ids []string) ([]RatingRow, error)
+	// RatingHistory returns a player's history under a rating name, newest
+	// first, with Seq below beforeSeq (all when beforeSeq ≤ 0), at most
+	// limit entries (limit > 0).
+	RatingHistory(ctx context.Context, rating, player string, beforeSeq int64, limit int) ([]RatingEntry, error)
+}

@@ -1,0 +1,284 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// The ready check (FlexMatch's acceptance), per queue: every player of a
+// match must accept it within a timeout. The pool commits such a match
+// pending, with its deadline (Match.AcceptBy); the players' watchers hear
+// "proposed". AcceptMatch records each answer: the last acceptance forms
+// the match (the backend's "formed", the players' "matched"); a decline,
+// or the deadline, releases it in the same store transaction as the answer
+// — the others go back to their pool with their age, the decliners'
+// tickets are cancelled or put at the back of the queue. The deadline
+// lives in the stored match, so a restart finds it: the goroutine that
+// watches it starts by reading the pending matches.
+
+// OnDecline says what becomes of the ticket of a player who declined a
+// match or did not accept it in time.
+type OnDecline string
+
+// The choices of OnDecline.
+const (
+	// DeclineCancel cancels the decliner's ticket, with a reason.
+	DeclineCancel OnDecline = "cancel"
+	// DeclineRequeueLast puts it back to waiting as if created now: it
+	// loses its age (a penalty), not its place in the game.
+	DeclineRequeueLast OnDecline = "requeue_last"
+)
+
+// Acceptance is a queue's ready check; a zero Timeout means none.
+type Acceptance struct {
+	// Timeout is how long the players have to accept a match.
+	Timeout time.Duration
+	// OnDecline is DeclineCancel (the default) or DeclineRequeueLast.
+	OnDecline OnDecline
+}
+
+// setAcceptance checks and sets the queue's ready check.
+func (q *queue) setAcceptance(a Acceptance) error {
+	switch {
+	case a.Timeout < 0:
+		return errors.New("acceptance timeout must not be negative")
+	case a.Timeout == 0 && a.OnDecline != "":
+		return fmt.Errorf("acceptance on_decline %q needs a timeout", a.OnDecline)
+	case a.Timeout > 0 && a.OnDecline == "":
+		a.OnDecline = DeclineCancel
+	case a.Timeout > 0 && a.OnDecline != DeclineCancel && a.OnDecline != DeclineRequeueLast:
+		return fmt.Errorf("acceptance on_decline must be cancel or requeue_last, not %q", a.OnDecline)
+	}
+	q.accept = a
+	return nil
+}
+
+// acceptBy is the deadline of a match the queue proposes at now: zero
+// when the queue has no ready check.
+func (s *Service) acceptBy(queue string, now time.Time) time.Time {
+	if q := s.queue(queue); q != nil && q.accept.Timeout > 0 {
+		return now.Add(q.accept.Timeout)
+	}
+	return time.Time{}
+}
+
+// newReadyCheckMetric counts the answers and outcomes of ready checks.
+func newReadyCheckMetric(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cupid_ready_checks_total",
+		Help: "Ready checks of matches by outcome: accepted (every player accepted), declined, timed_out.",
+	}, []string{"queue", "outcome"})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
+}
+
+// declineRelease is how a match ends when players decline it (or did not
+// accept it in time): the others requeued with their age, the decliners
+// as the queue says.
+func (s *Service) declineRelease(m *cupid.Match, decliners []string, timedOut bool) cupid.Release {
+	r := cupid.Release{Requeue: true, Decliners: decliners, DeclinerReason: cupid.DeclinerReason(m.ID, timedOut)}
+	if q := s.queue(m.Key.Queue); q != nil && q.accept.OnDecline == DeclineRequeueLast {
+		r.RequeueLast = true
+	}
+	if timedOut {
+		r.Reason = cupid.NotAcceptedReason(decliners)
+	} else {
+		r.Reason = cupid.DeclinedReason(decliners[0])
+	}
+	return r
+}
+
+// AcceptMatch records a player's answer to a pending match: accept, or
+// decline. Whoever may answer for the player is the caller's business (the
+// API lets a player answer only for himself). The same answer twice is
+// harmless; a changed answer, or an answer to a match that no longer
+// waits for answers, is refused with failed_precondition; a player not in
+// the match with invalid_argument naming player_id. Nothing changes when
+// the answer is refused or the store fails.
+func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept bool) (*cupid.Answered, error) {
+	if id == "" {
+		return nil, cupid.Invalid("match_id", "required")
+	}
+	if player == "" {
+		return nil, cupid.Invalid("player_id", "required")
+	}
+	r, err := s.store.MatchRecord(ctx, id)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	out, err := s.store.AnswerMatch(ctx, id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	queue := r.Match.Key.Queue
+	switch {
+	case out.Formed != nil:
+		s.metrics.readyChecks.WithLabelValues(queue, "accepted").Inc()
+		s.hub.publish(out.Events...)
+		s.handoff.wake(queue)
+	case out.Released != nil:
+		s.metrics.readyChecks.WithLabelValues(queue, "declined").Inc()
+		s.afterRelease(out.Released)
+	}
+	return out, nil
+}
+
+// afterRelease does what follows a stored release: counts the cancelled
+// tickets, gives the requeued ones back to their pools, then tells the
+// tickets' watchers and wakes the queue's match watchers.
+func (s *Service) afterRelease(r *cupid.Released) {
+	for _, t := range r.Cancelled {
+		s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+	}
+	// The requeued tickets reach their pool before anyone hears of them,
+	// as new tickets do.
+	byKey := map[cupid.QueueKey][]*cupid.Ticket{}
+	for _, t := range r.Requeued {
+		byKey[t.Key] = append(byKey[t.Key], t)
+	}
+	for key, ts := range byKey {
+		if s.queue(key.Queue) == nil {
+			continue // the next start cancels them, as any waiting ticket of an unconfigured queue
+		}
+		p := s.reserve(key, len(ts), true)
+		p.do(func(p *pool) {
+			for _, t := range ts {
+				p.add(t)
+			}
+		})
+	}
+	s.hub.publish(r.Events...)
+	if r.Event.Seq != 0 {
+		s.handoff.wake(r.Event.Queue)
+	}
+}
+
+// withAnswers adds the stored answers to a match that had a ready check.
+func (s *Service) withAnswers(ctx context.Context, r *cupid.MatchRecord) error {
+	if r.Match.AcceptBy.IsZero() {
+		return nil
+	}
+	as, err := s.store.MatchAnswers(ctx, r.Match.ID)
+	if err != nil {
+		return s.storeError(err)
+	}
+	r.Answers = as
+	return nil
+}
+
+// startAccepting starts, for each queue with a ready check, the goroutine
+// that releases its pending matches at their deadline.
+func (s *Service) startAccepting() {
+	s.mu.Lock()
+	var qs []*queue
+	for _, q := range s.queues {
+		if q.accept.Timeout > 0 {
+			qs = append(qs, q)
+		}
+	}
+	s.mu.Unlock()
+	for _, q := range qs {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			t := time.NewTimer(0)
+			defer t.Stop()
+			for {
+				select {
+				case <-s.ctx.Done():
+					return
+				case <-t.C:
+				}
+				next := s.acceptDue(s.ctx, q.name)
+				t.Reset(max(next.Sub(s.now()), time.Millisecond))
+			}
+		}()
+	}
+}
+
+// acceptDue releases the queue's pending matches whose deadline has
+// passed — whoever had not accepted counts as declining — and returns when
+// it should look again. A match proposed after this look has a deadline
+// at least a timeout away, which is when an empty look looks again.
+func (s *Service) acceptDue(ctx context.Context, queue string) time.Time {
+	q := s.queue(queue)
+	if q == nil || q.accept.Timeout <= 0 {
+		return s.now().Add(time.Hour)
+	}
+	for {
+		now := s.now()
+		next := now.Add(q.accept.Timeout)
+		rs, err := s.store.Matches(ctx, cupid.MatchFilter{Queue: queue, State: cupid.MatchPending, Limit: matchPage})
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Error("listing pending matches failed; trying again in a second", "queue", queue, "err", err)
+			}
+			return now.Add(time.Second)
+		}
+		for _, r := range rs {
+			if r.Match.AcceptBy.After(now) {
+				if r.Match.AcceptBy.Before(next) {
+					next = r.Match.AcceptBy
+				}
+				continue
+			}
+			if err := s.expireReadyCheck(ctx, r.Match); err != nil {
+				if ctx.Err() == nil {
+					s.log.Error("releasing a match not accepted in time failed; trying again in a second", "match", r.Match.ID, "err", err)
+				}
+				return now.Add(time.Second)
+			}
+		}
+		if len(rs) < matchPage {
+			return next
+		}
+	}
+}
+
+// expireReadyCheck releases a pending match whose deadline passed. A match
+// answered or released meanwhile is left alone.
+func (s *Service) expireReadyCheck(ctx context.Context, m *cupid.Match) error {
+	answers, err := s.store.MatchAnswers(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	var late []string
+	for _, p := range cupid.MatchPlayerIDs(m) {
+		if !slices.ContainsFunc(answers, func(a cupid.Answer) bool { return a.PlayerID == p && a.Accept }) {
+			late = append(late, p)
+		}
+	}
+	if len(late) == 0 {
+		return nil // everyone accepted: the match is formed already
+	}
+	r, err := s.store.ReleaseMatchWith(ctx, m.ID, s.declineRelease(m, late, true), s.now().UTC())
+	if cupid.ErrorCode(err) == cupid.CodeConflict {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.metrics.readyChecks.WithLabelValues(m.Key.Queue, "timed_out").Inc()
+	s.afterRelease(r)
+	return nil
+}
+
+// AcceptDue releases, in every queue with a ready check, the pending
+// matches whose deadline has passed, and returns once it has: for a clock
+// that jumps, as ReleaseDue.
+func (s *Service) AcceptDue(ctx context.Context) {
+	for _, name := range s.Queues() {
+		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
+			s.acceptDue(ctx, name)
+		}
+	}
+}

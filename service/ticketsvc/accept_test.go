@@ -1,0 +1,231 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/memstore"
+)
+
+// acceptQueues is a duel queue whose players have 20s to accept a match.
+func acceptQueues(on OnDecline) []Queue {
+	return []Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules), Acceptance: Acceptance{Timeout: 20 * time.Second, OnDecline: on}}}
+}
+
+// restart closes h's service and starts another on the same store and
+// clock, as a server restart does.
+func (h *harness) restart(t *testing.T, qs []Queue) *harness {
+	t.Helper()
+	h.Close()
+	svc, err := New(Options{Store: h.store, Documents: h.store, Queues: qs, Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(svc.Close)
+	return &harness{Service: svc, store: h.store, clock: h.clock}
+}
+
+func (h *harness) answer(t *testing.T, id, player string, accept bool) *cupid.Answered {
+	t.Helper()
+	out, err := h.AcceptMatch(context.Background(), id, player, accept)
+	if err != nil {
+		t.Fatalf("AcceptMatch(%s, %v): %v", player, accept, err)
+	}
+	return out
+}
+
+func (h *harness) matchLog(t *testing.T) string {
+	t.Helper()
+	evs, err := h.store.MatchEvents(context.Background(), "duel", 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range evs {
+		out = append(out, string(e.Kind)+" "+e.MatchID)
+	}
+	return strings.Join(out, ", ")
+}
+
+func TestReadyCheckEveryoneAccepts(t *testing.T) {
+	h := start(t, memstore.New(), acceptQueues(""))
+	ctx := context.Background()
+	a, _, mid := h.matched(t, "alice", "bob")
+	r, err := h.GetMatch(ctx, mid)
+	if err != nil || r.State != cupid.MatchPending || !r.Match.AcceptBy.Equal(h.clock.now().Add(20*time.Second)) {
+		t.Fatalf("proposed match %+v (%v)", r, err)
+	}
+	if log := h.matchLog(t); log != "" {
+		t.Fatalf("a pending match reached the backends' log: %s", log)
+	}
+	evs, done := collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
+	next(t, evs)
+	if p := next(t, evs); p.Kind != cupid.EventProposed || p.Match == nil || p.Match.ID != mid || p.Match.AcceptBy.IsZero() {
+		t.Fatalf("second event %+v", p)
+	}
+	h.clock.advance(5 * time.Second)
+	if out := h.answer(t, mid, "alice", true); out.Formed != nil || len(out.Match.Answers) != 1 {
+		t.Fatalf("after one acceptance %+v", out)
+	}
+	out := h.answer(t, mid, "bob", true)
+	if out.Formed == nil || out.Match.State != cupid.MatchFormed {
+		t.Fatalf("after both %+v", out)
+	}
+	if m := next(t, evs); m.Kind != cupid.EventMatched || m.Match.ID != mid {
+		t.Fatalf("then %+v", m)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if log := h.matchLog(t); log != "formed "+mid {
+		t.Fatalf("log %s", log)
+	}
+	if r, _ := h.GetMatch(ctx, mid); len(r.Answers) != 2 || !r.Answers[0].Accept || r.Answers[0].PlayerID != "alice" {
+		t.Fatalf("answers %+v", r.Answers)
+	}
+	// The deadline passing later changes nothing.
+	h.clock.advance(time.Minute)
+	h.AcceptDue(ctx)
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+		t.Fatalf("after the deadline %s", r.State)
+	}
+}
+
+func TestReadyCheckDeclineRequeuesTheOthers(t *testing.T) {
+	h := start(t, memstore.New(), acceptQueues(DeclineCancel))
+	ctx := context.Background()
+	a, b, mid := h.matched(t, "alice", "bob")
+	h.answer(t, mid, "bob", true)
+	out := h.answer(t, mid, "alice", false)
+	if out.Released == nil || out.Match.State != cupid.MatchReleased || out.Match.Reason != "declined by alice" {
+		t.Fatalf("decline %+v", out)
+	}
+	if got := h.state(t, a.ID); got.State != cupid.StateCancelled || got.Reason != cupid.DeclinerReason(mid, false) {
+		t.Fatalf("decliner %+v", got)
+	}
+	got := h.state(t, b.ID)
+	if got.State != cupid.StateWaiting || !got.CreatedAt.Equal(b.CreatedAt) {
+		t.Fatalf("bob not requeued with his age: %+v", got)
+	}
+	// Bob is back in his pool: carol's ticket matches him.
+	c := h.create(t, ticket("duel", 1505, "carol"))
+	h.wait(0)
+	if got, cc := h.state(t, b.ID), h.state(t, c.ID); got.State != cupid.StateMatched || got.MatchID != cc.MatchID || got.MatchID == mid {
+		t.Fatalf("bob %+v carol %+v", got, cc)
+	}
+	evs, _ := h.store.Events(ctx, b.ID, 0)
+	if kinds(evs) != "created proposed requeued proposed" {
+		t.Fatalf("bob heard %s", kinds(evs))
+	}
+	if log := h.matchLog(t); log != "" {
+		t.Fatalf("log %s", log)
+	}
+}
+
+func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, acceptQueues(DeclineRequeueLast))
+	ctx := context.Background()
+	a, b, mid := h.matched(t, "alice", "bob")
+	h.answer(t, mid, "alice", true)
+	h.clock.advance(10 * time.Second)
+	if next := h.acceptDue(ctx, "duel"); !next.Equal(h.clock.now().Add(10 * time.Second)) {
+		t.Fatalf("next look at %v, want the deadline", next)
+	}
+	h = h.restart(t, acceptQueues(DeclineRequeueLast))
+	r, err := h.GetMatch(ctx, mid)
+	if err != nil || r.State != cupid.MatchPending || len(r.Answers) != 1 {
+		t.Fatalf("after a restart %+v (%v)", r, err)
+	}
+	h.clock.advance(10 * time.Second)
+	h.AcceptDue(ctx)
+	r, _ = h.GetMatch(ctx, mid)
+	if r.State != cupid.MatchReleased || r.Reason != "not accepted in time by bob" {
+		t.Fatalf("after the deadline %+v", r)
+	}
+	if got := h.state(t, a.ID); got.State != cupid.StateWaiting || !got.CreatedAt.Equal(a.CreatedAt) {
+		t.Fatalf("alice %+v", got)
+	}
+	if got := h.state(t, b.ID); got.State != cupid.StateWaiting || !got.CreatedAt.Equal(h.clock.now()) || got.Reason != "" {
+		t.Fatalf("bob is not at the back of the queue: %+v", got)
+	}
+	evs, _ := h.store.Events(ctx, b.ID, 0)
+	if kinds(evs) != "created proposed requeued" || evs[2].Reason != cupid.DeclinerReason(mid, true) {
+		t.Fatalf("bob heard %s %+v", kinds(evs), evs)
+	}
+	// Both are back in the pool and meet again.
+	h.wait(0)
+	if got := h.state(t, a.ID); got.State != cupid.StateMatched || got.MatchID == mid {
+		t.Fatalf("alice after the requeue %+v", got)
+	}
+}
+
+func TestAcceptRefusalsChangeNothing(t *testing.T) {
+	store := memstore.New()
+	h := start(t, store, acceptQueues(""))
+	ctx := context.Background()
+	a, _, mid := h.matched(t, "alice", "bob")
+
+	_, err := h.AcceptMatch(ctx, "", "alice", true)
+	wantErr(t, err, cupid.CodeInvalid, "match_id")
+	_, err = h.AcceptMatch(ctx, mid, "", true)
+	wantErr(t, err, cupid.CodeInvalid, "player_id")
+	_, err = h.AcceptMatch(ctx, "nope", "alice", true)
+	wantErr(t, err, cupid.CodeNotFound, "match_id")
+	_, err = h.AcceptMatch(ctx, mid, "mallory", true)
+	wantErr(t, err, cupid.CodeInvalid, "player_id", "mallory")
+	store.FailNext("AnswerMatch", errors.New("disk full"))
+	_, err = h.AcceptMatch(ctx, mid, "alice", false)
+	wantErr(t, err, cupid.CodeUnavailable, "")
+	r, _ := h.GetMatch(ctx, mid)
+	if r.State != cupid.MatchPending || len(r.Answers) != 0 {
+		t.Fatalf("after refusals %+v", r)
+	}
+	if got := h.state(t, a.ID); got.State != cupid.StateMatched || got.MatchID != mid {
+		t.Fatalf("alice after refusals %+v", got)
+	}
+	h.answer(t, mid, "alice", true)
+	if again := h.answer(t, mid, "alice", true); !again.Repeated {
+		t.Fatalf("the same answer twice: %+v", again)
+	}
+	_, err = h.AcceptMatch(ctx, mid, "alice", false)
+	wantErr(t, err, cupid.CodeConflict, "accept", "already accepted")
+	store.FailNext("ReleaseMatch", errors.New("disk full"))
+	h.clock.advance(20 * time.Second)
+	if next := h.acceptDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+		t.Fatalf("after a failed release next look at %v", next)
+	}
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchPending {
+		t.Fatalf("a failed release changed the match: %s", r.State)
+	}
+	h.acceptDue(ctx, "duel")
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
+		t.Fatalf("the retry did not release: %s", r.State)
+	}
+	_, err = h.AcceptMatch(ctx, mid, "bob", true)
+	wantErr(t, err, cupid.CodeConflict, "match_id", "released")
+}
+
+func TestAcceptanceSettings(t *testing.T) {
+	for _, c := range []struct {
+		a    Acceptance
+		want string
+	}{
+		{Acceptance{Timeout: -time.Second}, "must not be negative"},
+		{Acceptance{OnDecline: DeclineCancel}, "needs a timeout"},
+		{Acceptance{Timeout: time.Second, OnDecline: "shrug"}, "cancel or requeue_last"},
+	} {
+		_, err := New(Options{Store: memstore.New(), Queues: []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), Acceptance: c.a}}})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Fatalf("%+v: %v, want %q", c.a, err, c.want)
+		}
+	}
+}

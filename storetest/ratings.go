@@ -1,0 +1,127 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// RunRatings runs the cupid.RatingStore contract against stores made by
+// open:
+//
+//   - SaveResult stores the result, its rows and its history together; a
+//     second result for the same match is CodeConflict and changes nothing
+//     (neither rows nor history).
+//   - A row with a nil body is deleted; RatingRows returns the rows that
+//     exist, in the order of the ids asked for.
+//   - History is newest first, pages by Seq (beforeSeq exclusive) and is
+//     kept per rating name and player.
+func RunRatings(t *testing.T, open func(t *testing.T) cupid.RatingStore) {
+	t.Run("ResultsAreOncePerMatch", func(t *testing.T) { testResultsOnce(t, open(t)) })
+	t.Run("Rows", func(t *testing.T) { testRatingRows(t, open(t)) })
+	t.Run("History", func(t *testing.T) { testRatingHistory(t, open(t)) })
+}
+
+func testResultsOnce(t *testing.T, s cupid.RatingStore) {
+	ctx := context.Background()
+	if _, err := s.Result(ctx, "m1"); cupid.ErrorCode(err) != cupid.CodeNotFound {
+		t.Fatalf("result of an unreported match: %v, want not_found", err)
+	}
+	first := cupid.ResultRecord{MatchID: "m1", At: T0, Body: []byte(`{"n":1}`)}
+	rows := []cupid.RatingRow{{Kind: "player", ID: "r/a", Body: []byte(`{"mu":27}`)}, {Kind: "player", ID: "r/b", Body: []byte(`{"mu":23}`)}}
+	hist := []cupid.RatingEntry{{Rating: "r", Player: "a", MatchID: "m1", At: T0, Body: []byte(`{"d":2}`)}}
+	if err := s.SaveResult(ctx, first, rows, hist); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Result(ctx, "m1")
+	if err != nil || string(got.Body) != `{"n":1}` || !got.At.Equal(T0) || got.MatchID != "m1" {
+		t.Fatalf("stored result %+v, %v", got, err)
+	}
+	again := cupid.ResultRecord{MatchID: "m1", At: T0.Add(1), Body: []byte(`{"n":2}`)}
+	err = s.SaveResult(ctx, again, []cupid.RatingRow{{Kind: "player", ID: "r/a", Body: []byte(`{"mu":99}`)}},
+		[]cupid.RatingEntry{{Rating: "r", Player: "a", MatchID: "m1", At: T0, Body: []byte(`{}`)}})
+	if cupid.ErrorCode(err) != cupid.CodeConflict {
+		t.Fatalf("a second result for m1: %v, want conflict", err)
+	}
+	if got, _ := s.Result(ctx, "m1"); string(got.Body) != `{"n":1}` {
+		t.Fatalf("the refused result replaced the first: %s", got.Body)
+	}
+	rs, err := s.RatingRows(ctx, "player", []string{"r/a"})
+	if err != nil || len(rs) != 1 || string(rs[0].Body) != `{"mu":27}` {
+		t.Fatalf("the refused result changed a row: %+v, %v", rs, err)
+	}
+	if h, err := s.RatingHistory(ctx, "r", "a", 0, 10); err != nil || len(h) != 1 {
+		t.Fatalf("the refused result added history: %d entries, %v", len(h), err)
+	}
+}
+
+func testRatingRows(t *testing.T, s cupid.RatingStore) {
+	ctx := context.Background()
+	if err := s.PutRatingRows(ctx, []cupid.RatingRow{
+		{Kind: "low-priority", ID: "a", Body: []byte(`{"games":3}`)},
+		{Kind: "low-priority", ID: "b", Body: []byte(`{"games":1}`)},
+		{Kind: "player", ID: "a", Body: []byte(`{}`)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.RatingRows(ctx, "low-priority", []string{"c", "b", "a"})
+	if err != nil || len(rs) != 2 || rs[0].ID != "b" || rs[1].ID != "a" || string(rs[1].Body) != `{"games":3}` || rs[0].Kind != "low-priority" {
+		t.Fatalf("rows %+v, %v; want b then a", rs, err)
+	}
+	if err := s.SaveResult(ctx, cupid.ResultRecord{MatchID: "m", At: T0, Body: []byte(`{}`)},
+		[]cupid.RatingRow{{Kind: "low-priority", ID: "b"}, {Kind: "low-priority", ID: "a", Body: []byte(`{"games":2}`)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	rs, err = s.RatingRows(ctx, "low-priority", []string{"a", "b"})
+	if err != nil || len(rs) != 1 || rs[0].ID != "a" || string(rs[0].Body) != `{"games":2}` {
+		t.Fatalf("after the result: %+v, %v; want a with 2 games and b deleted", rs, err)
+	}
+	if err := s.PutRatingRows(ctx, []cupid.RatingRow{{Kind: "low-priority", ID: "a"}, {Kind: "low-priority", ID: "never"}}); err != nil {
+		t.Fatal(err)
+	}
+	if rs, err := s.RatingRows(ctx, "low-priority", []string{"a"}); err != nil || len(rs) != 0 {
+		t.Fatalf("deleted row still there: %+v, %v", rs, err)
+	}
+	if rs, err := s.RatingRows(ctx, "player", []string{"a"}); err != nil || len(rs) != 1 {
+		t.Fatalf("a row of another kind went with it: %+v, %v", rs, err)
+	}
+	if rs, err := s.RatingRows(ctx, "player", nil); err != nil || len(rs) != 0 {
+		t.Fatalf("no ids: %+v, %v", rs, err)
+	}
+}
+
+func testRatingHistory(t *testing.T, s cupid.RatingStore) {
+	ctx := context.Background()
+	for i := range 5 {
+		id := fmt.Sprintf("m%d", i)
+		hist := []cupid.RatingEntry{
+			{Rating: "r", Player: "a", MatchID: id, At: T0.Add(1e9 * 1), Body: []byte(fmt.Sprintf(`{"i":%d}`, i))},
+			{Rating: "other", Player: "a", MatchID: id, At: T0, Body: []byte(`{}`)},
+			{Rating: "r", Player: "b", MatchID: id, At: T0, Body: []byte(`{}`)},
+		}
+		if err := s.SaveResult(ctx, cupid.ResultRecord{MatchID: id, At: T0, Body: []byte(`{}`)}, nil, hist); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := s.RatingHistory(ctx, "r", "a", 0, 3)
+	if err != nil || len(page) != 3 {
+		t.Fatalf("first page: %d entries, %v", len(page), err)
+	}
+	for i, want := range []string{"m4", "m3", "m2"} {
+		if page[i].MatchID != want || page[i].Rating != "r" || page[i].Player != "a" || !page[i].At.Equal(T0.Add(1e9)) {
+			t.Fatalf("first page[%d] = %+v, want match %s", i, page[i], want)
+		}
+	}
+	if string(page[0].Body) != `{"i":4}` || !(page[0].Seq > page[1].Seq && page[1].Seq > page[2].Seq) {
+		t.Fatalf("first page not newest first: %+v", page)
+	}
+	rest, err := s.RatingHistory(ctx, "r", "a", page[2].Seq, 10)
+	if err != nil || len(rest) != 2 || rest[0].MatchID != "m1" || rest[1].MatchID != "m0" {
+		t.Fatalf("second page: %+v, %v; want m1, m0", rest, err)
+	}
+	if none, err := s.RatingHistory(ctx, "r", "nobody", 0, 10); err != nil || len(none) != 0 {
+		t.Fatalf("history of an unknown player: %+v, %v", none, err)
+	}
+}
