@@ -72,8 +72,10 @@ import (
 // flexing on each candidate's wait, already keep a young ticket from taking
 // a seat an old one could not, and an old ticket left out still forms a new
 // match in the same Step. Without a distance rule, the oldest first. A
-// session takes as many tickets as fit in one Step (teams with the most free
-// seats first, then team order) and accepts a partial fill.
+// session takes as many tickets as fit in one Step and accepts a partial
+// fill. A ticket goes to the team with the most free seats, then to the one
+// that leaves the teams' averages of the first balancing attribute closest
+// (a strong newcomer joins the weaker side), then the first in team order.
 //
 // Cost: a session is searched whole only when it is new or opened again (or
 // after SetRuleset, or when more than an eighth of the pool is new at once);
@@ -182,6 +184,10 @@ type bteam struct {
 	coll     [][]uint32 // per team-scope collection: shared values
 	collSet  []bool
 	roleUsed []int // per role: players holding it
+	// sum and n total the first balancing attribute over the players
+	// that carry it, for the team choice.
+	sum float64
+	n   int
 }
 
 // backfill is the pool's set of open sessions.
@@ -482,6 +488,10 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 					bs.lo[i], bs.hi[i] = min(bs.lo[i], v.Number), max(bs.hi[i], v.Number)
 					bs.sum[i] += v.Number
 					bs.cnt[i]++
+					if len(r.balance) > 0 && r.balance[0] == i {
+						bt.sum += v.Number
+						bt.n++
+					}
 				}
 			}
 			for i, c := range r.comps {
@@ -630,6 +640,9 @@ type tfill struct {
 	// player.
 	masks []uint64
 	prefs []int8
+	// sum and n are bteam's, newcomers included.
+	sum float64
+	n   int
 }
 
 // start sets the fill up for session bs; false when no ticket could join
@@ -657,6 +670,7 @@ func (f *bfill) start(p *Pool, bs *bsession) bool {
 	for ti := range bs.teams {
 		bt, tf := &bs.teams[ti], &f.teams[ti]
 		tf.left = bt.free
+		tf.sum, tf.n = bt.sum, bt.n
 		tf.neq = cloneSets(tf.neq, bt.neq)
 		tf.coll = cloneSets(tf.coll, bt.coll)
 		tf.collSet = append(tf.collSet[:0], bt.collSet...)
@@ -736,7 +750,8 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 	if x != nil && !p.sessionPairOK(f, x, env, optionsOnly) {
 		return false
 	}
-	// The team: the most free seats left first, then team order.
+	// The team: the most free seats left first, then the one that leaves
+	// the teams' averages closest, then team order.
 	var order [16]int
 	teams := order[:0]
 	for i := range f.teams {
@@ -744,7 +759,21 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 			teams = append(teams, i)
 		}
 	}
-	slices.SortStableFunc(teams, func(a, b int) int { return f.teams[b].left - f.teams[a].left })
+	if len(teams) > 1 {
+		slices.SortStableFunc(teams, func(a, b int) int {
+			if c := f.teams[b].left - f.teams[a].left; c != 0 {
+				return c
+			}
+			ga, gb := p.gapWith(f, a, e, s), p.gapWith(f, b, e, s)
+			switch {
+			case ga < gb:
+				return -1
+			case ga > gb:
+				return 1
+			}
+			return 0
+		})
+	}
 	for _, ti := range teams {
 		if x != nil && !p.sessionTeamOK(f, ti, x, env, optionsOnly) {
 			continue
@@ -753,6 +782,30 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 		return true
 	}
 	return false
+}
+
+// gapWith is the gap between the highest and lowest team average of the
+// first balancing attribute with ticket s in team ti; 0 without one.
+func (p *Pool) gapWith(f *bfill, ti int, e *entry, s int32) float64 {
+	if len(p.r.balance) == 0 {
+		return 0
+	}
+	add := p.distValue(e, s, p.r.balance[0]) * float64(e.size)
+	hi, lo := math.Inf(-1), math.Inf(1)
+	for i := range f.teams {
+		sum, n := f.teams[i].sum, f.teams[i].n
+		if i == ti {
+			sum, n = sum+add, n+int(e.size)
+		}
+		if n > 0 {
+			avg := sum / float64(n)
+			hi, lo = max(hi, avg), min(lo, avg)
+		}
+	}
+	if hi < lo {
+		return 0
+	}
+	return hi - lo
 }
 
 // sessionPairOK checks the rules between the candidate and the whole
@@ -900,6 +953,10 @@ func (f *bfill) take(p *Pool, s int32, ti int, at ipos) {
 		v := p.distValue(e, s, i)
 		f.lo[i], f.hi[i] = min(f.lo[i], v), max(f.hi[i], v)
 		f.cnt[i]++
+	}
+	if len(p.r.balance) > 0 {
+		tf.sum += p.distValue(e, s, p.r.balance[0]) * float64(e.size)
+		tf.n += int(e.size)
 	}
 	x := e.x
 	if x == nil {

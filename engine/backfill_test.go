@@ -176,6 +176,15 @@ func TestBackfill(t *testing.T) {
 			want: []string{"2: S=a+c|b"},
 		},
 		{
+			name:     "equal seats: the team the newcomer evens out",
+			rules:    bfRules,
+			sessions: []Session{sess("S", 0, team("x", 1, 1050, 1050, 1050), team("y", 1, 1000, 1000, 1000))},
+			// In y the averages end 1050 and 1010; in x, 1047.5 and 1000.
+			tickets: []*tb{ticket("a", 0).num("mmr", 1040)},
+			steps:   []float64{2},
+			want:    []string{"2: S=|a"},
+		},
+		{
 			name:  "the oldest open session first",
 			rules: bfRules,
 			sessions: []Session{
