@@ -65,6 +65,8 @@ type Store struct {
 	events map[string][]cupid.Event // by ticket, in sequence order
 	seq    int64
 	docs   map[string]map[string][]byte // kind → id → body
+	// rt holds the ratings service's rows (ratings.go).
+	rt     ratingState
 	closed bool
 
 	// undo holds the inverse of every change of the call in progress, so

@@ -129,6 +129,7 @@ CREATE TABLE heartbeat (
 	{"cluster: nodes, leases with fencing tokens, notifications of new events", clusterSchema},
 	{"game sessions: ended matches, open backfill index, session match events", sessionsSchema},
 	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
+	{"ratings: match results, rating rows and history", ratingsSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -67,6 +67,7 @@ CREATE TABLE heartbeat (
 	{"match hand-off: state, assignment and the match log", execSQL(matchesSchema)},
 	{"game sessions: open backfill index, match event details", execSQL(sessionsSchema)},
 	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
+	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

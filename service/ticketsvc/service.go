@@ -73,11 +73,25 @@ type Options struct {
 	Documents cupid.DocumentStore
 	// IdlePool is how long an empty pool lives; DefaultIdlePool when zero.
 	IdlePool time.Duration
+	// Intake fills or refuses server-owned values of a ticket before the
+	// queue's rules check it (the ratings service: skill from a stored
+	// rating, low-priority routing); optional.
+	Intake Intake
 	// Shared makes the service one node of several sharing Store (which
 	// must then be the same database): it runs the pools of the queues it
 	// is given (Gain) and hears of other nodes' writes (Changed). See
 	// cluster.go.
 	Shared SharedStore
+}
+
+// Intake is a step of every ticket's way in, after the ticket's own
+// checks and before the queue's engine checks it: it may set attributes
+// the server owns (and refuse a ticket that sends them), or move the ticket
+// to another queue key. An error refuses that ticket alone; nothing is
+// stored. It is an interface so that this package need not know the
+// services that provide it.
+type Intake interface {
+	PrepareTicket(ctx context.Context, t *cupid.Ticket) error
 }
 
 // Service is the real-time ticket service.
@@ -95,6 +109,9 @@ type Service struct {
 	metrics  *metrics
 	intake   chan []*createReq // one call's tickets, kept together in one store write
 	ready    readiness
+
+	// ticketHook is Options.Intake.
+	ticketHook Intake
 
 	// mu guards queues and pools; it is never held across a store call or
 	// a send to a pool.
@@ -160,6 +177,7 @@ func New(o Options) (*Service, error) {
 		shared:   o.Shared,
 		fences:   map[string]cupid.Fence{},
 	}
+	s.ticketHook = o.Intake
 	s.hub.shared = o.Shared != nil
 	if s.log == nil {
 		s.log = slog.Default()
@@ -247,7 +265,7 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	// Open sessions first: the pools fill them before forming new
 	// matches from the tickets reloaded next.
-	if err := s.loadSessions(ctx); err != nil {
+	if err := s.loadSessions(ctx, ""); err != nil {
 		return err
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
@@ -405,7 +423,7 @@ func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
 	out := make([]Created, len(ts))
 	var reqs []*createReq
 	for i, nt := range ts {
-		r, err := s.prepare(nt.Ticket, nt.Replace)
+		r, err := s.prepare(ctx, nt.Ticket, nt.Replace)
 		if err != nil {
 			out[i].Err = err
 			continue
@@ -447,7 +465,7 @@ func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
 
 // prepare checks a ticket and reserves its pool; the request is ready for
 // the intake.
-func (s *Service) prepare(t *cupid.Ticket, replace bool) (*createReq, error) {
+func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*createReq, error) {
 	if t == nil {
 		return nil, cupid.Invalid("ticket", "required")
 	}
@@ -457,6 +475,11 @@ func (s *Service) prepare(t *cupid.Ticket, replace bool) (*createReq, error) {
 	}
 	if err := t.Validate(); err != nil {
 		return nil, err
+	}
+	if s.ticketHook != nil {
+		if err := s.ticketHook.PrepareTicket(ctx, t); err != nil {
+			return nil, s.storeError(err)
+		}
 	}
 	now := s.now().UTC()
 	t.ID = newID()
