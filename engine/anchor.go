@@ -62,7 +62,8 @@ import (
 // neighbourhood of that arrival, not the whole pool.
 
 // Step runs the anchor loop at time now and returns the matches formed; their
-// tickets have left the pool.
+// tickets have left the pool. Open sessions are filled first (backfill.go):
+// their proposals come first in the list.
 func (p *Pool) Step(now time.Time) []Proposal {
 	p.stats.Steps++
 	p.flush()

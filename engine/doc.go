@@ -16,6 +16,8 @@
 //	p.Remove(id)              // cancelled or expired
 //	x, ok := p.Explain(id, now) // "why am I still waiting?"
 //	evicted, err := p.SetRuleset(compiled2)
+//	err = p.OpenSession(s)    // a running game with free seats: Step fills it first
+//	p.CloseSession(s.ID)      // full, closed or over
 //
 // Step is event-driven: it tries the tickets that have something new (new or
 // returned tickets, tickets that just passed a relaxation step, older tickets
