@@ -369,33 +369,51 @@ func parseChange(p string) (Change, error) {
 
 // EventsAt reads the ticket events with the given sequence numbers (from a
 // Change), in sequence order, each with its ticket and, for matched and
-// assigned events, its match and assignment.
+// assigned events, its match and assignment. The whole ticket is read only
+// for created and requeued events of a waiting ticket (a pool takes it in);
+// for the others the ticket carries its id, queue key and state, which is
+// what a pool needs to drop it. A match shared by several events is decoded
+// once and shared, as the events of one commit share it.
 func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]cupid.TicketChange, error) {
 	if len(seqs) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.ticket_id, e.kind, e.at, COALESCE(e.match_id, ''), e.reason, m.body, m.assignment, `+ticketColumnsOf("t")+`
+	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.ticket_id, e.kind, e.at, COALESCE(e.match_id, ''), e.reason,
+			t.state, (t.body -> 'key')::text,
+			CASE WHEN e.kind IN ('created', 'requeued') AND t.state = 'waiting' THEN t.body END,
+			m.body, m.assignment
 		FROM events e JOIN tickets t ON t.id = e.ticket_id LEFT JOIN matches m ON m.id = e.match_id
 		WHERE e.seq = ANY($1) ORDER BY e.seq`, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read events by number: %w", err)
 	}
+	matches := map[string]*cupid.Match{}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (cupid.TicketChange, error) {
 		var c cupid.TicketChange
 		ev := &c.Event
-		var kind, matchID string
+		var kind, matchID, state, key string
 		var at int64
-		var body, asg []byte
-		t, err := scanTicket(r, &ev.Seq, &ev.TicketID, &kind, &at, &matchID, &ev.Reason, &body, &asg)
-		if err != nil {
+		var ticket, body, asg []byte
+		if err := r.Scan(&ev.Seq, &ev.TicketID, &kind, &at, &matchID, &ev.Reason, &state, &key, &ticket, &body, &asg); err != nil {
 			return c, err
 		}
-		c.Ticket = t
 		ev.Kind, ev.At = cupid.EventKind(kind), fromNanos(at)
+		c.Ticket = new(cupid.Ticket)
+		if ticket != nil {
+			if err := json.Unmarshal(ticket, c.Ticket); err != nil {
+				return c, fmt.Errorf("decode ticket %s: %w", ev.TicketID, err)
+			}
+		} else if err := json.Unmarshal([]byte(key), &c.Ticket.Key); err != nil {
+			return c, fmt.Errorf("decode the key of ticket %s: %w", ev.TicketID, err)
+		}
+		c.Ticket.ID, c.Ticket.State = ev.TicketID, cupid.TicketState(state)
 		if matchID != "" && body != nil {
-			ev.Match = new(cupid.Match)
-			if err := json.Unmarshal(body, ev.Match); err != nil {
-				return c, fmt.Errorf("decode match %s: %w", matchID, err)
+			if ev.Match = matches[matchID]; ev.Match == nil {
+				ev.Match = new(cupid.Match)
+				if err := json.Unmarshal(body, ev.Match); err != nil {
+					return c, fmt.Errorf("decode match %s: %w", matchID, err)
+				}
+				matches[matchID] = ev.Match
 			}
 		}
 		if ev.Kind == cupid.EventAssigned && asg != nil {

@@ -79,24 +79,25 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 	}
 	cctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan struct{})
+	// The listener hands notifications to a worker that takes everything
+	// queued meanwhile at once: one read of the database for many commits
+	// when they come fast, in the order they came.
+	changes := make(chan postgres.Change, 4096)
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() {
 		defer wg.Done()
+		defer close(changes)
 		_ = pg.Listen(cctx, func() { close(listening) }, func(c postgres.Change) {
-			switch {
-			case c.Resync:
-				log.Warn("lost the database's notifications for a while; catching up")
-				mm.Resync(cctx)
-			case c.Queue != "":
-				mm.MatchLogGrew(c.Queue)
-			default:
-				if err := mm.Changed(cctx, c.Seqs); err != nil && cctx.Err() == nil {
-					log.Error("acting on other nodes' writes failed; catching up", "err", err)
-					mm.Resync(cctx)
-				}
+			select {
+			case changes <- c:
+			case <-cctx.Done():
 			}
 		})
+	}()
+	go func() {
+		defer wg.Done()
+		applyChanges(cctx, log, mm, changes)
 	}()
 	select {
 	case <-listening:
@@ -120,4 +121,49 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 			wg.Wait()
 		})
 	}, nil
+}
+
+// maxChangeBatch bounds the ticket events read at once.
+const maxChangeBatch = 4096
+
+// applyChanges acts on the database's notifications in order, reading the
+// events of all the notifications queued at a time together.
+func applyChanges(ctx context.Context, log *slog.Logger, mm *ticketsvc.Service, changes <-chan postgres.Change) {
+	var seqs []int64
+	flush := func() {
+		if len(seqs) == 0 {
+			return
+		}
+		if err := mm.Changed(ctx, seqs); err != nil && ctx.Err() == nil {
+			log.Error("acting on other nodes' writes failed; catching up", "err", err)
+			mm.Resync(ctx)
+		}
+		seqs = seqs[:0]
+	}
+	for c := range changes {
+		for more := true; more; {
+			switch {
+			case c.Resync:
+				flush()
+				log.Warn("lost the database's notifications for a while; catching up")
+				mm.Resync(ctx)
+			case c.Queue != "":
+				// Match watchers re-read the log; the ticket events
+				// before it go out first.
+				flush()
+				mm.MatchLogGrew(c.Queue)
+			default:
+				seqs = append(seqs, c.Seqs...)
+			}
+			if len(seqs) >= maxChangeBatch {
+				flush()
+			}
+			select {
+			case c, more = <-changes:
+			default:
+				more = false
+			}
+		}
+		flush()
+	}
 }

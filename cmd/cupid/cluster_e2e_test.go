@@ -175,6 +175,7 @@ func TestSeveralNodesLoseNothing(t *testing.T) {
 		acks     []acked
 		watchers sync.WaitGroup
 		watched  = map[string][]*cupidv1.TicketEvent{}
+		watching = map[string]bool{}
 		wg       sync.WaitGroup
 	)
 	// create stores one ticket, retrying through the next live node with
@@ -200,19 +201,22 @@ func TestSeveralNodesLoseNothing(t *testing.T) {
 		}
 	}
 	// watch follows a ticket to its match, reconnecting to another live
-	// node after its last seq when a stream breaks.
+	// node after its last seq when a stream breaks, until watchCtx ends
+	// (the test ends the watchers of tickets left without a partner).
+	watchCtx, stopWatching := context.WithCancel(context.Background())
+	defer stopWatching()
 	watch := func(id string, n int) {
 		defer watchers.Done()
 		var got []*cupidv1.TicketEvent
 		last := int64(0)
 		deadline := time.Now().Add(90 * time.Second)
-		for attempt := n; time.Now().Before(deadline); attempt++ {
+		for attempt := n; time.Now().Before(deadline) && watchCtx.Err() == nil; attempt++ {
 			nodes := c.live()
 			if len(nodes) == 0 {
 				time.Sleep(50 * time.Millisecond)
 				continue
 			}
-			wctx, wcancel := context.WithDeadline(context.Background(), deadline)
+			wctx, wcancel := context.WithDeadline(watchCtx, deadline)
 			st, err := nodes[attempt%len(nodes)].client().WatchTicket(wctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id, AfterSeq: last}))
 			done := false
 			for err == nil && st.Receive() {
@@ -252,6 +256,9 @@ func TestSeveralNodesLoseNothing(t *testing.T) {
 				acks = append(acks, acked{tk.GetId(), pair, tk.GetCreatedAt().AsTime()})
 				mu.Unlock()
 				if i%4 == 0 {
+					mu.Lock()
+					watching[tk.GetId()] = true
+					mu.Unlock()
 					watchers.Add(1)
 					go watch(tk.GetId(), w+i+1)
 				}
@@ -358,6 +365,26 @@ func TestSeveralNodesLoseNothing(t *testing.T) {
 		t.Fatalf("%d tickets were matched more than once", twice)
 	}
 
+	// The matched tickets' watchers hear their match soon; the others
+	// wait for nothing.
+	quiet := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		waiting := 0
+		for id := range watching {
+			if _, matched := matchOf[id]; matched {
+				if evs := watched[id]; len(evs) == 0 || evs[len(evs)-1].GetKind() != "matched" {
+					waiting++
+				}
+			}
+		}
+		mu.Unlock()
+		if waiting == 0 || time.Now().After(quiet) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopWatching()
 	watchers.Wait()
 	complete := 0
 	for id, evs := range watched {

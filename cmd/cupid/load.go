@@ -60,7 +60,7 @@ formed" (the match's commit time on the server) and from "ticket created" to
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&f.target, "target", "http://"+DefaultAddr, "server base URL")
+	cmd.Flags().StringVar(&f.target, "target", "http://"+DefaultAddr, "server base URL; several, comma-separated, for nodes sharing one database: workers create through each in turn and watch through the next, so every ticket's events cross nodes (memory readings come from the first)")
 	cmd.Flags().StringVar(&f.key, "key", "", "server key with the tickets scope, for a server with auth on (also read from CUPID_KEY)")
 	cmd.Flags().StringVar(&f.queue, "queue", "duel", "a 1v1 queue with an mmr distance rule")
 	cmd.Flags().IntVar(&f.tickets, "tickets", 20000, "tickets to create (rounded up to even)")
@@ -154,11 +154,16 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 	if f.key == "" {
 		f.key = os.Getenv("CUPID_KEY")
 	}
+	targets := strings.Split(f.target, ",")
+	f.target = targets[0]
 	rssBefore, _ := serverRSS(ctx, f.target, f.key)
 	n := f.tickets + f.tickets%2
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
-	client := cupidv1connect.NewTicketServiceClient(withBearer(h2cClient(), f.key), f.target, connect.WithGRPC())
+	clients := make([]cupidv1connect.TicketServiceClient, len(targets))
+	for i, t := range targets {
+		clients[i] = cupidv1connect.NewTicketServiceClient(withBearer(h2cClient(), f.key), strings.TrimSpace(t), connect.WithGRPC())
+	}
 
 	var (
 		mu       sync.Mutex
@@ -196,6 +201,7 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 	}
 	for w := 0; w < f.concurrency; w++ {
 		created.Add(1)
+		client, watcher := clients[w%len(clients)], clients[(w+1)%len(clients)]
 		go func() {
 			defer created.Done()
 			per := max(f.bulk, 1)
@@ -254,7 +260,7 @@ func runLoad(ctx context.Context, f loadFlags, progress io.Writer) (loadReport, 
 					watchers.Add(1)
 					go func() {
 						defer watchers.Done()
-						stream, err := client.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: t.GetId()}))
+						stream, err := watcher.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: t.GetId()}))
 						if err != nil {
 							errs.Add(1)
 							return
