@@ -995,3 +995,104 @@ func TestSessionPlayers(t *testing.T) {
 		t.Fatalf("proposals = %q", got)
 	}
 }
+
+// TestBackfillNewsFindWhatWholeFinds holds the search against the news to
+// the whole search under many rules at once — roles, "any" options, "!="
+// between teams, cross-play, a spread rule: a twin pool opens every session
+// again before each Step, so it searches them all whole, and must propose
+// exactly the same.
+func TestBackfillNewsFindWhatWholeFinds(t *testing.T) {
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 4},
+		"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 60, "is_for_balancing": true}],
+		"flexing_rule": [{"duration": 15, "attribute": "mmr", "criteria": "spread", "reference": 200}],
+		"match_options": {"options": [{"name": "map", "type": "any"}]},
+		"comparison_rule": [{"attribute": "clan", "operator": "!="}],
+		"cross_play": {},
+		"roles": {"quotas": [{"name": "tank", "min": 1, "max": 1}, {"name": "dps", "min": 1, "max": 3}]}}`
+	c := load(t, rules)
+	maps := []string{"a", "b", "c"}
+	clans := []string{"red", "blue", "green", "gold"}
+	platforms := []string{"pc", "ps5"}
+	roleSets := [][]string{{"tank"}, {"dps"}, {"dps", "tank"}}
+	later := 0
+	for seed := range uint64(60) {
+		rng := rand.New(rand.NewPCG(seed, 7))
+		p, err := New(testKey, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		twin, err := New(testKey, c, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		open := map[string]Session{}
+		now := 0.0
+		for step := range 20 {
+			arrivals := rng.IntN(3)
+			if step == 0 {
+				arrivals = 60
+			}
+			for i := range arrivals {
+				b := ticket(fmt.Sprintf("t%d.%d", step, i), now-rng.Float64()*20).party(1+rng.IntN(2)).
+					num("mmr", 1000+(rng.Float64()-0.5)*600).
+					list("map", maps[rng.IntN(3)], maps[rng.IntN(3)]).
+					str("clan", clans[rng.IntN(len(clans))]).
+					str("current_platform", platforms[rng.IntN(2)]).
+					list("role", roleSets[rng.IntN(3)]...)
+				if rng.IntN(2) == 0 {
+					b.list("cross_platform", platforms...)
+				} else {
+					b.list("cross_platform", attrOf(b.t.Players[0].Attributes, "current_platform").String)
+				}
+				if p.Check(b.t) != nil {
+					continue // a party the roles could never staff
+				}
+				b.add(t, p)
+				b.add(t, twin)
+			}
+			for i := range rng.IntN(3) {
+				s := Session{ID: fmt.Sprintf("s%d.%d", step, i), Opened: at(now), Roles: map[string]string{}}
+				for tm := range 2 {
+					free := 1 + rng.IntN(2)
+					st := SessionTeam{Free: free}
+					for k := range 4 - free {
+						pl := spl(fmt.Sprintf("%s.%d.%d", s.ID, tm, k), 1000+(rng.Float64()-0.5)*150)
+						pl.Attributes.Set("map", cupid.Strings(maps[rng.IntN(3)], "a"))
+						pl.Attributes.Set("clan", cupid.String(clans[tm*2+rng.IntN(2)]))
+						pl.Attributes.Set("current_platform", cupid.String("pc"))
+						pl.Attributes.Set("cross_platform", cupid.Strings(platforms...))
+						s.Roles[pl.ID] = []string{"tank", "dps"}[min(k, 1)]
+						st.Players = append(st.Players, pl)
+					}
+					s.Teams = append(s.Teams, st)
+				}
+				if err := p.OpenSession(s); err != nil {
+					t.Fatal(err)
+				}
+				open[s.ID] = s
+			}
+			for _, s := range open {
+				if err := twin.OpenSession(s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			now += rng.Float64() * 5
+			props := p.Step(at(now))
+			got, want := describe(props), describe(twin.Step(at(now)))
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("seed %d step %d: proposals %q, searching every session whole %q", seed, step, got, want)
+			}
+			for _, pr := range props {
+				if pr.SessionID != "" {
+					if !strings.HasPrefix(pr.SessionID, fmt.Sprintf("s%d.", step)) {
+						later++
+					}
+					delete(open, pr.SessionID)
+				}
+			}
+		}
+	}
+	if later < 30 {
+		t.Fatalf("only %d sessions filled after the Step that opened them: the test checks too little", later)
+	}
+}
