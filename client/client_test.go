@@ -50,7 +50,7 @@ func newServer() (*server, func(), error) {
 	store := memstore.New()
 	svc, err := ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Logger: slog.New(slog.DiscardHandler), Seed: 1,
-		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duel)}},
+		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duel)}, {Name: "squad", TTL: time.Minute, Ruleset: []byte(squad)}},
 	})
 	if err != nil {
 		return nil, nil, err

@@ -4,14 +4,21 @@
 // connect. It remembers the last match event it handled in a file, so a
 // restart resumes after it and allocates no match twice.
 //
-//	go run ./examples/allocator --queue duel --state /tmp/allocator.seq
+//	go run ./examples/allocator --queue duel --state /tmp/allocator.seq --game-length 10m
 //
-// The game server is a TCP listener on 127.0.0.1 that greets each
-// connection with its session id and the player ids of the match: enough
-// to see the hand-off end to end (`nc 127.0.0.1 PORT`).
+// A match is a game session: players who join it by backfill (a queue with
+// auto_backfill, or a leaver replaced within its leaver_window) are told
+// the same server and let in; a player who leaves is reported to Cupid;
+// after --game-length the allocator ends the session and stops its server.
+//
+// The game server is a TCP listener on 127.0.0.1 that speaks one line at a
+// time: "join PLAYER" is answered with the session id and the players of
+// the game, or a refusal for someone not in it; "leave" then takes the
+// player out of the game (`nc 127.0.0.1 PORT`).
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -20,9 +27,11 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -34,27 +43,32 @@ func main() {
 	target := flag.String("target", "http://127.0.0.1:7070", "the Cupid server")
 	queue := flag.String("queue", "duel", "the queue whose matches to allocate")
 	state := flag.String("state", "allocator.seq", "file keeping the last match event handled")
+	length := flag.Duration("game-length", 0, "end each game session this long after it started (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	c := client.New(*target, client.WithServerKey(os.Getenv("CUPID_KEY")))
-	a := &Allocator{Client: c, Queue: *queue, State: *state, Log: log.Printf}
+	a := &Allocator{Client: c, Queue: *queue, State: *state, Log: log.Printf, GameLength: *length}
 	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		log.Fatal(err)
 	}
 	a.Close()
 }
 
-// Allocator assigns every match of a queue a game server.
+// Allocator assigns every match of a queue a game server and runs the
+// match's game session on it.
 type Allocator struct {
 	Client *client.Client
 	Queue  string
 	// State is the file holding the last match event's sequence number.
 	State string
 	Log   func(format string, args ...any)
+	// GameLength ends each session that long after its server started;
+	// zero leaves sessions running until the allocator stops.
+	GameLength time.Duration
 
-	mu      sync.Mutex
-	servers []*GameServer
+	mu    sync.Mutex
+	games map[string]*GameServer // by match id
 }
 
 // Run follows the queue's match log from the saved sequence number until
@@ -65,47 +79,131 @@ func (a *Allocator) Run(ctx context.Context) error {
 		return err
 	}
 	return a.Client.WatchMatches(ctx, a.Queue, after, func(ev *cupidv1.MatchEvent) error {
-		if ev.GetKind() == "formed" {
-			m := ev.GetMatch()
-			gs, err := StartGameServer(m)
-			if err != nil {
+		m := ev.GetMatch()
+		switch ev.GetKind() {
+		case "formed":
+			if err := a.allocate(ctx, m); err != nil {
 				return err
 			}
-			_, err = a.Client.AssignMatch(ctx, m.GetId(), &cupidv1.Assignment{
-				Server: gs.Addr(), SessionId: "session-" + m.GetId(),
-				Connection: map[string]string{"protocol": "tcp"},
-			})
-			switch {
-			case connect.CodeOf(err) == connect.CodeFailedPrecondition:
-				// Assigned (by us before a crash, or by someone else) or
-				// released since it formed: nothing to do.
-				gs.Close()
-				a.Log("match %s: no longer waits for a server (%v)", m.GetId(), err)
-			case err != nil:
-				gs.Close()
-				if ctx.Err() != nil {
-					return ctx.Err() // stopped while asking
-				}
-				return fmt.Errorf("assigning match %s: %w", m.GetId(), err)
-			default:
-				a.mu.Lock()
-				a.servers = append(a.servers, gs)
-				a.mu.Unlock()
-				a.Log("match %s: players %s on %s", m.GetId(), strings.Join(players(m), ", "), gs.Addr())
+		case "backfilled":
+			// The newcomers were told this game's server; it lets them in
+			// (join also asks Cupid, should a player come before this
+			// event).
+			if gs := a.game(m.GetId()); gs != nil {
+				gs.setPlayers(players(m))
+				a.Log("match %s: %s joined a running game", m.GetId(), strings.Join(ev.GetPlayerIds(), ", "))
+			}
+		case "left", "ended", "released":
+			if gs := a.game(m.GetId()); gs != nil {
+				gs.setPlayers(players(m))
 			}
 		}
 		// Saved after the work: a crash in between allocates the match
-		// again, and the second AssignMatch is refused (and skipped above),
+		// again, and the second AssignMatch is refused (and skipped),
 		// never doubled.
 		return a.save(ev.GetSeq())
 	})
+}
+
+// allocate starts a game server for a formed match and assigns it.
+func (a *Allocator) allocate(ctx context.Context, m *cupidv1.Match) error {
+	gs, err := a.startGame(m)
+	if err != nil {
+		return err
+	}
+	_, err = a.Client.AssignMatch(ctx, m.GetId(), &cupidv1.Assignment{
+		Server: gs.Addr(), SessionId: "session-" + m.GetId(),
+		Connection: map[string]string{"protocol": "tcp"},
+	})
+	switch {
+	case connect.CodeOf(err) == connect.CodeFailedPrecondition:
+		// Assigned (by us before a crash, or by someone else) or
+		// released since it formed: nothing to do.
+		gs.Close()
+		a.Log("match %s: no longer waits for a server (%v)", m.GetId(), err)
+		return nil
+	case err != nil:
+		gs.Close()
+		if ctx.Err() != nil {
+			return ctx.Err() // stopped while asking
+		}
+		return fmt.Errorf("assigning match %s: %w", m.GetId(), err)
+	}
+	a.mu.Lock()
+	if a.games == nil {
+		a.games = map[string]*GameServer{}
+	}
+	a.games[m.GetId()] = gs
+	a.mu.Unlock()
+	a.Log("match %s: players %s on %s", m.GetId(), strings.Join(players(m), ", "), gs.Addr())
+	if a.GameLength > 0 {
+		id := m.GetId()
+		time.AfterFunc(a.GameLength, func() {
+			if err := a.EndGame(context.Background(), id); err != nil {
+				a.Log("match %s: ending the session: %v", id, err)
+			}
+		})
+	}
+	return nil
+}
+
+// startGame starts the stand-in server of a match; players who leave it
+// are reported to Cupid.
+func (a *Allocator) startGame(m *cupidv1.Match) (*GameServer, error) {
+	id := m.GetId()
+	return StartGameServer(m, GameHooks{
+		Refresh: func(ctx context.Context) ([]string, error) {
+			r, err := a.Client.GetMatch(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			return players(r.GetMatch()), nil
+		},
+		Left: func(ctx context.Context, player string) error {
+			r, err := a.Client.ReportLeavers(ctx, id, player)
+			if err == nil {
+				a.Log("match %s: %s left; open to backfill: %v", id, player, r.GetMatch().GetBackfill())
+			}
+			return err
+		},
+	})
+}
+
+func (a *Allocator) game(id string) *GameServer {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.games[id]
+}
+
+// Games is how many game servers the allocator runs.
+func (a *Allocator) Games() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.games)
+}
+
+// EndGame ends a match's game session on Cupid and stops its server.
+func (a *Allocator) EndGame(ctx context.Context, id string) error {
+	_, err := a.Client.EndSession(ctx, id)
+	if err != nil && connect.CodeOf(err) != connect.CodeFailedPrecondition {
+		return err // a session over already (ended or released) only needs its server stopped
+	}
+	a.mu.Lock()
+	gs := a.games[id]
+	delete(a.games, id)
+	a.mu.Unlock()
+	if gs != nil {
+		gs.Close()
+	}
+	a.Log("match %s: game over", id)
+	return nil
 }
 
 // Close stops the game servers.
 func (a *Allocator) Close() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for _, gs := range a.servers {
+	for _, gs := range a.games {
 		gs.Close()
 	}
 }
@@ -141,20 +239,33 @@ func players(m *cupidv1.Match) []string {
 	return ids
 }
 
-// GameServer is a stand-in for a real game server: it greets each
-// connection with its session and players.
+// GameHooks connect a stand-in game server to the backend.
+type GameHooks struct {
+	// Refresh reads the game's players from Cupid, for a player who comes
+	// before the backend heard he joined.
+	Refresh func(ctx context.Context) ([]string, error)
+	// Left reports a player who left.
+	Left func(ctx context.Context, player string) error
+}
+
+// GameServer is a stand-in for a real game server: it lets in the players
+// of its session and reports those who leave.
 type GameServer struct {
-	ln    net.Listener
-	greet string
+	ln      net.Listener
+	session string
+	hooks   GameHooks
+
+	mu      sync.Mutex
+	players []string
 }
 
 // StartGameServer listens on a free port of 127.0.0.1 for one match.
-func StartGameServer(m *cupidv1.Match) (*GameServer, error) {
+func StartGameServer(m *cupidv1.Match, hooks GameHooks) (*GameServer, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	gs := &GameServer{ln: ln, greet: fmt.Sprintf("session-%s %s\n", m.GetId(), strings.Join(players(m), " "))}
+	gs := &GameServer{ln: ln, session: "session-" + m.GetId(), hooks: hooks, players: players(m)}
 	go gs.serve()
 	return gs, nil
 }
@@ -162,15 +273,63 @@ func StartGameServer(m *cupidv1.Match) (*GameServer, error) {
 // Addr is where players connect.
 func (gs *GameServer) Addr() string { return gs.ln.Addr().String() }
 
+func (gs *GameServer) setPlayers(ps []string) {
+	gs.mu.Lock()
+	gs.players = ps
+	gs.mu.Unlock()
+}
+
+func (gs *GameServer) has(p string) (bool, []string) {
+	gs.mu.Lock()
+	defer gs.mu.Unlock()
+	return slices.Contains(gs.players, p), slices.Clone(gs.players)
+}
+
 func (gs *GameServer) serve() {
 	for {
 		c, err := gs.ln.Accept()
 		if err != nil {
 			return
 		}
-		fmt.Fprint(c, gs.greet)
-		c.Close()
+		go gs.handle(c)
 	}
+}
+
+// handle speaks with one player: "join PLAYER", then maybe "leave".
+func (gs *GameServer) handle(c net.Conn) {
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	player, ok := strings.CutPrefix(strings.TrimSpace(line), "join ")
+	if err != nil || !ok {
+		fmt.Fprintln(c, "say: join PLAYER")
+		return
+	}
+	in, now := gs.has(player)
+	if !in && gs.hooks.Refresh != nil {
+		if ps, err := gs.hooks.Refresh(ctx); err == nil {
+			gs.setPlayers(ps)
+			in, now = gs.has(player)
+		}
+	}
+	if !in {
+		fmt.Fprintf(c, "refused: %s is not in this game\n", player)
+		return
+	}
+	fmt.Fprintf(c, "%s %s\n", gs.session, strings.Join(now, " "))
+	line, err = r.ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "leave" {
+		return // still playing, as far as this stand-in knows
+	}
+	if gs.hooks.Left != nil {
+		if err := gs.hooks.Left(ctx, player); err != nil {
+			fmt.Fprintf(c, "error: %v\n", err)
+			return
+		}
+	}
+	fmt.Fprintln(c, "bye")
 }
 
 // Close stops listening.

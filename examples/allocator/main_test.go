@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -93,24 +91,19 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 		if err != nil || addr == "" {
 			t.Fatalf("player %d: no assignment (%v)", i, err)
 		}
-		conn, err := net.DialTimeout("tcp", addr, 5*time.Second)
-		if err != nil {
-			t.Fatal(err)
+		greet := join(t, addr, []string{"ann", "ben"}[i])
+		if !strings.HasPrefix(greet, "session-") || !strings.Contains(greet, "ann") || !strings.Contains(greet, "ben") {
+			t.Fatalf("the game server said %q", greet)
 		}
-		greet, err := bufio.NewReader(conn).ReadString('\n')
-		conn.Close()
-		if err != nil || !strings.HasPrefix(greet, "session-") || !strings.Contains(greet, "ann") || !strings.Contains(greet, "ben") {
-			t.Fatalf("the game server said %q (%v)", greet, err)
-		}
+	}
+	if got := join(t, addrOf(t, c, ctx, ids[0]), "zed"); !strings.HasPrefix(got, "refused") {
+		t.Fatalf("a stranger was let in: %q", got)
 	}
 	// The players may hear of the assignment before the allocator hears
 	// the server's answer: wait for it to count its game server.
 	started := 0
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		a.mu.Lock()
-		started = len(a.servers)
-		a.mu.Unlock()
-		if started > 0 {
+		if started = a.Games(); started > 0 {
 			break
 		}
 	}
@@ -118,10 +111,7 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 	if err := <-ran; err != context.Canceled {
 		t.Fatalf("the allocator stopped with %v, want only when told", err)
 	}
-	a.mu.Lock()
-	started = len(a.servers)
-	a.mu.Unlock()
-	if started != 1 {
+	if started = a.Games(); started != 1 {
 		t.Fatalf("%d game servers for one match to allocate (the other was assigned elsewhere)", started)
 	}
 	// Restarted from its state file, the allocator finds nothing to do:
@@ -133,8 +123,8 @@ func TestPlayersReachTheirGameServer(t *testing.T) {
 	if err := again.Run(againCtx); err != context.DeadlineExceeded {
 		t.Fatalf("restarted allocator: %v, want to wait quietly until stopped", err)
 	}
-	if len(again.servers) != 0 {
-		t.Fatalf("the restarted allocator started %d game servers for matches already allocated", len(again.servers))
+	if n := again.Games(); n != 0 {
+		t.Fatalf("the restarted allocator started %d game servers for matches already allocated", n)
 	}
 }
 

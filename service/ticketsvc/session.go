@@ -125,11 +125,13 @@ func (p *pool) closeSession(id string, seq int64) {
 	}
 }
 
-// playersOf maps the players of tickets to their data.
+// playersOf maps the players of tickets to their data, each with the
+// ticket-wide attributes (match options) it does not carry itself, as the
+// engine compares a session's players.
 func playersOf(ts []*cupid.Ticket) map[string]cupid.Player {
 	out := map[string]cupid.Player{}
 	for _, t := range ts {
-		for _, pl := range t.Players {
+		for _, pl := range engine.SessionPlayers(t) {
 			out[pl.ID] = pl
 		}
 	}
