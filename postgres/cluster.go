@@ -139,6 +139,28 @@ func fenceTx(ctx context.Context, tx pgx.Tx) error {
 	return nil
 }
 
+// execFenced runs one statement: alone, or after the check of the fence
+// ctx carries in a transaction of their own (a pairing event's writes on a
+// node of several).
+func (s *Store) execFenced(ctx context.Context, sql string, args ...any) error {
+	if _, ok := cupid.FenceFrom(ctx); !ok {
+		_, err := s.pool.Exec(ctx, sql, args...)
+		return err
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if err := fenceTx(ctx, tx); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, sql, args...); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
 // fenced turns the database's refusal of a fenced write into an error that
 // is cupid.ErrFenced.
 func fenced(err error) error {
@@ -447,4 +469,18 @@ func (s *Store) Members(ctx context.Context, within time.Duration) ([]string, er
 		ids[i] = n.ID
 	}
 	return ids, nil
+}
+
+// LeaseHolder returns the node that holds a live lease and the address it
+// announced, ok false when nobody holds it now.
+func (s *Store) LeaseHolder(ctx context.Context, name string) (node, addr string, ok bool, err error) {
+	err = s.pool.QueryRow(ctx, `SELECT l.owner, COALESCE(n.addr, '') FROM cluster_leases l LEFT JOIN cluster_nodes n ON n.id = l.owner
+		WHERE l.name = $1 AND l.expires_at > clock_timestamp()`, name).Scan(&node, &addr)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("postgres: read the holder of lease %s: %w", name, err)
+	}
+	return node, addr, true, nil
 }

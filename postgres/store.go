@@ -415,10 +415,10 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 	if body == nil {
 		body = []byte{} // pgx sends nil as NULL
 	}
-	_, err := s.pool.Exec(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES ($1, $2, $3, $4)
+	err := s.execFenced(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (kind, id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`, kind, id, body, now.UnixNano())
 	if err != nil {
-		return fmt.Errorf("postgres: put document %s/%s: %w", kind, id, err)
+		return fmt.Errorf("postgres: put document %s/%s: %w", kind, id, fenced(err))
 	}
 	return nil
 }
@@ -428,8 +428,8 @@ func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
 	if !storable(kind) || !storable(id) {
 		return nil
 	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM documents WHERE kind = $1 AND id = $2`, kind, id); err != nil {
-		return fmt.Errorf("postgres: delete document %s/%s: %w", kind, id, err)
+	if err := s.execFenced(ctx, `DELETE FROM documents WHERE kind = $1 AND id = $2`, kind, id); err != nil {
+		return fmt.Errorf("postgres: delete document %s/%s: %w", kind, id, fenced(err))
 	}
 	return nil
 }

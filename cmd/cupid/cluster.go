@@ -10,8 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
+	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/postgres"
+	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -30,6 +32,9 @@ func checkClusterFlags(f serveFlags) error {
 	}
 	if f.nodeID != "" {
 		return fmt.Errorf("--node-id: only with a postgres:// --store, where several nodes share one database")
+	}
+	if f.advertise != "" {
+		return fmt.Errorf("--advertise: only with a postgres:// --store, where several nodes share one database")
 	}
 	if f.leaseTTL != 0 && f.leaseTTL != defaultLeaseTTL {
 		return fmt.Errorf("--lease-ttl: only with a postgres:// --store, where several nodes share one database")
@@ -62,11 +67,17 @@ func sharedOf(s store) ticketsvc.SharedStore {
 // reach watchers and pools here), then takes its share of the queues. The
 // returned stop hands the queues back (their leases given up at once) and
 // may be called more than once. On another store it does nothing.
-func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, addr string) (stop func(), err error) {
+func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, fwd *pairingForwarder, addr string) (stop func(), err error) {
 	pg, ok := s.(*postgres.Store)
 	if !ok {
 		return func() {}, nil
 	}
+	if f.advertise != "" {
+		addr = f.advertise
+	}
+	// The speed-dating events run on the node that takes their lease;
+	// until then this node runs none.
+	pairings.StopEvents()
 	id := f.nodeID
 	if id == "" {
 		host, _ := os.Hostname()
@@ -107,8 +118,10 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 		wg.Wait()
 		return nil, ctx.Err()
 	}
-	node := cluster.New(cluster.Options{ID: id, Addr: addr, Names: mm.LeaseNames(), TTL: ttl, Logger: log}, pg, mm)
+	names := append(mm.LeaseNames(), pairingLease)
+	node := cluster.New(cluster.Options{ID: id, Addr: addr, Names: names, TTL: ttl, Logger: log}, pg, nodeHandler{mm: mm, pairings: pairings, log: log})
 	mm.SetFencedHandler(node.Fenced)
+	fwd.join(id, pairingOwner(pg, node))
 	go func() {
 		defer wg.Done()
 		node.Run(cctx)
@@ -165,5 +178,58 @@ func applyChanges(ctx context.Context, log *slog.Logger, mm *ticketsvc.Service, 
 			}
 		}
 		flush()
+	}
+}
+
+// nodeHandler gives what the node holds to the part that runs it: the
+// pairing lease to the speed-dating events, the queues' to the ticket
+// service.
+type nodeHandler struct {
+	mm       *ticketsvc.Service
+	pairings *pairingsvc.Service
+	log      *slog.Logger
+}
+
+func (h nodeHandler) Gain(name string, f cupid.Fence) {
+	if name != pairingLease {
+		h.mm.Gain(name, f)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := h.pairings.RunEvents(cupid.WithFence(ctx, f)); err != nil {
+		h.log.Error("loading the speed-dating events failed; they run on no node until the lease moves", "err", err)
+	}
+}
+
+func (h nodeHandler) Lose(name string) {
+	if name != pairingLease {
+		h.mm.Lose(name)
+		return
+	}
+	h.pairings.StopEvents()
+}
+
+// pairingOwner tells the forwarder where the speed-dating events run: here,
+// at another node's address, or nowhere for the moment. The database is
+// asked at most every quarter second.
+func pairingOwner(pg *postgres.Store, node *cluster.Node) func(ctx context.Context) (string, bool, bool) {
+	var mu sync.Mutex
+	var addr string
+	var ok bool
+	var at time.Time
+	return func(ctx context.Context) (string, bool, bool) {
+		if _, mine := node.Holds(pairingLease); mine {
+			return "", true, true
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if time.Since(at) > 250*time.Millisecond {
+			_, a, held, err := pg.LeaseHolder(ctx, pairingLease)
+			if err == nil {
+				addr, ok, at = a, held && a != "", time.Now()
+			}
+		}
+		return addr, false, ok
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 )
 
 // clusterQueues is how many queues the several-node test shares out.
@@ -131,7 +133,7 @@ func (c *testCluster) waitCovered(ctx context.Context, since time.Time, exclude 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ls := c.leases(ctx)
-		ok := len(ls) == clusterQueues
+		ok := len(ls) == clusterQueues+1 // and the speed-dating events
 		for _, owner := range ls {
 			for _, x := range exclude {
 				ok = ok && owner != x
@@ -419,11 +421,63 @@ func TestClusterFlagsNeedASharedStore(t *testing.T) {
 	}{
 		{[]string{"--node-id", "a"}, "--node-id: only with a postgres:// --store"},
 		{[]string{"--lease-ttl", "10s"}, "--lease-ttl: only with a postgres:// --store"},
+		{[]string{"--advertise", "10.0.0.1:7070"}, "--advertise: only with a postgres:// --store"},
 		{[]string{"--store", "postgres://nobody@127.0.0.1:1/x", "--lease-ttl", "100ms"}, "--lease-ttl: at least 500ms"},
 	} {
 		_, err := run(append([]string{"serve", "--addr", "127.0.0.1:0", "--data", t.TempDir()}, tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: %v, want %q", tc.args, err, tc.want)
 		}
+	}
+}
+
+// TestPairingEventsMoveWithTheirLease: on two nodes, the speed-dating
+// events run on the node that holds their lease; calls reaching the other
+// node, over Connect and gRPC, are handed to it. When that node is killed,
+// the other takes the lease and serves the event from the store, with
+// everyone who joined.
+func TestPairingEventsMoveWithTheirLease(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
+	a, b := c.start(), c.start()
+	ctx := context.Background()
+	c.waitCovered(ctx, time.Now())
+	owner := c.leases(ctx)[pairingLease]
+	other := a
+	if owner == a {
+		other = b
+	}
+	c.mu.Lock()
+	far := c.nodes[other]
+	c.mu.Unlock()
+	viaConnect := cupidv1connect.NewPairingServiceClient(http.DefaultClient, far.url)
+	viaGRPC := cupidv1connect.NewPairingServiceClient(h2cClient(), far.url, connect.WithGRPC())
+	createPairingEvent(t, viaConnect, &cupidv1.CreateEventRequest{Id: "ball", Settings: &cupidv1.EventSettings{Rooms: 2, MinLobby: 3}})
+	for i, call := range []participantCall{viaConnect.Join, viaGRPC.Join, viaConnect.Join, viaGRPC.Join} {
+		mustCall(t, call, "ball", fmt.Sprintf("guest%d", i))
+	}
+	if got := len(getPairingEvent(t, viaGRPC, "ball").GetParticipants()); got != 4 {
+		t.Fatalf("the far node sees %d participants, want 4", got)
+	}
+	// Kill the node that runs the events: the other takes them over.
+	p := c.remove(owner)
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+	deadline := time.Now().Add(30 * time.Second)
+	for c.leases(ctx)[pairingLease] != other {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pairing lease never moved to %s: %v", other, c.leases(ctx))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ev := getPairingEvent(t, viaConnect, "ball")
+	if len(ev.GetParticipants()) != 4 {
+		t.Fatalf("after the takeover the event has %d participants, want 4", len(ev.GetParticipants()))
+	}
+	mustCall(t, viaConnect.Join, "ball", "late")
+	if got := len(getPairingEvent(t, viaGRPC, "ball").GetParticipants()); got != 5 {
+		t.Fatalf("a join after the takeover: %d participants, want 5", got)
 	}
 }

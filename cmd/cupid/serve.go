@@ -45,8 +45,9 @@ type serveFlags struct {
 	store     string
 	// nodeID and leaseTTL make this process one node of several on a
 	// PostgreSQL store (cluster.go).
-	nodeID   string
-	leaseTTL time.Duration
+	nodeID    string
+	leaseTTL  time.Duration
+	advertise string
 	// net: connections, TLS and browser origins (listen.go).
 	net netFlags
 
@@ -89,6 +90,7 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().IntVar(&f.gcPercent, "gc-percent", 50, "Go's garbage collection target (GOGC): lower keeps resident memory nearer the live tickets at some CPU; GOGC in the environment wins unless this flag is given")
 	cmd.Flags().BoolVar(&f.pprof, "pprof", false, "serve Go's profiler under /debug/pprof/ (for measurements; keep it off in production)")
 	cmd.Flags().StringVar(&f.nodeID, "node-id", "", "with a postgres:// --store: this node's name among the nodes sharing the database (default: host, process id and a random suffix)")
+	cmd.Flags().StringVar(&f.advertise, "advertise", "", "with a postgres:// --store: host:port at which the other nodes reach this one, to hand it the speed-dating calls they get (default: the address it listens on)")
 	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", defaultLeaseTTL, "with a postgres:// --store: how long a node's hold on its queues lasts unrenewed, the longest its queues wait for another node after it dies")
 	addNetFlags(cmd, &f.net)
 	return cmd
@@ -174,6 +176,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	fwd := newPairingForwarder(handler, log, tlsConf != nil)
+	handler = fwd
 	if f.pprof {
 		mux := http.NewServeMux()
 		mux.Handle("/debug/pprof/", auth.ProtectDebug(http.DefaultServeMux))
@@ -200,15 +204,17 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer stopCluster()
-	if err := pairings.Start(ctx); err != nil {
-		ln.Close()
-		return err
+	if sharedOf(store) == nil {
+		if err := pairings.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	defer pairings.Close()
 	if err := opponents.Start(ctx); err != nil {

@@ -14,6 +14,8 @@ import (
 // the inbox through which calls reach it, and its watchers.
 type event struct {
 	s *Service
+	// ctx is the epoch the event runs in: its store writes carry it.
+	ctx context.Context
 	// inbox runs the event's goroutine (package actor); its Done is closed
 	// when the goroutine has exited (deleted, or the service closed).
 	inbox *actor.Actor[*op]
@@ -67,7 +69,8 @@ const retryAfter = time.Second
 func newEvent(s *Service, doc document, ev *pairing.Event) *event {
 	e := &event{
 		s:     s,
-		inbox: actor.New[*op](s.ctx, inboxSize),
+		ctx:   s.epoch,
+		inbox: actor.New[*op](s.epoch, inboxSize),
 		ev:    ev,
 		doc:   doc,
 		all:   map[*subscriber]struct{}{},
@@ -206,7 +209,7 @@ func (e *event) process(batch []*op) (deleted bool) {
 func (e *event) store(now time.Time) error {
 	doc := e.doc
 	doc.Event = e.ev.Snapshot()
-	if err := e.s.put(e.s.ctx, doc, now); err != nil {
+	if err := e.s.put(e.ctx, doc, now); err != nil {
 		return err
 	}
 	e.doc = doc
@@ -234,7 +237,7 @@ func (e *event) rollback() {
 // delete removes the event from the store, then from the service, and ends
 // its watches.
 func (e *event) delete(now time.Time) error {
-	ctx, cancel := context.WithTimeout(e.s.ctx, storeTimeout)
+	ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
 	err := e.s.docs.DeleteDocument(ctx, DocumentKind, e.doc.ID)
 	cancel()
 	if err != nil {

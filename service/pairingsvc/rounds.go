@@ -42,7 +42,7 @@ func (e *event) putRounds(notes []pairing.Notification, now time.Time) error {
 		if err != nil {
 			return fmt.Errorf("pairingsvc: encode round %d of %s: %w", n.Seq, e.doc.ID, err)
 		}
-		ctx, cancel := context.WithTimeout(e.s.ctx, storeTimeout)
+		ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
 		err = e.s.docs.PutDocument(ctx, RoundKind, roundID(e.doc.ID, n.Seq), body, now)
 		cancel()
 		if err != nil {
@@ -57,7 +57,7 @@ func (e *event) putRounds(notes []pairing.Notification, now time.Time) error {
 // being outside the rounds the event keeps.
 func (e *event) deleteRounds(seqs []int) {
 	for _, seq := range seqs {
-		ctx, cancel := context.WithTimeout(e.s.ctx, storeTimeout)
+		ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
 		err := e.s.docs.DeleteDocument(ctx, RoundKind, roundID(e.doc.ID, seq))
 		cancel()
 		if err != nil {
@@ -71,7 +71,7 @@ func (e *event) deleteRounds(seqs []int) {
 func (s *Service) deleteAllRounds(eventID string) {
 	after := eventID + "/"
 	for {
-		ctx, cancel := context.WithTimeout(s.ctx, storeTimeout)
+		ctx, cancel := context.WithTimeout(s.running(), storeTimeout)
 		docs, err := s.docs.Documents(ctx, RoundKind, after, 256)
 		cancel()
 		if err != nil {
@@ -82,7 +82,7 @@ func (s *Service) deleteAllRounds(eventID string) {
 			if !strings.HasPrefix(d.ID, eventID+"/") {
 				return
 			}
-			ctx, cancel := context.WithTimeout(s.ctx, storeTimeout)
+			ctx, cancel := context.WithTimeout(s.running(), storeTimeout)
 			err := s.docs.DeleteDocument(ctx, RoundKind, d.ID)
 			cancel()
 			if err != nil {

@@ -88,6 +88,13 @@ type Service struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	closed sync.Once
+
+	// epoch is the life of the events this node runs now (guarded by mu):
+	// the service's own life on a node of its own; on a node of several
+	// sharing the store, the time it holds the pairing lease (RunEvents to
+	// StopEvents), with the lease's fence on every write.
+	epoch     context.Context
+	stopEpoch context.CancelFunc
 }
 
 // New builds the service; Start loads the stored events.
@@ -116,6 +123,7 @@ func New(o Options) (*Service, error) {
 		s.now = time.Now
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
 	return s, nil
 }
 
@@ -151,6 +159,67 @@ func (s *Service) Start(ctx context.Context) error {
 	}
 	s.log.Info("loaded pairing events", "events", loaded, "unreadable", skipped)
 	return nil
+}
+
+// running is the current epoch's context.
+func (s *Service) running() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.epoch
+}
+
+// StopEvents stops running the events (their goroutines end, watches end with
+// unavailable) and forgets them; they stay in the store for the node that
+// runs them next. A node of several calls it when it gives the pairing
+// lease up, and before it first takes it (StopEvents instead of Start).
+func (s *Service) StopEvents() {
+	s.mu.Lock()
+	s.stopEpoch()
+	s.epoch, s.stopEpoch = canceled, func() {}
+	running := make([]*event, 0, len(s.events))
+	for _, e := range s.events {
+		running = append(running, e)
+	}
+	s.events = map[string]*event{}
+	s.mu.Unlock()
+	for _, e := range running {
+		<-e.inbox.Done()
+		s.metrics.lobby.Add(-float64(e.lobby))
+	}
+	s.metrics.events.Set(0)
+}
+
+// RunEvents runs the stored events again, after StopEvents, in a new epoch whose
+// store writes carry ctx's values (a lease's fence).
+func (s *Service) RunEvents(ctx context.Context) error {
+	s.mu.Lock()
+	s.epoch, s.stopEpoch = context.WithCancel(mergeValues(s.ctx, ctx))
+	s.mu.Unlock()
+	return s.Start(ctx)
+}
+
+// canceled is the epoch of a service whose events are stopped.
+var canceled = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// mergeValues is life's cancellation with values' values.
+func mergeValues(life, values context.Context) context.Context {
+	return valuesOf{Context: life, values: values}
+}
+
+type valuesOf struct {
+	context.Context
+	values context.Context
+}
+
+func (v valuesOf) Value(key any) any {
+	if x := v.values.Value(key); x != nil {
+		return x
+	}
+	return v.Context.Value(key)
 }
 
 // Close stops every event's goroutine and ends the watches; the events stay
@@ -267,7 +336,7 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 
 	s.mu.Lock()
 	switch {
-	case s.ctx.Err() != nil:
+	case s.epoch.Err() != nil:
 		s.mu.Unlock()
 		return nil, errShuttingDown
 	case s.events[id] != nil || s.reserved[id]:
@@ -278,13 +347,14 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 		return nil, cupid.Errorf(cupid.CodeTooLarge, "", "the server already runs %d events (pairing.max_events)", s.limits.MaxEvents)
 	}
 	s.reserved[id] = true
+	epoch := s.epoch
 	s.mu.Unlock()
 
 	now := s.now().UTC()
 	doc := document{Version: documentVersion, ID: id, Name: req.Name, CreatedAt: now, Seed: seed, Event: ev.Snapshot()}
 	// The store's outcome decides, not the caller's patience: once the
 	// write has begun, it finishes either way.
-	err = s.put(context.WithoutCancel(ctx), doc, now)
+	err = s.put(mergeValues(context.WithoutCancel(ctx), epoch), doc, now)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -294,7 +364,7 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 		s.log.Error("storing a new pairing event failed", "event", id, "err", err)
 		return nil, cupid.Errorf(cupid.CodeUnavailable, "", "the event could not be stored; try again")
 	}
-	if s.ctx.Err() != nil {
+	if s.epoch.Err() != nil {
 		// Stored, but the service is closing: it runs after the restart.
 		return nil, errShuttingDown
 	}
@@ -466,7 +536,7 @@ func (s *Service) call(ctx context.Context, id, field string, o *op) (*event, er
 // gone is the error for an operation on an event that stopped: deleted, or
 // the server is closing.
 func (s *Service) gone(field, id string) error {
-	if s.ctx.Err() != nil {
+	if s.running().Err() != nil {
 		return errShuttingDown
 	}
 	return cupid.NotFound(field, "no event %q", id)

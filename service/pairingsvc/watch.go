@@ -122,7 +122,7 @@ func (s *Service) WatchAfter(ctx context.Context, eventID, participant string, a
 			}
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-s.ctx.Done():
+		case <-e.ctx.Done():
 			return errShuttingDown
 		}
 	}
