@@ -21,6 +21,7 @@ import (
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -42,6 +43,8 @@ type Options struct {
 	Pairing *pairingsvc.Service
 	// Opponents serves cupid.v1.OpponentService when set.
 	Opponents *opponentsvc.Service
+	// Ratings serves cupid.v1.RatingService when set.
+	Ratings *ratingsvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
 	// or "*" for any) allowed to call the Connect procedures (CORS) and to
 	// open WebSockets; pages of the server's own origin always may, and
@@ -106,6 +109,9 @@ func Handler(o Options) http.Handler {
 	}
 	if o.Opponents != nil {
 		registerOpponent(mux, o.Opponents, s.log, opts)
+	}
+	if o.Ratings != nil {
+		registerRatings(mux, o.Ratings, s.log, opts)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))

@@ -32,6 +32,8 @@ type Client struct {
 	Tickets cupidv1connect.TicketServiceClient
 	// Matches is the generated client of the match service.
 	Matches cupidv1connect.MatchServiceClient
+	// Ratings is the generated client of the rating service (ratings.go).
+	Ratings cupidv1connect.RatingServiceClient
 	retry   Backoff
 }
 
@@ -103,6 +105,7 @@ func New(baseURL string, opts ...Option) *Client {
 	return &Client{
 		Tickets: cupidv1connect.NewTicketServiceClient(s.http, base, copts...),
 		Matches: cupidv1connect.NewMatchServiceClient(s.http, base, copts...),
+		Ratings: cupidv1connect.NewRatingServiceClient(s.http, base, copts...),
 		retry:   s.retry,
 	}
 }

@@ -36,6 +36,9 @@ type Config struct {
 	// Auth is who may do what (see auth.go); when absent the server runs
 	// open, which it allows only on loopback.
 	Auth *Auth `yaml:"auth"`
+	// Ratings are the named ratings kept from match results (see
+	// ratings.go).
+	Ratings []RatingConfig `yaml:"ratings"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -61,6 +64,9 @@ type QueueConfig struct {
 	// requeue (the default; back to waiting with their original age) or
 	// cancel.
 	OnAssignTimeout string `yaml:"on_assign_timeout"`
+	// Rating makes the queue rating-backed: its skill attribute comes
+	// from a stored rating, which its match results update (ratings.go).
+	Rating *QueueRatingConfig `yaml:"rating"`
 	// LeaverWindow is how long after a session's assignment a player who
 	// leaves it is replaced by backfill; zero (the default) never
 	// replaces leavers: their seats close.
@@ -153,6 +159,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 		cfg.Queues[i].load(doc, fmt.Sprintf("queues[%d]", i), dir, seen, readFile)
 	}
 	cfg.checkOpponents(doc)
+	cfg.checkRatings(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
 	if cfg.Auth != nil {

@@ -55,7 +55,7 @@ func TestDocsExamplesParse(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "rulesets", "squad5v5.json"), demo.Queues[1].RulesetJSON(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for path, want := range map[string]int{"../README.md": 2, "../docs/opponents.md": 3, "../docs/pairing.md": 1} {
+	for path, want := range map[string]int{"../README.md": 2, "../docs/opponents.md": 3, "../docs/pairing.md": 1, "../docs/ratings.md": 1} {
 		blocks := codeBlocks(t, path, "yaml", "yml", "json")
 		yamlBlocks := 0
 		for _, b := range blocks {

@@ -149,9 +149,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	ratings, err := ratingService(cfg, store, log, reg, now)
+	if err != nil {
+		return err
+	}
 	mm, err := ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
-		Seed: uint64(time.Now().UnixNano()),
+		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings),
 	})
 	if err != nil {
 		return err
@@ -166,7 +170,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	var ready atomic.Bool
 	handler := api.Handler(api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),

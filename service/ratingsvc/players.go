@@ -193,3 +193,13 @@ func (s *Service) PrepareTicket(ctx context.Context, t *cupid.Ticket) error {
 	s.metrics.lowPriority.WithLabelValues(t.Key.Queue, route).Inc()
 	return nil
 }
+
+// Matchmaking is the skill p's tickets carry now under his rating's
+// settings (see PlayerRating.Matchmaking).
+func (s *Service) Matchmaking(p *PlayerRating) float64 {
+	r := s.ratings[p.Rating]
+	if r == nil {
+		return p.Value
+	}
+	return p.Matchmaking(r.Flagged)
+}

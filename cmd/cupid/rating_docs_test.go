@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	"github.com/cupid-match/cupid/client"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+)
+
+// TestRatingDocsCurlExamples runs every curl command of docs/ratings.md, in
+// order, against a server running the document's configuration, and
+// expects each to succeed; "<match id>" takes the id of the match the two
+// tickets made. It then checks what the text says the calls did.
+func TestRatingDocsCurlExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/ratings.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := yamlBlock.FindAllSubmatch(doc, -1)
+	if len(blocks) != 1 {
+		t.Fatalf("docs/ratings.md has %d yaml blocks, want 1", len(blocks))
+	}
+	path := filepath.Join(t.TempDir(), "cupid.yaml")
+	if err := os.WriteFile(path, blocks[0][1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, serveFlags{config: path})
+	c := client.New(s.url)
+	ctx := context.Background()
+	seen := map[string]bool{}
+	matchID := ""
+	for _, call := range curlCalls(t, "../../docs/ratings.md") {
+		seen[call.procedure[strings.LastIndexByte(call.procedure, '/')+1:]] = true
+		body := call.body
+		if strings.Contains(body, "<match id>") {
+			if matchID == "" {
+				matchID = formedMatches(t, c, new(int64), 1)[0].GetId()
+			}
+			body = strings.ReplaceAll(body, "<match id>", matchID)
+		}
+		postOK(t, s.url, call.procedure, body)
+	}
+	for _, p := range []string{"CreateTicket", "AssignMatch", "ReportResult", "GetPlayerRatings", "ListRatingHistory", "SetLowPriority", "ClearLowPriority"} {
+		if !seen[p] {
+			t.Errorf("docs/ratings.md has no curl example of %s", p)
+		}
+	}
+	alice, err := c.GetPlayerRatings(ctx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := c.GetPlayerRatings(ctx, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := alice.GetRatings()[0], bob.GetRatings()[0]
+	if a.GetWins() != 1 || b.GetLosses() != 1 || a.GetValue() <= 0 || b.GetValue() >= 0 || a.GetLeague() != "bronze" {
+		t.Fatalf("after the example: alice %v, bob %v", a, b)
+	}
+	if bob.GetLowPriority() != nil {
+		t.Fatalf("bob's mark was cleared, yet: %v", bob.GetLowPriority())
+	}
+	// The refusal the text quotes.
+	status, out, _ := postService(t, s.url, "TicketService", "CreateTicket", `{"queue":"ranked","players":[{"id":"carol","attributes":{"mmr":2500}}]}`)
+	if status != http.StatusBadRequest || !strings.Contains(out["message"].(string), `players[0].attributes.mmr: queue "ranked" takes the skill from the server's rating "ranked-1v1"; do not send mmr`) {
+		t.Fatalf("a client-sent mmr: %d %v", status, out)
+	}
+	// The same report again is answered with the first outcome.
+	rep, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, TeamScores: []float64{13, 7}})
+	if err != nil || !rep.GetRepeated() {
+		t.Fatalf("the same report again: %v, %v", rep, err)
+	}
+	if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, Leavers: []string{"zed"}}); connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("a leaver not in the match: %v", err)
+	}
+}
