@@ -86,17 +86,9 @@ func (a *Allocator) Run(ctx context.Context) error {
 				return err
 			}
 		case "backfilled":
-			// The newcomers were told this game's server; it lets them in
-			// (join also asks Cupid, should a player come before this
-			// event).
-			if gs := a.game(m.GetId()); gs != nil {
-				gs.setPlayers(players(m))
-				a.Log("match %s: %s joined a running game", m.GetId(), strings.Join(ev.GetPlayerIds(), ", "))
-			}
-		case "left", "ended", "released":
-			if gs := a.game(m.GetId()); gs != nil {
-				gs.setPlayers(players(m))
-			}
+			// The newcomers were told this game's server, which asks
+			// Cupid who is in the game when someone joins.
+			a.Log("match %s: %s joined a running game", m.GetId(), strings.Join(ev.GetPlayerIds(), ", "))
 		}
 		// Saved after the work: a crash in between allocates the match
 		// again, and the second AssignMatch is refused (and skipped),
@@ -111,29 +103,38 @@ func (a *Allocator) allocate(ctx context.Context, m *cupidv1.Match) error {
 	if err != nil {
 		return err
 	}
+	// Known before it is assigned: its players may connect, and its game
+	// end, as soon as Cupid has stored the assignment.
+	a.mu.Lock()
+	if a.games == nil {
+		a.games = map[string]*GameServer{}
+	}
+	a.games[m.GetId()] = gs
+	a.mu.Unlock()
 	_, err = a.Client.AssignMatch(ctx, m.GetId(), &cupidv1.Assignment{
 		Server: gs.Addr(), SessionId: "session-" + m.GetId(),
 		Connection: map[string]string{"protocol": "tcp"},
 	})
+	if err != nil {
+		a.mu.Lock()
+		delete(a.games, m.GetId())
+		a.mu.Unlock()
+		gs.Close()
+	}
 	switch {
 	case connect.CodeOf(err) == connect.CodeFailedPrecondition:
 		// Assigned (by us before a crash, or by someone else) or
 		// released since it formed: nothing to do.
-		gs.Close()
 		a.Log("match %s: no longer waits for a server (%v)", m.GetId(), err)
 		return nil
 	case err != nil:
-		gs.Close()
 		if ctx.Err() != nil {
 			return ctx.Err() // stopped while asking
 		}
 		return fmt.Errorf("assigning match %s: %w", m.GetId(), err)
 	}
 	a.mu.Lock()
-	if a.games == nil {
-		a.games = map[string]*GameServer{}
-	}
-	a.games[m.GetId()] = gs
+	gs.assigned = true
 	a.mu.Unlock()
 	a.Log("match %s: players %s on %s", m.GetId(), strings.Join(players(m), ", "), gs.Addr())
 	if a.GameLength > 0 {
@@ -159,12 +160,13 @@ func (a *Allocator) startGame(m *cupidv1.Match) (*GameServer, error) {
 			}
 			return players(r.GetMatch()), nil
 		},
-		Left: func(ctx context.Context, player string) error {
+		Left: func(ctx context.Context, player string) ([]string, error) {
 			r, err := a.Client.ReportLeavers(ctx, id, player)
-			if err == nil {
-				a.Log("match %s: %s left; open to backfill: %v", id, player, r.GetMatch().GetBackfill())
+			if err != nil {
+				return nil, err
 			}
-			return err
+			a.Log("match %s: %s left; open to backfill: %v", id, player, r.GetMatch().GetBackfill())
+			return players(r.GetMatch()), nil
 		},
 	})
 }
@@ -175,11 +177,17 @@ func (a *Allocator) game(id string) *GameServer {
 	return a.games[id]
 }
 
-// Games is how many game servers the allocator runs.
+// Games is how many games the allocator runs: started and assigned.
 func (a *Allocator) Games() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return len(a.games)
+	n := 0
+	for _, gs := range a.games {
+		if gs.assigned {
+			n++
+		}
+	}
+	return n
 }
 
 // EndGame ends a match's game session on Cupid and stops its server.
@@ -241,11 +249,10 @@ func players(m *cupidv1.Match) []string {
 
 // GameHooks connect a stand-in game server to the backend.
 type GameHooks struct {
-	// Refresh reads the game's players from Cupid, for a player who comes
-	// before the backend heard he joined.
+	// Refresh reads the game's players from Cupid when a player joins.
 	Refresh func(ctx context.Context) ([]string, error)
-	// Left reports a player who left.
-	Left func(ctx context.Context, player string) error
+	// Left reports a player who left and returns the game's players now.
+	Left func(ctx context.Context, player string) ([]string, error)
 }
 
 // GameServer is a stand-in for a real game server: it lets in the players
@@ -254,6 +261,9 @@ type GameServer struct {
 	ln      net.Listener
 	session string
 	hooks   GameHooks
+	// assigned is set (under the allocator's lock) once Cupid stored
+	// the assignment.
+	assigned bool
 
 	mu      sync.Mutex
 	players []string
@@ -307,13 +317,15 @@ func (gs *GameServer) handle(c net.Conn) {
 		fmt.Fprintln(c, "say: join PLAYER")
 		return
 	}
-	in, now := gs.has(player)
-	if !in && gs.hooks.Refresh != nil {
+	// Cupid says who is in the game now: a player backfilled a moment ago
+	// may come before the backend's stream tells of him, and one who left
+	// must not come back on an old list.
+	if gs.hooks.Refresh != nil {
 		if ps, err := gs.hooks.Refresh(ctx); err == nil {
 			gs.setPlayers(ps)
-			in, now = gs.has(player)
 		}
 	}
+	in, now := gs.has(player)
 	if !in {
 		fmt.Fprintf(c, "refused: %s is not in this game\n", player)
 		return
@@ -324,10 +336,12 @@ func (gs *GameServer) handle(c net.Conn) {
 		return // still playing, as far as this stand-in knows
 	}
 	if gs.hooks.Left != nil {
-		if err := gs.hooks.Left(ctx, player); err != nil {
+		ps, err := gs.hooks.Left(ctx, player)
+		if err != nil {
 			fmt.Fprintf(c, "error: %v\n", err)
 			return
 		}
+		gs.setPlayers(ps)
 	}
 	fmt.Fprintln(c, "bye")
 }
