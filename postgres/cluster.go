@@ -34,8 +34,9 @@ import (
 //     each other and no schema name is too long for a channel), from a
 //     trigger, so that no path that writes
 //     events (today's or a later one) can forget to. The payload is
-//     "t:" and the new sequence numbers as ranges ("t:41-44,47"), or "m:"
-//     and the queue whose match log grew. Notifications are delivered after
+//     "t:" and the new sequence numbers as ranges ("t:41-44,47"), or "m:",
+//     the range of a queue's new match events and the queue
+//     ("m:12-13:duel"). Notifications are delivered after
 //     commit, in commit order, to every listening node; a ticket's own
 //     events commit one after another, so a node that reads each
 //     notification's events in turn sees every ticket's events in sequence
@@ -102,10 +103,10 @@ CREATE TRIGGER events_notify AFTER INSERT ON events
 
 CREATE FUNCTION cupid_notify_match_events() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
-	q text;
+	r record;
 BEGIN
-	FOR q IN SELECT DISTINCT queue FROM new_rows ORDER BY 1 LOOP
-		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'm:' || q);
+	FOR r IN SELECT queue, min(seq) AS lo, max(seq) AS hi FROM new_rows GROUP BY queue ORDER BY 1 LOOP
+		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'm:' || r.lo || '-' || r.hi || ':' || r.queue);
 	END LOOP;
 	RETURN NULL;
 END
@@ -295,9 +296,12 @@ func (s *Store) Leases(ctx context.Context) ([]Lease, error) {
 // by reading (each watched ticket's events after the last seen, each owned
 // pool's waiting tickets).
 type Change struct {
-	Seqs   []int64
-	Queue  string
-	Resync bool
+	Seqs []int64
+	// Queue's match log grew by events numbered From to To (other queues'
+	// events may lie between).
+	Queue    string
+	From, To int64
+	Resync   bool
 }
 
 // Listen calls fn with every change any node commits, in commit order, until
@@ -365,7 +369,14 @@ func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(Change
 func parseChange(p string) (Change, error) {
 	switch {
 	case strings.HasPrefix(p, "m:"):
-		return Change{Queue: p[2:]}, nil
+		rng, queue, ok := strings.Cut(p[2:], ":")
+		lo, hi, ok2 := strings.Cut(rng, "-")
+		a, err1 := strconv.ParseInt(lo, 10, 64)
+		b, err2 := strconv.ParseInt(hi, 10, 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || b < a || queue == "" {
+			return Change{}, fmt.Errorf("bad payload %q", p)
+		}
+		return Change{Queue: queue, From: a, To: b}, nil
 	case strings.HasPrefix(p, "t:"):
 		var c Change
 		for _, part := range strings.Split(p[2:], ",") {

@@ -125,6 +125,9 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 		s.metrics.readyChecks.WithLabelValues(queue, "accepted").Inc()
 		s.hub.publish(out.Events...)
 		s.handoff.wake(queue)
+		// Formed, the match is a session: open to backfill if it has
+		// room under auto_backfill (session.go).
+		s.syncSession(ctx, out.Match, out.Formed.Seq)
 	case out.Released != nil:
 		s.metrics.readyChecks.WithLabelValues(queue, "declined").Inc()
 		s.afterRelease(out.Released)
@@ -198,7 +201,10 @@ func (s *Service) startAccepting() {
 					return
 				case <-t.C:
 				}
-				next := s.acceptDue(s.ctx, q.name)
+				next := s.now().Add(time.Second) // another node runs the queue: look again later
+				if ctx, ok := s.ownedCtx(q.name); ok {
+					next = s.acceptDue(ctx, q.name)
+				}
 				t.Reset(max(next.Sub(s.now()), time.Millisecond))
 			}
 		}()

@@ -70,6 +70,20 @@ func (s *Service) fenceOf(queue string) (cupid.Fence, bool) {
 	return f, ok
 }
 
+// ownedCtx is the context of the writes this node makes for a queue it
+// runs, with the lease's fence when the store is shared; ok is false when
+// another node runs the queue.
+func (s *Service) ownedCtx(queue string) (context.Context, bool) {
+	if s.shared == nil {
+		return s.ctx, true
+	}
+	f, ok := s.fenceOf(queue)
+	if !ok {
+		return nil, false
+	}
+	return cupid.WithFence(s.ctx, f), true
+}
+
 // Owns reports whether this node runs the queue's pools: always with a
 // store of its own, with a lease when the store is shared.
 func (s *Service) Owns(queue string) bool { return !s.runsElsewhere(queue) }
@@ -239,9 +253,39 @@ func (s *Service) Changed(ctx context.Context, seqs []int64) error {
 	return nil
 }
 
-// MatchLogGrew wakes the queue's match watchers on this node: another node
-// stored match events.
-func (s *Service) MatchLogGrew(queue string) { s.handoff.wake(queue) }
+// MatchLogGrew acts on a queue's match events numbered from to to, stored
+// by any node: it wakes the queue's match watchers here, and, when this
+// node runs the queue, gives its pools the sessions those events changed (a
+// backend may open backfill or report leavers through any node; a ready
+// check may form a match on any node).
+func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64) {
+	s.handoff.wake(queue)
+	if s.runsElsewhere(queue) || s.queue(queue) == nil {
+		return
+	}
+	for after := from - 1; after < to; {
+		evs, err := s.store.MatchEvents(ctx, queue, after, matchPage)
+		if err != nil {
+			s.log.Error("reading match events failed; their sessions take backfill once they change again or the queue moves", "queue", queue, "err", err)
+			return
+		}
+		if len(evs) == 0 {
+			return
+		}
+		for _, ev := range evs {
+			if ev.Seq > to {
+				return
+			}
+			after = ev.Seq
+			rec, err := s.store.MatchRecord(ctx, ev.MatchID)
+			if err != nil {
+				s.log.Error("reading a changed session failed", "match", ev.MatchID, "err", err)
+				continue
+			}
+			s.syncSession(ctx, rec, ev.Seq)
+		}
+	}
+}
 
 // Resync catches up after notifications were missed (the listening
 // connection was lost): watchers re-read their tickets' events, and the

@@ -309,14 +309,11 @@ func (s *Service) startReleasing() {
 // the lease's fence on its writes; other nodes' queues are looked at again
 // a second later, in case this node takes them over.
 func (s *Service) releaseOwned(queue string) time.Time {
-	if s.shared == nil {
-		return s.releaseDue(s.ctx, queue)
-	}
-	f, ok := s.fenceOf(queue)
+	ctx, ok := s.ownedCtx(queue)
 	if !ok {
 		return s.now().Add(time.Second)
 	}
-	return s.releaseDue(cupid.WithFence(s.ctx, f), queue)
+	return s.releaseDue(ctx, queue)
 }
 
 // releaseDue releases the queue's formed matches whose assign timeout has
@@ -338,7 +335,14 @@ func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
 			return now.Add(time.Second)
 		}
 		for _, r := range rs {
-			due := r.Match.CreatedAt.Add(q.assignTimeout)
+			// A match that waited for its players' answers counts from its
+			// ready check's deadline, so a backend always has the whole
+			// timeout (accept.go).
+			from := r.Match.CreatedAt
+			if r.Match.AcceptBy.After(from) {
+				from = r.Match.AcceptBy
+			}
+			due := from.Add(q.assignTimeout)
 			if due.After(now) {
 				return due
 			}

@@ -114,6 +114,9 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 // do runs f on the pool's goroutine, without waiting for it. After the pool
 // has ended, f is dropped: nothing refers to an ended pool's tickets.
 func (p *pool) do(f func(*pool)) {
+	if p == nil {
+		return // the queue runs on another node (reserve)
+	}
 	p.inbox.Do(f)
 }
 

@@ -177,8 +177,8 @@ func New(o Options) (*Service, error) {
 		shared:   o.Shared,
 		fences:   map[string]cupid.Fence{},
 	}
-	s.ticketHook = o.Intake
 	s.hub.shared = o.Shared != nil
+	s.ticketHook = o.Intake
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -339,6 +339,12 @@ func (s *Service) reserve(key cupid.QueueKey, n int, force bool) *pool {
 	defer s.mu.Unlock()
 	p := s.pools[key]
 	if p == nil {
+		if _, mine := s.fences[key.Queue]; s.shared != nil && !mine {
+			// Another node runs the queue: its pools hear of the
+			// tickets from the database (cluster.go). A nil pool takes
+			// nothing (do) and gives nothing back (release).
+			return nil
+		}
 		q := s.queues[key.Queue]
 		if !force && q.keys >= q.maxKeys {
 			return nil
@@ -497,6 +503,10 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 		return &createReq{t: t, replace: replace, done: make(chan struct{})}, nil
 	}
 	p := s.reserve(t.Key, 1, false)
+	if p == nil && s.runsElsewhere(t.Key.Queue) {
+		// The node gave the queue up since the check above.
+		return &createReq{t: t, replace: replace, done: make(chan struct{})}, nil
+	}
 	if p == nil {
 		field := "custom_key"
 		if t.Key.Custom == "" {

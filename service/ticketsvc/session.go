@@ -296,6 +296,9 @@ func (s *Service) loadSessions(ctx context.Context, queue string) error {
 			return fmt.Errorf("ticketsvc: reload session %s: %w", rec.Match.ID, err)
 		}
 		p := s.reserve(rec.Match.Key, 1, true)
+		if p == nil {
+			continue // the node gave the queue up meanwhile
+		}
 		done := make(chan struct{})
 		p.do(func(p *pool) {
 			p.s.release(p, 1)
