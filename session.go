@@ -101,8 +101,12 @@ type SessionChange struct {
 // Live reports whether a match is a live session: formed or assigned.
 func (r *MatchRecord) Live() bool { return r.State == MatchFormed || r.State == MatchAssigned }
 
-// SessionNotLive refuses a change to a session that ended or was released.
+// SessionNotLive refuses a change to a session that ended or was released,
+// or to a match still waiting for its ready check.
 func SessionNotLive(id string, state MatchState) error {
+	if state == MatchPending {
+		return Conflict("match_id", "match %s waits for its players to accept; it is a session once formed", id)
+	}
 	return Conflict("match_id", "match %s is %s: its session is over", id, state)
 }
 

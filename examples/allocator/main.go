@@ -171,12 +171,6 @@ func (a *Allocator) startGame(m *cupidv1.Match) (*GameServer, error) {
 	})
 }
 
-func (a *Allocator) game(id string) *GameServer {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.games[id]
-}
-
 // Games is how many games the allocator runs: started and assigned.
 func (a *Allocator) Games() int {
 	a.mu.Lock()

@@ -355,3 +355,33 @@ func (h *harness) restarted(t *testing.T, qs []Queue) *harness {
 	t.Cleanup(svc.Close)
 	return &harness{Service: svc, store: h.store, clock: h.clock}
 }
+
+// TestReadyCheckedSessionOpensOnceFormed: with a ready check, a match that
+// has room is no session while it waits for its players (a backfill then is
+// refused); once everyone accepted it is formed and backfill fills it.
+func TestReadyCheckedSessionOpensOnceFormed(t *testing.T) {
+	qs := squadQueues(0)
+	qs[0].Acceptance = Acceptance{Timeout: time.Minute}
+	h := start(t, memstore.New(), qs)
+	ctx := context.Background()
+	a := h.create(t, ticket("squad", 1500, "ann"))
+	h.create(t, ticket("squad", 1500, "ben"))
+	h.wait(0)
+	id := h.state(t, a.ID).MatchID
+	_, err := h.OpenBackfill(ctx, id)
+	wantErr(t, err, cupid.CodeConflict, "match_id", "accept")
+	c := h.create(t, ticket("squad", 1500, "cat"))
+	h.wait(0)
+	if c = h.state(t, c.ID); c.State != cupid.StateWaiting {
+		t.Fatalf("cat joined a match waiting for its ready check: %s in %s", c.State, c.MatchID)
+	}
+	for _, p := range []string{"ann", "ben"} {
+		if _, err := h.AcceptMatch(ctx, id, p, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.wait(0)
+	if c = h.state(t, c.ID); c.State != cupid.StateMatched || c.MatchID != id {
+		t.Fatalf("cat after the ready check: %s in %q, want the session %s", c.State, c.MatchID, id)
+	}
+}
