@@ -128,9 +128,6 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 		// Formed, the match is a session: open to backfill if it has
 		// room under auto_backfill (session.go).
 		s.syncSession(ctx, out.Match, out.Formed.Seq)
-		// Formed, the match is a session: open to backfill if it has
-		// room under auto_backfill (session.go).
-		s.syncSession(ctx, out.Match, out.Formed.Seq)
 	case out.Released != nil:
 		s.metrics.readyChecks.WithLabelValues(queue, "declined").Inc()
 		s.afterRelease(out.Released)
