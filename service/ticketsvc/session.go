@@ -81,8 +81,8 @@ func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]
 		p.sessions = map[string]*openSession{}
 	}
 	old := p.sessions[id]
-	if old != nil && old.seq > seq {
-		return
+	if old != nil && (old.seq > seq || (seq > 0 && old.seq == seq)) {
+		return // older, or the same change heard twice (its own commit, then the match log)
 	}
 	if p.closedAt[id] > seq {
 		return
