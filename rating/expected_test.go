@@ -2,6 +2,7 @@ package rating
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -76,5 +77,49 @@ func TestExpectedScores(t *testing.T) {
 	c := Composite([]Glicko2{{1400, 30, 0.06}, {1600, 40, 0.06}})
 	if c.R != 1500 || !near(c.RD, math.Sqrt((900+1600)/2.0), 1e-12) {
 		t.Fatalf("composite %+v", c)
+	}
+}
+
+// TestWengLinConservesMeanBetweenEqualUncertainties: when every team is
+// as uncertain as the others, what one side gains the other loses — the
+// sum of the means is kept — in every two-team game of both models, and
+// in Bradley-Terry's every game (its pairwise comparisons are each zero-
+// sum). Plackett-Luce with three or more teams does not promise it.
+func TestWengLinConservesMeanBetweenEqualUncertainties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, model := range []Model{PlackettLuce, BradleyTerry} {
+		w := WengLin{Model: model}
+		for g := range 500 {
+			n := 2
+			if model == BradleyTerry {
+				n = 2 + rng.IntN(4)
+			}
+			sigma := 1 + 7*rng.Float64()
+			size := 1 + rng.IntN(5)
+			teams := make([][]Skill, n)
+			ranks := make([]int, n)
+			var before float64
+			for i := range teams {
+				for range size {
+					s := Skill{Mu: 10 + 30*rng.Float64(), Sigma: sigma}
+					teams[i] = append(teams[i], s)
+					before += s.Mu
+				}
+				ranks[i] = rng.IntN(n)
+			}
+			out, err := w.Rate(teams, ranks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var after float64
+			for i := range out {
+				for _, s := range out[i] {
+					after += s.Mu
+				}
+			}
+			if !near(before, after, 1e-9*before) {
+				t.Fatalf("%s game %d (%d teams of %d, ranks %v): the means summed %v before and %v after", model, g, n, size, ranks, before, after)
+			}
+		}
 	}
 }

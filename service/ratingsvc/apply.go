@@ -27,9 +27,23 @@ type unit struct {
 	place   int
 }
 
-// recentKept is how many recent games a player's state keeps for the
-// fair-play checks (at least the smurf window).
-const recentKept = 50
+// recentKept is how many recent games a player's state must keep for the
+// fair-play checks: the smurf window, or a losing streak and the games it
+// eases, whichever is longer (with rating.FairPlay's defaults: 20). The
+// state is rewritten at every game, so it keeps no more.
+func recentKept(f rating.FairPlay) int {
+	window, streak, games := f.SmurfWindow, f.StreakLength, f.StreakGames
+	if window <= 0 {
+		window = 20
+	}
+	if streak <= 0 {
+		streak = 5
+	}
+	if games <= 0 {
+		games = 3
+	}
+	return max(window, streak+games)
+}
 
 // apply works out what a normalised report does, reading the players'
 // current state; it writes nothing.
@@ -128,8 +142,8 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 				p.LossesToday++
 			}
 			p.Recent = append(p.Recent, rating.Outcome{Expected: expected[id], Score: sc})
-			if n := len(p.Recent); n > max(recentKept, fp.SmurfWindow) {
-				p.Recent = slices.Clone(p.Recent[n-max(recentKept, fp.SmurfWindow):])
+			if n, keep := len(p.Recent), recentKept(fp); n > keep {
+				p.Recent = slices.Clone(p.Recent[n-keep:])
 			}
 			avg := float64(ld.Losses) / float64(max(ld.Players, 1))
 			was := p.Flags
