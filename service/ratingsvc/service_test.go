@@ -469,3 +469,33 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 		})
 	}
 }
+
+// TestSmurfIsFlagged: a new player who keeps beating players his rating
+// says are far stronger is flagged as a smurf, with the reason.
+func TestSmurfIsFlagged(t *testing.T) {
+	rs := []Rating{{Name: "ranked", Model: OpenSkillPL, FairPlay: rating.FairPlay{SmurfWindow: 10, SmurfExcess: 0.3}, Flagged: FlagAction{Raise: 5}}}
+	f := newFixture(t, rs, rankedQueue)
+	// Veterans with many games among themselves and against newcomers.
+	for i := range 30 {
+		f.play(t, "duel", []int{1, 2}, []string{fmt.Sprintf("vet%d", i%5)}, []string{fmt.Sprintf("new%d", i)})
+	}
+	for i := range 9 {
+		f.play(t, "duel", []int{1, 2}, []string{"smurf"}, []string{fmt.Sprintf("vet%d", i%5)})
+	}
+	if s := f.rating(t, "smurf"); s.Flags.Smurf {
+		t.Fatalf("flagged before the window is full: %+v", s.Flags)
+	}
+	f.play(t, "duel", []int{1, 2}, []string{"smurf"}, []string{"vet0"})
+	s := f.rating(t, "smurf")
+	if !s.Flags.Smurf || len(s.Flags.Why) == 0 {
+		t.Fatalf("ten wins against stronger players: %+v", s.Flags)
+	}
+	if v := f.rating(t, "vet1"); v.Flags.Smurf {
+		t.Fatalf("a veteran flagged: %+v", v.Flags)
+	}
+	tk := &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "smurf"}}}
+	f.svc.PrepareTicket(context.Background(), tk)
+	if mmr, _ := tk.Players[0].Attributes.Get("mmr"); !eq(mmr.Number, s.Value+5) || tk.Key.Custom != "" {
+		t.Fatalf("smurf's ticket: mmr %v (value %v), key %+v (route is off)", mmr.Number, s.Value, tk.Key)
+	}
+}
