@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -79,5 +80,21 @@ func TestRatingDocsCurlExamples(t *testing.T) {
 	}
 	if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, Leavers: []string{"zed"}}); connect.CodeOf(err) != connect.CodeInvalidArgument {
 		t.Fatalf("a leaver not in the match: %v", err)
+	}
+	// The metrics the document lists count what happened.
+	res, err := http.Get(s.url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{
+		`cupid_rating_results_total{outcome="rated",rating="ranked-1v1"} 1`,
+		`cupid_rating_results_total{outcome="repeated",rating="ranked-1v1"} 1`,
+		`cupid_rating_updates_total{rating="ranked-1v1"} 2`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }

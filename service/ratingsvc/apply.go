@@ -48,19 +48,37 @@ func recentKept(f rating.FairPlay) int {
 // apply works out what a normalised report does, reading the players'
 // current state; it writes nothing.
 func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Report, now time.Time) (*plan, error) {
-	var units []unit
-	teamOf := map[string]int{}
+	// Each team's players: those who finished, then those who left its
+	// session; a leaver without a place of his own places last.
+	players := make([][]string, len(m.Teams))
 	for ti, t := range m.Teams {
-		for _, p := range t.PlayerIDs {
-			teamOf[p] = ti
-		}
+		players[ti] = slices.Clone(t.PlayerIDs)
+	}
+	for _, l := range sessionLeavers(m) {
+		players[l.Team] = append(players[l.Team], l.PlayerID)
+	}
+	lastPlace := 0
+	for _, p := range rep.PlayerPlaces {
+		lastPlace = max(lastPlace, p+1)
+	}
+	var units []unit
+	for ti, ps := range players {
 		if rep.PlayerPlaces == nil {
-			units = append(units, unit{team: ti, players: t.PlayerIDs, place: rep.TeamPlaces[ti]})
+			if len(ps) > 0 {
+				units = append(units, unit{team: ti, players: ps, place: rep.TeamPlaces[ti]})
+			}
 			continue
 		}
-		for _, p := range t.PlayerIDs {
-			units = append(units, unit{team: ti, players: []string{p}, place: rep.PlayerPlaces[p]})
+		for _, p := range ps {
+			place, ok := rep.PlayerPlaces[p]
+			if !ok {
+				place = lastPlace
+			}
+			units = append(units, unit{team: ti, players: []string{p}, place: place})
 		}
+	}
+	if len(units) < 2 {
+		return nil, cupid.Invalid("team_places", "match %s has fewer than two sides with players to rate", m.ID)
 	}
 	var ids []string
 	for _, u := range units {

@@ -100,7 +100,7 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 	} else if cupid.ErrorCode(err) != cupid.CodeNotFound {
 		return nil, false, s.storeError(err)
 	}
-	if rec.State != cupid.MatchAssigned {
+	if !played(rec) {
 		return nil, false, cupid.Conflict("match_id", "match %s is %s: a result can be reported only for a match that was played (assigned to a game server)", rep.MatchID, rec.State)
 	}
 	q, ok := s.queues[rec.Match.Key.Queue]
@@ -161,6 +161,15 @@ func normalise(rep Report, m *cupid.Match) (Report, error) {
 		for _, p := range t.PlayerIDs {
 			in[p] = true
 			all = append(all, p)
+		}
+	}
+	// Players who left the session (the backend reported them while it
+	// ran) are in the match too, and leavers whether the report names
+	// them or not.
+	for _, l := range sessionLeavers(m) {
+		in[l.PlayerID] = true
+		if !slices.Contains(rep.Leavers, l.PlayerID) {
+			rep.Leavers = append(rep.Leavers, l.PlayerID)
 		}
 	}
 	notIn := func(field, p string) error {
@@ -271,4 +280,31 @@ func placesFromScores(keys []string, score func(string) float64) map[string]int 
 		out[k] = i + 1
 	}
 	return out
+}
+
+// sessionLeavers are the players who left the match's session and are not
+// back in it, once each.
+func sessionLeavers(m *cupid.Match) []cupid.Leaver {
+	on := map[string]bool{}
+	for _, t := range m.Teams {
+		for _, p := range t.PlayerIDs {
+			on[p] = true
+		}
+	}
+	var out []cupid.Leaver
+	for _, l := range m.Left {
+		if on[l.PlayerID] || l.Team < 0 || l.Team >= len(m.Teams) {
+			continue
+		}
+		on[l.PlayerID] = true
+		out = append(out, l)
+	}
+	return out
+}
+
+
+// played reports whether a match's game ran: it was assigned a server,
+// and is still assigned or its session has ended since.
+func played(r *cupid.MatchRecord) bool {
+	return r.State == cupid.MatchAssigned || (r.State == cupid.MatchEnded && r.Assignment != nil)
 }

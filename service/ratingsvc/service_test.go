@@ -499,3 +499,36 @@ func TestSmurfIsFlagged(t *testing.T) {
 		t.Fatalf("smurf's ticket: mmr %v (value %v), key %+v (route is off)", mmr.Number, s.Value, tk.Key)
 	}
 }
+
+// TestSessionLeaversAndEndedSessions: a session's players who left while
+// it ran are in its result as leavers, named or not, rated with their
+// team; a session ended after its assignment may be reported, one ended
+// unassigned may not.
+func TestSessionLeaversAndEndedSessions(t *testing.T) {
+	f := newFixture(t, ranked, rankedQueue)
+	ctx := context.Background()
+	m := &cupid.Match{ID: "s", Key: cupid.QueueKey{Queue: "duel"}, Teams: []cupid.Team{{PlayerIDs: []string{"a", "new"}}, {PlayerIDs: []string{"c", "d"}}},
+		Left: []cupid.Leaver{{PlayerID: "b", Team: 0}}}
+	f.matches.mu.Lock()
+	f.matches.m["s"] = &cupid.MatchRecord{Match: m, State: cupid.MatchEnded, Assignment: &cupid.Assignment{Server: "x"}}
+	f.matches.m["u"] = &cupid.MatchRecord{Match: m, State: cupid.MatchEnded}
+	f.matches.mu.Unlock()
+	if _, _, err := f.svc.ReportResult(ctx, Report{MatchID: "u", TeamPlaces: []int{1, 2}}); cupid.ErrorCode(err) != cupid.CodeConflict {
+		t.Fatalf("a session ended unassigned: %v", err)
+	}
+	out, _, err := f.svc.ReportResult(ctx, Report{MatchID: "s", TeamPlaces: []int{1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Players) != 5 {
+		t.Fatalf("%d players rated, want the four who finished and the leaver", len(out.Players))
+	}
+	b, a := f.rating(t, "b"), f.rating(t, "a")
+	if b.Leaves != 1 || b.Losses != 1 || a.Wins != 1 || b.Skill.Mu >= 25 {
+		t.Fatalf("leaver %+v, teammate %+v", b, a)
+	}
+	// Naming him again is the same report.
+	if _, rep, err := f.svc.ReportResult(ctx, Report{MatchID: "s", TeamPlaces: []int{1, 2}, Leavers: []string{"b"}}); err != nil || !rep {
+		t.Fatalf("the same report naming the session's leaver: %v, %v", rep, err)
+	}
+}
