@@ -302,7 +302,6 @@ func sessionLeavers(m *cupid.Match) []cupid.Leaver {
 	return out
 }
 
-
 // played reports whether a match's game ran: it was assigned a server,
 // and is still assigned or its session has ended since.
 func played(r *cupid.MatchRecord) bool {
