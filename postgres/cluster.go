@@ -36,7 +36,9 @@ import (
 //     events (today's or a later one) can forget to. The payload is
 //     "t:" and the new sequence numbers as ranges ("t:41-44,47"), or "m:",
 //     the range of a queue's new match events and the queue
-//     ("m:12-13:duel"). Notifications are delivered after
+//     ("m:12-13:duel"), or "r:" and a queue whose ruleset was replaced at
+//     run time (kind "ruleset" in documents), so every node checks tickets
+//     against the new one. Notifications are delivered after
 //     commit, in commit order, to every listening node; a ticket's own
 //     events commit one after another, so a node that reads each
 //     notification's events in turn sees every ticket's events in sequence
@@ -111,6 +113,15 @@ BEGIN
 	RETURN NULL;
 END
 $$;
+CREATE FUNCTION cupid_notify_ruleset() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'r:' || NEW.id);
+	RETURN NULL;
+END
+$$;
+CREATE TRIGGER ruleset_notify AFTER INSERT OR UPDATE ON documents
+	FOR EACH ROW WHEN (NEW.kind = 'ruleset') EXECUTE FUNCTION cupid_notify_ruleset();
+
 CREATE TRIGGER match_events_notify AFTER INSERT ON match_events
 	REFERENCING NEW TABLE AS new_rows
 	FOR EACH STATEMENT EXECUTE FUNCTION cupid_notify_match_events();
@@ -301,7 +312,9 @@ type Change struct {
 	// events may lie between).
 	Queue    string
 	From, To int64
-	Resync   bool
+	// Ruleset names a queue whose ruleset was replaced at run time.
+	Ruleset string
+	Resync  bool
 }
 
 // Listen calls fn with every change any node commits, in commit order, until
@@ -368,6 +381,8 @@ func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(Change
 // parseChange reads a notification's payload.
 func parseChange(p string) (Change, error) {
 	switch {
+	case strings.HasPrefix(p, "r:") && len(p) > 2:
+		return Change{Ruleset: p[2:]}, nil
 	case strings.HasPrefix(p, "m:"):
 		rng, queue, ok := strings.Cut(p[2:], ":")
 		lo, hi, ok2 := strings.Cut(rng, "-")

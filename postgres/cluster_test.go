@@ -227,6 +227,7 @@ func TestParseChange(t *testing.T) {
 		{in: "t:7", seqs: []int64{7}},
 		{in: "t:3-5,9", seqs: []int64{3, 4, 5, 9}},
 		{in: "m:12-13:duel", queue: "duel"},
+		{in: "r:", bad: true},
 		{in: "m:12-13:a:b", queue: "a:b"},
 		{in: "m:duel", bad: true},
 		{in: "m:13-12:duel", bad: true},

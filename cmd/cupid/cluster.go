@@ -160,6 +160,11 @@ func applyChanges(ctx context.Context, log *slog.Logger, mm *ticketsvc.Service, 
 				flush()
 				log.Warn("lost the database's notifications for a while; catching up")
 				mm.Resync(ctx)
+			case c.Ruleset != "":
+				flush()
+				if err := mm.RulesetChanged(ctx, c.Ruleset); err != nil && ctx.Err() == nil {
+					log.Error("reading a ruleset replaced through another node failed", "queue", c.Ruleset, "err", err)
+				}
 			case c.Queue != "":
 				// Match watchers re-read the log; the ticket events
 				// before it go out first.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -479,5 +480,39 @@ func TestPairingEventsMoveWithTheirLease(t *testing.T) {
 	mustCall(t, viaConnect.Join, "ball", "late")
 	if got := len(getPairingEvent(t, viaGRPC, "ball").GetParticipants()); got != 5 {
 		t.Fatalf("a join after the takeover: %d participants, want 5", got)
+	}
+}
+
+// TestRulesetReplacedThroughOneNodeHoldsOnAll: a ruleset put through one
+// node is the one every node checks tickets against, and the one the
+// queue's pools run, whichever node that is.
+func TestRulesetReplacedThroughOneNodeHoldsOnAll(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts server processes")
+	}
+	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
+	c.start()
+	c.start()
+	c.waitCovered(context.Background(), time.Now())
+	nodes := c.live()
+	// Skill beyond 1000 is refused from now on.
+	strict := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},` +
+		`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 1000}]}`
+	body, _ := json.Marshal(map[string]string{"queue": "q0", "ruleset": strict})
+	postOK(t, nodes[0].url, "/cupid.v1.RulesetService/PutRuleset", string(body))
+	for _, p := range nodes {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			_, err := p.client().CreateTicket(context.Background(), connect.NewRequest(&cupidv1.CreateTicketRequest{
+				Queue: "q0", Players: []*cupidv1.Player{player("strong-"+p.url, 2000)},
+			}))
+			if connect.CodeOf(err) == connect.CodeInvalidArgument {
+				break
+			}
+			if err == nil || time.Now().After(deadline) {
+				t.Fatalf("node %s still takes mmr 2000 after the ruleset was replaced elsewhere: %v", p.url, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }

@@ -288,8 +288,9 @@ func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64
 }
 
 // Resync catches up after notifications were missed (the listening
-// connection was lost): watchers re-read their tickets' events, and the
-// queues this node runs are reloaded from the store.
+// connection was lost): watchers re-read their tickets' events, rulesets
+// replaced meanwhile are installed, and the queues this node runs are
+// reloaded from the store.
 func (s *Service) Resync(ctx context.Context) {
 	for _, id := range s.hub.watched() {
 		evs, err := s.store.Events(ctx, id, 0)
@@ -298,6 +299,11 @@ func (s *Service) Resync(ctx context.Context) {
 			continue
 		}
 		s.hub.deliver(evs...)
+	}
+	for _, q := range s.Queues() {
+		if err := s.RulesetChanged(ctx, q); err != nil {
+			s.log.Error("catching up with a replaced ruleset failed", "queue", q, "err", err)
+		}
 	}
 	s.mu.Lock()
 	owned := make(map[string]cupid.Fence, len(s.fences))

@@ -67,8 +67,8 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 	if expected > 0 && cur.version != expected {
 		return 0, cupid.Conflict("expected_version", "the ruleset is at version %d, not %d", cur.version, expected)
 	}
-	q.version, q.ttl, q.maxKeys = cur.version+1, cur.ttl, cur.maxKeys
-	q.assignTimeout, q.onTimeout, q.leaverWindow = cur.assignTimeout, cur.onTimeout, cur.leaverWindow
+	q.version = cur.version + 1
+	q.keepSettings(cur)
 	if s.docs != nil {
 		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data))})
 		if err != nil {
@@ -78,8 +78,27 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 			return 0, s.storeError(err)
 		}
 	}
+	s.installRuleset(name, q)
+	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
+	now := s.now().UTC()
+	s.noteReplacement(ctx, name,
+		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},
+		RulesetVersion{Version: q.version, At: now, Ruleset: string(data), Via: via})
+	return q.version, nil
+}
+
+// keepSettings gives a queue compiled from a new ruleset the settings of the
+// queue it replaces: everything but the ruleset is the configuration's.
+func (q *queue) keepSettings(cur *queue) {
+	q.ttl, q.maxKeys = cur.ttl, cur.maxKeys
+	q.assignTimeout, q.onTimeout, q.leaverWindow, q.accept = cur.assignTimeout, cur.onTimeout, cur.leaverWindow, cur.accept
+}
+
+// installRuleset makes q the queue's ruleset on this node: tickets are
+// checked against it from now on and the queue's pools switch to it.
+func (s *Service) installRuleset(name string, q *queue) {
 	s.mu.Lock()
-	q.keys = cur.keys
+	q.keys = s.queues[name].keys
 	s.queues[name] = q
 	var pools []*pool
 	for k, p := range s.pools {
@@ -91,12 +110,42 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 	for _, p := range pools {
 		p.do(func(p *pool) { p.setRuleset(q) })
 	}
-	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
-	now := s.now().UTC()
-	s.noteReplacement(ctx, name,
-		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},
-		RulesetVersion{Version: q.version, At: now, Ruleset: string(data), Via: via})
-	return q.version, nil
+}
+
+// RulesetChanged reads the queue's stored ruleset and installs it if it is
+// newer than the one this node runs: a ruleset replaced through another
+// node sharing the store (cluster.go).
+func (s *Service) RulesetChanged(ctx context.Context, name string) error {
+	if s.docs == nil || s.queue(name) == nil {
+		return nil
+	}
+	docs, err := s.docs.Documents(ctx, rulesetKind, "", 0)
+	if err != nil {
+		return fmt.Errorf("ticketsvc: read the rulesets: %w", err)
+	}
+	s.putMu.Lock()
+	defer s.putMu.Unlock()
+	for _, d := range docs {
+		if d.ID != name {
+			continue
+		}
+		var doc rulesetDoc
+		if err := json.Unmarshal(d.Body, &doc); err != nil {
+			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, err)
+		}
+		cur := s.queue(name)
+		if doc.Version <= cur.version {
+			return nil
+		}
+		q, probs := compileQueue(name, doc.Ruleset, doc.Version)
+		if len(probs) > 0 {
+			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, probs)
+		}
+		q.keepSettings(cur)
+		s.installRuleset(name, q)
+		s.log.Info("ruleset replaced through another node", "queue", name, "version", q.version)
+	}
+	return nil
 }
 
 // setRuleset runs on the pool's goroutine. Tickets the new rules can never
@@ -137,7 +186,7 @@ func (s *Service) loadRulesets(ctx context.Context) error {
 			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.ID, "err", probs)
 			continue
 		}
-		q.ttl, q.maxKeys = cur.ttl, cur.maxKeys
+		q.keepSettings(cur)
 		s.mu.Lock()
 		s.queues[d.ID] = q
 		s.mu.Unlock()
