@@ -449,6 +449,10 @@ type Match struct {
 	Seats    []int    `json:"seats,omitempty"`
 	Backfill bool     `json:"backfill,omitempty"`
 	Left     []Leaver `json:"left,omitempty"`
+	// BackfillOptions are the match options a backend gave when it opened
+	// backfill (option name → values): newcomers are compared with them
+	// instead of with the options the session's players carried.
+	BackfillOptions map[string][]string `json:"backfill_options,omitempty"`
 }
 
 // TicketIDs lists every ticket of the match, team by team.

@@ -96,6 +96,9 @@ type SessionChange struct {
 	// Reopen keeps the leavers' seats open and opens backfill (a leave
 	// within the queue's leaver window); without it their seats close.
 	Reopen bool
+	// Options, on MatchEventBackfillOpened, replace the session's
+	// BackfillOptions when set.
+	Options map[string][]string
 }
 
 // Live reports whether a match is a live session: formed or assigned.
@@ -178,6 +181,9 @@ func ApplySessionChange(r *MatchRecord, c SessionChange, now time.Time) error {
 			return Conflict("match_id", "match %s has every seat taken", m.ID)
 		}
 		m.Backfill = true
+		if c.Options != nil {
+			m.BackfillOptions = c.Options
+		}
 	case MatchEventBackfillClosed:
 		if !m.Backfill {
 			return Conflict("match_id", "match %s is not open to backfill", m.ID)

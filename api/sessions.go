@@ -26,7 +26,7 @@ func sessionOut(m *cupid.Match, out *cupidv1.Match) {
 }
 
 func (h *matches) OpenBackfill(ctx context.Context, req *connect.Request[cupidv1.OpenBackfillRequest]) (*connect.Response[cupidv1.OpenBackfillResponse], error) {
-	r, err := h.mm.OpenBackfill(ctx, req.Msg.GetId())
+	r, err := h.mm.OpenBackfill(ctx, req.Msg.GetId(), nil)
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}

@@ -557,5 +557,6 @@ func cloneMatch(m *cupid.Match) *cupid.Match {
 	c.Roles = maps.Clone(m.Roles)
 	c.Seats = slices.Clone(m.Seats)
 	c.Left = slices.Clone(m.Left)
+	c.BackfillOptions = maps.Clone(m.BackfillOptions)
 	return &c
 }

@@ -186,10 +186,11 @@ func testSessions(t *testing.T, s cupid.Store) {
 	if res[0].OK || cupid.ErrorCode(res[0].Err) != cupid.CodeConflict {
 		t.Fatalf("a backfill of a closed session: %+v", res[0])
 	}
-	if _, _, err := change(cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened}, lat); err != nil {
+	if _, _, err := change(cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: map[string][]string{"mode": {"casual", "arcade"}}}, lat); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, "open sessions once opened by hand", openSessions(t, s), []string{"s1"})
+	eq(t, "the options backfill opened with", record(t, s, "s1").Match.BackfillOptions["mode"], []string{"casual", "arcade"})
 	r, _, err = change(cupid.SessionChange{Kind: cupid.MatchEventEnded}, lat.Add(time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/ruleset"
 )
 
 // Game sessions and backfill. A committed match is a session (see the root
@@ -60,6 +62,12 @@ func (p *pool) sessionize(m *cupid.Match) {
 func (p *pool) engineSession(os *openSession) engine.Session {
 	m := os.rec.Match
 	s := engine.Session{ID: m.ID, Region: m.Region, Roles: m.Roles, OptionsOnly: p.q.rules.OptionsForBackfill, Opened: os.opened}
+	if m.BackfillOptions != nil {
+		s.MatchOptions = make(map[string]any, len(m.BackfillOptions))
+		for name, vals := range m.BackfillOptions {
+			s.MatchOptions[name] = vals
+		}
+	}
 	for i, t := range m.Teams {
 		st := engine.SessionTeam{Free: max(0, m.Seats[i]-len(t.PlayerIDs))}
 		for _, id := range t.PlayerIDs {
@@ -334,10 +342,60 @@ func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionC
 
 // OpenBackfill opens a live session to backfill: waiting tickets of its
 // queue key join it, before new matches form, until its seats are full.
-// A session over, full or without seats is refused with
-// failed_precondition.
-func (s *Service) OpenBackfill(ctx context.Context, id string) (*cupid.MatchRecord, error) {
-	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened})
+// options, when not nil, are the session's match options as the game
+// server has them now (option name → values; the ruleset's match_options
+// only): newcomers are compared with them rather than with the options the
+// session's players carried. A session over, full or without seats is
+// refused with failed_precondition.
+func (s *Service) OpenBackfill(ctx context.Context, id string, options map[string][]string) (*cupid.MatchRecord, error) {
+	if options != nil {
+		if id == "" {
+			return nil, cupid.Invalid("match_id", "required")
+		}
+		rec, err := s.GetMatch(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if err := s.checkOptions(rec.Match.Key.Queue, options); err != nil {
+			return nil, err
+		}
+	}
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: options})
+}
+
+// Bounds of a session's match options.
+const (
+	maxSessionOptions     = 64
+	maxSessionOptionVals  = 64
+	maxSessionOptionBytes = 256
+)
+
+// checkOptions refuses match options the queue's ruleset does not have, or
+// values no ticket could carry.
+func (s *Service) checkOptions(queue string, options map[string][]string) error {
+	q := s.queue(queue)
+	if q == nil {
+		return cupid.NotFound("queue", "no queue %q", queue)
+	}
+	if len(options) > maxSessionOptions {
+		return cupid.Invalid("match_options", "at most %d options, got %d", maxSessionOptions, len(options))
+	}
+	for _, name := range cupid.SortedKeys(options) {
+		field := "match_options." + name
+		if !slices.ContainsFunc(q.rules.Options, func(o ruleset.MatchOption) bool { return o.Name == name }) {
+			return cupid.Invalid(field, "not a match option of queue %s's ruleset", queue)
+		}
+		vals := options[name]
+		if len(vals) == 0 || len(vals) > maxSessionOptionVals {
+			return cupid.Invalid(field, "needs 1 to %d values, got %d", maxSessionOptionVals, len(vals))
+		}
+		for i, v := range vals {
+			if v == "" || len(v) > maxSessionOptionBytes || !utf8.ValidString(v) {
+				return cupid.Invalid(fmt.Sprintf("%s[%d]", field, i), "must be UTF-8 of 1 to %d bytes", maxSessionOptionBytes)
+			}
+		}
+	}
+	return nil
 }
 
 // CloseBackfill stops backfill into a session; closing one not open is

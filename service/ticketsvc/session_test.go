@@ -250,7 +250,7 @@ func TestBackfillByHandCloseAndEnd(t *testing.T) {
 		t.Fatalf("a closed session took cat: %s", c.State)
 	}
 	// Opened by hand: cat joins.
-	if _, err := h.OpenBackfill(ctx, id); err != nil {
+	if _, err := h.OpenBackfill(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
 	h.wait(0)
@@ -263,7 +263,7 @@ func TestBackfillByHandCloseAndEnd(t *testing.T) {
 	}
 	for name, call := range map[string]func() (*cupid.MatchRecord, error){
 		"end again":      func() (*cupid.MatchRecord, error) { return h.EndSession(ctx, id) },
-		"open after end": func() (*cupid.MatchRecord, error) { return h.OpenBackfill(ctx, id) },
+		"open after end": func() (*cupid.MatchRecord, error) { return h.OpenBackfill(ctx, id, nil) },
 		"leave after end": func() (*cupid.MatchRecord, error) {
 			return h.ReportLeavers(ctx, id, []string{"ann"})
 		},
@@ -368,7 +368,7 @@ func TestReadyCheckedSessionOpensOnceFormed(t *testing.T) {
 	h.create(t, ticket("squad", 1500, "ben"))
 	h.wait(0)
 	id := h.state(t, a.ID).MatchID
-	_, err := h.OpenBackfill(ctx, id)
+	_, err := h.OpenBackfill(ctx, id, nil)
 	wantErr(t, err, cupid.CodeConflict, "match_id", "accept")
 	c := h.create(t, ticket("squad", 1500, "cat"))
 	h.wait(0)
@@ -383,5 +383,64 @@ func TestReadyCheckedSessionOpensOnceFormed(t *testing.T) {
 	h.wait(0)
 	if c = h.state(t, c.ID); c.State != cupid.StateMatched || c.MatchID != id {
 		t.Fatalf("cat after the ready check: %s in %q, want the session %s", c.State, c.MatchID, id)
+	}
+}
+
+// modeRules: squadRules whose tickets carry a game mode that must be the
+// same for everyone, compared alone for backfill.
+const modeRules = `{
+  "alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 2},
+  "matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100}],
+  "match_options": {"options": [{"name": "mode", "type": "all"}]},
+  "match_options_referred_for_backfill": true
+}`
+
+func modeTicket(mode string, players ...string) *cupid.Ticket {
+	t := ticket("squad", 1500, players...)
+	t.Attributes = cupid.NewAttributes(map[string]cupid.Value{"mode": cupid.String(mode)})
+	return t
+}
+
+// TestOpenBackfillWithTheServersOptions: a backend that opens backfill
+// with the match options its game server has now gets newcomers that fit
+// those, not the options the players queued with; options the ruleset
+// does not have, or empty ones, are refused and change nothing.
+func TestOpenBackfillWithTheServersOptions(t *testing.T) {
+	h := start(t, memstore.New(), []Queue{{Name: "squad", TTL: time.Hour, Ruleset: []byte(modeRules)}})
+	ctx := context.Background()
+	a := h.create(t, modeTicket("ranked", "ann"))
+	h.create(t, modeTicket("ranked", "ben"))
+	h.wait(0)
+	id := h.state(t, a.ID).MatchID
+	if id == "" {
+		t.Fatal("ann and ben did not match")
+	}
+	for _, c := range []struct {
+		options map[string][]string
+		field   string
+	}{
+		{map[string][]string{"map": {"dust"}}, "match_options.map"},
+		{map[string][]string{"mode": {}}, "match_options.mode"},
+		{map[string][]string{"mode": {""}}, "match_options.mode[0]"},
+	} {
+		_, err := h.OpenBackfill(ctx, id, c.options)
+		wantErr(t, err, cupid.CodeInvalid, c.field)
+	}
+	if rec := h.record(t, id); rec.Match.Backfill || rec.Match.BackfillOptions != nil {
+		t.Fatalf("a refused OpenBackfill changed the session: %+v", rec.Match)
+	}
+	// The server switched its game to casual.
+	rec, err := h.OpenBackfill(ctx, id, map[string][]string{"mode": {"casual"}})
+	if err != nil || !rec.Match.Backfill {
+		t.Fatalf("OpenBackfill: %+v %v", rec, err)
+	}
+	ranked := h.create(t, modeTicket("ranked", "cat"))
+	casual := h.create(t, modeTicket("casual", "dan"))
+	h.wait(0)
+	if got := h.state(t, casual.ID); got.MatchID != id {
+		t.Fatalf("the casual player: %s in %q, want the session", got.State, got.MatchID)
+	}
+	if got := h.state(t, ranked.ID); got.State != cupid.StateWaiting {
+		t.Fatalf("the ranked player joined a casual game: %s in %q", got.State, got.MatchID)
 	}
 }
