@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cupid "github.com/cupid-match/cupid"
@@ -20,13 +22,27 @@ func sessionOut(m *cupid.Match, out *cupidv1.Match) {
 		out.Seats = append(out.Seats, int32(n))
 	}
 	out.Backfill = m.Backfill
+	if m.BackfillOptions != nil {
+		out.BackfillOptions = make(map[string]*structpb.ListValue, len(m.BackfillOptions))
+		for name, vals := range m.BackfillOptions {
+			l := &structpb.ListValue{Values: make([]*structpb.Value, len(vals))}
+			for i, v := range vals {
+				l.Values[i] = structpb.NewStringValue(v)
+			}
+			out.BackfillOptions[name] = l
+		}
+	}
 	for _, l := range m.Left {
 		out.Left = append(out.Left, &cupidv1.Leaver{PlayerId: l.PlayerID, Team: int32(l.Team), At: timestamppb.New(l.At), Replaced: l.Replaced})
 	}
 }
 
 func (h *matches) OpenBackfill(ctx context.Context, req *connect.Request[cupidv1.OpenBackfillRequest]) (*connect.Response[cupidv1.OpenBackfillResponse], error) {
-	r, err := h.mm.OpenBackfill(ctx, req.Msg.GetId(), nil)
+	options, err := optionsIn(req.Msg.GetMatchOptions())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	r, err := h.mm.OpenBackfill(ctx, req.Msg.GetId(), options)
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -55,4 +71,25 @@ func (h *matches) EndSession(ctx context.Context, req *connect.Request[cupidv1.E
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.EndSessionResponse{Match: matchRecordOut(r)}), nil
+}
+
+// optionsIn reads a session's match options: each a list of strings. None
+// given is nil (the session keeps the options it has).
+func optionsIn(in map[string]*structpb.ListValue) (map[string][]string, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make(map[string][]string, len(in))
+	for _, name := range cupid.SortedKeys(in) {
+		vals := []string{}
+		for i, v := range in[name].GetValues() {
+			sv, ok := v.GetKind().(*structpb.Value_StringValue)
+			if !ok {
+				return nil, cupid.Invalid(fmt.Sprintf("match_options.%s[%d]", name, i), "must be a string")
+			}
+			vals = append(vals, sv.StringValue)
+		}
+		out[name] = vals
+	}
+	return out, nil
 }

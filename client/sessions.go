@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 )
@@ -47,6 +48,26 @@ func (c *Client) ReportLeavers(ctx context.Context, matchID string, playerIDs ..
 // EndSession ends a session when its game is over.
 func (c *Client) EndSession(ctx context.Context, matchID string) (*cupidv1.MatchRecord, error) {
 	res, err := c.Matches.EndSession(ctx, connect.NewRequest(&cupidv1.EndSessionRequest{Id: matchID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+// OpenBackfillWithOptions opens backfill as OpenBackfill does, with the
+// match options the game server has now (option name → values, the
+// ruleset's match_options only): newcomers are compared with these rather
+// than with the options the session's players queued with.
+func (c *Client) OpenBackfillWithOptions(ctx context.Context, matchID string, options map[string][]string) (*cupidv1.MatchRecord, error) {
+	req := &cupidv1.OpenBackfillRequest{Id: matchID, MatchOptions: map[string]*structpb.ListValue{}}
+	for name, vals := range options {
+		l := &structpb.ListValue{}
+		for _, v := range vals {
+			l.Values = append(l.Values, structpb.NewStringValue(v))
+		}
+		req.MatchOptions[name] = l
+	}
+	res, err := c.Matches.OpenBackfill(ctx, connect.NewRequest(req))
 	if err != nil {
 		return nil, err
 	}

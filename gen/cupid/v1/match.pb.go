@@ -9,6 +9,7 @@ package cupidv1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -616,8 +617,13 @@ func (x *AssignMatchResponse) GetMatch() *MatchRecord {
 }
 
 type OpenBackfillRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The session's match options as its game server has them now (option
+	// name -> a list of strings; the ruleset's match_options only): when
+	// set, newcomers are compared with these instead of with the options
+	// the session's players queued with.
+	MatchOptions  map[string]*structpb.ListValue `protobuf:"bytes,2,rep,name=match_options,json=matchOptions,proto3" json:"match_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -657,6 +663,13 @@ func (x *OpenBackfillRequest) GetId() string {
 		return x.Id
 	}
 	return ""
+}
+
+func (x *OpenBackfillRequest) GetMatchOptions() map[string]*structpb.ListValue {
+	if x != nil {
+		return x.MatchOptions
+	}
+	return nil
 }
 
 type OpenBackfillResponse struct {
@@ -979,7 +992,7 @@ var File_cupid_v1_match_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x14cupid/v1/match.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe9\x01\n" +
+	"\x14cupid/v1/match.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe9\x01\n" +
 	"\vMatchRecord\x12%\n" +
 	"\x05match\x18\x01 \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12*\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x14.cupid.v1.MatchStateR\x05state\x124\n" +
@@ -1023,9 +1036,13 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"assignment\x18\x02 \x01(\v2\x14.cupid.v1.AssignmentR\n" +
 	"assignment\"B\n" +
 	"\x13AssignMatchResponse\x12+\n" +
-	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"%\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"\xd8\x01\n" +
 	"\x13OpenBackfillRequest\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\"C\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12T\n" +
+	"\rmatch_options\x18\x02 \x03(\v2/.cupid.v1.OpenBackfillRequest.MatchOptionsEntryR\fmatchOptions\x1a[\n" +
+	"\x11MatchOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueR\x05value:\x028\x01\"C\n" +
 	"\x14OpenBackfillResponse\x12+\n" +
 	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"&\n" +
 	"\x14CloseBackfillRequest\x12\x0e\n" +
@@ -1073,7 +1090,7 @@ func file_cupid_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 17)
+var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_cupid_v1_match_proto_goTypes = []any{
 	(MatchState)(0),               // 0: cupid.v1.MatchState
 	(*MatchRecord)(nil),           // 1: cupid.v1.MatchRecord
@@ -1093,48 +1110,52 @@ var file_cupid_v1_match_proto_goTypes = []any{
 	(*ReportLeaversResponse)(nil), // 15: cupid.v1.ReportLeaversResponse
 	(*EndSessionRequest)(nil),     // 16: cupid.v1.EndSessionRequest
 	(*EndSessionResponse)(nil),    // 17: cupid.v1.EndSessionResponse
-	(*Match)(nil),                 // 18: cupid.v1.Match
-	(*Assignment)(nil),            // 19: cupid.v1.Assignment
-	(*timestamppb.Timestamp)(nil), // 20: google.protobuf.Timestamp
+	nil,                           // 18: cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	(*Match)(nil),                 // 19: cupid.v1.Match
+	(*Assignment)(nil),            // 20: cupid.v1.Assignment
+	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),    // 22: google.protobuf.ListValue
 }
 var file_cupid_v1_match_proto_depIdxs = []int32{
-	18, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
+	19, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
 	0,  // 1: cupid.v1.MatchRecord.state:type_name -> cupid.v1.MatchState
-	19, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
-	20, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
-	20, // 4: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
-	18, // 5: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
-	19, // 6: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
+	20, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
+	21, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
+	21, // 4: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
+	19, // 5: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
+	20, // 6: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
 	0,  // 7: cupid.v1.ListMatchesRequest.state:type_name -> cupid.v1.MatchState
 	1,  // 8: cupid.v1.ListMatchesResponse.matches:type_name -> cupid.v1.MatchRecord
 	1,  // 9: cupid.v1.GetMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	19, // 10: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
+	20, // 10: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
 	1,  // 11: cupid.v1.AssignMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 12: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 13: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 14: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 15: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
-	3,  // 16: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
-	4,  // 17: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
-	6,  // 18: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
-	8,  // 19: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
-	10, // 20: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
-	12, // 21: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
-	14, // 22: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
-	16, // 23: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
-	2,  // 24: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
-	5,  // 25: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
-	7,  // 26: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
-	9,  // 27: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
-	11, // 28: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
-	13, // 29: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
-	15, // 30: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
-	17, // 31: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
-	24, // [24:32] is the sub-list for method output_type
-	16, // [16:24] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	18, // 12: cupid.v1.OpenBackfillRequest.match_options:type_name -> cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	1,  // 13: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 14: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 15: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 16: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
+	22, // 17: cupid.v1.OpenBackfillRequest.MatchOptionsEntry.value:type_name -> google.protobuf.ListValue
+	3,  // 18: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
+	4,  // 19: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
+	6,  // 20: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
+	8,  // 21: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
+	10, // 22: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
+	12, // 23: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
+	14, // 24: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
+	16, // 25: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
+	2,  // 26: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
+	5,  // 27: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
+	7,  // 28: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
+	9,  // 29: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
+	11, // 30: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
+	13, // 31: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
+	15, // 32: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
+	17, // 33: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
+	26, // [26:34] is the sub-list for method output_type
+	18, // [18:26] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_match_proto_init() }
@@ -1149,7 +1170,7 @@ func file_cupid_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_match_proto_rawDesc), len(file_cupid_v1_match_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   17,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

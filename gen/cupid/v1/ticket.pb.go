@@ -1526,11 +1526,14 @@ type Match struct {
 	// The match as a game session: how many players each team holds at
 	// most (teams list the players in it now), whether it is open to
 	// backfill, and who left. See docs/matches.md.
-	Seats         []int32   `protobuf:"varint,8,rep,packed,name=seats,proto3" json:"seats,omitempty"`
-	Backfill      bool      `protobuf:"varint,9,opt,name=backfill,proto3" json:"backfill,omitempty"`
-	Left          []*Leaver `protobuf:"bytes,10,rep,name=left,proto3" json:"left,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Seats    []int32   `protobuf:"varint,8,rep,packed,name=seats,proto3" json:"seats,omitempty"`
+	Backfill bool      `protobuf:"varint,9,opt,name=backfill,proto3" json:"backfill,omitempty"`
+	Left     []*Leaver `protobuf:"bytes,10,rep,name=left,proto3" json:"left,omitempty"`
+	// The match options a backend gave when it opened backfill (option name
+	// -> its values); newcomers are compared with them. Unset otherwise.
+	BackfillOptions map[string]*structpb.ListValue `protobuf:"bytes,12,rep,name=backfill_options,json=backfillOptions,proto3" json:"backfill_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -1629,6 +1632,13 @@ func (x *Match) GetBackfill() bool {
 func (x *Match) GetLeft() []*Leaver {
 	if x != nil {
 		return x.Left
+	}
+	return nil
+}
+
+func (x *Match) GetBackfillOptions() map[string]*structpb.ListValue {
+	if x != nil {
+		return x.BackfillOptions
 	}
 	return nil
 }
@@ -2085,7 +2095,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"assignedAt\x1a=\n" +
 	"\x0fConnectionEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x97\x03\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc8\x04\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12$\n" +
@@ -2098,11 +2108,15 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x05seats\x18\b \x03(\x05R\x05seats\x12\x1a\n" +
 	"\bbackfill\x18\t \x01(\bR\bbackfill\x12$\n" +
 	"\x04left\x18\n" +
-	" \x03(\v2\x10.cupid.v1.LeaverR\x04left\x1a8\n" +
+	" \x03(\v2\x10.cupid.v1.LeaverR\x04left\x12O\n" +
+	"\x10backfill_options\x18\f \x03(\v2$.cupid.v1.Match.BackfillOptionsEntryR\x0fbackfillOptions\x1a8\n" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x81\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a^\n" +
+	"\x14BackfillOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueR\x05value:\x028\x01\"\x81\x01\n" +
 	"\x06Leaver\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x12\n" +
 	"\x04team\x18\x02 \x01(\x05R\x04team\x12*\n" +
@@ -2161,7 +2175,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -2199,10 +2213,12 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	nil,                           // 33: cupid.v1.Ticket.AttributesEntry
 	nil,                           // 34: cupid.v1.Assignment.ConnectionEntry
 	nil,                           // 35: cupid.v1.Match.RolesEntry
-	nil,                           // 36: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 37: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 38: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 39: google.protobuf.Value
+	nil,                           // 36: cupid.v1.Match.BackfillOptionsEntry
+	nil,                           // 37: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 38: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 40: google.protobuf.Value
+	(*structpb.ListValue)(nil),    // 41: google.protobuf.ListValue
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	29, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
@@ -2220,54 +2236,56 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
 	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
 	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	37, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	38, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	38, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	39, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
 	23, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
 	22, // 18: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
 	1,  // 19: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
 	32, // 20: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
 	33, // 21: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
 	0,  // 22: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	38, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	38, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	37, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	39, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	39, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	38, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
 	23, // 26: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
 	27, // 27: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
 	34, // 28: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
-	38, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	39, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
 	25, // 30: cupid.v1.Match.teams:type_name -> cupid.v1.Team
 	26, // 31: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	38, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	39, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
 	35, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
 	24, // 34: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
-	38, // 35: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
-	36, // 36: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	28, // 37: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	38, // 38: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	39, // 39: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	39, // 40: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	39, // 41: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	2,  // 42: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 43: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 44: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 45: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 46: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 47: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 48: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 49: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 50: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 51: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 52: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 53: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 54: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 55: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 56: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 57: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	50, // [50:58] is the sub-list for method output_type
-	42, // [42:50] is the sub-list for method input_type
-	42, // [42:42] is the sub-list for extension type_name
-	42, // [42:42] is the sub-list for extension extendee
-	0,  // [0:42] is the sub-list for field type_name
+	36, // 35: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
+	39, // 36: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	37, // 37: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	28, // 38: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	39, // 39: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	40, // 40: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	40, // 41: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	40, // 42: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	41, // 43: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
+	2,  // 44: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 45: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 46: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 47: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 48: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 49: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 50: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 51: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 52: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 53: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 54: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 55: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 56: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 57: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 58: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 59: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	52, // [52:60] is the sub-list for method output_type
+	44, // [44:52] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -2281,7 +2299,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   36,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
