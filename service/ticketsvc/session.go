@@ -35,6 +35,11 @@ type openSession struct {
 	rec     *cupid.MatchRecord
 	players map[string]cupid.Player
 	opened  time.Time
+	// held are waiting tickets of players already in the session, which
+	// the engine proposed for it: they are kept out of the engine (in the
+	// pool's out, so they still expire) while the session is open, or the
+	// engine would propose them again and again instead of anyone else.
+	held []*cupid.Ticket
 }
 
 // seatsOf is how many players each of n teams may hold: the ruleset's
@@ -100,6 +105,7 @@ func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]
 		return
 	}
 	os := &openSession{seq: seq, rec: rec, players: players, opened: opened}
+	var free []*cupid.Ticket
 	if old != nil {
 		os.opened = old.opened
 		for id, pl := range old.players {
@@ -107,20 +113,69 @@ func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]
 				os.players[id] = pl
 			}
 		}
+		for _, t := range old.held {
+			if inSession(rec.Match, t) {
+				os.held = append(os.held, t)
+			} else {
+				free = append(free, t) // its player left the session
+			}
+		}
 	}
 	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
 		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
 		p.eng.CloseSession(id)
 		delete(p.sessions, id)
+		p.unhold(append(free, os.held...))
 		return
 	}
 	p.sessions[id] = os
+	p.unhold(free)
+}
+
+// inSession reports whether one of a ticket's players is in the session.
+func inSession(m *cupid.Match, t *cupid.Ticket) bool {
+	for _, team := range m.Teams {
+		for _, pl := range t.Players {
+			if slices.Contains(team.PlayerIDs, pl.ID) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hold keeps a proposed ticket whose player is in the session out of the
+// engine while the session is open.
+func (p *pool) hold(os *openSession, t *cupid.Ticket) {
+	p.out[t.ID] = liveOf(t)
+	os.held = append(os.held, t)
+}
+
+// unhold gives held tickets back to the engine with their age, those that
+// are still live and not being ended.
+func (p *pool) unhold(ts []*cupid.Ticket) {
+	var back []*cupid.Ticket
+	for _, t := range ts {
+		if _, ok := p.out[t.ID]; !ok || slices.ContainsFunc(p.pending, func(e pendingEnd) bool { return e.id == t.ID }) {
+			continue // ended meanwhile, or its end is being retried
+		}
+		delete(p.out, t.ID)
+		back = append(back, t)
+	}
+	now := p.s.now().UTC()
+	for _, ev := range p.eng.Return(back) {
+		p.out[ev.Ticket.ID] = liveOf(ev.Ticket)
+		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset cannot match it: %v", ev.Err), now)
+	}
 }
 
 // closeSession stops backfill into a session; seq, when above zero, is the
 // match event that closed it, so an older open arriving later is ignored.
 func (p *pool) closeSession(id string, seq int64) {
 	p.eng.CloseSession(id)
+	if os := p.sessions[id]; os != nil {
+		p.unhold(os.held)
+	}
 	delete(p.sessions, id)
 	if seq > 0 {
 		if p.closedAt == nil {
@@ -161,6 +216,10 @@ func (p *pool) formedSession(m *cupid.Match, pr *engine.Proposal, ev cupid.Match
 // opened again as it now is (the engine took it out while its proposal was
 // out), unless it is full, closed or over.
 func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
+	props = p.withoutPlayersInSession(props, now)
+	if len(props) == 0 {
+		return
+	}
 	bs := make([]cupid.Backfill, len(props))
 	for i, pr := range props {
 		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
@@ -213,6 +272,40 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 			p.s.handoff.wake(res.Event.Queue)
 		}
 	}
+}
+
+// withoutPlayersInSession passes over the backfill proposals that would
+// put a player into the session he already plays in (he queued again
+// without leaving it): the store would refuse them. Such a ticket is held
+// out of the engine while the session is open (hold), the proposal's other
+// tickets go back, and the session is opened again at once, so that the
+// next step offers its seats to someone else.
+func (p *pool) withoutPlayersInSession(props []engine.Proposal, now time.Time) []engine.Proposal {
+	out := props[:0]
+	for _, pr := range props {
+		os := p.sessions[pr.SessionID]
+		if os == nil {
+			out = append(out, pr)
+			continue
+		}
+		var back []*cupid.Ticket
+		clash := false
+		for _, t := range pr.Tickets() {
+			if inSession(os.rec.Match, t) {
+				p.hold(os, t)
+				clash = true
+				continue
+			}
+			back = append(back, t)
+		}
+		if !clash {
+			out = append(out, pr)
+			continue
+		}
+		p.giveBack(back, nil, now)
+		p.reopen(pr.SessionID)
+	}
+	return out
 }
 
 // reopen gives the engine back a session, unchanged, after its proposal was

@@ -338,6 +338,12 @@ func TestNoPlayerInTwoLiveMatchesUnderBackfill(t *testing.T) {
 	if a = h.state(t, a.ID); a.MatchID == s.Match.ID {
 		t.Fatalf("ann was backfilled into the session she plays in")
 	}
+	// The session still takes others.
+	d := h.create(t, ticket("squad", 1500, "dan"))
+	h.wait(0)
+	if d = h.state(t, d.ID); d.MatchID != s.Match.ID {
+		t.Fatalf("dan: %s in %q, want the session's last seat", d.State, d.MatchID)
+	}
 }
 
 // restarted closes h's service and starts another on the same store and
@@ -442,5 +448,40 @@ func TestOpenBackfillWithTheServersOptions(t *testing.T) {
 	}
 	if got := h.state(t, ranked.ID); got.State != cupid.StateWaiting {
 		t.Fatalf("the ranked player joined a casual game: %s in %q", got.State, got.MatchID)
+	}
+}
+
+// TestHeldTicketIsFreedWhenTheSessionEnds: a player who queued again while
+// in an open session waits outside the session; he is still counted and
+// still cancellable, and once the session ends he matches anew.
+func TestHeldTicketIsFreedWhenTheSessionEnds(t *testing.T) {
+	h := start(t, memstore.New(), squadQueues(0))
+	ctx := context.Background()
+	s := h.squadSession(t, "ann", "ben")
+	again := h.create(t, ticket("squad", 1500, "ann"))
+	gone := h.create(t, ticket("squad", 1500, "ben"))
+	h.wait(0)
+	st, err := h.Stats(ctx, "squad")
+	if err != nil || len(st) != 1 || st[0].Waiting != 2 {
+		t.Fatalf("stats with two held tickets: %+v %v", st, err)
+	}
+	if _, err := h.CancelTicket(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.EndSession(ctx, s.Match.ID); err != nil {
+		t.Fatal(err)
+	}
+	eve := h.create(t, ticket("squad", 1500, "eve"))
+	h.wait(0)
+	a, e := h.state(t, again.ID), h.state(t, eve.ID)
+	if a.State != cupid.StateMatched || a.MatchID != e.MatchID || a.MatchID == s.Match.ID {
+		t.Fatalf("ann after the session ended: %s in %q, eve in %q", a.State, a.MatchID, e.MatchID)
+	}
+	if g := h.state(t, gone.ID); g.State != cupid.StateCancelled {
+		t.Fatalf("ben's cancelled ticket came back: %s", g.State)
+	}
+	h.wait(0)
+	if st, _ := h.Stats(ctx, "squad"); len(st) != 1 || st[0].Waiting != 0 {
+		t.Fatalf("stats at the end: %+v", st)
 	}
 }
