@@ -196,6 +196,7 @@ func matchOut(m *cupid.Match) *cupidv1.Match {
 		out.Teams = append(out.Teams, &cupidv1.Team{TicketIds: t.TicketIDs, PlayerIds: t.PlayerIDs})
 	}
 	sessionOut(m, out) // sessions.go
+	acceptByOut(m, out)
 	return out
 }
 

@@ -72,6 +72,7 @@ var matchStateOut = map[cupid.MatchState]cupidv1.MatchState{
 	cupid.MatchAssigned: cupidv1.MatchState_MATCH_STATE_ASSIGNED,
 	cupid.MatchReleased: cupidv1.MatchState_MATCH_STATE_RELEASED,
 	cupid.MatchEnded:    cupidv1.MatchState_MATCH_STATE_ENDED,
+	cupid.MatchPending:  cupidv1.MatchState_MATCH_STATE_PENDING,
 }
 
 var matchStateIn = map[cupidv1.MatchState]cupid.MatchState{
@@ -80,16 +81,19 @@ var matchStateIn = map[cupidv1.MatchState]cupid.MatchState{
 	cupidv1.MatchState_MATCH_STATE_ASSIGNED:    cupid.MatchAssigned,
 	cupidv1.MatchState_MATCH_STATE_RELEASED:    cupid.MatchReleased,
 	cupidv1.MatchState_MATCH_STATE_ENDED:       cupid.MatchEnded,
+	cupidv1.MatchState_MATCH_STATE_PENDING:     cupid.MatchPending,
 }
 
 func matchRecordOut(r *cupid.MatchRecord) *cupidv1.MatchRecord {
-	return &cupidv1.MatchRecord{
+	out := &cupidv1.MatchRecord{
 		Match:      matchOut(r.Match),
 		State:      matchStateOut[r.State],
 		Assignment: assignmentOut(r.Assignment),
 		UpdatedAt:  timestamppb.New(r.UpdatedAt),
 		Reason:     r.Reason,
 	}
+	answersOut(r, out) // accept.go
+	return out
 }
 
 func matchEventOut(ev cupid.MatchEvent) *cupidv1.MatchEvent {

@@ -77,6 +77,8 @@ var rules = map[string]rule{
 	cupidv1connect.MatchServiceCloseBackfillProcedure: {scope: ScopeTickets},
 	cupidv1connect.MatchServiceReportLeaversProcedure: {scope: ScopeTickets},
 	cupidv1connect.MatchServiceEndSessionProcedure:    {scope: ScopeTickets},
+	// A player answers a ready check for himself (accept.go).
+	cupidv1connect.MatchServiceAcceptMatchProcedure: {scope: ScopeTickets, player: mayAnswer},
 	cupidv1connect.MatchServiceGetMatchProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, _ string, _ any) error {
 		return nil
 	}},

@@ -71,6 +71,9 @@ type QueueConfig struct {
 	// leaves it is replaced by backfill; zero (the default) never
 	// replaces leavers: their seats close.
 	LeaverWindow Duration `yaml:"leaver_window"`
+	// Acceptance asks every player of a match to accept it in time before
+	// it is formed (see accept.go); absent: matches form at once.
+	Acceptance *Acceptance `yaml:"acceptance"`
 
 	// rulesetJSON is the ruleset as JSON, filled by Load.
 	rulesetJSON []byte
@@ -190,6 +193,7 @@ func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]boo
 		doc.report(cupid.Invalid(field+".max_keys", "must not be negative (0 means the default, 1000)"))
 	}
 	q.checkHandoff(doc, field)
+	q.checkAcceptance(doc, field)
 	if !doc.known(field+".ruleset") || !doc.known(field+".ruleset_file") {
 		return // which ruleset the queue has is not known
 	}

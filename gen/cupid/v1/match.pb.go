@@ -34,6 +34,9 @@ const (
 	MatchState_MATCH_STATE_ASSIGNED MatchState = 2
 	// Released: not assigned in time; its tickets were requeued or cancelled.
 	MatchState_MATCH_STATE_RELEASED MatchState = 3
+	// Pending: waiting for its players to accept it (a queue with a ready
+	// check); not yet in the backends' match stream.
+	MatchState_MATCH_STATE_PENDING MatchState = 4
 	// Ended: its backend ended the game session.
 	MatchState_MATCH_STATE_ENDED MatchState = 5
 )
@@ -45,6 +48,7 @@ var (
 		1: "MATCH_STATE_FORMED",
 		2: "MATCH_STATE_ASSIGNED",
 		3: "MATCH_STATE_RELEASED",
+		4: "MATCH_STATE_PENDING",
 		5: "MATCH_STATE_ENDED",
 	}
 	MatchState_value = map[string]int32{
@@ -52,6 +56,7 @@ var (
 		"MATCH_STATE_FORMED":      1,
 		"MATCH_STATE_ASSIGNED":    2,
 		"MATCH_STATE_RELEASED":    3,
+		"MATCH_STATE_PENDING":     4,
 		"MATCH_STATE_ENDED":       5,
 	}
 )
@@ -92,7 +97,12 @@ type MatchRecord struct {
 	Assignment *Assignment            `protobuf:"bytes,3,opt,name=assignment,proto3" json:"assignment,omitempty"`
 	UpdatedAt  *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
 	// Why a released match was released.
-	Reason        string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,5,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The players' answers to the match's ready check, in the order given
+	// (GetMatch and AcceptMatch fill it).
+	Answers []*MatchAnswer `protobuf:"bytes,6,rep,name=answers,proto3" json:"answers,omitempty"`
+	// How many players have accepted.
+	Accepted      int32 `protobuf:"varint,7,opt,name=accepted,proto3" json:"accepted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -162,6 +172,81 @@ func (x *MatchRecord) GetReason() string {
 	return ""
 }
 
+func (x *MatchRecord) GetAnswers() []*MatchAnswer {
+	if x != nil {
+		return x.Answers
+	}
+	return nil
+}
+
+func (x *MatchRecord) GetAccepted() int32 {
+	if x != nil {
+		return x.Accepted
+	}
+	return 0
+}
+
+// MatchAnswer is one player's answer to a ready check.
+type MatchAnswer struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	Accept        bool                   `protobuf:"varint,2,opt,name=accept,proto3" json:"accept,omitempty"`
+	At            *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MatchAnswer) Reset() {
+	*x = MatchAnswer{}
+	mi := &file_cupid_v1_match_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MatchAnswer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MatchAnswer) ProtoMessage() {}
+
+func (x *MatchAnswer) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MatchAnswer.ProtoReflect.Descriptor instead.
+func (*MatchAnswer) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *MatchAnswer) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *MatchAnswer) GetAccept() bool {
+	if x != nil {
+		return x.Accept
+	}
+	return false
+}
+
+func (x *MatchAnswer) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
 // MatchEvent is one entry of a queue's match log.
 type MatchEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -188,7 +273,7 @@ type MatchEvent struct {
 
 func (x *MatchEvent) Reset() {
 	*x = MatchEvent{}
-	mi := &file_cupid_v1_match_proto_msgTypes[1]
+	mi := &file_cupid_v1_match_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +285,7 @@ func (x *MatchEvent) String() string {
 func (*MatchEvent) ProtoMessage() {}
 
 func (x *MatchEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[1]
+	mi := &file_cupid_v1_match_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +298,7 @@ func (x *MatchEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEvent.ProtoReflect.Descriptor instead.
 func (*MatchEvent) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{1}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *MatchEvent) GetSeq() int64 {
@@ -283,7 +368,7 @@ type WatchMatchesRequest struct {
 
 func (x *WatchMatchesRequest) Reset() {
 	*x = WatchMatchesRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[2]
+	mi := &file_cupid_v1_match_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -295,7 +380,7 @@ func (x *WatchMatchesRequest) String() string {
 func (*WatchMatchesRequest) ProtoMessage() {}
 
 func (x *WatchMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[2]
+	mi := &file_cupid_v1_match_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -308,7 +393,7 @@ func (x *WatchMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchMatchesRequest.ProtoReflect.Descriptor instead.
 func (*WatchMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{2}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *WatchMatchesRequest) GetQueue() string {
@@ -338,7 +423,7 @@ type ListMatchesRequest struct {
 
 func (x *ListMatchesRequest) Reset() {
 	*x = ListMatchesRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[3]
+	mi := &file_cupid_v1_match_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -350,7 +435,7 @@ func (x *ListMatchesRequest) String() string {
 func (*ListMatchesRequest) ProtoMessage() {}
 
 func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[3]
+	mi := &file_cupid_v1_match_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -363,7 +448,7 @@ func (x *ListMatchesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesRequest.ProtoReflect.Descriptor instead.
 func (*ListMatchesRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{3}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *ListMatchesRequest) GetQueue() string {
@@ -396,7 +481,7 @@ type ListMatchesResponse struct {
 
 func (x *ListMatchesResponse) Reset() {
 	*x = ListMatchesResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[4]
+	mi := &file_cupid_v1_match_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -408,7 +493,7 @@ func (x *ListMatchesResponse) String() string {
 func (*ListMatchesResponse) ProtoMessage() {}
 
 func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[4]
+	mi := &file_cupid_v1_match_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -421,7 +506,7 @@ func (x *ListMatchesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMatchesResponse.ProtoReflect.Descriptor instead.
 func (*ListMatchesResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{4}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListMatchesResponse) GetMatches() []*MatchRecord {
@@ -440,7 +525,7 @@ type GetMatchRequest struct {
 
 func (x *GetMatchRequest) Reset() {
 	*x = GetMatchRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[5]
+	mi := &file_cupid_v1_match_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -452,7 +537,7 @@ func (x *GetMatchRequest) String() string {
 func (*GetMatchRequest) ProtoMessage() {}
 
 func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[5]
+	mi := &file_cupid_v1_match_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -465,7 +550,7 @@ func (x *GetMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchRequest.ProtoReflect.Descriptor instead.
 func (*GetMatchRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{5}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetMatchRequest) GetId() string {
@@ -484,7 +569,7 @@ type GetMatchResponse struct {
 
 func (x *GetMatchResponse) Reset() {
 	*x = GetMatchResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[6]
+	mi := &file_cupid_v1_match_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -496,7 +581,7 @@ func (x *GetMatchResponse) String() string {
 func (*GetMatchResponse) ProtoMessage() {}
 
 func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[6]
+	mi := &file_cupid_v1_match_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -509,7 +594,7 @@ func (x *GetMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMatchResponse.ProtoReflect.Descriptor instead.
 func (*GetMatchResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{6}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetMatchResponse) GetMatch() *MatchRecord {
@@ -530,7 +615,7 @@ type AssignMatchRequest struct {
 
 func (x *AssignMatchRequest) Reset() {
 	*x = AssignMatchRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[7]
+	mi := &file_cupid_v1_match_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -542,7 +627,7 @@ func (x *AssignMatchRequest) String() string {
 func (*AssignMatchRequest) ProtoMessage() {}
 
 func (x *AssignMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[7]
+	mi := &file_cupid_v1_match_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -555,7 +640,7 @@ func (x *AssignMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignMatchRequest.ProtoReflect.Descriptor instead.
 func (*AssignMatchRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{7}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *AssignMatchRequest) GetId() string {
@@ -581,7 +666,7 @@ type AssignMatchResponse struct {
 
 func (x *AssignMatchResponse) Reset() {
 	*x = AssignMatchResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[8]
+	mi := &file_cupid_v1_match_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +678,7 @@ func (x *AssignMatchResponse) String() string {
 func (*AssignMatchResponse) ProtoMessage() {}
 
 func (x *AssignMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[8]
+	mi := &file_cupid_v1_match_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +691,7 @@ func (x *AssignMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignMatchResponse.ProtoReflect.Descriptor instead.
 func (*AssignMatchResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{8}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *AssignMatchResponse) GetMatch() *MatchRecord {
@@ -630,7 +715,7 @@ type OpenBackfillRequest struct {
 
 func (x *OpenBackfillRequest) Reset() {
 	*x = OpenBackfillRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[9]
+	mi := &file_cupid_v1_match_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -642,7 +727,7 @@ func (x *OpenBackfillRequest) String() string {
 func (*OpenBackfillRequest) ProtoMessage() {}
 
 func (x *OpenBackfillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[9]
+	mi := &file_cupid_v1_match_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -655,7 +740,7 @@ func (x *OpenBackfillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenBackfillRequest.ProtoReflect.Descriptor instead.
 func (*OpenBackfillRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{9}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *OpenBackfillRequest) GetId() string {
@@ -681,7 +766,7 @@ type OpenBackfillResponse struct {
 
 func (x *OpenBackfillResponse) Reset() {
 	*x = OpenBackfillResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[10]
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -693,7 +778,7 @@ func (x *OpenBackfillResponse) String() string {
 func (*OpenBackfillResponse) ProtoMessage() {}
 
 func (x *OpenBackfillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[10]
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -706,7 +791,7 @@ func (x *OpenBackfillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenBackfillResponse.ProtoReflect.Descriptor instead.
 func (*OpenBackfillResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *OpenBackfillResponse) GetMatch() *MatchRecord {
@@ -725,7 +810,7 @@ type CloseBackfillRequest struct {
 
 func (x *CloseBackfillRequest) Reset() {
 	*x = CloseBackfillRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +822,7 @@ func (x *CloseBackfillRequest) String() string {
 func (*CloseBackfillRequest) ProtoMessage() {}
 
 func (x *CloseBackfillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +835,7 @@ func (x *CloseBackfillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackfillRequest.ProtoReflect.Descriptor instead.
 func (*CloseBackfillRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CloseBackfillRequest) GetId() string {
@@ -769,7 +854,7 @@ type CloseBackfillResponse struct {
 
 func (x *CloseBackfillResponse) Reset() {
 	*x = CloseBackfillResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +866,7 @@ func (x *CloseBackfillResponse) String() string {
 func (*CloseBackfillResponse) ProtoMessage() {}
 
 func (x *CloseBackfillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +879,7 @@ func (x *CloseBackfillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackfillResponse.ProtoReflect.Descriptor instead.
 func (*CloseBackfillResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseBackfillResponse) GetMatch() *MatchRecord {
@@ -814,7 +899,7 @@ type ReportLeaversRequest struct {
 
 func (x *ReportLeaversRequest) Reset() {
 	*x = ReportLeaversRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -826,7 +911,7 @@ func (x *ReportLeaversRequest) String() string {
 func (*ReportLeaversRequest) ProtoMessage() {}
 
 func (x *ReportLeaversRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -839,7 +924,7 @@ func (x *ReportLeaversRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportLeaversRequest.ProtoReflect.Descriptor instead.
 func (*ReportLeaversRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ReportLeaversRequest) GetId() string {
@@ -865,7 +950,7 @@ type ReportLeaversResponse struct {
 
 func (x *ReportLeaversResponse) Reset() {
 	*x = ReportLeaversResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -877,7 +962,7 @@ func (x *ReportLeaversResponse) String() string {
 func (*ReportLeaversResponse) ProtoMessage() {}
 
 func (x *ReportLeaversResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -890,7 +975,7 @@ func (x *ReportLeaversResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportLeaversResponse.ProtoReflect.Descriptor instead.
 func (*ReportLeaversResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReportLeaversResponse) GetMatch() *MatchRecord {
@@ -909,7 +994,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1006,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1019,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *EndSessionRequest) GetId() string {
@@ -953,7 +1038,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	mi := &file_cupid_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -965,7 +1050,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	mi := &file_cupid_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,10 +1063,115 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EndSessionResponse) GetMatch() *MatchRecord {
+	if x != nil {
+		return x.Match
+	}
+	return nil
+}
+
+type AcceptMatchRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Id       string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	PlayerId string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// True to accept the match, false to decline it.
+	Accept        bool `protobuf:"varint,3,opt,name=accept,proto3" json:"accept,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptMatchRequest) Reset() {
+	*x = AcceptMatchRequest{}
+	mi := &file_cupid_v1_match_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptMatchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptMatchRequest) ProtoMessage() {}
+
+func (x *AcceptMatchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptMatchRequest.ProtoReflect.Descriptor instead.
+func (*AcceptMatchRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *AcceptMatchRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AcceptMatchRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *AcceptMatchRequest) GetAccept() bool {
+	if x != nil {
+		return x.Accept
+	}
+	return false
+}
+
+type AcceptMatchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptMatchResponse) Reset() {
+	*x = AcceptMatchResponse{}
+	mi := &file_cupid_v1_match_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptMatchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptMatchResponse) ProtoMessage() {}
+
+func (x *AcceptMatchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptMatchResponse.ProtoReflect.Descriptor instead.
+func (*AcceptMatchResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *AcceptMatchResponse) GetMatch() *MatchRecord {
 	if x != nil {
 		return x.Match
 	}
@@ -992,7 +1182,7 @@ var File_cupid_v1_match_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_match_proto_rawDesc = "" +
 	"\n" +
-	"\x14cupid/v1/match.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe9\x01\n" +
+	"\x14cupid/v1/match.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x02\n" +
 	"\vMatchRecord\x12%\n" +
 	"\x05match\x18\x01 \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12*\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x14.cupid.v1.MatchStateR\x05state\x124\n" +
@@ -1001,7 +1191,13 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"assignment\x129\n" +
 	"\n" +
 	"updated_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x16\n" +
-	"\x06reason\x18\x05 \x01(\tR\x06reason\"\x91\x02\n" +
+	"\x06reason\x18\x05 \x01(\tR\x06reason\x12/\n" +
+	"\aanswers\x18\x06 \x03(\v2\x15.cupid.v1.MatchAnswerR\aanswers\x12\x1a\n" +
+	"\baccepted\x18\a \x01(\x05R\baccepted\"n\n" +
+	"\vMatchAnswer\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06accept\x18\x02 \x01(\bR\x06accept\x12*\n" +
+	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"\x91\x02\n" +
 	"\n" +
 	"MatchEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x12\n" +
@@ -1058,14 +1254,21 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"\x11EndSessionRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"A\n" +
 	"\x12EndSessionResponse\x12+\n" +
-	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match*\x8c\x01\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"Y\n" +
+	"\x12AcceptMatchRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x16\n" +
+	"\x06accept\x18\x03 \x01(\bR\x06accept\"B\n" +
+	"\x13AcceptMatchResponse\x12+\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match*\xa5\x01\n" +
 	"\n" +
 	"MatchState\x12\x1b\n" +
 	"\x17MATCH_STATE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12MATCH_STATE_FORMED\x10\x01\x12\x18\n" +
 	"\x14MATCH_STATE_ASSIGNED\x10\x02\x12\x18\n" +
-	"\x14MATCH_STATE_RELEASED\x10\x03\x12\x15\n" +
-	"\x11MATCH_STATE_ENDED\x10\x052\x82\x05\n" +
+	"\x14MATCH_STATE_RELEASED\x10\x03\x12\x17\n" +
+	"\x13MATCH_STATE_PENDING\x10\x04\x12\x15\n" +
+	"\x11MATCH_STATE_ENDED\x10\x052\xd0\x05\n" +
 	"\fMatchService\x12G\n" +
 	"\fWatchMatches\x12\x1d.cupid.v1.WatchMatchesRequest\x1a\x14.cupid.v1.MatchEvent\"\x000\x01\x12O\n" +
 	"\vListMatches\x12\x1c.cupid.v1.ListMatchesRequest\x1a\x1d.cupid.v1.ListMatchesResponse\"\x03\x90\x02\x01\x12F\n" +
@@ -1075,7 +1278,8 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"\rCloseBackfill\x12\x1e.cupid.v1.CloseBackfillRequest\x1a\x1f.cupid.v1.CloseBackfillResponse\"\x00\x12R\n" +
 	"\rReportLeavers\x12\x1e.cupid.v1.ReportLeaversRequest\x1a\x1f.cupid.v1.ReportLeaversResponse\"\x00\x12I\n" +
 	"\n" +
-	"EndSession\x12\x1b.cupid.v1.EndSessionRequest\x1a\x1c.cupid.v1.EndSessionResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"EndSession\x12\x1b.cupid.v1.EndSessionRequest\x1a\x1c.cupid.v1.EndSessionResponse\"\x00\x12L\n" +
+	"\vAcceptMatch\x12\x1c.cupid.v1.AcceptMatchRequest\x1a\x1d.cupid.v1.AcceptMatchResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_match_proto_rawDescOnce sync.Once
@@ -1090,72 +1294,80 @@ func file_cupid_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_cupid_v1_match_proto_goTypes = []any{
 	(MatchState)(0),               // 0: cupid.v1.MatchState
 	(*MatchRecord)(nil),           // 1: cupid.v1.MatchRecord
-	(*MatchEvent)(nil),            // 2: cupid.v1.MatchEvent
-	(*WatchMatchesRequest)(nil),   // 3: cupid.v1.WatchMatchesRequest
-	(*ListMatchesRequest)(nil),    // 4: cupid.v1.ListMatchesRequest
-	(*ListMatchesResponse)(nil),   // 5: cupid.v1.ListMatchesResponse
-	(*GetMatchRequest)(nil),       // 6: cupid.v1.GetMatchRequest
-	(*GetMatchResponse)(nil),      // 7: cupid.v1.GetMatchResponse
-	(*AssignMatchRequest)(nil),    // 8: cupid.v1.AssignMatchRequest
-	(*AssignMatchResponse)(nil),   // 9: cupid.v1.AssignMatchResponse
-	(*OpenBackfillRequest)(nil),   // 10: cupid.v1.OpenBackfillRequest
-	(*OpenBackfillResponse)(nil),  // 11: cupid.v1.OpenBackfillResponse
-	(*CloseBackfillRequest)(nil),  // 12: cupid.v1.CloseBackfillRequest
-	(*CloseBackfillResponse)(nil), // 13: cupid.v1.CloseBackfillResponse
-	(*ReportLeaversRequest)(nil),  // 14: cupid.v1.ReportLeaversRequest
-	(*ReportLeaversResponse)(nil), // 15: cupid.v1.ReportLeaversResponse
-	(*EndSessionRequest)(nil),     // 16: cupid.v1.EndSessionRequest
-	(*EndSessionResponse)(nil),    // 17: cupid.v1.EndSessionResponse
-	nil,                           // 18: cupid.v1.OpenBackfillRequest.MatchOptionsEntry
-	(*Match)(nil),                 // 19: cupid.v1.Match
-	(*Assignment)(nil),            // 20: cupid.v1.Assignment
-	(*timestamppb.Timestamp)(nil), // 21: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),    // 22: google.protobuf.ListValue
+	(*MatchAnswer)(nil),           // 2: cupid.v1.MatchAnswer
+	(*MatchEvent)(nil),            // 3: cupid.v1.MatchEvent
+	(*WatchMatchesRequest)(nil),   // 4: cupid.v1.WatchMatchesRequest
+	(*ListMatchesRequest)(nil),    // 5: cupid.v1.ListMatchesRequest
+	(*ListMatchesResponse)(nil),   // 6: cupid.v1.ListMatchesResponse
+	(*GetMatchRequest)(nil),       // 7: cupid.v1.GetMatchRequest
+	(*GetMatchResponse)(nil),      // 8: cupid.v1.GetMatchResponse
+	(*AssignMatchRequest)(nil),    // 9: cupid.v1.AssignMatchRequest
+	(*AssignMatchResponse)(nil),   // 10: cupid.v1.AssignMatchResponse
+	(*OpenBackfillRequest)(nil),   // 11: cupid.v1.OpenBackfillRequest
+	(*OpenBackfillResponse)(nil),  // 12: cupid.v1.OpenBackfillResponse
+	(*CloseBackfillRequest)(nil),  // 13: cupid.v1.CloseBackfillRequest
+	(*CloseBackfillResponse)(nil), // 14: cupid.v1.CloseBackfillResponse
+	(*ReportLeaversRequest)(nil),  // 15: cupid.v1.ReportLeaversRequest
+	(*ReportLeaversResponse)(nil), // 16: cupid.v1.ReportLeaversResponse
+	(*EndSessionRequest)(nil),     // 17: cupid.v1.EndSessionRequest
+	(*EndSessionResponse)(nil),    // 18: cupid.v1.EndSessionResponse
+	(*AcceptMatchRequest)(nil),    // 19: cupid.v1.AcceptMatchRequest
+	(*AcceptMatchResponse)(nil),   // 20: cupid.v1.AcceptMatchResponse
+	nil,                           // 21: cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	(*Match)(nil),                 // 22: cupid.v1.Match
+	(*Assignment)(nil),            // 23: cupid.v1.Assignment
+	(*timestamppb.Timestamp)(nil), // 24: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),    // 25: google.protobuf.ListValue
 }
 var file_cupid_v1_match_proto_depIdxs = []int32{
-	19, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
+	22, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
 	0,  // 1: cupid.v1.MatchRecord.state:type_name -> cupid.v1.MatchState
-	20, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
-	21, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
-	21, // 4: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
-	19, // 5: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
-	20, // 6: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
-	0,  // 7: cupid.v1.ListMatchesRequest.state:type_name -> cupid.v1.MatchState
-	1,  // 8: cupid.v1.ListMatchesResponse.matches:type_name -> cupid.v1.MatchRecord
-	1,  // 9: cupid.v1.GetMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	20, // 10: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
-	1,  // 11: cupid.v1.AssignMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	18, // 12: cupid.v1.OpenBackfillRequest.match_options:type_name -> cupid.v1.OpenBackfillRequest.MatchOptionsEntry
-	1,  // 13: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 14: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 15: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 16: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
-	22, // 17: cupid.v1.OpenBackfillRequest.MatchOptionsEntry.value:type_name -> google.protobuf.ListValue
-	3,  // 18: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
-	4,  // 19: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
-	6,  // 20: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
-	8,  // 21: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
-	10, // 22: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
-	12, // 23: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
-	14, // 24: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
-	16, // 25: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
-	2,  // 26: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
-	5,  // 27: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
-	7,  // 28: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
-	9,  // 29: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
-	11, // 30: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
-	13, // 31: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
-	15, // 32: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
-	17, // 33: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
-	26, // [26:34] is the sub-list for method output_type
-	18, // [18:26] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	23, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
+	24, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
+	2,  // 4: cupid.v1.MatchRecord.answers:type_name -> cupid.v1.MatchAnswer
+	24, // 5: cupid.v1.MatchAnswer.at:type_name -> google.protobuf.Timestamp
+	24, // 6: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
+	22, // 7: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
+	23, // 8: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
+	0,  // 9: cupid.v1.ListMatchesRequest.state:type_name -> cupid.v1.MatchState
+	1,  // 10: cupid.v1.ListMatchesResponse.matches:type_name -> cupid.v1.MatchRecord
+	1,  // 11: cupid.v1.GetMatchResponse.match:type_name -> cupid.v1.MatchRecord
+	23, // 12: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
+	1,  // 13: cupid.v1.AssignMatchResponse.match:type_name -> cupid.v1.MatchRecord
+	21, // 14: cupid.v1.OpenBackfillRequest.match_options:type_name -> cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	1,  // 15: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 16: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 17: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 18: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 19: cupid.v1.AcceptMatchResponse.match:type_name -> cupid.v1.MatchRecord
+	25, // 20: cupid.v1.OpenBackfillRequest.MatchOptionsEntry.value:type_name -> google.protobuf.ListValue
+	4,  // 21: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
+	5,  // 22: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
+	7,  // 23: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
+	9,  // 24: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
+	11, // 25: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
+	13, // 26: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
+	15, // 27: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
+	17, // 28: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
+	19, // 29: cupid.v1.MatchService.AcceptMatch:input_type -> cupid.v1.AcceptMatchRequest
+	3,  // 30: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
+	6,  // 31: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
+	8,  // 32: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
+	10, // 33: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
+	12, // 34: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
+	14, // 35: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
+	16, // 36: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
+	18, // 37: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
+	20, // 38: cupid.v1.MatchService.AcceptMatch:output_type -> cupid.v1.AcceptMatchResponse
+	30, // [30:39] is the sub-list for method output_type
+	21, // [21:30] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_match_proto_init() }
@@ -1170,7 +1382,7 @@ func file_cupid_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_match_proto_rawDesc), len(file_cupid_v1_match_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   18,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

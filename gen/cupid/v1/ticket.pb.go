@@ -1175,10 +1175,13 @@ type TicketEvent struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Seq      int64                  `protobuf:"varint,1,opt,name=seq,proto3" json:"seq,omitempty"`
 	TicketId string                 `protobuf:"bytes,2,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
-	// created, matched, assigned, requeued, cancelled or expired.
+	// created, proposed, matched, assigned, requeued, cancelled or expired.
+	// proposed: the ticket is in a match that waits for its players to
+	// accept it by match.accept_by (a queue with a ready check); matched
+	// follows when all did, requeued or cancelled when one did not.
 	Kind string                 `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	At   *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=at,proto3" json:"at,omitempty"`
-	// Set when kind is matched.
+	// Set when kind is proposed or matched.
 	Match *Match `protobuf:"bytes,5,opt,name=match,proto3" json:"match,omitempty"`
 	// Why the server ended the ticket (cancelled or expired) when its owner
 	// did not ask for it: replaced, matched in another queue, refused by a
@@ -1532,8 +1535,12 @@ type Match struct {
 	// The match options a backend gave when it opened backfill (option name
 	// -> its values); newcomers are compared with them. Unset otherwise.
 	BackfillOptions map[string]*structpb.ListValue `protobuf:"bytes,12,rep,name=backfill_options,json=backfillOptions,proto3" json:"backfill_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The deadline of the match's ready check, when its queue asks players
+	// to accept matches (acceptance in the configuration): every player must
+	// accept it (MatchService.AcceptMatch) by then. Unset otherwise.
+	AcceptBy      *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=accept_by,json=acceptBy,proto3" json:"accept_by,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Match) Reset() {
@@ -1639,6 +1646,13 @@ func (x *Match) GetLeft() []*Leaver {
 func (x *Match) GetBackfillOptions() map[string]*structpb.ListValue {
 	if x != nil {
 		return x.BackfillOptions
+	}
+	return nil
+}
+
+func (x *Match) GetAcceptBy() *timestamppb.Timestamp {
+	if x != nil {
+		return x.AcceptBy
 	}
 	return nil
 }
@@ -2095,7 +2109,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"assignedAt\x1a=\n" +
 	"\x0fConnectionEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc8\x04\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x81\x05\n" +
 	"\x05Match\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12$\n" +
@@ -2109,7 +2123,8 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\bbackfill\x18\t \x01(\bR\bbackfill\x12$\n" +
 	"\x04left\x18\n" +
 	" \x03(\v2\x10.cupid.v1.LeaverR\x04left\x12O\n" +
-	"\x10backfill_options\x18\f \x03(\v2$.cupid.v1.Match.BackfillOptionsEntryR\x0fbackfillOptions\x1a8\n" +
+	"\x10backfill_options\x18\f \x03(\v2$.cupid.v1.Match.BackfillOptionsEntryR\x0fbackfillOptions\x127\n" +
+	"\taccept_by\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\bacceptBy\x1a8\n" +
 	"\n" +
 	"RolesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
@@ -2257,35 +2272,36 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	35, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
 	24, // 34: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
 	36, // 35: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
-	39, // 36: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
-	37, // 37: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	28, // 38: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	39, // 39: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	40, // 40: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	40, // 41: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	40, // 42: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	41, // 43: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
-	2,  // 44: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 45: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 46: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 47: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 48: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 49: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 50: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 51: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 52: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 53: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 54: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 55: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 56: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 57: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 58: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 59: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	52, // [52:60] is the sub-list for method output_type
-	44, // [44:52] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	39, // 36: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
+	39, // 37: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	37, // 38: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	28, // 39: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	39, // 40: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	40, // 41: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	40, // 42: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	40, // 43: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	41, // 44: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
+	2,  // 45: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 46: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 47: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 48: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 49: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 50: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 51: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 52: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 53: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 54: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 55: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 56: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 57: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 58: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 59: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 60: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	53, // [53:61] is the sub-list for method output_type
+	45, // [45:53] is the sub-list for method input_type
+	45, // [45:45] is the sub-list for extension type_name
+	45, // [45:45] is the sub-list for extension extendee
+	0,  // [0:45] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }

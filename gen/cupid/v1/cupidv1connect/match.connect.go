@@ -55,6 +55,9 @@ const (
 	MatchServiceReportLeaversProcedure = "/cupid.v1.MatchService/ReportLeavers"
 	// MatchServiceEndSessionProcedure is the fully-qualified name of the MatchService's EndSession RPC.
 	MatchServiceEndSessionProcedure = "/cupid.v1.MatchService/EndSession"
+	// MatchServiceAcceptMatchProcedure is the fully-qualified name of the MatchService's AcceptMatch
+	// RPC.
+	MatchServiceAcceptMatchProcedure = "/cupid.v1.MatchService/AcceptMatch"
 )
 
 // MatchServiceClient is a client for the cupid.v1.MatchService service.
@@ -88,6 +91,15 @@ type MatchServiceClient interface {
 	// EndSession ends a session (state ended); ending it twice:
 	// failed_precondition.
 	EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error)
+	// AcceptMatch answers a pending match's ready check for one player:
+	// accept, or decline. A player token answers only for its own player; a
+	// server key with the tickets scope for anyone. When every player has
+	// accepted the match is formed; one decline releases it (the others go
+	// back to waiting with their age). The same answer twice is harmless.
+	// Unknown match: not_found; a player not in it: invalid_argument
+	// (player_id); a match no longer pending, or a changed answer:
+	// failed_precondition.
+	AcceptMatch(context.Context, *connect.Request[v1.AcceptMatchRequest]) (*connect.Response[v1.AcceptMatchResponse], error)
 }
 
 // NewMatchServiceClient constructs a client for the cupid.v1.MatchService service. By default, it
@@ -151,6 +163,12 @@ func NewMatchServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(matchServiceMethods.ByName("EndSession")),
 			connect.WithClientOptions(opts...),
 		),
+		acceptMatch: connect.NewClient[v1.AcceptMatchRequest, v1.AcceptMatchResponse](
+			httpClient,
+			baseURL+MatchServiceAcceptMatchProcedure,
+			connect.WithSchema(matchServiceMethods.ByName("AcceptMatch")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -164,6 +182,7 @@ type matchServiceClient struct {
 	closeBackfill *connect.Client[v1.CloseBackfillRequest, v1.CloseBackfillResponse]
 	reportLeavers *connect.Client[v1.ReportLeaversRequest, v1.ReportLeaversResponse]
 	endSession    *connect.Client[v1.EndSessionRequest, v1.EndSessionResponse]
+	acceptMatch   *connect.Client[v1.AcceptMatchRequest, v1.AcceptMatchResponse]
 }
 
 // WatchMatches calls cupid.v1.MatchService.WatchMatches.
@@ -206,6 +225,11 @@ func (c *matchServiceClient) EndSession(ctx context.Context, req *connect.Reques
 	return c.endSession.CallUnary(ctx, req)
 }
 
+// AcceptMatch calls cupid.v1.MatchService.AcceptMatch.
+func (c *matchServiceClient) AcceptMatch(ctx context.Context, req *connect.Request[v1.AcceptMatchRequest]) (*connect.Response[v1.AcceptMatchResponse], error) {
+	return c.acceptMatch.CallUnary(ctx, req)
+}
+
 // MatchServiceHandler is an implementation of the cupid.v1.MatchService service.
 type MatchServiceHandler interface {
 	// WatchMatches streams a queue's match events — formed, assigned,
@@ -237,6 +261,15 @@ type MatchServiceHandler interface {
 	// EndSession ends a session (state ended); ending it twice:
 	// failed_precondition.
 	EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error)
+	// AcceptMatch answers a pending match's ready check for one player:
+	// accept, or decline. A player token answers only for its own player; a
+	// server key with the tickets scope for anyone. When every player has
+	// accepted the match is formed; one decline releases it (the others go
+	// back to waiting with their age). The same answer twice is harmless.
+	// Unknown match: not_found; a player not in it: invalid_argument
+	// (player_id); a match no longer pending, or a changed answer:
+	// failed_precondition.
+	AcceptMatch(context.Context, *connect.Request[v1.AcceptMatchRequest]) (*connect.Response[v1.AcceptMatchResponse], error)
 }
 
 // NewMatchServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -296,6 +329,12 @@ func NewMatchServiceHandler(svc MatchServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(matchServiceMethods.ByName("EndSession")),
 		connect.WithHandlerOptions(opts...),
 	)
+	matchServiceAcceptMatchHandler := connect.NewUnaryHandler(
+		MatchServiceAcceptMatchProcedure,
+		svc.AcceptMatch,
+		connect.WithSchema(matchServiceMethods.ByName("AcceptMatch")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.MatchService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case MatchServiceWatchMatchesProcedure:
@@ -314,6 +353,8 @@ func NewMatchServiceHandler(svc MatchServiceHandler, opts ...connect.HandlerOpti
 			matchServiceReportLeaversHandler.ServeHTTP(w, r)
 		case MatchServiceEndSessionProcedure:
 			matchServiceEndSessionHandler.ServeHTTP(w, r)
+		case MatchServiceAcceptMatchProcedure:
+			matchServiceAcceptMatchHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -353,4 +394,8 @@ func (UnimplementedMatchServiceHandler) ReportLeavers(context.Context, *connect.
 
 func (UnimplementedMatchServiceHandler) EndSession(context.Context, *connect.Request[v1.EndSessionRequest]) (*connect.Response[v1.EndSessionResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.EndSession is not implemented"))
+}
+
+func (UnimplementedMatchServiceHandler) AcceptMatch(context.Context, *connect.Request[v1.AcceptMatchRequest]) (*connect.Response[v1.AcceptMatchResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.MatchService.AcceptMatch is not implemented"))
 }

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+)
+
+// These tests run the ready check over the whole server: the players'
+// watchers, their answers, the backend's stream, the deadline and a
+// restart while a match waits for answers.
+
+// readyQueues are duel queues whose players have 20s to accept a match; a
+// decliner's ticket is cancelled in one, put at the back of the queue in
+// the other.
+const readyQueues = `
+queues:
+  - name: duel
+    acceptance: {timeout: 20s}
+    ruleset: &duel
+      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}
+      matching_rule:
+        - {attribute: mmr, criteria: distance, reference: 100, max: 3000}
+  - name: last
+    acceptance: {timeout: 20s, on_decline: requeue_last}
+    ruleset: *duel
+`
+
+// ticketWatch follows a ticket's events (through matches and requeues)
+// until the test ends.
+func ticketWatch(t *testing.T, s *clockServer, id string, after int64) <-chan *cupidv1.TicketEvent {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cleanups = append(s.cleanups, cancel)
+	t.Cleanup(cancel)
+	out := make(chan *cupidv1.TicketEvent, 64)
+	// The call returns with the stream's first message, so it is made in
+	// the goroutine: a watch with nothing to say yet must not block.
+	go func() {
+		defer close(out)
+		stream, err := s.c.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id, AfterSeq: after, WaitForAssignment: true}))
+		if err != nil {
+			return
+		}
+		defer stream.Close()
+		for stream.Receive() {
+			out <- stream.Msg()
+		}
+	}()
+	return out
+}
+
+// nextKind reads the next event and checks its kind.
+func nextKind(t *testing.T, evs <-chan *cupidv1.TicketEvent, kind string) *cupidv1.TicketEvent {
+	t.Helper()
+	select {
+	case ev, ok := <-evs:
+		if !ok {
+			t.Fatalf("the watch ended before %s", kind)
+		}
+		if ev.GetKind() != kind {
+			t.Fatalf("heard %s (%v), want %s", ev.GetKind(), ev, kind)
+		}
+		return ev
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no %s within 30s", kind)
+	}
+	return nil
+}
+
+func acceptMatch(s *clockServer, id, player string, accept bool) (*cupidv1.MatchRecord, error) {
+	res, err := s.matchClient().AcceptMatch(context.Background(), connect.NewRequest(&cupidv1.AcceptMatchRequest{Id: id, PlayerId: player, Accept: accept}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}
+
+func mustAccept(t *testing.T, s *clockServer, id, player string, accept bool) *cupidv1.MatchRecord {
+	t.Helper()
+	r, err := acceptMatch(s, id, player, accept)
+	if err != nil {
+		t.Fatalf("AcceptMatch(%s, %v): %v", player, accept, err)
+	}
+	return r
+}
+
+func TestReadyCheckAcceptedFormsTheMatch(t *testing.T) {
+	s := startConfigServer(t, t.TempDir(), readyQueues)
+	evs := backend(t, s.testServer, "duel", 0)
+	a, b := duelPair(t, s.c, "duel", "alice", "bob")
+	wa, wb := ticketWatch(t, s, a.GetId(), 0), ticketWatch(t, s, b.GetId(), 0)
+	nextKind(t, wa, "created")
+	nextKind(t, wb, "created")
+	p := nextKind(t, wa, "proposed")
+	mid := p.GetMatch().GetId()
+	if mid == "" || !p.GetMatch().GetAcceptBy().AsTime().Equal(s.clock.now().Add(20*time.Second)) || len(p.GetMatch().GetTeams()) != 2 {
+		t.Fatalf("proposed %v", p)
+	}
+	nextKind(t, wb, "proposed")
+	if got := getTicket(t, s.c, a.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_MATCHED || got.GetMatchId() != mid {
+		t.Fatalf("alice while pending %v", got)
+	}
+	if r := mustAccept(t, s, mid, "alice", true); r.GetState() != cupidv1.MatchState_MATCH_STATE_PENDING || r.GetAccepted() != 1 {
+		t.Fatalf("after alice %v", r)
+	}
+	r := mustAccept(t, s, mid, "bob", true)
+	if r.GetState() != cupidv1.MatchState_MATCH_STATE_FORMED || r.GetAccepted() != 2 || len(r.GetAnswers()) != 2 {
+		t.Fatalf("after bob %v", r)
+	}
+	if m := nextKind(t, wa, "matched"); m.GetMatch().GetId() != mid {
+		t.Fatalf("alice matched in %v", m.GetMatch())
+	}
+	nextKind(t, wb, "matched")
+	// The backend's first event is the formed match: the proposal never
+	// reached it.
+	if ev := nextMatchEvent(t, evs); ev.GetKind() != "formed" || ev.GetMatch().GetId() != mid {
+		t.Fatalf("the backend heard %v", ev)
+	}
+	// A backend that knows nothing of acceptance carries on as ever.
+	if _, err := s.matchClient().AssignMatch(context.Background(), connect.NewRequest(&cupidv1.AssignMatchRequest{Id: mid,
+		Assignment: &cupidv1.Assignment{Server: "gs:1"}})); err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextKind(t, wa, "assigned"); ev.GetAssignment().GetServer() != "gs:1" {
+		t.Fatalf("alice heard %v", ev)
+	}
+	got, err := s.matchClient().GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: mid}))
+	if err != nil || got.Msg.GetMatch().GetAccepted() != 2 || got.Msg.GetMatch().GetAnswers()[0].GetPlayerId() != "alice" {
+		t.Fatalf("GetMatch %v (%v)", got, err)
+	}
+}
+
+func TestReadyCheckDeclineRequeuesTheOtherWithHisAge(t *testing.T) {
+	s := startConfigServer(t, t.TempDir(), readyQueues)
+	evs := backend(t, s.testServer, "duel", 0)
+	a, b := duelPair(t, s.c, "duel", "dec-a", "dec-b")
+	wb := ticketWatch(t, s, b.GetId(), 0)
+	nextKind(t, wb, "created")
+	mid := nextKind(t, wb, "proposed").GetMatch().GetId()
+
+	// Bad calls are refused and change nothing.
+	_, err := acceptMatch(s, mid, "mallory", true)
+	wantCode(t, err, connect.CodeInvalidArgument, "player_id", "mallory")
+	_, err = acceptMatch(s, "nope", "dec-a", true)
+	wantCode(t, err, connect.CodeNotFound, "nope")
+	_, err = acceptMatch(s, mid, "", true)
+	wantCode(t, err, connect.CodeInvalidArgument, "player_id")
+	mustAccept(t, s, mid, "dec-b", true)
+	_, err = acceptMatch(s, mid, "dec-b", false)
+	wantCode(t, err, connect.CodeFailedPrecondition, "already accepted")
+	if r := mustAccept(t, s, mid, "dec-b", true); r.GetState() != cupidv1.MatchState_MATCH_STATE_PENDING || r.GetAccepted() != 1 {
+		t.Fatalf("the same answer twice %v", r)
+	}
+
+	r := mustAccept(t, s, mid, "dec-a", false)
+	if r.GetState() != cupidv1.MatchState_MATCH_STATE_RELEASED || r.GetReason() != "declined by dec-a" {
+		t.Fatalf("after the decline %v", r)
+	}
+	if ev := nextKind(t, wb, "requeued"); ev.GetReason() != "declined by dec-a" {
+		t.Fatalf("dec-b heard %v", ev)
+	}
+	gotA := getTicket(t, s.c, a.GetId())
+	if gotA.GetState() != cupidv1.TicketState_TICKET_STATE_CANCELLED || !strings.Contains(gotA.GetReason(), "declined match "+mid) {
+		t.Fatalf("the decliner's ticket %v", gotA)
+	}
+	if got := getTicket(t, s.c, b.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_WAITING || !got.GetCreatedAt().AsTime().Equal(b.GetCreatedAt().AsTime()) {
+		t.Fatalf("dec-b after the decline %v", got)
+	}
+	_, err = acceptMatch(s, mid, "dec-b", true)
+	if err != nil {
+		t.Fatalf("repeating an answer after the release: %v", err)
+	}
+
+	// A third player comes: dec-b, back in his pool, meets him.
+	c := create(t, s.c, "duel", player("dec-c", 1505))
+	again := nextKind(t, wb, "proposed").GetMatch()
+	if again.GetId() == mid || !strings.Contains(strings.Join(again.GetTeams()[0].GetTicketIds(), " ")+" "+strings.Join(again.GetTeams()[1].GetTicketIds(), " "), c.GetId()) {
+		t.Fatalf("dec-b's next match %v", again)
+	}
+	mustAccept(t, s, again.GetId(), "dec-b", true)
+	mustAccept(t, s, again.GetId(), "dec-c", true)
+	nextKind(t, wb, "matched")
+	if ev := nextMatchEvent(t, evs); ev.GetKind() != "formed" || ev.GetMatch().GetId() != again.GetId() {
+		t.Fatalf("the backend heard %v; the declined match must not reach it", ev)
+	}
+}
+
+func TestReadyCheckDeadlineSurvivesARestart(t *testing.T) {
+	data := t.TempDir()
+	s := startConfigServer(t, data, readyQueues)
+	a, b := duelPair(t, s.c, "last", "to-a", "to-b")
+	wa := ticketWatch(t, s, a.GetId(), 0)
+	nextKind(t, wa, "created")
+	p := nextKind(t, wa, "proposed")
+	mid, deadline := p.GetMatch().GetId(), p.GetMatch().GetAcceptBy().AsTime()
+	mustAccept(t, s, mid, "to-a", true)
+	s.clock.advance(10 * time.Second)
+	s.stop()
+
+	s = startConfigServerOn(t, data, readyQueues, s.clock, "")
+	got, err := s.matchClient().GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: mid}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := got.Msg.GetMatch()
+	if r.GetState() != cupidv1.MatchState_MATCH_STATE_PENDING || r.GetAccepted() != 1 || !r.GetMatch().GetAcceptBy().AsTime().Equal(deadline) {
+		t.Fatalf("after a restart %v", r)
+	}
+	wa = ticketWatch(t, s, a.GetId(), p.GetSeq())
+	s.mm.AcceptDue(context.Background()) // not due yet: nothing happens
+	s.clock.advance(10 * time.Second)
+	s.mm.AcceptDue(context.Background())
+	if ev := nextKind(t, wa, "requeued"); ev.GetReason() != "not accepted in time by to-b" {
+		t.Fatalf("to-a heard %v", ev)
+	}
+	got, err = s.matchClient().GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: mid}))
+	if err != nil || got.Msg.GetMatch().GetState() != cupidv1.MatchState_MATCH_STATE_RELEASED {
+		t.Fatalf("after the deadline %v (%v)", got, err)
+	}
+	// to-b did not answer: back to waiting, but as if he had just come.
+	gb := getTicket(t, s.c, b.GetId())
+	if gb.GetReason() != "" || !gb.GetCreatedAt().AsTime().Equal(s.clock.now()) {
+		t.Fatalf("to-b %v", gb)
+	}
+	// Both are back in their pool and are proposed a new match.
+	if next := nextKind(t, wa, "proposed").GetMatch().GetId(); next == mid {
+		t.Fatalf("proposed the released match again")
+	}
+	if ga := getTicket(t, s.c, a.GetId()); !ga.GetCreatedAt().AsTime().Equal(a.GetCreatedAt().AsTime()) {
+		t.Fatalf("to-a lost his age: %v", ga)
+	}
+}
+
+// readyCurlRe is curlRe with the player's token header the ready check's
+// examples carry (the server of the test runs without auth, and the body
+// names the player).
+var readyCurlRe = regexp.MustCompile(`(?s)curl -s localhost:7070(/\S+) -H 'Content-Type: application/json'\s*-H "Authorization: Bearer \$\w+"\s*-d '((?:[^']|'"'"')*)'`)
+
+// TestReadyCheckGuideCurlExamples runs the curl commands of the ready
+// check's section of docs/matches.md against a server whose duel queue
+// asks players to accept: <match id> is the match alice and bob were
+// proposed.
+func TestReadyCheckGuideCurlExamples(t *testing.T) {
+	b, err := os.ReadFile("../../docs/matches.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	start := strings.Index(text, "## Ready check")
+	if start < 0 {
+		t.Fatal("docs/matches.md has no ready check section")
+	}
+	section := text[start:]
+	if end := strings.Index(section[3:], "\n## "); end >= 0 {
+		section = section[:end+3]
+	}
+	if !strings.Contains(section, "acceptance:") || !strings.Contains(section, "timeout: 20s") {
+		t.Fatal("the section does not show the configuration the test runs")
+	}
+	calls := readyCurlRe.FindAllStringSubmatch(strings.ReplaceAll(section, "\\\n", " "), -1)
+	if len(calls) < 2 {
+		t.Fatalf("found %d curl examples in the ready check section", len(calls))
+	}
+	s := startConfigServer(t, t.TempDir(), readyQueues)
+	a, _ := duelPair(t, s.c, "duel", "alice", "bob")
+	wa := ticketWatch(t, s, a.GetId(), 0)
+	nextKind(t, wa, "created")
+	mid := nextKind(t, wa, "proposed").GetMatch().GetId()
+	var last struct {
+		Match struct {
+			State    string `json:"state"`
+			Accepted int    `json:"accepted"`
+		} `json:"match"`
+	}
+	for _, c := range calls {
+		body := strings.ReplaceAll(c[2], "<match id>", mid)
+		if !json.Valid([]byte(body)) {
+			t.Fatalf("%s: the guide's body is not JSON: %s", c[1], body)
+		}
+		if err := json.Unmarshal(postOK(t, s.url, c[1], body), &last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last.Match.State != "MATCH_STATE_FORMED" || last.Match.Accepted != 2 {
+		t.Fatalf("after the guide's answers the match is %+v", last.Match)
+	}
+	nextKind(t, wa, "matched")
+}
