@@ -50,7 +50,9 @@ func newServer() (*server, func(), error) {
 	store := memstore.New()
 	svc, err := ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Logger: slog.New(slog.DiscardHandler), Seed: 1,
-		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duel)}, {Name: "squad", TTL: time.Minute, Ruleset: []byte(squad)}},
+		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duel)}, {Name: "squad", TTL: time.Minute, Ruleset: []byte(squad)},
+			// ready asks players to accept each match (accept_test.go).
+			{Name: "ready", TTL: time.Minute, Ruleset: []byte(duel), Acceptance: ticketsvc.Acceptance{Timeout: time.Minute}}},
 	})
 	if err != nil {
 		return nil, nil, err
