@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 )
@@ -106,6 +107,33 @@ func TestReadyCheckAcceptedFormsTheMatch(t *testing.T) {
 		t.Fatalf("proposed %v", p)
 	}
 	nextKind(t, wb, "proposed")
+	// A player's socket carries the proposal with its deadline too.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(s.url, "http", "ws", 1)+"/v1/tickets/"+a.GetId()+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	var msg struct {
+		Kind  string `json:"kind"`
+		Match struct {
+			ID       string `json:"id"`
+			AcceptBy string `json:"acceptBy"`
+		} `json:"match"`
+	}
+	for msg.Kind != "proposed" {
+		_, b, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if msg.Match.ID != mid || msg.Match.AcceptBy == "" {
+		t.Fatalf("the socket's proposal %+v", msg)
+	}
 	if got := getTicket(t, s.c, a.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_MATCHED || got.GetMatchId() != mid {
 		t.Fatalf("alice while pending %v", got)
 	}
@@ -195,8 +223,19 @@ func TestReadyCheckDeclineRequeuesTheOtherWithHisAge(t *testing.T) {
 }
 
 func TestReadyCheckDeadlineSurvivesARestart(t *testing.T) {
+	readyCheckAcrossARestart(t, "")
+}
+
+func TestReadyCheckDeadlineSurvivesARestartOnPostgres(t *testing.T) {
+	readyCheckAcrossARestart(t, postgresURL(t))
+}
+
+// readyCheckAcrossARestart: a restart while a match waits for answers
+// keeps the answers and the deadline, which then releases it; store is
+// "" for SQLite or a PostgreSQL URL.
+func readyCheckAcrossARestart(t *testing.T, store string) {
 	data := t.TempDir()
-	s := startConfigServer(t, data, readyQueues)
+	s := startConfigServerOn(t, data, readyQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
 	a, b := duelPair(t, s.c, "last", "to-a", "to-b")
 	wa := ticketWatch(t, s, a.GetId(), 0)
 	nextKind(t, wa, "created")
@@ -206,7 +245,7 @@ func TestReadyCheckDeadlineSurvivesARestart(t *testing.T) {
 	s.clock.advance(10 * time.Second)
 	s.stop()
 
-	s = startConfigServerOn(t, data, readyQueues, s.clock, "")
+	s = startConfigServerOn(t, data, readyQueues, s.clock, store)
 	got, err := s.matchClient().GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: mid}))
 	if err != nil {
 		t.Fatal(err)
