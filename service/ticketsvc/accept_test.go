@@ -8,9 +8,20 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
 )
+
+// readyChecks reads the ready-check counter of the duel queue.
+func (h *harness) readyChecks(outcome string) float64 {
+	var m dto.Metric
+	if err := h.metrics.readyChecks.WithLabelValues("duel", outcome).Write(&m); err != nil {
+		panic(err)
+	}
+	return m.GetCounter().GetValue()
+}
 
 // acceptQueues is a duel queue whose players have 20s to accept a match.
 func acceptQueues(on OnDecline) []Queue {
@@ -88,6 +99,9 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	if log := h.matchLog(t); log != "formed "+mid {
 		t.Fatalf("log %s", log)
 	}
+	if h.readyChecks("accepted") != 1 || h.readyChecks("declined") != 0 {
+		t.Fatalf("ready checks counted %v accepted, %v declined", h.readyChecks("accepted"), h.readyChecks("declined"))
+	}
 	if r, _ := h.GetMatch(ctx, mid); len(r.Answers) != 2 || !r.Answers[0].Accept || r.Answers[0].PlayerID != "alice" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
@@ -110,6 +124,9 @@ func TestReadyCheckDeclineRequeuesTheOthers(t *testing.T) {
 	}
 	if got := h.state(t, a.ID); got.State != cupid.StateCancelled || got.Reason != cupid.DeclinerReason(mid, false) {
 		t.Fatalf("decliner %+v", got)
+	}
+	if h.readyChecks("declined") != 1 {
+		t.Fatalf("declines counted: %v", h.readyChecks("declined"))
 	}
 	got := h.state(t, b.ID)
 	if got.State != cupid.StateWaiting || !got.CreatedAt.Equal(b.CreatedAt) {
@@ -150,6 +167,9 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	r, _ = h.GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || r.Reason != "not accepted in time by bob" {
 		t.Fatalf("after the deadline %+v", r)
+	}
+	if h.readyChecks("timed_out") != 1 {
+		t.Fatalf("timeouts counted: %v", h.readyChecks("timed_out"))
 	}
 	if got := h.state(t, a.ID); got.State != cupid.StateWaiting || !got.CreatedAt.Equal(a.CreatedAt) {
 		t.Fatalf("alice %+v", got)
