@@ -249,3 +249,28 @@ func TestAcceptanceSettings(t *testing.T) {
 		}
 	}
 }
+
+// An assign timeout counts from the ready check's deadline: the backend
+// has all of it, however long the players took to answer.
+func TestAssignTimeoutCountsFromTheReadyCheck(t *testing.T) {
+	qs := acceptQueues("")
+	qs[0].AssignTimeout, qs[0].OnAssignTimeout = 30*time.Second, Requeue
+	h := start(t, memstore.New(), qs)
+	ctx := context.Background()
+	_, _, mid := h.matched(t, "alice", "bob")
+	h.clock.advance(15 * time.Second)
+	h.answer(t, mid, "alice", true)
+	h.answer(t, mid, "bob", true)
+	h.clock.advance(30 * time.Second) // 45s after the proposal, 25s after its deadline
+	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(5 * time.Second)) {
+		t.Fatalf("next look at %v, want 50s after the proposal", next)
+	}
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+		t.Fatalf("released before its time: %s", r.State)
+	}
+	h.clock.advance(5 * time.Second)
+	h.releaseDue(ctx, "duel")
+	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
+		t.Fatalf("not released at its time: %s", r.State)
+	}
+}
