@@ -10,10 +10,18 @@ import (
 // (kind "player", id "ranked-5v5/alice"), a player's low-priority mark
 // (kind "low-priority", id "alice"), a league's daily loss counts. A nil
 // Body deletes the row.
+//
+// A guarded row (Guard) is written only if the stored row is still the one
+// its writer read: Prev, or no row when Prev is nil. Otherwise another
+// writer (another server sharing the database) changed it since, and
+// SaveResult refuses the whole call with CodeConflict on the field
+// "rating_rows", so the writer reads again and retries: no update is lost.
 type RatingRow struct {
-	Kind string
-	ID   string
-	Body []byte
+	Kind  string
+	ID    string
+	Body  []byte
+	Guard bool
+	Prev  []byte
 }
 
 // RatingEntry is one line of a player's rating history: what one match
@@ -46,7 +54,8 @@ type ResultRecord struct {
 type RatingStore interface {
 	// SaveResult stores a match's result with the rows it changes and the
 	// history it adds, atomically. A match that has a result already is a
-	// conflict (CodeConflict) and nothing changes.
+	// conflict (CodeConflict on match_id), and so is a guarded row changed
+	// since it was read (CodeConflict on rating_rows); nothing changes then.
 	SaveResult(ctx context.Context, r ResultRecord, rows []RatingRow, history []RatingEntry) error
 	// Result returns a match's stored result, or not_found.
 	Result(ctx context.Context, matchID string) (ResultRecord, error)
@@ -60,4 +69,10 @@ type RatingStore interface {
 	// first, with Seq below beforeSeq (all when beforeSeq ≤ 0), at most
 	// limit entries (limit > 0).
 	RatingHistory(ctx context.Context, rating, player string, beforeSeq int64, limit int) ([]RatingEntry, error)
+}
+
+// RowsChanged is the conflict of a guarded row: another writer changed it
+// since it was read.
+func RowsChanged(kind, id string) *Error {
+	return Conflict("rating_rows", "%s %s changed since it was read; read it again", kind, id)
 }

@@ -1,6 +1,7 @@
 package memstore
 
 import (
+	"bytes"
 	"context"
 	"slices"
 
@@ -31,6 +32,20 @@ func (r *ratingState) init() {
 	}
 }
 
+// check refuses rows whose guard does not hold.
+func (r *ratingState) check(rows []cupid.RatingRow) error {
+	for _, row := range rows {
+		if !row.Guard || (row.Prev == nil && row.Body == nil) {
+			continue
+		}
+		cur, ok := r.rows[row.Kind][row.ID]
+		if (row.Prev == nil) != !ok || (ok && !bytes.Equal(cur, row.Prev)) {
+			return cupid.RowsChanged(row.Kind, row.ID)
+		}
+	}
+	return nil
+}
+
 func (r *ratingState) put(rows []cupid.RatingRow) {
 	for _, row := range rows {
 		if row.Body == nil {
@@ -54,6 +69,9 @@ func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cup
 	s.rt.init()
 	if _, ok := s.rt.results[r.MatchID]; ok {
 		return cupid.Conflict("match_id", "match %s has a result already", r.MatchID)
+	}
+	if err := s.rt.check(rows); err != nil {
+		return err
 	}
 	r.At = r.At.UTC()
 	r.Body = slices.Clone(r.Body)
@@ -90,6 +108,9 @@ func (s *Store) PutRatingRows(ctx context.Context, rows []cupid.RatingRow) error
 	}
 	defer s.end(nil)
 	s.rt.init()
+	if err := s.rt.check(rows); err != nil {
+		return err
+	}
 	s.rt.put(rows)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	cupid "github.com/cupid-match/cupid"
 )
@@ -71,11 +72,16 @@ func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cup
 			if tag.RowsAffected() == 0 {
 				return cupid.Conflict("match_id", "match %s has a result already", r.MatchID)
 			}
+			if err := putRatingRows(ctx, tx, rows); err != nil {
+				return err
+			}
 			b := &pgx.Batch{}
-			queueRatingRows(b, rows)
 			for _, h := range history {
 				b.Queue(`INSERT INTO rating_history (rating, player, match_id, at, body) VALUES ($1, $2, $3, $4, $5)`,
 					h.Rating, h.Player, h.MatchID, h.At.UnixNano(), nonNil(h.Body))
+			}
+			if b.Len() == 0 {
+				return nil
 			}
 			return tx.SendBatch(ctx, b).Close()
 		})
@@ -93,15 +99,42 @@ func nonNil(b []byte) []byte {
 	return b
 }
 
-func queueRatingRows(b *pgx.Batch, rows []cupid.RatingRow) {
+// putRatingRows writes rows; a guarded row only over the body it was read
+// with (see cupid.RatingRow), or the call is a conflict. Each guarded row
+// is its own statement, whose count of rows says whether the guard held;
+// under READ COMMITTED an UPDATE or DELETE ... WHERE body = prev waits for
+// a concurrent writer of the row and then finds its body changed, and an
+// INSERT ... DO NOTHING finds the row a concurrent writer inserted.
+func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error {
 	for _, row := range rows {
-		if row.Body == nil {
-			b.Queue(`DELETE FROM rating_rows WHERE kind = $1 AND id = $2`, row.Kind, row.ID)
+		var tag pgconn.CommandTag
+		var err error
+		guarded := true
+		switch {
+		case row.Guard && row.Prev == nil && row.Body == nil:
 			continue
+		case row.Guard && row.Prev == nil:
+			tag, err = tx.Exec(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES ($1, $2, $3) ON CONFLICT (kind, id) DO NOTHING`, row.Kind, row.ID, row.Body)
+		case row.Guard && row.Body == nil:
+			tag, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev)
+		case row.Guard:
+			tag, err = tx.Exec(ctx, `UPDATE rating_rows SET body = $4 WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev, row.Body)
+		case row.Body == nil:
+			guarded = false
+			_, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2`, row.Kind, row.ID)
+		default:
+			guarded = false
+			_, err = tx.Exec(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES ($1, $2, $3)
+				ON CONFLICT (kind, id) DO UPDATE SET body = EXCLUDED.body`, row.Kind, row.ID, row.Body)
 		}
-		b.Queue(`INSERT INTO rating_rows (kind, id, body) VALUES ($1, $2, $3)
-			ON CONFLICT (kind, id) DO UPDATE SET body = EXCLUDED.body`, row.Kind, row.ID, row.Body)
+		if err != nil {
+			return err
+		}
+		if guarded && tag.RowsAffected() != 1 {
+			return cupid.RowsChanged(row.Kind, row.ID)
+		}
 	}
+	return nil
 }
 
 // Result returns a match's stored result, or not_found.
@@ -128,11 +161,7 @@ func (s *Store) PutRatingRows(ctx context.Context, rows []cupid.RatingRow) error
 		return err
 	}
 	err := retry(ctx, func() error {
-		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			b := &pgx.Batch{}
-			queueRatingRows(b, rows)
-			return tx.SendBatch(ctx, b).Close()
-		})
+		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error { return putRatingRows(ctx, tx, rows) })
 	})
 	if err != nil {
 		return wrap("store rating rows", err)

@@ -64,17 +64,36 @@ func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cup
 	})
 }
 
+// putRatingRows writes rows; a guarded row only over the body it was read
+// with (see cupid.RatingRow), or the call is a conflict.
 func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) error {
 	for _, row := range rows {
+		var res sql.Result
 		var err error
-		if row.Body == nil {
+		switch {
+		case row.Guard && row.Prev == nil && row.Body == nil:
+			continue
+		case row.Guard && row.Prev == nil:
+			res, err = tx.ExecContext(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO NOTHING`, row.Kind, row.ID, row.Body)
+		case row.Guard && row.Body == nil:
+			res, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ? AND body = ?`, row.Kind, row.ID, row.Prev)
+		case row.Guard:
+			res, err = tx.ExecContext(ctx, `UPDATE rating_rows SET body = ? WHERE kind = ? AND id = ? AND body = ?`, row.Body, row.Kind, row.ID, row.Prev)
+		case row.Body == nil:
 			_, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ?`, row.Kind, row.ID)
-		} else {
+		default:
 			_, err = tx.ExecContext(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES (?, ?, ?)
 				ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body`, row.Kind, row.ID, row.Body)
 		}
 		if err != nil {
 			return fmt.Errorf("sqlite: store rating row %s/%s: %w", row.Kind, row.ID, err)
+		}
+		if res != nil {
+			if n, err := res.RowsAffected(); err != nil {
+				return err
+			} else if n != 1 {
+				return cupid.RowsChanged(row.Kind, row.ID)
+			}
 		}
 	}
 	return nil

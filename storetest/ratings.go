@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -18,10 +19,14 @@ import (
 //     exist, in the order of the ids asked for.
 //   - History is newest first, pages by Seq (beforeSeq exclusive) and is
 //     kept per rating name and player.
+//   - A guarded row is written only over the body it was read with (no
+//     row, when Prev is nil); otherwise the whole call is CodeConflict on
+//     rating_rows and changes nothing.
 func RunRatings(t *testing.T, open func(t *testing.T) cupid.RatingStore) {
 	t.Run("ResultsAreOncePerMatch", func(t *testing.T) { testResultsOnce(t, open(t)) })
 	t.Run("Rows", func(t *testing.T) { testRatingRows(t, open(t)) })
 	t.Run("History", func(t *testing.T) { testRatingHistory(t, open(t)) })
+	t.Run("GuardedRows", func(t *testing.T) { testGuardedRows(t, open(t)) })
 }
 
 func testResultsOnce(t *testing.T, s cupid.RatingStore) {
@@ -123,5 +128,63 @@ func testRatingHistory(t *testing.T, s cupid.RatingStore) {
 	}
 	if none, err := s.RatingHistory(ctx, "r", "nobody", 0, 10); err != nil || len(none) != 0 {
 		t.Fatalf("history of an unknown player: %+v, %v", none, err)
+	}
+}
+
+func testGuardedRows(t *testing.T, s cupid.RatingStore) {
+	ctx := context.Background()
+	res := func(id string) cupid.ResultRecord { return cupid.ResultRecord{MatchID: id, At: T0, Body: []byte(`{}`)} }
+	body := func(id string) string {
+		rs, err := s.RatingRows(ctx, "player", []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) == 0 {
+			return "none"
+		}
+		return string(rs[0].Body)
+	}
+	// Created where none was read; then updated over what was read.
+	if err := s.SaveResult(ctx, res("m1"), []cupid.RatingRow{{Kind: "player", ID: "a", Body: []byte(`{"v":1}`), Guard: true}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SaveResult(ctx, res("m2"), []cupid.RatingRow{{Kind: "player", ID: "a", Body: []byte(`{"v":2}`), Guard: true, Prev: []byte(`{"v":1}`)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		row  cupid.RatingRow
+	}{
+		{"created again where one exists", cupid.RatingRow{Kind: "player", ID: "a", Body: []byte(`{"v":9}`), Guard: true}},
+		{"updated over a stale read", cupid.RatingRow{Kind: "player", ID: "a", Body: []byte(`{"v":9}`), Guard: true, Prev: []byte(`{"v":1}`)}},
+		{"deleted over a stale read", cupid.RatingRow{Kind: "player", ID: "a", Guard: true, Prev: []byte(`{"v":1}`)}},
+		{"updated where none exists", cupid.RatingRow{Kind: "player", ID: "b", Body: []byte(`{"v":9}`), Guard: true, Prev: []byte(`{"v":1}`)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := []cupid.RatingRow{{Kind: "player", ID: "c", Body: []byte(`{"v":5}`)}, c.row}
+			err := s.SaveResult(ctx, res("m-"+c.name), rows, []cupid.RatingEntry{{Rating: "r", Player: "a", MatchID: "m-" + c.name, At: T0, Body: []byte(`{}`)}})
+			var e *cupid.Error
+			if !errors.As(err, &e) || e.Code != cupid.CodeConflict || e.Field != "rating_rows" {
+				t.Fatalf("error %v, want conflict on rating_rows", err)
+			}
+			if _, err := s.Result(ctx, "m-"+c.name); cupid.ErrorCode(err) != cupid.CodeNotFound {
+				t.Fatalf("the refused result was stored")
+			}
+			if body("a") != `{"v":2}` || body("b") != "none" || body("c") != "none" {
+				t.Fatalf("the refused call changed rows: a %s, b %s, c %s", body("a"), body("b"), body("c"))
+			}
+			if h, _ := s.RatingHistory(ctx, "r", "a", 0, 10); len(h) != 0 {
+				t.Fatalf("the refused call added history")
+			}
+		})
+	}
+	if err := s.PutRatingRows(ctx, []cupid.RatingRow{{Kind: "player", ID: "a", Body: []byte(`{"v":3}`), Guard: true, Prev: []byte(`{"v":1}`)}}); cupid.ErrorCode(err) != cupid.CodeConflict {
+		t.Fatalf("PutRatingRows over a stale read: %v, want conflict", err)
+	}
+	if err := s.PutRatingRows(ctx, []cupid.RatingRow{{Kind: "player", ID: "a", Guard: true, Prev: []byte(`{"v":2}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	if body("a") != "none" {
+		t.Fatalf("a guarded delete over the current body left %s", body("a"))
 	}
 }

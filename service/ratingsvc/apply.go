@@ -191,7 +191,7 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 			if err != nil {
 				return nil, err
 			}
-			pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindPlayer, ID: playerKey(r.Name, id), Body: body})
+			pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindPlayer, ID: playerKey(r.Name, id), Body: body, Guard: true, Prev: b.read})
 			hb, err := json.Marshal(ch)
 			if err != nil {
 				return nil, err
@@ -201,12 +201,16 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 	}
 	for _, k := range cupid.SortedKeys(days) {
 		b, _ := json.Marshal(days[k])
-		pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindLeagueDay, ID: k, Body: b})
+		pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindLeagueDay, ID: k, Body: b, Guard: true, Prev: days[k].read})
 	}
 	// Low priority: every game counts down a mark by games; a leaver may
 	// earn one.
 	for _, id := range ids {
 		lp := lows[id]
+		var prev []byte
+		if lp != nil {
+			prev = lp.read
+		}
 		changed := false
 		if lp != nil && lp.Games > 0 {
 			lp.Games--
@@ -224,7 +228,7 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 		if !changed {
 			continue
 		}
-		row := cupid.RatingRow{Kind: kindLowPriority, ID: id}
+		row := cupid.RatingRow{Kind: kindLowPriority, ID: id, Guard: true, Prev: prev}
 		if lp.Active(now) {
 			row.Body, _ = json.Marshal(lp)
 		}
@@ -367,7 +371,7 @@ func (s *Service) load(ctx context.Context, r *Rating, ids []string, now time.Ti
 	}
 	out := map[string]*PlayerRating{}
 	for _, row := range rows {
-		p := new(PlayerRating)
+		p := &PlayerRating{read: row.Body}
 		if err := json.Unmarshal(row.Body, p); err != nil {
 			return nil, fmt.Errorf("ratingsvc: decode rating %s: %w", row.ID, err)
 		}
@@ -409,6 +413,7 @@ func (s *Service) leagueDays(ctx context.Context, r *Rating, players map[string]
 		if err := json.Unmarshal(row.Body, out[row.ID]); err != nil {
 			return nil, fmt.Errorf("ratingsvc: decode league day %s: %w", row.ID, err)
 		}
+		out[row.ID].read = row.Body
 	}
 	return out, nil
 }
@@ -421,7 +426,7 @@ func (s *Service) lowPriorities(ctx context.Context, ids []string) (map[string]*
 	}
 	out := map[string]*LowPriority{}
 	for _, row := range rows {
-		lp := new(LowPriority)
+		lp := &LowPriority{read: row.Body}
 		if err := json.Unmarshal(row.Body, lp); err != nil {
 			return nil, fmt.Errorf("ratingsvc: decode low priority of %s: %w", row.ID, err)
 		}

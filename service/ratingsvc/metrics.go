@@ -7,6 +7,7 @@ type metrics struct {
 	updates     *prometheus.CounterVec // by rating
 	flags       *prometheus.CounterVec // by rating and flag (tanking, smurf, streak)
 	lowPriority *prometheus.CounterVec // tickets routed, by queue and reason
+	retries     *prometheus.CounterVec // results worked out again, by rating
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -19,9 +20,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Fair-play flags raised (a player not flagged before), by rating and flag."}, []string{"rating", "flag"}),
 		lowPriority: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_rating_routed_tickets_total",
 			Help: "Tickets routed to a pool of their own, by queue and reason (low-priority, fair-play)."}, []string{"queue", "reason"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_rating_result_retries_total",
+			Help: "Results worked out again because another server changed a player's rating (or a count) meanwhile, by rating."}, []string{"rating"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.results, m.updates, m.flags, m.lowPriority)
+		reg.MustRegister(m.results, m.updates, m.flags, m.lowPriority, m.retries)
 	}
 	return m
 }

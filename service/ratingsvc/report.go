@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -108,23 +109,35 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 		return nil, false, cupid.Conflict("match_id", "match %s is of queue %q, which has no rating", rep.MatchID, rec.Match.Key.Queue)
 	}
 	r := s.ratings[q.Rating]
-	now := s.now().UTC()
-	plan, err := s.apply(ctx, r, rec.Match, norm, now)
-	if err != nil {
-		return nil, false, err
+	var plan *plan
+	for attempt := 1; ; attempt++ {
+		now := s.now().UTC()
+		if plan, err = s.apply(ctx, r, rec.Match, norm, now); err != nil {
+			return nil, false, err
+		}
+		var body []byte
+		if body, err = json.Marshal(storedResult{Report: norm, Outcome: plan.outcome}); err != nil {
+			return nil, false, err
+		}
+		err = s.store.SaveResult(ctx, cupid.ResultRecord{MatchID: rep.MatchID, At: now, Body: body}, plan.rows, plan.history)
+		// Another server changed a row this result read: work it out
+		// again from the new rows.
+		if rowsChanged(err) && attempt < maxAttempts {
+			s.metrics.retries.WithLabelValues(r.Name).Inc()
+			continue
+		}
+		break
 	}
-	body, err := json.Marshal(storedResult{Report: norm, Outcome: plan.outcome})
-	if err != nil {
-		return nil, false, err
-	}
-	err = s.store.SaveResult(ctx, cupid.ResultRecord{MatchID: rep.MatchID, At: now, Body: body}, plan.rows, plan.history)
-	if cupid.ErrorCode(err) == cupid.CodeConflict {
+	if cupid.ErrorCode(err) == cupid.CodeConflict && !rowsChanged(err) {
 		// Another server stored one first.
 		prev, rerr := s.store.Result(ctx, rep.MatchID)
 		if rerr != nil {
 			return nil, false, s.storeError(rerr)
 		}
 		return s.repeat(prev, norm)
+	}
+	if rowsChanged(err) {
+		return nil, false, cupid.Errorf(cupid.CodeUnavailable, "", "the players' ratings kept changing under this result; try again")
 	}
 	if err != nil {
 		return nil, false, s.storeError(err)
@@ -306,4 +319,14 @@ func sessionLeavers(m *cupid.Match) []cupid.Leaver {
 // and is still assigned or its session has ended since.
 func played(r *cupid.MatchRecord) bool {
 	return r.State == cupid.MatchAssigned || (r.State == cupid.MatchEnded && r.Assignment != nil)
+}
+
+// maxAttempts bounds how often a result is worked out again because
+// another server changed its rows meanwhile.
+const maxAttempts = 10
+
+// rowsChanged reports the store's conflict of a guarded row.
+func rowsChanged(err error) bool {
+	var e *cupid.Error
+	return errors.As(err, &e) && e.Code == cupid.CodeConflict && e.Field == "rating_rows"
 }

@@ -10,8 +10,10 @@
 // Everything one result changes — the result, every player's new rating,
 // history lines, flags, league counts, low-priority games left — is stored
 // in one transaction (cupid.RatingStore.SaveResult). Results are applied
-// one at a time (a mutex), which keeps every read-modify-write of a
-// player's rating whole on one server.
+// one at a time on a server (a mutex), and every row a result rewrites is
+// guarded by the body it was read with, so servers sharing a database
+// never lose an update: a result whose rows another server changed
+// meanwhile is worked out again from the new rows.
 package ratingsvc
 
 import (
@@ -262,6 +264,10 @@ type PlayerRating struct {
 	PeriodStart time.Time     `json:"period_start,omitzero"`
 	Pending     []rating.Game `json:"pending,omitempty"`
 	UpdatedAt   time.Time     `json:"updated_at,omitzero"`
+
+	// read is the stored body this state was read from (nil: none), the
+	// guard of its rewrite.
+	read []byte
 }
 
 func (p *PlayerRating) conservative(k float64) float64 {
@@ -291,6 +297,8 @@ type LowPriority struct {
 	Games  int       `json:"games,omitempty"`
 	Reason string    `json:"reason,omitempty"`
 	SetAt  time.Time `json:"set_at"`
+
+	read []byte // the stored body, the guard of its rewrite
 }
 
 // Active reports whether the mark holds at now.
@@ -321,6 +329,8 @@ func playerKey(ratingName, player string) string { return ratingName + "/" + pla
 type leagueDay struct {
 	Players int `json:"players"`
 	Losses  int `json:"losses"`
+
+	read []byte // the stored body, the guard of its rewrite
 }
 
 // storeError makes a store failure a domain error, as ticketsvc does:

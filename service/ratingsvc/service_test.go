@@ -532,3 +532,41 @@ func TestSessionLeaversAndEndedSessions(t *testing.T) {
 		t.Fatalf("the same report naming the session's leaver: %v, %v", rep, err)
 	}
 }
+
+// TestTwoServersLoseNoUpdate: two servers share a store; one stores a
+// result of a player while the other's result of the same player is
+// between its reads and its write. The second write finds the player's
+// row changed, is worked out again, and both games count.
+func TestTwoServersLoseNoUpdate(t *testing.T) {
+	f := newFixture(t, ranked, rankedQueue)
+	other, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.now,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	f.matches.add("m1", "duel", cupid.MatchAssigned, []string{"a"}, []string{"b"})
+	f.matches.add("m2", "duel", cupid.MatchAssigned, []string{"a"}, []string{"c"})
+	arrived, release := f.store.Block("SaveResult")
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := f.svc.ReportResult(ctx, Report{MatchID: "m1", TeamPlaces: []int{1, 2}})
+		done <- err
+	}()
+	<-arrived // the first server read a's rating and waits to write
+	if _, _, err := other.ReportResult(ctx, Report{MatchID: "m2", TeamPlaces: []int{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	a := f.rating(t, "a")
+	if a.Games != 2 || a.Wins != 2 {
+		t.Fatalf("a after two wins reported on two servers: %+v", a)
+	}
+	h, _ := f.svc.History(ctx, "ranked", "a", 0, 0)
+	if len(h) != 2 || h[1].Change.After != h[0].Change.Before {
+		t.Fatalf("history does not chain: %+v", h)
+	}
+}
