@@ -16,7 +16,9 @@
 // operations are named after the methods: "CreateTickets", "Ticket",
 // "Tickets", "WaitingTickets", "FinishTicket", "CommitMatches", "Match",
 // "Events", "MatchRecord", "Matches", "MatchEvents", "AssignMatch",
-// "ReleaseMatch", "Ping", "PutDocument", "DeleteDocument", "Documents".
+// "ReleaseMatch", "Ping", "PutDocument", "DeleteDocument", "Documents", and
+// the rating store's "SaveResult", "Result", "PutRatingRows", "RatingRows",
+// "RatingHistory" (ratings.go).
 //
 //   - Fail(op, err) makes every later call of op return err, changing
 //     nothing, until Fail(op, nil).
