@@ -35,8 +35,8 @@ import (
 //     trigger, so that no path that writes
 //     events (today's or a later one) can forget to. The payload is
 //     "t:" and the new sequence numbers as ranges ("t:41-44,47"), or "m:",
-//     the range of a queue's new match events and the queue
-//     ("m:12-13:duel"), or "r:" and a queue whose ruleset was replaced at
+//     the range of a queue's new match events, their kinds and the queue
+//     ("m:12-13:assigned,formed:duel"), or "r:" and a queue whose ruleset was replaced at
 //     run time (kind "ruleset" in documents), so every node checks tickets
 //     against the new one. Notifications are delivered after
 //     commit, in commit order, to every listening node; a ticket's own
@@ -107,8 +107,10 @@ CREATE FUNCTION cupid_notify_match_events() RETURNS trigger LANGUAGE plpgsql AS 
 DECLARE
 	r record;
 BEGIN
-	FOR r IN SELECT queue, min(seq) AS lo, max(seq) AS hi FROM new_rows GROUP BY queue ORDER BY 1 LOOP
-		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'm:' || r.lo || '-' || r.hi || ':' || r.queue);
+	FOR r IN SELECT queue, min(seq) AS lo, max(seq) AS hi, string_agg(DISTINCT kind, ',' ORDER BY kind) AS kinds
+		FROM new_rows GROUP BY queue ORDER BY 1
+	LOOP
+		PERFORM pg_notify('cupid_' || left(md5(TG_TABLE_SCHEMA), 16), 'm:' || r.lo || '-' || r.hi || ':' || r.kinds || ':' || r.queue);
 	END LOOP;
 	RETURN NULL;
 END
@@ -308,10 +310,11 @@ func (s *Store) Leases(ctx context.Context) ([]Lease, error) {
 // pool's waiting tickets).
 type Change struct {
 	Seqs []int64
-	// Queue's match log grew by events numbered From to To (other queues'
-	// events may lie between).
+	// Queue's match log grew by events of Kinds numbered From to To
+	// (other queues' events may lie between).
 	Queue    string
 	From, To int64
+	Kinds    []string
 	// Ruleset names a queue whose ruleset was replaced at run time.
 	Ruleset string
 	Resync  bool
@@ -347,16 +350,14 @@ func (s *Store) Listen(ctx context.Context, ready func(), fn func(Change)) error
 }
 
 func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(Change)) error {
-	conn, err := s.pool.Acquire(ctx)
+	// A connection of its own, outside the pool: it waits for as long as
+	// the node runs, and would otherwise keep one of the pool's few
+	// connections from the writes.
+	conn, err := pgx.ConnectConfig(ctx, s.pool.Config().ConnConfig.Copy())
 	if err != nil {
 		return err
 	}
-	// A listening connection is never given back: its LISTEN would
-	// follow it to whoever took it next.
-	defer func() {
-		c := conn.Hijack()
-		c.Close(context.WithoutCancel(ctx))
-	}()
+	defer conn.Close(context.WithoutCancel(ctx))
 	var channel string
 	if err := conn.QueryRow(ctx, `SELECT 'cupid_' || left(md5(current_schema()), 16)`).Scan(&channel); err != nil {
 		return err
@@ -366,7 +367,7 @@ func (s *Store) listenOnce(ctx context.Context, listening func(), fn func(Change
 	}
 	listening()
 	for {
-		n, err := conn.Conn().WaitForNotification(ctx)
+		n, err := conn.WaitForNotification(ctx)
 		if err != nil {
 			return err
 		}
@@ -384,14 +385,17 @@ func parseChange(p string) (Change, error) {
 	case strings.HasPrefix(p, "r:") && len(p) > 2:
 		return Change{Ruleset: p[2:]}, nil
 	case strings.HasPrefix(p, "m:"):
-		rng, queue, ok := strings.Cut(p[2:], ":")
-		lo, hi, ok2 := strings.Cut(rng, "-")
-		a, err1 := strconv.ParseInt(lo, 10, 64)
-		b, err2 := strconv.ParseInt(hi, 10, 64)
-		if !ok || !ok2 || err1 != nil || err2 != nil || b < a || queue == "" {
+		parts := strings.SplitN(p[2:], ":", 3)
+		if len(parts) != 3 || parts[1] == "" || parts[2] == "" {
 			return Change{}, fmt.Errorf("bad payload %q", p)
 		}
-		return Change{Queue: queue, From: a, To: b}, nil
+		lo, hi, ok := strings.Cut(parts[0], "-")
+		a, err1 := strconv.ParseInt(lo, 10, 64)
+		b, err2 := strconv.ParseInt(hi, 10, 64)
+		if !ok || err1 != nil || err2 != nil || b < a {
+			return Change{}, fmt.Errorf("bad payload %q", p)
+		}
+		return Change{Queue: parts[2], From: a, To: b, Kinds: strings.Split(parts[1], ",")}, nil
 	case strings.HasPrefix(p, "t:"):
 		var c Change
 		for _, part := range strings.Split(p[2:], ",") {

@@ -169,7 +169,7 @@ func applyChanges(ctx context.Context, log *slog.Logger, mm *ticketsvc.Service, 
 				// Match watchers re-read the log; the ticket events
 				// before it go out first.
 				flush()
-				mm.MatchLogGrew(ctx, c.Queue, c.From, c.To)
+				mm.MatchLogGrew(ctx, c.Queue, c.From, c.To, c.Kinds)
 			default:
 				seqs = append(seqs, c.Seqs...)
 			}

@@ -258,9 +258,9 @@ func (s *Service) Changed(ctx context.Context, seqs []int64) error {
 // node runs the queue, gives its pools the sessions those events changed (a
 // backend may open backfill or report leavers through any node; a ready
 // check may form a match on any node).
-func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64) {
+func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64, kinds []string) {
 	s.handoff.wake(queue)
-	if s.runsElsewhere(queue) || s.queue(queue) == nil {
+	if s.runsElsewhere(queue) || !s.sessionNews(queue, kinds) {
 		return
 	}
 	for after := from - 1; after < to; {
@@ -277,6 +277,22 @@ func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64
 				return
 			}
 			after = ev.Seq
+			if ev.Match == nil || !ev.Match.Backfill {
+				// Not open to backfill (the event carries the match as it
+				// is now): the pool lets the session go if it holds it,
+				// with nothing to read. Most matches are never open.
+				if ev.Match != nil {
+					if p := s.existingPool(ev.Match.Key); p != nil {
+						id, seq := ev.MatchID, ev.Seq
+						p.do(func(p *pool) {
+							if _, held := p.sessions[id]; held {
+								p.closeSession(id, seq)
+							}
+						})
+					}
+				}
+				continue
+			}
 			rec, err := s.store.MatchRecord(ctx, ev.MatchID)
 			if err != nil {
 				s.log.Error("reading a changed session failed", "match", ev.MatchID, "err", err)
@@ -285,6 +301,36 @@ func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64
 			s.syncSession(ctx, rec, ev.Seq)
 		}
 	}
+}
+
+// sessionNews reports whether match events of these kinds in a queue this
+// node runs may change what its pools hold open to backfill: when they can
+// open a session (formed under auto_backfill, backfill opened, a leaver's
+// seat reopened) or when a pool holds sessions that they may close. Most
+// queues take no backfill, and their match log is then not read.
+func (s *Service) sessionNews(queue string, kinds []string) bool {
+	q := s.queue(queue)
+	if q == nil {
+		return false
+	}
+	for _, k := range kinds {
+		switch cupid.MatchEventKind(k) {
+		case cupid.MatchEventBackfillOpened, cupid.MatchEventLeft:
+			return true
+		case cupid.MatchEventFormed:
+			if q.rules.AutoBackfill {
+				return true
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for key, p := range s.pools {
+		if key.Queue == queue && p.heldSessions.Load() > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Resync catches up after notifications were missed (the listening

@@ -124,10 +124,20 @@ func (h *hub) unsubscribe(s *subscription) {
 // watchers. A ticket's created event must be published before any other
 // event of it, or the hub keeps no history for it.
 func (h *hub) publish(evs ...cupid.Event) {
-	if h.shared {
-		return // watchers hear the database's notifications (cluster.go)
+	if !h.shared {
+		h.deliver(evs...)
+		return
 	}
-	h.deliver(evs...)
+	// Watchers hear the database's notifications (cluster.go), but for a
+	// ticket's created event: nothing comes before it, so telling it at
+	// once cannot put its watchers' events out of order, and a client that
+	// watches right after creating then replays from memory instead of
+	// reading the store. The notification brings it again; it is dropped.
+	for i := range evs {
+		if evs[i].Kind == cupid.EventCreated {
+			h.deliver(evs[i])
+		}
+	}
 }
 
 // deliver is publish's work: what the database's notifications feed when

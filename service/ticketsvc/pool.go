@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -68,7 +69,9 @@ type pool struct {
 	// closedAt the match event that closed a session it let go
 	// (session.go).
 	sessions map[string]*openSession
-	closedAt map[string]int64
+	// heldSessions is len(sessions), readable off the pool's goroutine.
+	heldSessions atomic.Int32
+	closedAt     map[string]int64
 }
 
 // pendingEnd is a ticket the pool must end (refused by the engine) whose

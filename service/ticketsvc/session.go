@@ -125,10 +125,12 @@ func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]
 		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
 		p.eng.CloseSession(id)
 		delete(p.sessions, id)
+		p.noteSessions()
 		p.unhold(append(free, os.held...))
 		return
 	}
 	p.sessions[id] = os
+	p.noteSessions()
 	p.unhold(free)
 }
 
@@ -177,6 +179,7 @@ func (p *pool) closeSession(id string, seq int64) {
 		p.unhold(os.held)
 	}
 	delete(p.sessions, id)
+	p.noteSessions()
 	if seq > 0 {
 		if p.closedAt == nil {
 			p.closedAt = map[string]int64{}
@@ -318,6 +321,7 @@ func (p *pool) reopen(id string) {
 	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
 		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
 		delete(p.sessions, id)
+		p.noteSessions()
 	}
 }
 
@@ -534,3 +538,8 @@ func (s *Service) ReportLeavers(ctx context.Context, id string, players []string
 func (s *Service) EndSession(ctx context.Context, id string) (*cupid.MatchRecord, error) {
 	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventEnded})
 }
+
+// noteSessions publishes how many sessions the pool holds open, for readers
+// off its goroutine (cluster.go: whether a change to a queue's match log
+// can concern a session this node holds).
+func (p *pool) noteSessions() { p.heldSessions.Store(int32(len(p.sessions))) }
