@@ -453,6 +453,12 @@ type Match struct {
 	// backfill (option name → values): newcomers are compared with them
 	// instead of with the options the session's players carried.
 	BackfillOptions map[string][]string `json:"backfill_options,omitempty"`
+	// ServerPlayers are the players' data as the game server last gave it
+	// when it opened backfill with its view of the teams (see
+	// SessionChange.Teams): newcomers are compared with these players by
+	// it rather than by their tickets (players it added have none). Kept
+	// in the match so a restart and every node compare alike.
+	ServerPlayers []Player `json:"server_players,omitempty"`
 }
 
 // TicketIDs lists every ticket of the match, team by team.

@@ -99,6 +99,115 @@ type SessionChange struct {
 	// Options, on MatchEventBackfillOpened, replace the session's
 	// BackfillOptions when set.
 	Options map[string][]string
+	// Teams, on MatchEventBackfillOpened, is the game server's view of the
+	// session when set (AccelByte's backfill ticket carries the same): one
+	// entry per team, in the match's order, with the players in it now.
+	// They become the session's teams: players Cupid had who are absent
+	// have left (their seats stay, for backfill to fill; the seats count
+	// never grows), players the game server added take seats. A player
+	// given with attributes is compared with newcomers by these
+	// (Match.ServerPlayers); without, by his ticket's, if he has one.
+	Teams [][]Player
+}
+
+// CheckTeams checks a game server's view of a session's teams against the
+// match it would replace the teams of: the match's team count, at most
+// each team's seats, no player twice, valid ids and attributes. The fields
+// named are those of the request (teams[i].players[j]).
+func CheckTeams(m *Match, teams [][]Player) error {
+	if len(teams) != len(m.Teams) {
+		return Invalid("teams", "the session has %d teams, the game server gave %d", len(m.Teams), len(teams))
+	}
+	seen := map[string]string{}
+	for i, team := range teams {
+		if i < len(m.Seats) && len(team) > m.Seats[i] {
+			return Invalid(fmt.Sprintf("teams[%d].players", i), "team %d has %d seats, the game server gave %d players", i, m.Seats[i], len(team))
+		}
+		for j, p := range team {
+			f := fmt.Sprintf("teams[%d].players[%d]", i, j)
+			if err := checkString(f+".id", p.ID, MaxIDLength, true); err != nil {
+				return err
+			}
+			if at, dup := seen[p.ID]; dup {
+				return Invalid(f+".id", "player %s is given twice (also %s)", p.ID, at)
+			}
+			seen[p.ID] = f
+			if err := checkAttributes(f+".attributes", p.Attributes); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// InTeams reports whether a player is in the session now.
+func (m *Match) InTeams(player string) bool {
+	for _, t := range m.Teams {
+		if slices.Contains(t.PlayerIDs, player) {
+			return true
+		}
+	}
+	return false
+}
+
+// LeaverOf returns the first of a ticket's players who left the session
+// and is not back in it, or "" when none did. Releasing a match cancels
+// such a ticket rather than requeueing it: its player walked away from
+// the game.
+func (m *Match) LeaverOf(players []Player) string {
+	for _, p := range players {
+		if !m.InTeams(p.ID) && slices.ContainsFunc(m.Left, func(l Leaver) bool { return l.PlayerID == p.ID }) {
+			return p.ID
+		}
+	}
+	return ""
+}
+
+// Gone reports whether none of a ticket's players is in the session any
+// more (they all left): such a ticket is not told of the assignment.
+func (m *Match) Gone(players []Player) bool {
+	return len(m.Left) > 0 && !slices.ContainsFunc(players, func(p Player) bool { return m.InTeams(p.ID) })
+}
+
+// LeftReason is the reason of a leaver's ticket cancelled when its match
+// is released.
+func LeftReason(player, match string) string {
+	return fmt.Sprintf("player %s left match %s before it was released", player, match)
+}
+
+// applyTeams makes the game server's view the session's teams (see
+// SessionChange.Teams); CheckTeams has passed.
+func applyTeams(m *Match, teams [][]Player, now time.Time) {
+	in := map[string]bool{}
+	for _, team := range teams {
+		for _, p := range team {
+			in[p.ID] = true
+		}
+	}
+	out := make([]Team, len(m.Teams))
+	left := slices.Clone(m.Left)
+	for i, t := range m.Teams {
+		out[i].TicketIDs = slices.Clone(t.TicketIDs)
+		for _, p := range t.PlayerIDs {
+			if !in[p] {
+				left = append(left, Leaver{PlayerID: p, Team: i, At: now.UTC(), Replaced: true})
+			}
+		}
+		for _, p := range teams[i] {
+			out[i].PlayerIDs = append(out[i].PlayerIDs, p.ID)
+		}
+	}
+	// The game server's data of its players replaces what it said before;
+	// a player it gives without attributes is compared by his ticket's.
+	var given []Player
+	for _, team := range teams {
+		for _, p := range team {
+			if len(p.Attributes) > 0 {
+				given = append(given, Player{ID: p.ID, Attributes: slices.Clone(p.Attributes)})
+			}
+		}
+	}
+	m.Teams, m.Left, m.ServerPlayers = out, left, given
 }
 
 // Live reports whether a match is a live session: formed or assigned.
@@ -174,10 +283,22 @@ func ApplySessionChange(r *MatchRecord, c SessionChange, now time.Time) error {
 	}
 	switch c.Kind {
 	case MatchEventBackfillOpened:
-		switch {
-		case len(m.Seats) != len(m.Teams):
+		if len(m.Seats) != len(m.Teams) {
 			return Conflict("match_id", "match %s has no seats to backfill", m.ID)
-		case m.Full():
+		}
+		if c.Teams != nil {
+			if err := CheckTeams(m, c.Teams); err != nil {
+				return err
+			}
+			view := &Match{Teams: make([]Team, len(c.Teams)), Seats: m.Seats}
+			for i, team := range c.Teams {
+				view.Teams[i].PlayerIDs = make([]string, len(team))
+			}
+			if view.Full() {
+				return Conflict("match_id", "match %s has every seat taken by the game server's players", m.ID)
+			}
+			applyTeams(m, c.Teams, now)
+		} else if m.Full() {
 			return Conflict("match_id", "match %s has every seat taken", m.ID)
 		}
 		m.Backfill = true

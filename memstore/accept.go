@@ -54,6 +54,9 @@ func (s *Store) release(rec *cupid.MatchRecord, r cupid.Release, now time.Time) 
 		if declined {
 			requeue, why = r.RequeueLast, r.DeclinerReason
 		}
+		if p := rec.Match.LeaverOf(t.Players); p != "" {
+			requeue, why = false, cupid.LeftReason(p, id)
+		}
 		if requeue {
 			for _, p := range t.Players {
 				if other, ok := s.live[p.ID][t.Key.Queue]; ok {

@@ -160,6 +160,9 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 	s.setHand(n)
 	mev = s.logMatch(cupid.MatchEvent{MatchID: id, Queue: r.Match.Key.Queue, Kind: cupid.MatchEventAssigned, At: a.At})
 	for _, tid := range r.Match.TicketIDs() {
+		if r.Match.Gone(s.tickets[tid].Players) {
+			continue // its players left the session: the assignment is not theirs
+		}
 		ev := s.addEvent(cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: r.Match, Assignment: n.Assignment})
 		ev.Match, ev.Assignment = cloneMatch(ev.Match), cloneAssignment(ev.Assignment)
 		evs = append(evs, ev)

@@ -560,5 +560,6 @@ func cloneMatch(m *cupid.Match) *cupid.Match {
 	c.Seats = slices.Clone(m.Seats)
 	c.Left = slices.Clone(m.Left)
 	c.BackfillOptions = maps.Clone(m.BackfillOptions)
+	c.ServerPlayers = slices.Clone(m.ServerPlayers)
 	return &c
 }

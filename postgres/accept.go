@@ -143,6 +143,9 @@ func release(ctx context.Context, tx pgx.Tx, rec *cupid.MatchRecord, r cupid.Rel
 		if declined {
 			requeue, why = r.RequeueLast, r.DeclinerReason
 		}
+		if p := rec.Match.LeaverOf(t.Players); p != "" {
+			requeue, why = false, cupid.LeftReason(p, id)
+		}
 		if requeue {
 			for _, p := range t.Players {
 				if other, ok := taken[[2]string{t.Key.Queue, p.ID}]; ok {

@@ -294,7 +294,25 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 		mev = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventAssigned, At: a.At, Match: rec.Match, Assignment: &a}
 		queueMatchEvents(b, []*cupid.MatchEvent{&mev})
 		evs = evs[:0]
+		var gone map[string]bool // tickets whose players all left the session
+		if len(rec.Match.Left) > 0 {
+			rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[])`, rec.Match.TicketIDs())
+			if err != nil {
+				return err
+			}
+			ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
+			if err != nil {
+				return err
+			}
+			gone = map[string]bool{}
+			for _, t := range ts {
+				gone[t.ID] = rec.Match.Gone(t.Players)
+			}
+		}
 		for _, tid := range rec.Match.TicketIDs() {
+			if gone[tid] {
+				continue // its players left the session: the assignment is not theirs
+			}
 			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: rec.Match, Assignment: &a})
 		}
 		queueEvents(b, evs)

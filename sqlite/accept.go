@@ -111,6 +111,9 @@ func (s *Store) release(ctx context.Context, tx *sql.Tx, rec *cupid.MatchRecord,
 		if declined {
 			requeue, why = r.RequeueLast, r.DeclinerReason
 		}
+		if p := rec.Match.LeaverOf(t.Players); p != "" {
+			requeue, why = false, cupid.LeftReason(p, id)
+		}
 		if requeue {
 			for _, p := range t.Players {
 				var other string

@@ -246,6 +246,15 @@ func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) 
 			return err
 		}
 		for _, tid := range rec.Match.TicketIDs() {
+			if len(rec.Match.Left) > 0 {
+				t, err := scanTicket(tx.QueryRowContext(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ?`, tid))
+				if err != nil {
+					return fmt.Errorf("sqlite: assign match %s: read ticket %s: %w", id, tid, err)
+				}
+				if rec.Match.Gone(t.Players) {
+					continue // its players left the session: the assignment is not theirs
+				}
+			}
 			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: rec.Match, Assignment: &a})
 		}
 		evs, err = s.insertEvents(ctx, tx, evs)

@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -228,5 +230,117 @@ func testSessions(t *testing.T, s cupid.Store) {
 	}
 	if rs, err := s.Matches(bg, cupid.MatchFilter{Queue: "team", State: cupid.MatchEnded}); err != nil || len(rs) != 1 {
 		t.Fatalf("ended matches: %v %v", recordIDs(rs), err)
+	}
+}
+
+// errField is the field an error of the contract names.
+func errField(err error) string {
+	var e *cupid.Error
+	if errors.As(err, &e) {
+		return e.Field
+	}
+	return ""
+}
+
+// testSessionTeams opens backfill with the game server's view of the
+// teams: refusals change nothing; accepted, the view becomes the teams,
+// absent players leave with their seats kept, the game server's
+// attributes are stored on the match. Releasing the match then cancels
+// the leaver's ticket instead of requeueing it, and assigning a match
+// does not tell a ticket whose players all left.
+func testSessionTeams(t *testing.T, s cupid.Store) {
+	var m maker
+	tk := func(id string) cupid.NewTicket { return nt(m.tk(id, "team", "", "p"+id)) }
+	create(t, s, tk("a"), tk("b"), tk("d"), tk("e"))
+	at := T0.Add(time.Minute)
+	s2 := sessionMatch("s2", at, []int{2, 2}, []string{"a"}, []string{"b"})
+	s2.Backfill = false
+	out, _ := commit(t, s, s2, sessionMatch("s3", at, []int{2, 2}, []string{"d"}, []string{"e"}))
+	if !out[0].OK || !out[1].OK {
+		t.Fatalf("commit: %+v", out)
+	}
+	mmr := func(id string, v float64) cupid.Player {
+		return cupid.Player{ID: id, Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(v)})}
+	}
+	p := func(id string) cupid.Player { return cupid.Player{ID: id} }
+	open := func(teams ...[]cupid.Player) (*cupid.MatchRecord, cupid.MatchEvent, error) {
+		return s.ChangeSession(bg, "s2", cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Teams: teams}, at.Add(time.Second))
+	}
+	before := record(t, s, "s2")
+	for _, c := range []struct {
+		name  string
+		teams [][]cupid.Player
+		code  cupid.Code
+		field string
+	}{
+		{"one team of two", [][]cupid.Player{{p("pa")}}, cupid.CodeInvalid, "teams"},
+		{"a team over its seats", [][]cupid.Player{{p("pa")}, {p("pb"), p("g1"), p("g2")}}, cupid.CodeInvalid, "teams[1].players"},
+		{"a player twice", [][]cupid.Player{{p("pa")}, {p("pb"), p("pa")}}, cupid.CodeInvalid, "teams[1].players[1].id"},
+		{"an empty id", [][]cupid.Player{{p("")}, {}}, cupid.CodeInvalid, "teams[0].players[0].id"},
+		{"a bad attribute", [][]cupid.Player{{mmr("pa", math.NaN())}, {}}, cupid.CodeInvalid, "teams[0].players[0].attributes.mmr"},
+		{"every seat taken", [][]cupid.Player{{p("pa"), p("g1")}, {p("pb"), p("g2")}}, cupid.CodeConflict, "match_id"},
+	} {
+		_, _, err := open(c.teams...)
+		if cupid.ErrorCode(err) != c.code || errField(err) != c.field {
+			t.Errorf("%s: %v (field %q), want %s on %q", c.name, err, errField(err), c.code, c.field)
+		}
+	}
+	if after := record(t, s, "s2"); after.Match.Backfill || !slices.Equal(playersOf(after.Match), playersOf(before.Match)) || len(after.Match.Left) > 0 {
+		t.Fatalf("a refused opening changed the session: %+v", after.Match)
+	}
+
+	// pb is not in the game server's view: he left, his seat stays; g1
+	// and g2 are players the game server added itself.
+	r, mev, err := open([]cupid.Player{mmr("pa", 1600), mmr("g1", 3000)}, []cupid.Player{p("g2")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mev.Kind != cupid.MatchEventBackfillOpened {
+		t.Fatalf("event: %+v", mev)
+	}
+	for _, got := range []*cupid.MatchRecord{r, record(t, s, "s2")} {
+		m := got.Match
+		eq(t, "teams as the game server gave them", playersOf(m), []string{"0 [pa g1]", "1 [g2]"})
+		eq(t, "tickets of the session", m.TicketIDs(), []string{"a", "b"})
+		if !m.Backfill || !slices.Equal(m.Seats, []int{2, 2}) || len(m.Left) != 1 || m.Left[0] != (cupid.Leaver{PlayerID: "pb", Team: 1, At: at.Add(time.Second), Replaced: true}) {
+			t.Fatalf("session opened with teams: %+v", m)
+		}
+		var sp []string
+		for _, pl := range m.ServerPlayers {
+			v, _ := pl.Attributes.Get("mmr")
+			sp = append(sp, fmt.Sprint(pl.ID, " ", v.Number))
+		}
+		eq(t, "the game server's players' data", sp, []string{"pa 1600", "g1 3000"})
+	}
+	eq(t, "open sessions", openSessions(t, s), []string{"s2", "s3"})
+
+	// Released: a requeued, b (whose player left) cancelled.
+	rel, err := s.ReleaseMatch(bg, "s2", true, "no server", at.Add(2*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "requeued", ids(rel.Requeued), []string{"a"})
+	eq(t, "cancelled", ids(rel.Cancelled), []string{"b"})
+	eq(t, "release events", eventStrings(rel.Events), []string{"requeued a: no server", "cancelled b: " + cupid.LeftReason("pb", "s2")})
+	if b := get(t, s, "b"); b.State != cupid.StateCancelled || b.Reason != cupid.LeftReason("pb", "s2") {
+		t.Fatalf("the leaver's ticket after the release: %+v", b)
+	}
+	eq(t, "waiting after the release", waitingIDs(t, s), []string{"a"})
+
+	// Assigned after pe left: only d hears of it.
+	if _, _, err := s.ChangeSession(bg, "s3", cupid.SessionChange{Kind: cupid.MatchEventLeft, Players: []string{"pe"}, Reopen: true}, at); err != nil {
+		t.Fatal(err)
+	}
+	_, _, evs, err := s.AssignMatch(bg, "s3", cupid.Assignment{Server: "10.0.0.2:7777", At: at.Add(time.Second)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "assigned events", eventStrings(evs), []string{"assigned d"})
+	tevs, err := s.Events(bg, "e", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := tevs[len(tevs)-1]; last.Kind != cupid.EventMatched {
+		t.Fatalf("the leaver's ticket heard %s after the match", last.Kind)
 	}
 }

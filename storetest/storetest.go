@@ -89,6 +89,7 @@ func Run(t *testing.T, open func(t *testing.T) cupid.Store) {
 		{"Decline", testDecline},
 		{"ReleasePending", one(testReleasePending)},
 		{"Sessions", one(testSessions)},
+		{"SessionTeams", one(testSessionTeams)},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open) })
 	}
