@@ -42,11 +42,35 @@ func (h *matches) OpenBackfill(ctx context.Context, req *connect.Request[cupidv1
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
-	r, err := h.mm.OpenBackfill(ctx, req.Msg.GetId(), options)
+	teams, err := backfillTeamsIn(req.Msg.GetTeams())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	r, err := h.mm.OpenBackfillWithTeams(ctx, req.Msg.GetId(), options, teams)
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.OpenBackfillResponse{Match: matchRecordOut(r)}), nil
+}
+
+// backfillTeamsIn turns a game server's view of its session's teams into
+// the domain's; nil when none was given.
+func backfillTeamsIn(in []*cupidv1.BackfillTeam) ([][]cupid.Player, error) {
+	if len(in) == 0 {
+		return nil, nil
+	}
+	out := make([][]cupid.Player, len(in))
+	for i, team := range in {
+		out[i] = []cupid.Player{}
+		for j, p := range team.GetPlayers() {
+			attrs, err := attributesIn(fmt.Sprintf("teams[%d].players[%d].attributes", i, j), p.GetAttributes())
+			if err != nil {
+				return nil, err
+			}
+			out[i] = append(out[i], cupid.Player{ID: p.GetId(), Attributes: attrs})
+		}
+	}
+	return out, nil
 }
 
 func (h *matches) CloseBackfill(ctx context.Context, req *connect.Request[cupidv1.CloseBackfillRequest]) (*connect.Response[cupidv1.CloseBackfillResponse], error) {

@@ -73,3 +73,25 @@ func (c *Client) OpenBackfillWithOptions(ctx context.Context, matchID string, op
 	}
 	return res.Msg.GetMatch(), nil
 }
+
+// OpenBackfillWithTeams opens backfill as OpenBackfill does, with the game
+// server's view of its session (like AccelByte's backfill ticket): for
+// each team of the match, in its order, the players in it now — those
+// Cupid matched and those the game server added itself — each with the
+// attributes the game server has for them (as on tickets; none to keep a
+// matched player's ticket's). They become the session's teams: a player
+// of the session who is absent has left, and his seat stays open for
+// backfill; newcomers are compared with the players given. A wrong team
+// count, a team over its seats, a player twice or a player in another
+// live match is refused, naming the field (teams[i].players[j].id …).
+func (c *Client) OpenBackfillWithTeams(ctx context.Context, matchID string, teams [][]*cupidv1.Player) (*cupidv1.MatchRecord, error) {
+	req := &cupidv1.OpenBackfillRequest{Id: matchID}
+	for _, players := range teams {
+		req.Teams = append(req.Teams, &cupidv1.BackfillTeam{Players: players})
+	}
+	res, err := c.Matches.OpenBackfill(ctx, connect.NewRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetMatch(), nil
+}

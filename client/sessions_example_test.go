@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
@@ -112,4 +113,80 @@ func players(m *cupidv1.Match) [][]string {
 		out = append(out, append([]string{}, t.GetPlayerIds()...))
 	}
 	return out
+}
+
+// A game server that runs its own roster: two players were matched, one
+// of them left and the game server let a player of its own in (gus, at
+// 3000 mmr). It opens backfill with its view of the teams, and the
+// newcomer Cupid finds is compared with gus: hal, at 2950, joins the game
+// (ann, at 1500, is gone).
+func ExampleClient_OpenBackfillWithTeams() {
+	s, stop, err := newServer()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer stop()
+	backend := client.New(s.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	results, err := backend.CreateTickets(ctx, []*cupidv1.CreateTicketRequest{solo("squad", "ann", 1500), solo("squad", "ben", 1510)})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var match *cupidv1.Match
+	err = backend.Watch(ctx, results[0].Ticket.GetId(), 0, func(ev *cupidv1.TicketEvent) error {
+		match = ev.GetMatch()
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	id := match.GetId()
+	if _, err := backend.CloseBackfill(ctx, id); err != nil {
+		fmt.Println(err)
+		return
+	}
+	gus := &cupidv1.Player{Id: "gus", Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(3000)}}
+	// The game server's teams: gus and ben on one side; ann is gone.
+	var view [][]*cupidv1.Player
+	for _, team := range match.GetTeams() {
+		if team.GetPlayerIds()[0] == "ben" {
+			view = append(view, []*cupidv1.Player{{Id: "ben", Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(2990)}}, gus})
+		} else {
+			view = append(view, []*cupidv1.Player{})
+		}
+	}
+	r, err := backend.OpenBackfillWithTeams(ctx, id, view)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var in []string
+	for _, team := range players(r.GetMatch()) {
+		in = append(in, team...)
+	}
+	fmt.Println("opened with", in, "left:", r.GetMatch().GetLeft()[0].GetPlayerId(), "backfill", r.GetMatch().GetBackfill())
+
+	hal, err := backend.CreateTicket(ctx, solo("squad", "hal", 2950))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = backend.Watch(ctx, hal.GetId(), 0, func(ev *cupidv1.TicketEvent) error {
+		if ev.GetMatch() != nil {
+			fmt.Println("hal joins the same game:", ev.GetMatch().GetId() == id)
+		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Output:
+	// opened with [ben gus] left: ann backfill true
+	// hal joins the same game: true
 }

@@ -370,7 +370,10 @@ func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq i
 	})
 }
 
-// sessionPlayers reads the data of a session's players from their tickets.
+// sessionPlayers reads the data of a session's players from their
+// tickets, or, for the players its game server gave attributes of when it
+// opened backfill (Match.ServerPlayers), from the match: the engine
+// compares newcomers with what the game server says.
 func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[string]cupid.Player, error) {
 	var ts []*cupid.Ticket
 	for _, id := range m.TicketIDs() {
@@ -380,7 +383,11 @@ func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[strin
 		}
 		ts = append(ts, t)
 	}
-	return playersOf(ts), nil
+	players := playersOf(ts)
+	for _, pl := range m.ServerPlayers {
+		players[pl.ID] = pl
+	}
+	return players, nil
 }
 
 // loadSessions gives the open sessions back to their pools: at start, or,
@@ -445,7 +452,21 @@ func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionC
 // session's players carried. A session over, full or without seats is
 // refused with failed_precondition.
 func (s *Service) OpenBackfill(ctx context.Context, id string, options map[string][]string) (*cupid.MatchRecord, error) {
-	if options != nil {
+	return s.OpenBackfillWithTeams(ctx, id, options, nil)
+}
+
+// OpenBackfillWithTeams is OpenBackfill with, when teams is not nil, the
+// game server's view of the session (AccelByte's backfill ticket): for
+// each team, in the match's order, the players in it now, with their
+// attributes when the game server has them. They become the session's
+// teams (see cupid.SessionChange.Teams): a player Cupid had who is absent
+// has left, his seat stays open; a player the game server added takes a
+// seat; newcomers are compared with the attributes given. Errors name the
+// field and change nothing: teams (count), teams[i].players (over the
+// seats), teams[i].players[j].id (twice, or a player in another live
+// match), teams[i].players[j].attributes.
+func (s *Service) OpenBackfillWithTeams(ctx context.Context, id string, options map[string][]string, teams [][]cupid.Player) (*cupid.MatchRecord, error) {
+	if options != nil || teams != nil {
 		if id == "" {
 			return nil, cupid.Invalid("match_id", "required")
 		}
@@ -453,11 +474,61 @@ func (s *Service) OpenBackfill(ctx context.Context, id string, options map[strin
 		if err != nil {
 			return nil, err
 		}
-		if err := s.checkOptions(rec.Match.Key.Queue, options); err != nil {
-			return nil, err
+		if options != nil {
+			if err := s.checkOptions(rec.Match.Key.Queue, options); err != nil {
+				return nil, err
+			}
+		}
+		if teams != nil {
+			if err := cupid.CheckTeams(rec.Match, teams); err != nil {
+				return nil, err
+			}
+			if err := s.checkElsewhere(ctx, rec.Match, teams); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: options})
+	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: options, Teams: teams})
+}
+
+// checkElsewhere refuses a game server's view of a session that brings in
+// a player who is in another live match (pending, formed or assigned): a
+// player is never in two. Players already in the session are not looked
+// for. The check reads the store before the change is stored, so a match
+// formed in between with the same player is not seen; a player the game
+// server brings in has no waiting ticket that could be matched meanwhile
+// unless he queued himself.
+func (s *Service) checkElsewhere(ctx context.Context, m *cupid.Match, teams [][]cupid.Player) error {
+	field := map[string]string{}
+	for i, team := range teams {
+		for j, p := range team {
+			if !m.InTeams(p.ID) {
+				field[p.ID] = fmt.Sprintf("teams[%d].players[%d].id", i, j)
+			}
+		}
+	}
+	if len(field) == 0 {
+		return nil
+	}
+	for _, state := range []cupid.MatchState{cupid.MatchPending, cupid.MatchFormed, cupid.MatchAssigned} {
+		rs, err := s.store.Matches(ctx, cupid.MatchFilter{State: state})
+		if err != nil {
+			return s.storeError(err)
+		}
+		for _, r := range rs {
+			if r.Match.ID == m.ID {
+				continue
+			}
+			for _, team := range r.Match.Teams {
+				for _, p := range team.PlayerIDs {
+					if f, ok := field[p]; ok {
+						return cupid.Conflict(f, "player %s is in match %s, which is %s: a player is in one live match at most", p, r.Match.ID, r.State)
+					}
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // Bounds of a session's match options.

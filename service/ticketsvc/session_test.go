@@ -485,3 +485,117 @@ func TestHeldTicketIsFreedWhenTheSessionEnds(t *testing.T) {
 		t.Fatalf("stats at the end: %+v", st)
 	}
 }
+
+// TestOpenBackfillWithTheServersTeams: a game server that opens backfill
+// with its own view of the teams gets newcomers compared with the players
+// it names, with the attributes it gives — here a player it added itself,
+// at 3000 mmr, alone in the session: a waiting player at 1500 (who would
+// have joined ann and ben) is not backfilled, one at 2950 is, also after a
+// restart. A view naming a player of another live match is refused.
+func TestOpenBackfillWithTheServersTeams(t *testing.T) {
+	h := start(t, memstore.New(), squadQueues(0))
+	ctx := context.Background()
+	s := h.squadSession(t, "ann", "ben")
+	id := s.Match.ID
+	if _, err := h.CloseBackfill(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	other := h.squadSession(t, "cat", "dan")
+	if _, err := h.CloseBackfill(ctx, other.Match.ID); err != nil {
+		t.Fatal(err)
+	}
+	gus := cupid.Player{ID: "gus", Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(3000)})}
+	for _, c := range []struct {
+		teams [][]cupid.Player
+		code  cupid.Code
+		field string
+		text  string
+	}{
+		{[][]cupid.Player{{gus}}, cupid.CodeInvalid, "teams", "2 teams"},
+		{[][]cupid.Player{{gus}, {{ID: "gus"}}}, cupid.CodeInvalid, "teams[1].players[0].id", "twice"},
+		{[][]cupid.Player{{gus}, {{ID: "ben"}, {ID: "cat"}}}, cupid.CodeConflict, "teams[1].players[1].id", "cat"},
+	} {
+		_, err := h.OpenBackfillWithTeams(ctx, id, nil, c.teams)
+		wantErr(t, err, c.code, c.field, c.text)
+	}
+	if rec := h.record(t, id); rec.Match.Backfill || players(rec.Match) != "[[ann] [ben]]" {
+		t.Fatalf("a refused OpenBackfill changed the session: %+v", rec.Match)
+	}
+
+	rec, err := h.OpenBackfillWithTeams(ctx, id, nil, [][]cupid.Player{{gus}, {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if players(rec.Match) != "[[gus] []]" || !rec.Match.Backfill || len(rec.Match.Left) != 2 {
+		t.Fatalf("the session as the game server gave it: %s backfill=%v left=%+v", players(rec.Match), rec.Match.Backfill, rec.Match.Left)
+	}
+	low := h.create(t, ticket("squad", 1500, "lou"))
+	h.wait(time.Minute)
+	if got := h.state(t, low.ID); got.State != cupid.StateWaiting {
+		t.Fatalf("lou at 1500 joined a game of 3000: %s in %q", got.State, got.MatchID)
+	}
+	h = h.restarted(t, squadQueues(0))
+	h.wait(time.Minute)
+	if got := h.state(t, low.ID); got.State != cupid.StateWaiting {
+		t.Fatalf("after a restart lou at 1500 joined a game of 3000: %s in %q", got.State, got.MatchID)
+	}
+	high := h.create(t, ticket("squad", 2950, "hal"))
+	h.wait(0)
+	if got := h.state(t, high.ID); got.State != cupid.StateMatched || got.MatchID != id {
+		t.Fatalf("hal at 2950: %s in %q, want the session %s", got.State, got.MatchID, id)
+	}
+	if rec := h.record(t, id); players(rec.Match) != "[[gus hal] []]" && players(rec.Match) != "[[gus] [hal]]" {
+		t.Fatalf("the session after hal: %s", players(rec.Match))
+	}
+}
+
+// TestLeaversAreNotAssignedNorRequeued: a player who left a formed match
+// hears nothing of its assignment; when a match is released instead, his
+// ticket is cancelled, not requeued, while the others go back to waiting.
+func TestLeaversAreNotAssignedNorRequeued(t *testing.T) {
+	h := start(t, memstore.New(), squadQueues(0))
+	ctx := context.Background()
+	s := h.squadSession(t, "ann", "ben")
+	if _, err := h.CloseBackfill(ctx, s.Match.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ReportLeavers(ctx, s.Match.ID, []string{"ben"}); err != nil {
+		t.Fatal(err)
+	}
+	ticketOf := func(m *cupid.Match, p string) string {
+		for _, tid := range m.TicketIDs() {
+			if tk := h.state(t, tid); tk.Players[0].ID == p {
+				return tid
+			}
+		}
+		t.Fatalf("no ticket of %s in %s", p, m.ID)
+		return ""
+	}
+	ben := ticketOf(s.Match, "ben")
+	if _, err := h.AssignMatch(ctx, s.Match.ID, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := h.store.Events(ctx, ben, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kinds(evs) != "created matched" {
+		t.Fatalf("ben, who left, heard %s", kinds(evs))
+	}
+
+	r := h.squadSession(t, "cat", "dan")
+	if _, err := h.CloseBackfill(ctx, r.Match.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ReportLeavers(ctx, r.Match.ID, []string{"dan"}); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := h.ReleaseMatch(ctx, r.Match.ID, true, "no server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, dan := h.state(t, ticketOf(r.Match, "cat")), h.state(t, ticketOf(r.Match, "dan"))
+	if len(rel.Requeued) != 1 || cat.State != cupid.StateWaiting || dan.State != cupid.StateCancelled || dan.Reason != cupid.LeftReason("dan", r.Match.ID) {
+		t.Fatalf("after the release: cat %s, dan %s (%s)", cat.State, dan.State, dan.Reason)
+	}
+}

@@ -708,7 +708,21 @@ type OpenBackfillRequest struct {
 	// name -> a list of strings; the ruleset's match_options only): when
 	// set, newcomers are compared with these instead of with the options
 	// the session's players queued with.
-	MatchOptions  map[string]*structpb.ListValue `protobuf:"bytes,2,rep,name=match_options,json=matchOptions,proto3" json:"match_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	MatchOptions map[string]*structpb.ListValue `protobuf:"bytes,2,rep,name=match_options,json=matchOptions,proto3" json:"match_options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// The session's teams as its game server has them now (AccelByte's
+	// backfill ticket carries the same), when set: one entry per team of the
+	// match, in its order, with the players in it now — players Cupid
+	// matched and players the game server added itself — each with
+	// attributes when the game server has them (as on tickets). They become
+	// the session's teams: a player of the session who is absent has left
+	// and his seat stays open; newcomers are compared with the attributes
+	// given (players given without attributes, by their tickets'). Refused
+	// with invalid_argument naming the field: another team count (teams), a
+	// team over its seats (teams[i].players), a player twice or a bad id
+	// (teams[i].players[j].id), bad attributes; with failed_precondition: a
+	// player who is in another live match (teams[i].players[j].id), every
+	// seat taken.
+	Teams         []*BackfillTeam `protobuf:"bytes,3,rep,name=teams,proto3" json:"teams,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -757,6 +771,58 @@ func (x *OpenBackfillRequest) GetMatchOptions() map[string]*structpb.ListValue {
 	return nil
 }
 
+func (x *OpenBackfillRequest) GetTeams() []*BackfillTeam {
+	if x != nil {
+		return x.Teams
+	}
+	return nil
+}
+
+// BackfillTeam is one team of a game server's view of its session.
+type BackfillTeam struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Players       []*Player              `protobuf:"bytes,1,rep,name=players,proto3" json:"players,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BackfillTeam) Reset() {
+	*x = BackfillTeam{}
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BackfillTeam) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BackfillTeam) ProtoMessage() {}
+
+func (x *BackfillTeam) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BackfillTeam.ProtoReflect.Descriptor instead.
+func (*BackfillTeam) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *BackfillTeam) GetPlayers() []*Player {
+	if x != nil {
+		return x.Players
+	}
+	return nil
+}
+
 type OpenBackfillResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Match         *MatchRecord           `protobuf:"bytes,1,opt,name=match,proto3" json:"match,omitempty"`
@@ -766,7 +832,7 @@ type OpenBackfillResponse struct {
 
 func (x *OpenBackfillResponse) Reset() {
 	*x = OpenBackfillResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -778,7 +844,7 @@ func (x *OpenBackfillResponse) String() string {
 func (*OpenBackfillResponse) ProtoMessage() {}
 
 func (x *OpenBackfillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[11]
+	mi := &file_cupid_v1_match_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -791,7 +857,7 @@ func (x *OpenBackfillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OpenBackfillResponse.ProtoReflect.Descriptor instead.
 func (*OpenBackfillResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *OpenBackfillResponse) GetMatch() *MatchRecord {
@@ -810,7 +876,7 @@ type CloseBackfillRequest struct {
 
 func (x *CloseBackfillRequest) Reset() {
 	*x = CloseBackfillRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -822,7 +888,7 @@ func (x *CloseBackfillRequest) String() string {
 func (*CloseBackfillRequest) ProtoMessage() {}
 
 func (x *CloseBackfillRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[12]
+	mi := &file_cupid_v1_match_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -835,7 +901,7 @@ func (x *CloseBackfillRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackfillRequest.ProtoReflect.Descriptor instead.
 func (*CloseBackfillRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CloseBackfillRequest) GetId() string {
@@ -854,7 +920,7 @@ type CloseBackfillResponse struct {
 
 func (x *CloseBackfillResponse) Reset() {
 	*x = CloseBackfillResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +932,7 @@ func (x *CloseBackfillResponse) String() string {
 func (*CloseBackfillResponse) ProtoMessage() {}
 
 func (x *CloseBackfillResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[13]
+	mi := &file_cupid_v1_match_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +945,7 @@ func (x *CloseBackfillResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CloseBackfillResponse.ProtoReflect.Descriptor instead.
 func (*CloseBackfillResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CloseBackfillResponse) GetMatch() *MatchRecord {
@@ -899,7 +965,7 @@ type ReportLeaversRequest struct {
 
 func (x *ReportLeaversRequest) Reset() {
 	*x = ReportLeaversRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -911,7 +977,7 @@ func (x *ReportLeaversRequest) String() string {
 func (*ReportLeaversRequest) ProtoMessage() {}
 
 func (x *ReportLeaversRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[14]
+	mi := &file_cupid_v1_match_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -924,7 +990,7 @@ func (x *ReportLeaversRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportLeaversRequest.ProtoReflect.Descriptor instead.
 func (*ReportLeaversRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ReportLeaversRequest) GetId() string {
@@ -950,7 +1016,7 @@ type ReportLeaversResponse struct {
 
 func (x *ReportLeaversResponse) Reset() {
 	*x = ReportLeaversResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -962,7 +1028,7 @@ func (x *ReportLeaversResponse) String() string {
 func (*ReportLeaversResponse) ProtoMessage() {}
 
 func (x *ReportLeaversResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[15]
+	mi := &file_cupid_v1_match_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -975,7 +1041,7 @@ func (x *ReportLeaversResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportLeaversResponse.ProtoReflect.Descriptor instead.
 func (*ReportLeaversResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReportLeaversResponse) GetMatch() *MatchRecord {
@@ -994,7 +1060,7 @@ type EndSessionRequest struct {
 
 func (x *EndSessionRequest) Reset() {
 	*x = EndSessionRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	mi := &file_cupid_v1_match_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1006,7 +1072,7 @@ func (x *EndSessionRequest) String() string {
 func (*EndSessionRequest) ProtoMessage() {}
 
 func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[16]
+	mi := &file_cupid_v1_match_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1019,7 +1085,7 @@ func (x *EndSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionRequest.ProtoReflect.Descriptor instead.
 func (*EndSessionRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *EndSessionRequest) GetId() string {
@@ -1038,7 +1104,7 @@ type EndSessionResponse struct {
 
 func (x *EndSessionResponse) Reset() {
 	*x = EndSessionResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[17]
+	mi := &file_cupid_v1_match_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1050,7 +1116,7 @@ func (x *EndSessionResponse) String() string {
 func (*EndSessionResponse) ProtoMessage() {}
 
 func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[17]
+	mi := &file_cupid_v1_match_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1063,7 +1129,7 @@ func (x *EndSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EndSessionResponse.ProtoReflect.Descriptor instead.
 func (*EndSessionResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{17}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *EndSessionResponse) GetMatch() *MatchRecord {
@@ -1085,7 +1151,7 @@ type AcceptMatchRequest struct {
 
 func (x *AcceptMatchRequest) Reset() {
 	*x = AcceptMatchRequest{}
-	mi := &file_cupid_v1_match_proto_msgTypes[18]
+	mi := &file_cupid_v1_match_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1097,7 +1163,7 @@ func (x *AcceptMatchRequest) String() string {
 func (*AcceptMatchRequest) ProtoMessage() {}
 
 func (x *AcceptMatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[18]
+	mi := &file_cupid_v1_match_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1110,7 +1176,7 @@ func (x *AcceptMatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptMatchRequest.ProtoReflect.Descriptor instead.
 func (*AcceptMatchRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{18}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AcceptMatchRequest) GetId() string {
@@ -1143,7 +1209,7 @@ type AcceptMatchResponse struct {
 
 func (x *AcceptMatchResponse) Reset() {
 	*x = AcceptMatchResponse{}
-	mi := &file_cupid_v1_match_proto_msgTypes[19]
+	mi := &file_cupid_v1_match_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1155,7 +1221,7 @@ func (x *AcceptMatchResponse) String() string {
 func (*AcceptMatchResponse) ProtoMessage() {}
 
 func (x *AcceptMatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_match_proto_msgTypes[19]
+	mi := &file_cupid_v1_match_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1168,7 +1234,7 @@ func (x *AcceptMatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AcceptMatchResponse.ProtoReflect.Descriptor instead.
 func (*AcceptMatchResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_match_proto_rawDescGZIP(), []int{19}
+	return file_cupid_v1_match_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AcceptMatchResponse) GetMatch() *MatchRecord {
@@ -1232,13 +1298,16 @@ const file_cupid_v1_match_proto_rawDesc = "" +
 	"assignment\x18\x02 \x01(\v2\x14.cupid.v1.AssignmentR\n" +
 	"assignment\"B\n" +
 	"\x13AssignMatchResponse\x12+\n" +
-	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"\xd8\x01\n" +
+	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"\x86\x02\n" +
 	"\x13OpenBackfillRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12T\n" +
-	"\rmatch_options\x18\x02 \x03(\v2/.cupid.v1.OpenBackfillRequest.MatchOptionsEntryR\fmatchOptions\x1a[\n" +
+	"\rmatch_options\x18\x02 \x03(\v2/.cupid.v1.OpenBackfillRequest.MatchOptionsEntryR\fmatchOptions\x12,\n" +
+	"\x05teams\x18\x03 \x03(\v2\x16.cupid.v1.BackfillTeamR\x05teams\x1a[\n" +
 	"\x11MatchOptionsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x120\n" +
-	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueR\x05value:\x028\x01\"C\n" +
+	"\x05value\x18\x02 \x01(\v2\x1a.google.protobuf.ListValueR\x05value:\x028\x01\":\n" +
+	"\fBackfillTeam\x12*\n" +
+	"\aplayers\x18\x01 \x03(\v2\x10.cupid.v1.PlayerR\aplayers\"C\n" +
 	"\x14OpenBackfillResponse\x12+\n" +
 	"\x05match\x18\x01 \x01(\v2\x15.cupid.v1.MatchRecordR\x05match\"&\n" +
 	"\x14CloseBackfillRequest\x12\x0e\n" +
@@ -1294,7 +1363,7 @@ func file_cupid_v1_match_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_match_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_cupid_v1_match_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_cupid_v1_match_proto_goTypes = []any{
 	(MatchState)(0),               // 0: cupid.v1.MatchState
 	(*MatchRecord)(nil),           // 1: cupid.v1.MatchRecord
@@ -1308,66 +1377,70 @@ var file_cupid_v1_match_proto_goTypes = []any{
 	(*AssignMatchRequest)(nil),    // 9: cupid.v1.AssignMatchRequest
 	(*AssignMatchResponse)(nil),   // 10: cupid.v1.AssignMatchResponse
 	(*OpenBackfillRequest)(nil),   // 11: cupid.v1.OpenBackfillRequest
-	(*OpenBackfillResponse)(nil),  // 12: cupid.v1.OpenBackfillResponse
-	(*CloseBackfillRequest)(nil),  // 13: cupid.v1.CloseBackfillRequest
-	(*CloseBackfillResponse)(nil), // 14: cupid.v1.CloseBackfillResponse
-	(*ReportLeaversRequest)(nil),  // 15: cupid.v1.ReportLeaversRequest
-	(*ReportLeaversResponse)(nil), // 16: cupid.v1.ReportLeaversResponse
-	(*EndSessionRequest)(nil),     // 17: cupid.v1.EndSessionRequest
-	(*EndSessionResponse)(nil),    // 18: cupid.v1.EndSessionResponse
-	(*AcceptMatchRequest)(nil),    // 19: cupid.v1.AcceptMatchRequest
-	(*AcceptMatchResponse)(nil),   // 20: cupid.v1.AcceptMatchResponse
-	nil,                           // 21: cupid.v1.OpenBackfillRequest.MatchOptionsEntry
-	(*Match)(nil),                 // 22: cupid.v1.Match
-	(*Assignment)(nil),            // 23: cupid.v1.Assignment
-	(*timestamppb.Timestamp)(nil), // 24: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),    // 25: google.protobuf.ListValue
+	(*BackfillTeam)(nil),          // 12: cupid.v1.BackfillTeam
+	(*OpenBackfillResponse)(nil),  // 13: cupid.v1.OpenBackfillResponse
+	(*CloseBackfillRequest)(nil),  // 14: cupid.v1.CloseBackfillRequest
+	(*CloseBackfillResponse)(nil), // 15: cupid.v1.CloseBackfillResponse
+	(*ReportLeaversRequest)(nil),  // 16: cupid.v1.ReportLeaversRequest
+	(*ReportLeaversResponse)(nil), // 17: cupid.v1.ReportLeaversResponse
+	(*EndSessionRequest)(nil),     // 18: cupid.v1.EndSessionRequest
+	(*EndSessionResponse)(nil),    // 19: cupid.v1.EndSessionResponse
+	(*AcceptMatchRequest)(nil),    // 20: cupid.v1.AcceptMatchRequest
+	(*AcceptMatchResponse)(nil),   // 21: cupid.v1.AcceptMatchResponse
+	nil,                           // 22: cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	(*Match)(nil),                 // 23: cupid.v1.Match
+	(*Assignment)(nil),            // 24: cupid.v1.Assignment
+	(*timestamppb.Timestamp)(nil), // 25: google.protobuf.Timestamp
+	(*Player)(nil),                // 26: cupid.v1.Player
+	(*structpb.ListValue)(nil),    // 27: google.protobuf.ListValue
 }
 var file_cupid_v1_match_proto_depIdxs = []int32{
-	22, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
+	23, // 0: cupid.v1.MatchRecord.match:type_name -> cupid.v1.Match
 	0,  // 1: cupid.v1.MatchRecord.state:type_name -> cupid.v1.MatchState
-	23, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
-	24, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
+	24, // 2: cupid.v1.MatchRecord.assignment:type_name -> cupid.v1.Assignment
+	25, // 3: cupid.v1.MatchRecord.updated_at:type_name -> google.protobuf.Timestamp
 	2,  // 4: cupid.v1.MatchRecord.answers:type_name -> cupid.v1.MatchAnswer
-	24, // 5: cupid.v1.MatchAnswer.at:type_name -> google.protobuf.Timestamp
-	24, // 6: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
-	22, // 7: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
-	23, // 8: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
+	25, // 5: cupid.v1.MatchAnswer.at:type_name -> google.protobuf.Timestamp
+	25, // 6: cupid.v1.MatchEvent.at:type_name -> google.protobuf.Timestamp
+	23, // 7: cupid.v1.MatchEvent.match:type_name -> cupid.v1.Match
+	24, // 8: cupid.v1.MatchEvent.assignment:type_name -> cupid.v1.Assignment
 	0,  // 9: cupid.v1.ListMatchesRequest.state:type_name -> cupid.v1.MatchState
 	1,  // 10: cupid.v1.ListMatchesResponse.matches:type_name -> cupid.v1.MatchRecord
 	1,  // 11: cupid.v1.GetMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	23, // 12: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
+	24, // 12: cupid.v1.AssignMatchRequest.assignment:type_name -> cupid.v1.Assignment
 	1,  // 13: cupid.v1.AssignMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	21, // 14: cupid.v1.OpenBackfillRequest.match_options:type_name -> cupid.v1.OpenBackfillRequest.MatchOptionsEntry
-	1,  // 15: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 16: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 17: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 18: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
-	1,  // 19: cupid.v1.AcceptMatchResponse.match:type_name -> cupid.v1.MatchRecord
-	25, // 20: cupid.v1.OpenBackfillRequest.MatchOptionsEntry.value:type_name -> google.protobuf.ListValue
-	4,  // 21: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
-	5,  // 22: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
-	7,  // 23: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
-	9,  // 24: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
-	11, // 25: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
-	13, // 26: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
-	15, // 27: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
-	17, // 28: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
-	19, // 29: cupid.v1.MatchService.AcceptMatch:input_type -> cupid.v1.AcceptMatchRequest
-	3,  // 30: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
-	6,  // 31: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
-	8,  // 32: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
-	10, // 33: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
-	12, // 34: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
-	14, // 35: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
-	16, // 36: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
-	18, // 37: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
-	20, // 38: cupid.v1.MatchService.AcceptMatch:output_type -> cupid.v1.AcceptMatchResponse
-	30, // [30:39] is the sub-list for method output_type
-	21, // [21:30] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	22, // 14: cupid.v1.OpenBackfillRequest.match_options:type_name -> cupid.v1.OpenBackfillRequest.MatchOptionsEntry
+	12, // 15: cupid.v1.OpenBackfillRequest.teams:type_name -> cupid.v1.BackfillTeam
+	26, // 16: cupid.v1.BackfillTeam.players:type_name -> cupid.v1.Player
+	1,  // 17: cupid.v1.OpenBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 18: cupid.v1.CloseBackfillResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 19: cupid.v1.ReportLeaversResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 20: cupid.v1.EndSessionResponse.match:type_name -> cupid.v1.MatchRecord
+	1,  // 21: cupid.v1.AcceptMatchResponse.match:type_name -> cupid.v1.MatchRecord
+	27, // 22: cupid.v1.OpenBackfillRequest.MatchOptionsEntry.value:type_name -> google.protobuf.ListValue
+	4,  // 23: cupid.v1.MatchService.WatchMatches:input_type -> cupid.v1.WatchMatchesRequest
+	5,  // 24: cupid.v1.MatchService.ListMatches:input_type -> cupid.v1.ListMatchesRequest
+	7,  // 25: cupid.v1.MatchService.GetMatch:input_type -> cupid.v1.GetMatchRequest
+	9,  // 26: cupid.v1.MatchService.AssignMatch:input_type -> cupid.v1.AssignMatchRequest
+	11, // 27: cupid.v1.MatchService.OpenBackfill:input_type -> cupid.v1.OpenBackfillRequest
+	14, // 28: cupid.v1.MatchService.CloseBackfill:input_type -> cupid.v1.CloseBackfillRequest
+	16, // 29: cupid.v1.MatchService.ReportLeavers:input_type -> cupid.v1.ReportLeaversRequest
+	18, // 30: cupid.v1.MatchService.EndSession:input_type -> cupid.v1.EndSessionRequest
+	20, // 31: cupid.v1.MatchService.AcceptMatch:input_type -> cupid.v1.AcceptMatchRequest
+	3,  // 32: cupid.v1.MatchService.WatchMatches:output_type -> cupid.v1.MatchEvent
+	6,  // 33: cupid.v1.MatchService.ListMatches:output_type -> cupid.v1.ListMatchesResponse
+	8,  // 34: cupid.v1.MatchService.GetMatch:output_type -> cupid.v1.GetMatchResponse
+	10, // 35: cupid.v1.MatchService.AssignMatch:output_type -> cupid.v1.AssignMatchResponse
+	13, // 36: cupid.v1.MatchService.OpenBackfill:output_type -> cupid.v1.OpenBackfillResponse
+	15, // 37: cupid.v1.MatchService.CloseBackfill:output_type -> cupid.v1.CloseBackfillResponse
+	17, // 38: cupid.v1.MatchService.ReportLeavers:output_type -> cupid.v1.ReportLeaversResponse
+	19, // 39: cupid.v1.MatchService.EndSession:output_type -> cupid.v1.EndSessionResponse
+	21, // 40: cupid.v1.MatchService.AcceptMatch:output_type -> cupid.v1.AcceptMatchResponse
+	32, // [32:41] is the sub-list for method output_type
+	23, // [23:32] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_match_proto_init() }
@@ -1382,7 +1455,7 @@ func file_cupid_v1_match_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_match_proto_rawDesc), len(file_cupid_v1_match_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
