@@ -208,3 +208,100 @@ func getMatch(t *testing.T, s *clockServer, id string) *cupidv1.MatchRecord {
 	}
 	return res.Msg.GetMatch()
 }
+
+// TestOpenBackfillWithTheGameServersTeams: a game server opens backfill
+// with its own view of the session — ann and ben are gone, gus, a player
+// it let in itself at 3000 mmr, plays alone — and Cupid compares
+// newcomers with gus, also after a restart: lou at 1500 waits, hal at
+// 2950 joins and hears the session's server. A view naming a player of
+// another live match is refused and changes nothing.
+func TestOpenBackfillWithTheGameServersTeams(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { backfillTeamsScenario(t, "") })
+	t.Run("postgres", func(t *testing.T) { backfillTeamsScenario(t, postgresURL(t)) })
+}
+
+func backfillTeamsScenario(t *testing.T, store string) {
+	data := t.TempDir()
+	s := startConfigServerOn(t, data, sessionQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
+	ctx := context.Background()
+	evs := backend(t, s.testServer, "squad", 0)
+	mc := s.matchClient()
+	pair := func(a, b string) *cupidv1.Match {
+		t.Helper()
+		if _, err := s.c.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{
+			{Queue: "squad", Players: []*cupidv1.Player{player(a, 1500)}},
+			{Queue: "squad", Players: []*cupidv1.Player{player(b, 1510)}},
+		}})); err != nil {
+			t.Fatal(err)
+		}
+		formed := nextMatchEvent(t, evs)
+		for formed.GetKind() != "formed" { // the previous pair's backfill_closed
+			formed = nextMatchEvent(t, evs)
+		}
+		if !slices.Equal(sessionPlayers(formed.GetMatch()), []string{a, b}) {
+			t.Fatalf("formed: %v", formed)
+		}
+		if _, err := mc.CloseBackfill(ctx, connect.NewRequest(&cupidv1.CloseBackfillRequest{Id: formed.GetMatch().GetId()})); err != nil {
+			t.Fatal(err)
+		}
+		return formed.GetMatch()
+	}
+	m := pair("ann", "ben")
+	pair("cat", "dan")
+	id := m.GetId()
+	if _, err := mc.AssignMatch(ctx, connect.NewRequest(&cupidv1.AssignMatchRequest{Id: id, Assignment: &cupidv1.Assignment{Server: "10.0.0.6:7777"}})); err != nil {
+		t.Fatal(err)
+	}
+	gus := player("gus", 3000)
+	view := func(other ...*cupidv1.Player) []*cupidv1.BackfillTeam {
+		out := make([]*cupidv1.BackfillTeam, len(m.GetTeams()))
+		for i, team := range m.GetTeams() {
+			out[i] = &cupidv1.BackfillTeam{}
+			if slices.Contains(team.GetPlayerIds(), "ann") {
+				out[i].Players = []*cupidv1.Player{gus}
+			} else {
+				out[i].Players = other
+			}
+		}
+		return out
+	}
+	_, err := mc.OpenBackfill(ctx, connect.NewRequest(&cupidv1.OpenBackfillRequest{Id: id, Teams: view()[:1]}))
+	wantCode(t, err, connect.CodeInvalidArgument, "teams")
+	_, err = mc.OpenBackfill(ctx, connect.NewRequest(&cupidv1.OpenBackfillRequest{Id: id, Teams: view(player("cat", 1500))}))
+	wantCode(t, err, connect.CodeFailedPrecondition, "cat")
+	if got := getMatch(t, s, id).GetMatch(); got.GetBackfill() || !slices.Equal(sessionPlayers(got), []string{"ann", "ben"}) {
+		t.Fatalf("a refused OpenBackfill changed the session: %v", got)
+	}
+
+	res, err := mc.OpenBackfill(ctx, connect.NewRequest(&cupidv1.OpenBackfillRequest{Id: id, Teams: view()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Msg.GetMatch().GetMatch(); !got.GetBackfill() || !slices.Equal(sessionPlayers(got), []string{"gus"}) || len(got.GetLeft()) != 2 {
+		t.Fatalf("the session as the game server gave it: %v", got)
+	}
+	opened := nextOf(t, evs, id)
+	if opened.GetKind() == "assigned" {
+		opened = nextOf(t, evs, id)
+	}
+	if opened.GetKind() != "backfill_opened" || !slices.Equal(sessionPlayers(opened.GetMatch()), []string{"gus"}) {
+		t.Fatalf("the stream after OpenBackfill with teams: %v", opened)
+	}
+	lou := create(t, s.c, "squad", player("lou", 1500))
+
+	// After a restart the session still compares newcomers with gus.
+	s.stop()
+	s = startConfigServerOn(t, data, sessionQueues, s.clock, store)
+	hal := create(t, s.c, "squad", player("hal", 2950))
+	if got, server := assignedTo(t, s, hal.GetId()); got != id || server != "10.0.0.6:7777" {
+		t.Fatalf("hal at 2950: assigned %s at %s, want the session with gus", got, server)
+	}
+	if got := getMatch(t, s, id).GetMatch(); !slices.Equal(sessionPlayers(got), []string{"gus", "hal"}) {
+		t.Fatalf("the session after hal: %v", sessionPlayers(got))
+	}
+	// lou came first and was offered to the pool before hal: he is not
+	// compared with ann and ben any more.
+	if got := getTicket(t, s.c, lou.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_WAITING {
+		t.Fatalf("lou at 1500 is %v in %s, want waiting", got.GetState(), got.GetMatchId())
+	}
+}
