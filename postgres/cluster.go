@@ -22,12 +22,19 @@ import (
 //     node's: two nodes whose clocks disagree still agree on who holds a
 //     lease and whether it has lapsed.
 //   - A lease's token grows by one whenever it changes hands or is taken
-//     again after lapsing. cupid_fence checks, inside a transaction that
-//     writes for a pool, that the writer still holds the lease with the
-//     token it was given, and takes the lease row FOR SHARE: a node taking
-//     the lease over must update that row, so it waits for the write to
-//     commit and then reads it with the pool's other tickets. A writer whose
-//     lease lapsed or moved fails with SQLSTATE CF001 and writes nothing.
+//     again after lapsing. cupid_fence checks, as the last statement before
+//     the COMMIT of a transaction that writes for a pool (in the batch that
+//     commits, where the transaction has one), that the writer still holds
+//     the lease with the token it was given, and takes the lease row FOR
+//     SHARE: a node taking the lease over must update that row, so it waits
+//     for that commit and then reads what it wrote with the pool's other
+//     tickets. A writer whose lease lapsed or moved fails with SQLSTATE
+//     CF001 and writes nothing. The row is held only while a commit runs,
+//     never while the server waits for a client; a fenced transaction left
+//     idle for two seconds is ended by the server, and lease changes wait at
+//     most a quarter second for the row (ErrLeaseBusy), so a writer stopped
+//     mid-transaction delays a takeover by seconds, not for as long as it
+//     sleeps.
 //   - Every statement that stores ticket events or match events notifies
 //     a channel named for the schema ("cupid_" and 16 hex digits of its
 //     md5, so that deployments in two schemas of one database do not hear
@@ -60,6 +67,10 @@ CREATE TABLE cluster_leases (
 
 CREATE FUNCTION cupid_fence(lease text, holder text, tok bigint) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
+	-- A writer that stops between two statements of this transaction (a
+	-- paused process) would hold the lease row, and so a takeover, until
+	-- the server noticed: end such a transaction after two seconds idle.
+	PERFORM set_config('idle_in_transaction_session_timeout', '2s', true);
 	PERFORM 1 FROM cluster_leases
 	WHERE name = lease AND owner = holder AND token = tok AND expires_at > clock_timestamp()
 	FOR SHARE;
@@ -135,22 +146,51 @@ const codeFenced = "CF001"
 // fenceSQL checks a write's fence inside its transaction.
 const fenceSQL = `SELECT cupid_fence($1, $2, $3)`
 
-// queueFence adds the check of the fence ctx carries, if any, to a batch
-// that has begun its transaction.
+// A fenced transaction checks its fence as its last statement before
+// COMMIT, in the batch that commits where it can: the lease row is then
+// held (FOR SHARE) only while the commit itself runs, never while the
+// server waits for a client that may have stopped. From its first
+// statement such a transaction is ended by the server after two seconds
+// idle, so a writer stopped between two of its round trips releases its
+// ticket and match rows within seconds.
+
+// fenceIdleSQL bounds a fenced transaction's idle time.
+const fenceIdleSQL = `SELECT set_config('idle_in_transaction_session_timeout', '2s', true)`
+
+// queueFenceBegin starts the fenced part of a batch that began its
+// transaction, when ctx carries a fence.
+func queueFenceBegin(ctx context.Context, b *pgx.Batch) {
+	if _, ok := cupid.FenceFrom(ctx); ok {
+		b.Queue(fenceIdleSQL)
+	}
+}
+
+// queueFence adds the check of the fence ctx carries, if any, to a batch;
+// the COMMIT follows it.
 func queueFence(ctx context.Context, b *pgx.Batch) {
 	if f, ok := cupid.FenceFrom(ctx); ok {
 		b.Queue(fenceSQL, f.Lease, f.Holder, f.Token)
 	}
 }
 
-// fenceTx checks the fence ctx carries, if any, in an open transaction.
-func fenceTx(ctx context.Context, tx pgx.Tx) error {
-	if f, ok := cupid.FenceFrom(ctx); ok {
-		if _, err := tx.Exec(ctx, fenceSQL, f.Lease, f.Holder, f.Token); err != nil {
+// fenceBegin starts the fenced part of an open transaction.
+func fenceBegin(ctx context.Context, tx pgx.Tx) error {
+	if _, ok := cupid.FenceFrom(ctx); ok {
+		if _, err := tx.Exec(ctx, fenceIdleSQL); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fenceCommit checks the fence ctx carries, if any, and commits.
+func fenceCommit(ctx context.Context, tx pgx.Tx) error {
+	if f, ok := cupid.FenceFrom(ctx); ok {
+		if _, err := tx.Exec(ctx, fenceSQL, f.Lease, f.Holder, f.Token); err != nil {
+			return fenced(err)
+		}
+	}
+	return tx.Commit(ctx)
 }
 
 // execFenced runs one statement: alone, or after the check of the fence
@@ -166,13 +206,13 @@ func (s *Store) execFenced(ctx context.Context, sql string, args ...any) error {
 		return err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fenceTx(ctx, tx); err != nil {
+	if err := fenceBegin(ctx, tx); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, sql, args...); err != nil {
 		return err
 	}
-	return tx.Commit(ctx)
+	return fenceCommit(ctx, tx)
 }
 
 // fenced turns the database's refusal of a fenced write into an error that
@@ -256,7 +296,8 @@ func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Du
 	if ttl <= 0 {
 		return 0, false, cupid.Invalid("ttl", "must be positive")
 	}
-	err = s.pool.QueryRow(ctx, `INSERT INTO cluster_leases AS l (name, owner, token, expires_at)
+	err = s.withLockTimeout(ctx, func(tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `INSERT INTO cluster_leases AS l (name, owner, token, expires_at)
 		VALUES ($1, $2, 1, clock_timestamp() + make_interval(secs => $3))
 		ON CONFLICT (name) DO UPDATE SET
 			owner = EXCLUDED.owner,
@@ -264,6 +305,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Du
 			expires_at = EXCLUDED.expires_at
 		WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
 		RETURNING token`, name, node, ttl.Seconds()).Scan(&token)
+	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
 	}
@@ -277,13 +319,50 @@ func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Du
 // wait for it to lapse. It keeps the token, so the next holder's is larger.
 // Releasing a lease the node no longer holds with that token does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, name, node string, token int64) error {
-	_, err := s.pool.Exec(ctx, `UPDATE cluster_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
+	err := s.withLockTimeout(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `UPDATE cluster_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
 		WHERE name = $1 AND owner = $2 AND token = $3`, name, node, token)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("postgres: release lease %s: %w", name, err)
 	}
 	return nil
 }
+
+// ErrLeaseBusy is the answer of AcquireLease and ReleaseLease when a write
+// made under the lease holds its row (cupid_fence takes it FOR SHARE) for
+// longer than leaseLockWait: the caller tries again at its next round rather
+// than wait, so one write of a node that stopped mid-transaction cannot hold
+// up the rounds of the others (such a transaction ends within
+// two seconds, see cupid_fence).
+var ErrLeaseBusy = errors.New("the lease row is held by a write in progress")
+
+// leaseLockWait bounds how long a lease change waits for the row.
+const leaseLockWait = "250ms"
+
+// withLockTimeout runs f in a transaction that waits at most leaseLockWait
+// for a row lock.
+func (s *Store) withLockTimeout(ctx context.Context, f func(tx pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, leaseLockWait); err != nil {
+		return err
+	}
+	if err := f(tx); err != nil {
+		if pgCode(err) == codeLockNotAvailable {
+			return ErrLeaseBusy
+		}
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// codeLockNotAvailable is SQLSTATE lock_not_available (lock_timeout).
+const codeLockNotAvailable = "55P03"
 
 // Leases lists every lease, lapsed ones included, in name order.
 func (s *Store) Leases(ctx context.Context) ([]Lease, error) {

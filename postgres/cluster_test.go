@@ -272,3 +272,56 @@ func TestFencedDocumentWrites(t *testing.T) {
 		t.Fatalf("documents after refused writes: %+v %v", docs, err)
 	}
 }
+
+// TestPausedWriterDelaysATakeoverBySecondsOnly: a node stopped in the
+// middle of a fenced transaction holds the lease row; another node asking
+// for the lapsed lease is told at once that the row is busy (its round goes
+// on), and the server ends the idle transaction within seconds, after which
+// the lease is taken.
+func TestPausedWriterDelaysATakeoverBySecondsOnly(t *testing.T) {
+	s := openTemp(t)
+	ctx := context.Background()
+	tok, _, err := s.AcquireLease(ctx, "queue/duel", "a", 200*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, fenceSQL, "queue/duel", "a", tok); err != nil {
+		t.Fatal(err)
+	}
+	// a stops here, holding the row.
+	time.Sleep(300 * time.Millisecond) // a's lease lapses meanwhile
+	start := time.Now()
+	if _, _, err := s.AcquireLease(ctx, "queue/duel", "b", time.Minute); !errors.Is(err, ErrLeaseBusy) {
+		t.Fatalf("b's acquire while a's write holds the row: %v", err)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("b waited %v for the row", waited)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		_, ok, err := s.AcquireLease(ctx, "queue/duel", "b", time.Minute)
+		if ok {
+			break
+		}
+		if err != nil && !errors.Is(err, ErrLeaseBusy) {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the paused writer's transaction was never ended")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1`); err == nil {
+		t.Fatal("the paused writer's transaction is still open")
+	}
+}

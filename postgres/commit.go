@@ -141,7 +141,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 		taken := map[string]bool{}
 		b := &pgx.Batch{}
 		queueBegin(b)
-		queueFence(ctx, b)
+		queueFenceBegin(ctx, b)
 		b.Queue(lockTicketsSQL, ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id, st string
@@ -249,6 +249,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 			queueFormed(b, ms, stored, out)
 		}
 		queueEvents(b, events)
+		queueFence(ctx, b)
 		b.Queue(commitSQL)
 		return send(ctx, conn, b)
 	})

@@ -246,8 +246,8 @@ func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 			return err
 		}
 		defer tx.Rollback(context.WithoutCancel(ctx))
-		if err := fenceTx(ctx, tx); err != nil {
-			return fenced(err)
+		if err := fenceBegin(ctx, tx); err != nil {
+			return err
 		}
 		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -260,8 +260,9 @@ func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 		if err := f(tx, rec, b); err != nil {
 			return err
 		}
+		queueFence(ctx, b)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
+			return fenced(err)
 		}
 		return tx.Commit(ctx)
 	})

@@ -67,8 +67,8 @@ func (s *Store) session(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 			return err
 		}
 		defer tx.Rollback(context.WithoutCancel(ctx))
-		if err := fenceTx(ctx, tx); err != nil {
-			return fenced(err)
+		if err := fenceBegin(ctx, tx); err != nil {
+			return err
 		}
 		var rec *cupid.MatchRecord
 		if storable(id) {
@@ -85,8 +85,9 @@ func (s *Store) session(ctx context.Context, id string, f func(tx pgx.Tx, rec *c
 		if err := f(tx, rec, b); err != nil {
 			return err
 		}
+		queueFence(ctx, b)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return err
+			return fenced(err)
 		}
 		return tx.Commit(ctx)
 	})

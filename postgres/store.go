@@ -324,14 +324,14 @@ func (s *Store) finishOnce(ctx context.Context, id, state, reason string, at int
 		return nil, err
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fenceTx(ctx, tx); err != nil {
+	if err := fenceBegin(ctx, tx); err != nil {
 		return nil, err
 	}
 	t, err := scanTicket(tx.QueryRow(ctx, finishSQL, id, state, reason, at, kind), seq)
 	if err != nil {
 		return nil, err
 	}
-	return t, tx.Commit(ctx)
+	return t, fenceCommit(ctx, tx)
 }
 
 // Ping upserts the heartbeat row: readiness then fails when writes do (a
