@@ -57,6 +57,22 @@ func TestSessionCallsRefuseBadInput(t *testing.T) {
 			_, err := c.CloseBackfill(ctx, id)
 			return err
 		}, connect.CodeFailedPrecondition, "not open"},
+		{"teams of another count than the match's", func() error {
+			_, err := c.OpenBackfillWithTeams(ctx, id, [][]*cupidv1.Player{{{Id: "ann"}}})
+			return err
+		}, connect.CodeInvalidArgument, "teams"},
+		{"a team over its seats", func() error {
+			_, err := c.OpenBackfillWithTeams(ctx, id, [][]*cupidv1.Player{{{Id: "ann"}, {Id: "x"}, {Id: "y"}}, {}})
+			return err
+		}, connect.CodeInvalidArgument, "teams[0].players"},
+		{"a player twice", func() error {
+			_, err := c.OpenBackfillWithTeams(ctx, id, [][]*cupidv1.Player{{{Id: "ann"}}, {{Id: "ann"}}})
+			return err
+		}, connect.CodeInvalidArgument, "teams[1].players[0].id"},
+		{"an attribute that is no value", func() error {
+			_, err := c.OpenBackfillWithTeams(ctx, id, [][]*cupidv1.Player{{{Id: "ann", Attributes: map[string]*structpb.Value{"mmr": structpb.NewNullValue()}}}, {}})
+			return err
+		}, connect.CodeInvalidArgument, "teams[0].players[0].attributes.mmr"},
 		{"an unknown session", func() error {
 			_, err := c.EndSession(ctx, "nope")
 			return err
