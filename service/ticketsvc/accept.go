@@ -181,34 +181,7 @@ func (s *Service) withAnswers(ctx context.Context, r *cupid.MatchRecord) error {
 // startAccepting starts, for each queue with a ready check, the goroutine
 // that releases its pending matches at their deadline.
 func (s *Service) startAccepting() {
-	s.mu.Lock()
-	var qs []*queue
-	for _, q := range s.queues {
-		if q.accept.Timeout > 0 {
-			qs = append(qs, q)
-		}
-	}
-	s.mu.Unlock()
-	for _, q := range qs {
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			t := time.NewTimer(0)
-			defer t.Stop()
-			for {
-				select {
-				case <-s.ctx.Done():
-					return
-				case <-t.C:
-				}
-				next := s.now().Add(time.Second) // another node runs the queue: look again later
-				if ctx, ok := s.ownedCtx(q.name); ok {
-					next = s.acceptDue(ctx, q.name)
-				}
-				t.Reset(max(next.Sub(s.now()), time.Millisecond))
-			}
-		}()
-	}
+	s.runDeadlines(func(q *queue) bool { return q.accept.Timeout > 0 }, s.acceptDue)
 }
 
 // acceptDue releases the queue's pending matches whose deadline has

@@ -278,15 +278,24 @@ const matchPage = 256
 // startReleasing starts, for each queue with an assign timeout, the
 // goroutine that releases its unassigned matches.
 func (s *Service) startReleasing() {
+	s.runDeadlines(func(q *queue) bool { return q.assignTimeout > 0 }, s.releaseDue)
+}
+
+// runDeadlines starts, for each queue pick accepts, a goroutine that calls
+// due whenever the time due last returned comes: with the queue's owned
+// context (its lease's fence on a shared store) while this node runs the
+// queue, and otherwise looks again a second later, in case it takes the
+// queue over.
+func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Context, queue string) time.Time) {
 	s.mu.Lock()
-	var qs []*queue
+	var qs []string
 	for _, q := range s.queues {
-		if q.assignTimeout > 0 {
-			qs = append(qs, q)
+		if pick(q) {
+			qs = append(qs, q.name)
 		}
 	}
 	s.mu.Unlock()
-	for _, q := range qs {
+	for _, name := range qs {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -298,22 +307,14 @@ func (s *Service) startReleasing() {
 					return
 				case <-t.C:
 				}
-				next := s.releaseOwned(q.name)
+				next := s.now().Add(time.Second)
+				if ctx, ok := s.ownedCtx(name); ok {
+					next = due(ctx, name)
+				}
 				t.Reset(max(next.Sub(s.now()), time.Millisecond))
 			}
 		}()
 	}
-}
-
-// releaseOwned runs releaseDue for a queue whose pools this node runs, with
-// the lease's fence on its writes; other nodes' queues are looked at again
-// a second later, in case this node takes them over.
-func (s *Service) releaseOwned(queue string) time.Time {
-	ctx, ok := s.ownedCtx(queue)
-	if !ok {
-		return s.now().Add(time.Second)
-	}
-	return s.releaseDue(ctx, queue)
 }
 
 // releaseDue releases the queue's formed matches whose assign timeout has
