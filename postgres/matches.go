@@ -235,36 +235,14 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 
 // handOff runs f in a READ COMMITTED transaction that has locked the match
 // (f checks its state); f queues its writes on b, which is sent with the
-// COMMIT in one round trip.
+// COMMIT in one round trip. It is session (sessions.go) for a match that
+// must exist.
 func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error) error {
-	if !storable(id) {
-		return cupid.MatchNotFound(id)
-	}
-	return retry(ctx, func() error {
-		tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback(context.WithoutCancel(ctx))
-		if err := fenceBegin(ctx, tx); err != nil {
-			return err
-		}
-		rec, err := scanRecord(tx.QueryRow(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = $1 FOR UPDATE`, id))
-		if errors.Is(err, pgx.ErrNoRows) {
+	return s.session(ctx, id, func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error {
+		if rec == nil {
 			return cupid.MatchNotFound(id)
 		}
-		if err != nil {
-			return err
-		}
-		b := &pgx.Batch{}
-		if err := f(tx, rec, b); err != nil {
-			return err
-		}
-		queueFence(ctx, b)
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return fenced(err)
-		}
-		return tx.Commit(ctx)
+		return f(tx, rec, b)
 	})
 }
 
