@@ -305,6 +305,10 @@ type Ticket struct {
 	// and its owner did not cancel it: replaced by a newer ticket, its
 	// players matched in another queue, refused by a new ruleset.
 	Reason string `json:"reason,omitempty"`
+	// HeldUntil, set by the server, keeps the ticket out of matching until
+	// then (a low-priority player's penalty: he waits longer). Its age and
+	// expiry still count from CreatedAt.
+	HeldUntil time.Time `json:"held_until,omitzero"`
 }
 
 // Wait is how long the ticket has waited at now.

@@ -94,8 +94,11 @@ type QueueRatingConfig struct {
 	Attribute         string `yaml:"attribute"`
 	DivisionAttribute string `yaml:"division_attribute"`
 	// LowPriority is "pool" to send low-priority players' tickets to a
-	// pool of their own; empty leaves them where they are.
-	LowPriority string `yaml:"low_priority"`
+	// pool of their own, "wait" to hold them out of matching for
+	// LowPriorityWait (one minute by default) in the same pool; empty
+	// leaves them where they are.
+	LowPriority     string   `yaml:"low_priority"`
+	LowPriorityWait Duration `yaml:"low_priority_wait"`
 }
 
 // checkRatings validates the ratings and the queues' references to them.
@@ -172,9 +175,15 @@ func (c *Config) checkRatings(doc *document) {
 			doc.report(cupid.Invalid(field+".division_attribute", "must differ from attribute"))
 		}
 		switch q.Rating.LowPriority {
-		case "", "pool":
+		case "", "pool", "wait":
 		default:
-			doc.report(cupid.Invalid(field+".low_priority", "must be pool (or absent), got %q", q.Rating.LowPriority))
+			doc.report(cupid.Invalid(field+".low_priority", "must be pool or wait (or absent), got %q", q.Rating.LowPriority))
+		}
+		switch {
+		case q.Rating.LowPriorityWait < 0:
+			doc.report(cupid.Invalid(field+".low_priority_wait", "must not be negative"))
+		case q.Rating.LowPriorityWait > 0 && q.Rating.LowPriority != "wait":
+			doc.report(cupid.Invalid(field+".low_priority_wait", "needs low_priority: wait"))
 		}
 	}
 }

@@ -56,6 +56,8 @@ func TestRatingsProblems(t *testing.T) {
 		{"unknown rating", "rating: {name: ranked-1v1", "rating: {name: ranked-2v2", `queues[0].rating.name: no rating "ranked-2v2"`},
 		{"no attribute", "attribute: mmr, division_attribute", "division_attribute", "queues[0].rating.attribute: required"},
 		{"bad routing", "low_priority: pool", "low_priority: later", "queues[0].rating.low_priority"},
+		{"wait without waiting", "low_priority: pool", "low_priority: pool, low_priority_wait: 30s", "queues[0].rating.low_priority_wait: needs low_priority: wait"},
+		{"negative wait", "low_priority: pool", "low_priority: wait, low_priority_wait: -3s", "queues[0].rating.low_priority_wait: must not be negative"},
 		{"glicko settings on openskill", "mu: 1500", "glicko: {tau: 1}", "ratings[0].glicko: only a glicko2 rating"},
 		{"misspelt", "fairplay: {tanking_factor", "fairplay: {tanking_factr", "tanking_factr"},
 	} {
@@ -122,5 +124,9 @@ func ratingRows() []struct {
 		{"queues[].rating.attribute", queue(""), func(c *Config) bool { return qr(c).Attribute == "mmr" }},
 		{"queues[].rating.division_attribute", queue("division_attribute: div"), func(c *Config) bool { return qr(c).DivisionAttribute == "div" }},
 		{"queues[].rating.low_priority", queue("low_priority: pool"), func(c *Config) bool { return qr(c).LowPriority == "pool" }},
+		{"queues[].rating.low_priority_wait", queue("low_priority: wait, low_priority_wait: 45s"),
+			func(c *Config) bool {
+				return qr(c).LowPriority == "wait" && qr(c).LowPriorityWait == Duration(45*time.Second)
+			}},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
 // ratedConfig is a 1v1 queue whose skill comes from an OpenSkill rating
@@ -262,4 +264,36 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestLowPriorityWaitThroughTheServer: in a queue with low_priority: wait,
+// a player an operator marked is held back: his ticket waits beside a
+// partner it would match, says why, and keeps its creation time.
+func TestLowPriorityWaitThroughTheServer(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cupid.yaml")
+	cfg := strings.Replace(ratedConfig, "rating: {name: ranked-1v1, attribute: mmr}",
+		"rating: {name: ranked-1v1, attribute: mmr, low_priority: wait, low_priority_wait: 1h}", 1)
+	if cfg == ratedConfig {
+		t.Fatal("the test's replacement did not apply")
+	}
+	if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mm *ticketsvc.Service
+	s := startServer(t, serveFlags{config: path, hooks: &serveHooks{started: func(m *ticketsvc.Service) { mm = m }}})
+	postOK(t, s.url, "/cupid.v1.RatingService/SetLowPriority", `{"player_id":"rude","duration":"3600s","reason":"reported"}`)
+	c := s.connectClient()
+	rude := create(t, c, "ranked", &cupidv1.Player{Id: "rude"})
+	create(t, c, "ranked", &cupidv1.Player{Id: "kind"})
+	// The two would match at once (anyone meets anyone): once the pool has
+	// stepped, the marked one still waits.
+	mm.Wake()
+	got := getTicket(t, c, rude.GetId())
+	if got.GetState() != cupidv1.TicketState_TICKET_STATE_WAITING || !got.GetCreatedAt().AsTime().Equal(rude.GetCreatedAt().AsTime()) {
+		t.Fatalf("the marked player's ticket: %v", got)
+	}
+	res, err := c.GetTicket(context.Background(), connect.NewRequest(&cupidv1.GetTicketRequest{Id: rude.GetId()}))
+	if err != nil || !strings.Contains(res.Msg.GetTicket().GetWhy().GetSummary(), "Held back until") {
+		t.Fatalf("why: %v %v", res.Msg.GetTicket().GetWhy(), err)
+	}
 }

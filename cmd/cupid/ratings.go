@@ -62,6 +62,7 @@ func ratingQueues(cfg *config.Config) []ratingsvc.QueueRating {
 		out = append(out, ratingsvc.QueueRating{
 			Queue: q.Name, Rating: q.Rating.Name, Attribute: q.Rating.Attribute,
 			DivisionAttribute: q.Rating.DivisionAttribute, LowPriority: q.Rating.LowPriority,
+			LowPriorityWait: time.Duration(q.Rating.LowPriorityWait),
 		})
 	}
 	return out

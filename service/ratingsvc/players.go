@@ -167,16 +167,24 @@ func (s *Service) PrepareTicket(ctx context.Context, t *cupid.Ticket) error {
 	if flagged && r.Flagged.Route {
 		route = FlaggedSuffix
 	}
-	if q.LowPriority == "pool" {
+	if q.LowPriority == "pool" || q.LowPriority == "wait" {
 		lows, err := s.lowPriorities(ctx, ids)
 		if err != nil {
 			return err
 		}
 		for _, id := range ids {
-			if lows[id].Active(now) {
-				route = LowPrioritySuffix
-				break
+			if !lows[id].Active(now) {
+				continue
 			}
+			if q.LowPriority == "pool" {
+				route = LowPrioritySuffix
+			} else {
+				// Held back in the same pool: matched later, with the
+				// age it has (see ticketsvc's held.go).
+				t.HeldUntil = now.Add(q.LowPriorityWait)
+				s.metrics.lowPriority.WithLabelValues(t.Key.Queue, "held").Inc()
+			}
+			break
 		}
 	}
 	if route == "" {

@@ -88,10 +88,16 @@ type QueueRating struct {
 	Attribute         string
 	DivisionAttribute string
 	// LowPriority routes a low-priority player's tickets: "pool" (a pool
-	// of their own: the custom key gets LowPrioritySuffix) or "" (not
-	// routed: the mark then only counts).
-	LowPriority string
+	// of their own: the custom key gets LowPrioritySuffix), "wait" (held
+	// out of matching for LowPriorityWait, in the same pool: Ticket's
+	// HeldUntil) or "" (not routed: the mark then only counts).
+	LowPriority     string
+	LowPriorityWait time.Duration
 }
+
+// DefaultLowPriorityWait is how long a low-priority player's ticket is held
+// back under low_priority: wait when the queue sets no time.
+const DefaultLowPriorityWait = time.Minute
 
 // The suffixes of the custom key that route tickets to a pool of their own.
 const (
@@ -162,8 +168,14 @@ func New(o Options) (*Service, error) {
 		if q.Attribute == "" {
 			return nil, fmt.Errorf("ratingsvc: queue %q: the attribute the skill goes into is required", q.Queue)
 		}
-		if q.LowPriority != "" && q.LowPriority != "pool" {
-			return nil, fmt.Errorf("ratingsvc: queue %q: low_priority must be pool or empty, got %q", q.Queue, q.LowPriority)
+		switch q.LowPriority {
+		case "", "pool":
+		case "wait":
+			if q.LowPriorityWait <= 0 {
+				q.LowPriorityWait = DefaultLowPriorityWait
+			}
+		default:
+			return nil, fmt.Errorf("ratingsvc: queue %q: low_priority must be pool, wait or empty, got %q", q.Queue, q.LowPriority)
 		}
 		s.queues[q.Queue] = q
 	}

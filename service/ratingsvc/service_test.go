@@ -570,3 +570,26 @@ func TestTwoServersLoseNoUpdate(t *testing.T) {
 		t.Fatalf("history does not chain: %+v", h)
 	}
 }
+
+// TestLowPriorityWaitHoldsTheTicket: under low_priority: wait a marked
+// player's ticket stays in its pool but is held back for the queue's time
+// (HeldUntil); an unmarked one is not.
+func TestLowPriorityWaitHoldsTheTicket(t *testing.T) {
+	waiting := []QueueRating{{Queue: "duel", Rating: "ranked", Attribute: "mmr", LowPriority: "wait", LowPriorityWait: 90 * time.Second}}
+	f := newFixture(t, ranked, waiting)
+	ctx := context.Background()
+	if _, err := f.svc.SetLowPriority(ctx, "a", time.Hour, 0, "reported"); err != nil {
+		t.Fatal(err)
+	}
+	tk := &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel", Custom: "eu"}, Players: []cupid.Player{{ID: "a"}, {ID: "x"}}}
+	if err := f.svc.PrepareTicket(ctx, tk); err != nil || tk.Key.Custom != "eu" || !tk.HeldUntil.Equal(f.clock.now().Add(90*time.Second)) {
+		t.Fatalf("a party with a low-priority player: %+v held until %v, %v", tk.Key, tk.HeldUntil, err)
+	}
+	tk = &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "x"}}}
+	if err := f.svc.PrepareTicket(ctx, tk); err != nil || !tk.HeldUntil.IsZero() {
+		t.Fatalf("an unmarked player: held until %v, %v", tk.HeldUntil, err)
+	}
+	if _, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: []QueueRating{{Queue: "duel", Rating: "ranked", Attribute: "mmr", LowPriority: "later"}}}); err == nil {
+		t.Fatal("an unknown low_priority was accepted")
+	}
+}

@@ -69,6 +69,9 @@ type pool struct {
 	// closedAt the match event that closed a session it let go
 	// (session.go).
 	sessions map[string]*openSession
+	// heldBack are tickets kept out of the engine until their HeldUntil
+	// (held.go); they are live, in out, meanwhile.
+	heldBack heldHeap
 	// heldSessions is len(sessions), readable off the pool's goroutine.
 	heldSessions atomic.Int32
 	closedAt     map[string]int64
@@ -148,6 +151,7 @@ func (p *pool) run() {
 func (p *pool) afterOps() (retired bool) {
 	now := p.s.now().UTC()
 	p.expire(now)
+	p.releaseHeld(now)
 	if !now.Before(p.retryAt) {
 		p.retryEnds(now)
 		p.step(now)
@@ -181,6 +185,9 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 	if len(p.expiry) > 0 && p.expiry[0].at < wake.UnixNano() {
 		wake = time.Unix(0, p.expiry[0].at)
 	}
+	if len(p.heldBack) > 0 && p.heldBack[0].until < wake.UnixNano() {
+		wake = time.Unix(0, p.heldBack[0].until)
+	}
 	if !p.retryAt.IsZero() && p.retryAt.Before(wake) {
 		wake = p.retryAt
 	}
@@ -209,6 +216,10 @@ func (p *pool) add(t *cupid.Ticket) {
 	p.live++
 	p.waiting.Inc()
 	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
+	if t.HeldUntil.After(p.s.now()) {
+		p.holdBack(t)
+		return
+	}
 	if err := p.eng.Add(t); err != nil {
 		p.out[t.ID] = liveOf(t)
 		p.end(t.ID, cupid.StateCancelled, "the queue's ruleset cannot match it: "+err.Error(), p.s.now().UTC())
@@ -460,7 +471,7 @@ func (p *pool) explain(ctx context.Context, id string) *engine.Explanation {
 			ch <- &e
 			return
 		}
-		ch <- nil
+		ch <- p.explainHeld(id)
 	})
 	select {
 	case e := <-ch:
