@@ -89,11 +89,7 @@ func release(ctx context.Context, tx pgx.Tx, rec *cupid.MatchRecord, r cupid.Rel
 	out := &cupid.Released{}
 	pending := rec.State == cupid.MatchPending
 	tids := rec.Match.TicketIDs()
-	rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, tids)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
+	ts, err := lockTickets(ctx, tx, tids)
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +105,7 @@ func release(ctx context.Context, tx pgx.Tx, rec *cupid.MatchRecord, r cupid.Rel
 			qs, ps = append(qs, t.Key.Queue), append(ps, p.ID)
 		}
 	}
-	rows, err = tx.Query(ctx, `SELECT l.queue, l.player_id, l.ticket_id FROM unnest($1::text[], $2::text[]) AS v(queue, player_id)
+	rows, err := tx.Query(ctx, `SELECT l.queue, l.player_id, l.ticket_id FROM unnest($1::text[], $2::text[]) AS v(queue, player_id)
 		JOIN live_players l ON l.queue = v.queue AND l.player_id = v.player_id`, qs, ps)
 	if err != nil {
 		return nil, err

@@ -120,13 +120,7 @@ func (s *Store) CommitBackfills(ctx context.Context, bs []cupid.Backfill) ([]cup
 func (s *Store) backfill(ctx context.Context, tx pgx.Tx, rec *cupid.MatchRecord, b cupid.Backfill, out *cupid.Backfilled, batch *pgx.Batch) ([]cupid.Event, error) {
 	ids := b.TicketIDs()
 	at := b.At.UTC()
-	sorted := slices.Clone(ids)
-	slices.Sort(sorted)
-	rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, sorted)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
+	ts, err := lockTickets(ctx, tx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -263,4 +257,15 @@ func (s *Store) OpenSessions(ctx context.Context) ([]*cupid.MatchRecord, error) 
 		return nil, fmt.Errorf("postgres: list open sessions: %w", err)
 	}
 	return out, nil
+}
+
+// lockTickets reads tickets and locks them, in id order (the order every
+// transaction that locks several tickets takes them in, so two cannot
+// deadlock), as the lock holder sees them.
+func lockTickets(ctx context.Context, tx pgx.Tx, ids []string) ([]*cupid.Ticket, error) {
+	rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, ids)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
 }
