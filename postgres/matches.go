@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
@@ -161,24 +160,7 @@ func (s *Store) Matches(ctx context.Context, f cupid.MatchFilter) ([]*cupid.Matc
 	if !storable(f.Queue) {
 		return nil, nil
 	}
-	var where []string
-	var args []any
-	if f.Queue != "" {
-		args = append(args, f.Queue)
-		where = append(where, fmt.Sprintf("queue = $%d", len(args)))
-	}
-	if f.State != "" {
-		args = append(args, string(f.State))
-		where = append(where, fmt.Sprintf("state = $%d", len(args)))
-	}
-	q := `SELECT ` + matchColumns + ` FROM matches`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY created_at, id"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
+	q, args := listing(`SELECT `+matchColumns+` FROM matches`, f.Queue, string(f.State), f.Limit)
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: list matches: %w", err)

@@ -216,26 +216,35 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 	if !storable(f.Queue) || !storable(string(f.State)) {
 		return nil, nil
 	}
+	q, args := listing(`SELECT `+ticketColumns+` FROM tickets`, f.Queue, string(f.State), f.Limit)
+	return s.queryTickets(ctx, q, args...)
+}
+
+// listing completes a listing's statement: the queue and state filters
+// that are set, oldest first, at most limit rows when limit > 0. Each
+// combination of filters has its own text, so each gets a plan that uses
+// its index.
+func listing(sel, queue, state string, limit int) (string, []any) {
 	var where []string
 	var args []any
-	if f.Queue != "" {
-		args = append(args, f.Queue)
+	if queue != "" {
+		args = append(args, queue)
 		where = append(where, fmt.Sprintf("queue = $%d", len(args)))
 	}
-	if f.State != "" {
-		args = append(args, string(f.State))
+	if state != "" {
+		args = append(args, state)
 		where = append(where, fmt.Sprintf("state = $%d", len(args)))
 	}
-	q := `SELECT ` + ticketColumns + ` FROM tickets`
+	q := sel
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY created_at, id"
-	if f.Limit > 0 {
-		args = append(args, int64(f.Limit))
+	if limit > 0 {
+		args = append(args, int64(limit))
 		q += fmt.Sprintf(" LIMIT $%d", len(args))
 	}
-	return s.queryTickets(ctx, q, args...)
+	return q, args
 }
 
 // WaitingTickets returns every waiting ticket, oldest first.
