@@ -105,6 +105,10 @@ type Committed struct {
 // a ticket is live while it waits, and every player of a live ticket is
 // recorded against the ticket's queue until it leaves that state.
 type Store interface {
+	// Updater runs the lifecycle's steps (package lifecycle): finishing
+	// a ticket, assigning, releasing and answering for a match, changing
+	// and backfilling a session.
+	Updater
 	// CreateTickets stores new waiting tickets in one durable step and
 	// returns what became of each, in order, with the created events of
 	// the tickets it stored and the cancelled events of those replaced.
@@ -118,10 +122,6 @@ type Store interface {
 	// WaitingTickets returns every waiting ticket, oldest first; a restart
 	// reloads pools from it.
 	WaitingTickets(ctx context.Context) ([]*Ticket, error)
-	// FinishTicket moves a waiting ticket to cancelled or expired, with a
-	// reason (empty when its owner cancelled it), and records the event; a
-	// conflict error if it was no longer waiting, not_found if unknown.
-	FinishTicket(ctx context.Context, id string, state TicketState, reason string, now time.Time) (*Ticket, Event, error)
 	// CommitMatches stores matches atomically, each on its own: a match
 	// whose tickets are not all still waiting is refused and changes
 	// nothing. A committed match also cancels its players' live tickets
@@ -142,48 +142,9 @@ type Store interface {
 	// once every event with a lower sequence number is: a reader that
 	// resumes after the last seq it saw misses nothing.
 	MatchEvents(ctx context.Context, queue string, afterSeq int64, limit int) ([]MatchEvent, error)
-	// AssignMatch records a formed match's assignment and, in the same
-	// transaction, its "assigned" match event and an "assigned" event for
-	// each of its tickets. Unknown match: not_found; a match already
-	// assigned or released: conflict (failed_precondition); nothing
-	// changes then.
-	AssignMatch(ctx context.Context, id string, a Assignment) (*MatchRecord, MatchEvent, []Event, error)
-	// ReleaseMatch ends a formed (unassigned) match: its tickets go back
-	// to waiting with their original created_at (requeue), or are
-	// cancelled with reason. A requeued ticket one of whose players has
-	// meanwhile taken another live ticket in the queue is cancelled
-	// instead (cupid.RequeueTakenReason). Errors as AssignMatch's.
-	ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*Released, error)
-	// CommitBackfills adds waiting tickets to live sessions, each
-	// backfill on its own and atomically (see Backfilled): the tickets
-	// become matched in the session's match, the match's teams grow, a
-	// "backfilled" match event is logged, each ticket gets its matched
-	// event (and its assigned event when the session is assigned), and
-	// the newcomers' live tickets in other queues are cancelled. A
-	// backfill whose tickets are not all waiting, or that the session
-	// refuses (ApplyBackfill), changes nothing.
-	CommitBackfills(ctx context.Context, bs []Backfill) ([]Backfilled, []Event, error)
-	// ChangeSession applies a backend's change to a live session
-	// (ApplySessionChange) with its match event. Unknown match:
-	// not_found; a session over, a leaver not in it, backfill already
-	// closed: conflict; nothing changes then.
-	ChangeSession(ctx context.Context, id string, c SessionChange, now time.Time) (*MatchRecord, MatchEvent, error)
 	// OpenSessions lists the live sessions open to backfill, oldest
 	// first; a restart gives them back to their pools.
 	OpenSessions(ctx context.Context) ([]*MatchRecord, error)
-	// ReleaseMatchWith is ReleaseMatch with a choice per ticket (see
-	// Release); it also ends a pending match, whose release, like its
-	// proposal, is not in the match log. ReleaseMatch is ReleaseMatchWith
-	// with Requeue and Reason alone.
-	ReleaseMatchWith(ctx context.Context, id string, r Release, now time.Time) (*Released, error)
-	// AnswerMatch records a player's answer to a pending match (see
-	// accept.go) in one transaction with its consequences: the last
-	// acceptance forms the match (its formed event and the tickets'
-	// matched events); a decline releases it as decline says. The same
-	// answer twice changes nothing (Answered.Repeated); errors: unknown
-	// match not_found, a player not in it invalid_argument (player_id), a
-	// match not pending or a changed answer conflict.
-	AnswerMatch(ctx context.Context, id, player string, accept bool, decline Release, now time.Time) (*Answered, error)
 	// MatchAnswers lists a match's answers by time, then player id.
 	MatchAnswers(ctx context.Context, id string) ([]Answer, error)
 	// Ping makes a small durable write, so that readiness reflects whether

@@ -5,7 +5,6 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"time"
 
 	cupid "github.com/cupid-match/cupid"
 )
@@ -127,51 +126,4 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		}
 	}
 	return out, nil
-}
-
-// formedMatch returns the record of a match that may still be assigned or
-// released, or the contract's error.
-func (s *Store) formedMatch(id string) (*cupid.MatchRecord, error) {
-	r, ok := s.hand[id]
-	if !ok {
-		return nil, cupid.MatchNotFound(id)
-	}
-	if r.State != cupid.MatchFormed {
-		return nil, cupid.MatchNotFormed(id, r.State)
-	}
-	return r, nil
-}
-
-// AssignMatch records a formed match's assignment.
-func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (rec *cupid.MatchRecord, mev cupid.MatchEvent, evs []cupid.Event, err error) {
-	if err := cupid.CheckAssignment(a); err != nil {
-		return nil, cupid.MatchEvent{}, nil, err
-	}
-	if err := s.begin(ctx, "AssignMatch"); err != nil {
-		return nil, cupid.MatchEvent{}, nil, err
-	}
-	defer func() { s.end(err) }()
-	r, err := s.formedMatch(id)
-	if err != nil {
-		return nil, cupid.MatchEvent{}, nil, err
-	}
-	a.At = a.At.UTC()
-	n := &cupid.MatchRecord{Match: r.Match, State: cupid.MatchAssigned, Assignment: cloneAssignment(&a), UpdatedAt: a.At}
-	s.setHand(n)
-	mev = s.logMatch(cupid.MatchEvent{MatchID: id, Queue: r.Match.Key.Queue, Kind: cupid.MatchEventAssigned, At: a.At})
-	for _, tid := range r.Match.TicketIDs() {
-		if r.Match.Gone(s.tickets[tid].Players) {
-			continue // its players left the session: the assignment is not theirs
-		}
-		ev := s.addEvent(cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: r.Match, Assignment: n.Assignment})
-		ev.Match, ev.Assignment = cloneMatch(ev.Match), cloneAssignment(ev.Assignment)
-		evs = append(evs, ev)
-	}
-	return cloneRecord(n), mev, evs, nil
-}
-
-// ReleaseMatch ends a formed match, requeueing or cancelling its tickets
-// (release, in accept.go).
-func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
-	return s.ReleaseMatchWith(ctx, id, cupid.Release{Reason: reason, Requeue: requeue}, now)
 }

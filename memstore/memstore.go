@@ -347,26 +347,6 @@ func (s *Store) list(keep func(*cupid.Ticket) bool, limit int) []*cupid.Ticket {
 	return out
 }
 
-// FinishTicket moves a waiting ticket to cancelled or expired.
-func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, reason string, now time.Time) (t *cupid.Ticket, ev cupid.Event, err error) {
-	if state != cupid.StateCancelled && state != cupid.StateExpired {
-		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
-	}
-	if err := s.begin(ctx, "FinishTicket"); err != nil {
-		return nil, cupid.Event{}, err
-	}
-	defer func() { s.end(err) }()
-	cur, ok := s.tickets[id]
-	if !ok {
-		return nil, cupid.Event{}, cupid.NotFound("id", "no ticket %q", id)
-	}
-	if cur.State != cupid.StateWaiting {
-		return nil, cupid.Event{}, cupid.Conflict("id", "ticket %q is already %s", id, cur.State)
-	}
-	ev = s.finish(id, state, reason, "", now, nil)
-	return cloneTicket(s.tickets[id]), ev, nil
-}
-
 // CommitMatches stores each match whose tickets all wait, and cancels its
 // players' live tickets in other queues.
 func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) (out []cupid.Committed, events []cupid.Event, err error) {

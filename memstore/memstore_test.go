@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/storetest"
 )
 
@@ -61,7 +62,7 @@ func TestFailAndFailNext(t *testing.T) {
 
 	s.FailNext("FinishTicket", boom)
 	s.FailNext("FinishTicket", nil)
-	if _, _, err := s.FinishTicket(ctx, "a", cupid.StateCancelled, "", storetest.T0); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "a", cupid.StateCancelled, "", storetest.T0); err != nil {
 		t.Fatalf("finish after FailNext(nil): %v", err)
 	}
 
@@ -92,7 +93,7 @@ func TestBlockHoldsACommitInFlight(t *testing.T) {
 		done <- result{out, err}
 	}()
 	<-arrived
-	if _, _, err := s.FinishTicket(ctx, "b", cupid.StateCancelled, "", storetest.T0); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "b", cupid.StateCancelled, "", storetest.T0); err != nil {
 		t.Fatalf("cancel while the commit is held: %v", err)
 	}
 	select {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 func TestLeaseChangesHandsWithAGreaterToken(t *testing.T) {
@@ -98,7 +99,7 @@ func TestFencedWritesRefusedAfterTakeover(t *testing.T) {
 	if _, _, err := s.CommitMatches(stale, []*cupid.Match{pair("m1", "t1", "t2")}); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale commit: %v", err)
 	}
-	if _, _, err := s.FinishTicket(stale, "t3", cupid.StateExpired, "", t0); !errors.Is(err, cupid.ErrFenced) {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: old}, "t3", cupid.StateExpired, "", t0); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale expiry: %v", err)
 	}
 	for _, id := range []string{"t1", "t2", "t3"} {
@@ -115,13 +116,13 @@ func TestFencedWritesRefusedAfterTakeover(t *testing.T) {
 	if err != nil || !res[0].OK {
 		t.Fatalf("commit under the current token: %+v %v", res, err)
 	}
-	if _, err := s.ReleaseMatch(stale, "m1", true, "no server", t0); !errors.Is(err, cupid.ErrFenced) {
+	if _, err := lifecycle.Release(ctx, s, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: old}, "m1", cupid.Release{Requeue: true, Reason: "no server"}, t0); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale release: %v", err)
 	}
 	if rec, err := s.MatchRecord(ctx, "m1"); err != nil || rec.State != cupid.MatchFormed {
 		t.Fatalf("m1 after a refused release: %+v %v", rec, err)
 	}
-	if _, _, err := s.FinishTicket(fresh, "t3", cupid.StateExpired, "", t0); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{Lease: "queue/duel", Holder: "b", Token: cur}, "t3", cupid.StateExpired, "", t0); err != nil {
 		t.Fatalf("expiry under the current token: %v", err)
 	}
 }
@@ -171,7 +172,7 @@ func TestListenHearsEveryCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, cev, err := s.FinishTicket(ctx, "t3", cupid.StateCancelled, "", t0)
+	_, cev, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "t3", cupid.StateCancelled, "", t0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // The tests here race many goroutines through several Stores — several
@@ -298,7 +299,7 @@ func testCommitWave(t *testing.T, seed uint64) {
 			for r := range rounds {
 				if g%4 == 3 { // an owner cancelling now and then
 					id := fmt.Sprintf("%s-%d", queues[rng.IntN(2)], rng.IntN(players))
-					if _, _, err := s.FinishTicket(ctx, id, cupid.StateCancelled, "", t0); err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
+					if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, id, cupid.StateCancelled, "", t0); err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
 						t.Error(err)
 						return
 					}

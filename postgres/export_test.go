@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // exportTicket is a solo ticket in queue created at t0 plus sec seconds.
@@ -33,7 +34,7 @@ func TestTicketsCreatedPagesInCreationOrder(t *testing.T) {
 	if _, _, err := s.CreateTickets(ctx, nts(in...)); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.FinishTicket(ctx, "c", cupid.StateCancelled, "", t0.Add(30*time.Second)); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "c", cupid.StateCancelled, "", t0.Add(30*time.Second)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/jackc/pgx/v5"
@@ -213,80 +212,4 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		return nil, fmt.Errorf("postgres: read match events of %s: %w", queue, err)
 	}
 	return out, nil
-}
-
-// handOff runs f in a READ COMMITTED transaction that has locked the match
-// (f checks its state); f queues its writes on b, which is sent with the
-// COMMIT in one round trip. It is session (sessions.go) for a match that
-// must exist.
-func (s *Store) handOff(ctx context.Context, id string, f func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error) error {
-	return s.session(ctx, id, func(tx pgx.Tx, rec *cupid.MatchRecord, b *pgx.Batch) error {
-		if rec == nil {
-			return cupid.MatchNotFound(id)
-		}
-		return f(tx, rec, b)
-	})
-}
-
-// AssignMatch records a formed match's assignment with its match event and
-// its tickets' assigned events, in one transaction.
-func (s *Store) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (*cupid.MatchRecord, cupid.MatchEvent, []cupid.Event, error) {
-	if err := cupid.CheckAssignment(a); err != nil {
-		return nil, cupid.MatchEvent{}, nil, err
-	}
-	if !storable(a.Server) || !storable(a.SessionID) {
-		return nil, cupid.MatchEvent{}, nil, cupid.Invalid("assignment", "must be UTF-8 without NUL bytes: PostgreSQL cannot store it")
-	}
-	a.At = a.At.UTC()
-	body, err := json.Marshal(a)
-	if err != nil {
-		return nil, cupid.MatchEvent{}, nil, fmt.Errorf("postgres: encode assignment: %w", err)
-	}
-	var rec *cupid.MatchRecord
-	var mev cupid.MatchEvent
-	var evs []cupid.Event
-	err = s.handOff(ctx, id, func(tx pgx.Tx, r *cupid.MatchRecord, b *pgx.Batch) error {
-		if r.State != cupid.MatchFormed {
-			return cupid.MatchNotFormed(id, r.State)
-		}
-		rec = r
-		rec.State, rec.Assignment, rec.UpdatedAt = cupid.MatchAssigned, &a, a.At
-		b.Queue(`UPDATE matches SET state = 'assigned', assignment = $2, updated_at = $3 WHERE id = $1`, id, body, a.At.UnixNano())
-		mev = cupid.MatchEvent{MatchID: id, Queue: rec.Match.Key.Queue, Kind: cupid.MatchEventAssigned, At: a.At, Match: rec.Match, Assignment: &a}
-		queueMatchEvents(b, []*cupid.MatchEvent{&mev})
-		evs = evs[:0]
-		var gone map[string]bool // tickets whose players all left the session
-		if len(rec.Match.Left) > 0 {
-			rows, err := tx.Query(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1::text[])`, rec.Match.TicketIDs())
-			if err != nil {
-				return err
-			}
-			ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.Ticket, error) { return scanTicket(r) })
-			if err != nil {
-				return err
-			}
-			gone = map[string]bool{}
-			for _, t := range ts {
-				gone[t.ID] = rec.Match.Gone(t.Players)
-			}
-		}
-		for _, tid := range rec.Match.TicketIDs() {
-			if gone[tid] {
-				continue // its players left the session: the assignment is not theirs
-			}
-			evs = append(evs, cupid.Event{TicketID: tid, Kind: cupid.EventAssigned, At: a.At, Match: rec.Match, Assignment: &a})
-		}
-		queueEvents(b, evs)
-		return nil
-	})
-	if err != nil {
-		return nil, cupid.MatchEvent{}, nil, wrap("assign match "+id, err)
-	}
-	return rec, mev, evs, nil
-}
-
-// ReleaseMatch ends a formed match and requeues or cancels its tickets, in
-// one transaction (release, in accept.go).
-func (s *Store) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string, now time.Time) (*cupid.Released, error) {
-	return s.ReleaseMatchWith(ctx, id, cupid.Release{Reason: reason, Requeue: requeue}, now)
 }

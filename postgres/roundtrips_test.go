@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -99,13 +100,13 @@ func TestRoundTrips(t *testing.T) {
 		_, _, err := s.CommitMatches(ctx, ms)
 		return err
 	})
-	count("FinishTicket", 1, func() error {
+	count("FinishTicket", 2, func() error {
 		ts := batch(1, none, own)
 		if _, _, err := s.CreateTickets(ctx, ts); err != nil {
 			return err
 		}
 		trips.n.Add(-1) // the create is not what is counted
-		_, _, err := s.FinishTicket(ctx, ts[0].Ticket.ID, cupid.StateCancelled, "", time.Now())
+		_, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, ts[0].Ticket.ID, cupid.StateCancelled, "", time.Now())
 		return err
 	})
 	count("Ping", 1, func() error { return s.Ping(ctx) })

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/storetest"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -183,7 +184,7 @@ func TestUnstorableStrings(t *testing.T) {
 	if _, err := s.Ticket(ctx, "nul\x00id"); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("Ticket of a NUL id: %v", err)
 	}
-	if _, _, err := s.FinishTicket(ctx, "nul\x00id", cupid.StateCancelled, "", t0); cupid.ErrorCode(err) != cupid.CodeNotFound {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "nul\x00id", cupid.StateCancelled, "", t0); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("FinishTicket of a NUL id: %v", err)
 	}
 	if evs, err := s.Events(ctx, "nul\x00id", 0); err != nil || len(evs) != 0 {
@@ -333,7 +334,7 @@ func TestExpectRowsGuard(t *testing.T) {
 	if _, _, err := s.CreateTickets(ctx, nts(ticket("a", "", 0), ticket("b", "", 0))); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.FinishTicket(ctx, "b", cupid.StateCancelled, "", t0); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "b", cupid.StateCancelled, "", t0); err != nil {
 		t.Fatal(err)
 	}
 	err := s.inTx(ctx, func(conn *pgxpool.Conn) error {
@@ -389,7 +390,7 @@ func TestFrozenNodeReleasesItsLocks(t *testing.T) {
 	}()
 	<-locked
 	start := time.Now()
-	if _, _, err := other.FinishTicket(ctx, "a", cupid.StateCancelled, "", t0); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, other, cupid.Fence{}, "a", cupid.StateCancelled, "", t0); err != nil {
 		t.Fatal(err)
 	}
 	if waited := time.Since(start); waited > 2500*time.Millisecond {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/sqlite"
 )
 
@@ -46,7 +47,7 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"tk03", "tk04"} {
-		if _, _, err := st.FinishTicket(ctx, id, cupid.StateCancelled, "", day.Add(30*time.Second)); err != nil {
+		if _, _, err := lifecycle.Finish(ctx, st, cupid.Fence{}, id, cupid.StateCancelled, "", day.Add(30*time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}

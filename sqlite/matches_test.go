@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // TestMatchesMigrateWithTheirQueue: a match stored before the hand-off
@@ -46,7 +47,7 @@ func TestMatchesMigrateWithTheirQueue(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Match.ID != "m0" {
 		t.Fatalf("duel's formed matches %v (%v)", list, err)
 	}
-	if _, mev, _, err := s.AssignMatch(ctx, "m0", cupid.Assignment{Server: "gs:1", At: at.Add(time.Minute)}); err != nil || mev.Queue != "duel" || mev.Seq != 1 {
+	if _, mev, _, err := lifecycle.Assign(ctx, s, cupid.Fence{}, "m0", cupid.Assignment{Server: "gs:1", At: at.Add(time.Minute)}); err != nil || mev.Queue != "duel" || mev.Seq != 1 {
 		t.Fatalf("assign a migrated match: %+v (%v)", mev, err)
 	}
 }

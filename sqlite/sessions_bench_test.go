@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // BenchmarkCommitBackfill measures one backfill of one ticket into a live
@@ -33,7 +34,7 @@ func BenchmarkCommitBackfill(b *testing.B) {
 			b.Fatal(err, out)
 		}
 		b.StartTimer()
-		out, _, err := s.CommitBackfills(ctx, []cupid.Backfill{{MatchID: m.ID, At: t0,
+		out, _, err := lifecycle.Backfill(ctx, s, cupid.Fence{}, []cupid.Backfill{{MatchID: m.ID, At: t0,
 			Teams: []cupid.Team{{}, {TicketIDs: []string{n}, PlayerIDs: []string{"p-" + n}}}}})
 		if err != nil || !out[0].OK {
 			b.Fatal(err, out)

@@ -197,47 +197,6 @@ func (s *Store) WaitingTickets(ctx context.Context) ([]*cupid.Ticket, error) {
 	return s.queryTickets(ctx, s.r, `SELECT `+ticketColumns+` FROM tickets WHERE state = ? ORDER BY created_at, id`, string(cupid.StateWaiting))
 }
 
-// FinishTicket moves a waiting ticket to cancelled or expired, with its
-// reason; its players' entries in the player index go with it.
-func (s *Store) FinishTicket(ctx context.Context, id string, state cupid.TicketState, reason string, now time.Time) (*cupid.Ticket, cupid.Event, error) {
-	if state != cupid.StateCancelled && state != cupid.StateExpired {
-		return nil, cupid.Event{}, cupid.Invalid("state", "a ticket can only be finished as cancelled or expired, not %q", state)
-	}
-	kind := cupid.EventCancelled
-	if state == cupid.StateExpired {
-		kind = cupid.EventExpired
-	}
-	var t *cupid.Ticket
-	var evs []cupid.Event
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var err error
-		t, err = scanTicket(tx.StmtContext(ctx, s.finish).QueryRowContext(ctx, string(state), reason, now.UnixNano(), id))
-		if errors.Is(err, sql.ErrNoRows) {
-			var cur string
-			err := tx.StmtContext(ctx, s.stateByID).QueryRowContext(ctx, id).Scan(&cur)
-			if errors.Is(err, sql.ErrNoRows) {
-				return cupid.NotFound("id", "no ticket %q", id)
-			}
-			if err != nil {
-				return err
-			}
-			return cupid.Conflict("id", "ticket %q is already %s", id, cur)
-		}
-		if err != nil {
-			return err
-		}
-		if err := s.freePlayers(ctx, tx, t); err != nil {
-			return err
-		}
-		evs, err = s.insertEvents(ctx, tx, []cupid.Event{{TicketID: id, Kind: kind, At: now, Reason: reason}})
-		return err
-	})
-	if err != nil {
-		return nil, cupid.Event{}, err
-	}
-	return t, evs[0], nil
-}
-
 // freePlayers removes the player index's rows of tickets that have just
 // left waiting, in one statement per 128 players.
 func (s *Store) freePlayers(ctx context.Context, tx *sql.Tx, ts ...*cupid.Ticket) error {

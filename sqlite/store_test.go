@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/storetest"
 )
 
@@ -165,7 +166,7 @@ func TestFinishTicket(t *testing.T) {
 		{"cancel waiting", cupid.StateCancelled, nil, ""},
 		{"expire waiting", cupid.StateExpired, nil, ""},
 		{"cancel twice", cupid.StateCancelled, func(s *Store) {
-			s.FinishTicket(context.Background(), "a", cupid.StateCancelled, "", t0)
+			lifecycle.Finish(context.Background(), s, cupid.Fence{}, "a", cupid.StateCancelled, "", t0)
 		}, cupid.CodeConflict},
 		{"cancel matched", cupid.StateCancelled, func(s *Store) {
 			s.CreateTickets(context.Background(), nts(ticket("b", "", 0)))
@@ -182,7 +183,7 @@ func TestFinishTicket(t *testing.T) {
 				c.pre(s)
 			}
 			before, _ := s.Ticket(ctx, "a")
-			tk, ev, err := s.FinishTicket(ctx, "a", c.state, "because", t0)
+			tk, ev, err := lifecycle.Finish(ctx, s, cupid.Fence{}, "a", c.state, "because", t0)
 			if cupid.ErrorCode(err) != c.code && !(c.code == "" && err == nil) {
 				t.Fatalf("err = %v, want code %q", err, c.code)
 			}
@@ -240,7 +241,7 @@ func TestWaitingTicketsOldestFirst(t *testing.T) {
 		ts = append(ts, ticket(fmt.Sprint(i), "", time.Duration(i)*time.Second))
 	}
 	s.CreateTickets(ctx, nts(ts...))
-	s.FinishTicket(ctx, "2", cupid.StateCancelled, "", t0)
+	lifecycle.Finish(ctx, s, cupid.Fence{}, "2", cupid.StateCancelled, "", t0)
 	w, err := s.WaitingTickets(ctx)
 	if err != nil {
 		t.Fatal(err)

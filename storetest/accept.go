@@ -6,6 +6,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // The ready check (the root package's accept.go): pending matches, answers
@@ -34,7 +35,7 @@ func answerStrings(as []cupid.Answer) []string {
 
 func answer(t *testing.T, s cupid.Store, id, player string, accept bool, decline cupid.Release, now time.Time) *cupid.Answered {
 	t.Helper()
-	out, err := s.AnswerMatch(bg, id, player, accept, decline, now)
+	out, err := lifecycle.Answer(bg, s, cupid.Fence{}, id, player, accept, decline, now)
 	if err != nil {
 		t.Fatalf("AnswerMatch(%s, %s, %v): %v", id, player, accept, err)
 	}
@@ -72,7 +73,7 @@ func testAcceptAll(t *testing.T, s cupid.Store) {
 		t.Fatal(err)
 	}
 	eq(t, "pending", recordIDs(list), []string{"m1"})
-	_, _, _, err = s.AssignMatch(bg, "m1", cupid.Assignment{Server: "x:1", At: at})
+	_, _, _, err = lifecycle.Assign(bg, s, cupid.Fence{}, "m1", cupid.Assignment{Server: "x:1", At: at})
 	wantCode(t, "assigning a pending match", err, cupid.CodeConflict)
 
 	a1 := answer(t, s, "m1", "p1", true, cupid.Release{}, at.Add(time.Second))
@@ -83,14 +84,14 @@ func testAcceptAll(t *testing.T, s cupid.Store) {
 	if again := answer(t, s, "m1", "p1", true, cupid.Release{}, at.Add(2*time.Second)); !again.Repeated {
 		t.Fatalf("the same answer twice is not a repeat: %+v", again)
 	}
-	_, err = s.AnswerMatch(bg, "m1", "p1", false, cupid.Release{Reason: "x", Requeue: true}, at.Add(2*time.Second))
+	_, err = lifecycle.Answer(bg, s, cupid.Fence{}, "m1", "p1", false, cupid.Release{Reason: "x", Requeue: true}, at.Add(2*time.Second))
 	wantCode(t, "changing an answer", err, cupid.CodeConflict)
-	_, err = s.AnswerMatch(bg, "m1", "p9", true, cupid.Release{}, at.Add(2*time.Second))
+	_, err = lifecycle.Answer(bg, s, cupid.Fence{}, "m1", "p9", true, cupid.Release{}, at.Add(2*time.Second))
 	wantCode(t, "a player not in the match", err, cupid.CodeInvalid)
 	if ce := new(cupid.Error); !errors.As(err, &ce) || ce.Field != "player_id" {
 		t.Fatalf("a player not in the match: %v does not name player_id", err)
 	}
-	_, err = s.AnswerMatch(bg, "nope", "p1", true, cupid.Release{}, at)
+	_, err = lifecycle.Answer(bg, s, cupid.Fence{}, "nope", "p1", true, cupid.Release{}, at)
 	wantCode(t, "an unknown match", err, cupid.CodeNotFound)
 	eq(t, "answers after refusals", answerStrings(answersOf(t, s, "m1")), []string{"p1 accepted"})
 
@@ -117,7 +118,7 @@ func testAcceptAll(t *testing.T, s cupid.Store) {
 		t.Fatalf("repeating an acceptance of a formed match: %+v", again)
 	}
 	// A formed match may be assigned as any other.
-	if _, _, _, err := s.AssignMatch(bg, "m1", cupid.Assignment{Server: "x:1", At: done}); err != nil {
+	if _, _, _, err := lifecycle.Assign(bg, s, cupid.Fence{}, "m1", cupid.Assignment{Server: "x:1", At: done}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.MatchAnswers(bg, "nope")
@@ -186,7 +187,7 @@ func testDecline(t *testing.T, open opener) {
 			if again := answer(t, s, "m1", "p1", false, rel, now.Add(time.Second)); !again.Repeated || again.Released != nil {
 				t.Fatalf("declining twice: %+v", again)
 			}
-			_, err := s.AnswerMatch(bg, "m1", "p2", false, rel, now)
+			_, err := lifecycle.Answer(bg, s, cupid.Fence{}, "m1", "p2", false, rel, now)
 			wantCode(t, "changing an answer after the release", err, cupid.CodeConflict)
 			// The requeued ticket is matched again, now without a check.
 			if out, _ := commit(t, s, duelMatch("m2", now.Add(time.Second), "b", "c")); !out[0].OK {
@@ -208,7 +209,7 @@ func testReleasePending(t *testing.T, s cupid.Store) {
 	commit(t, s, pendingDuel("m1", at, by, [2]string{"a", "p1"}, [2]string{"b", "p2"}),
 		pendingDuel("m2", at, by, [2]string{"c", "p3"}, [2]string{"d", "p4"}))
 	answer(t, s, "m1", "p1", true, cupid.Release{}, at.Add(time.Second))
-	r, err := s.ReleaseMatchWith(bg, "m1", cupid.Release{Reason: cupid.NotAcceptedReason([]string{"p2"}), Requeue: true,
+	r, err := lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Reason: cupid.NotAcceptedReason([]string{"p2"}), Requeue: true,
 		Decliners: []string{"p2"}, DeclinerReason: cupid.DeclinerReason("m1", true)}, by)
 	if err != nil {
 		t.Fatal(err)
@@ -217,11 +218,11 @@ func testReleasePending(t *testing.T, s cupid.Store) {
 	if r.Event.Seq != 0 || r.Match.State != cupid.MatchReleased {
 		t.Fatalf("released %+v", r)
 	}
-	_, err = s.AnswerMatch(bg, "m1", "p2", true, cupid.Release{}, by)
+	_, err = lifecycle.Answer(bg, s, cupid.Fence{}, "m1", "p2", true, cupid.Release{}, by)
 	wantCode(t, "accepting a released match", err, cupid.CodeConflict)
-	_, err = s.ReleaseMatchWith(bg, "m1", cupid.Release{Reason: "again"}, by)
+	_, err = lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Reason: "again"}, by)
 	wantCode(t, "releasing twice", err, cupid.CodeConflict)
-	if _, err := s.ReleaseMatch(bg, "m2", true, "by hand", by); err != nil {
+	if _, err := lifecycle.Release(bg, s, cupid.Fence{}, "m2", cupid.Release{Requeue: true, Reason: "by hand"}, by); err != nil {
 		t.Fatalf("releasing a pending match: %v", err)
 	}
 	eq(t, "waiting", waitingIDs(t, s), []string{"a", "c", "d"})

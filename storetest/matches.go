@@ -6,6 +6,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // duelMatch builds a match of queue duel from ticket ids, one per team.
@@ -121,15 +122,15 @@ func testAssignMatch(t *testing.T, s cupid.Store) {
 	a := cupid.Assignment{Server: "10.0.0.7:7777", SessionID: "s-1", Connection: map[string]string{"token": "xyz"}, At: at.Add(time.Second)}
 
 	// Refusals change nothing.
-	_, _, _, err := s.AssignMatch(bg, "nope", a)
+	_, _, _, err := lifecycle.Assign(bg, s, cupid.Fence{}, "nope", a)
 	wantCode(t, "assign an unknown match", err, cupid.CodeNotFound)
 	bad := a
 	bad.Server = ""
-	_, _, _, err = s.AssignMatch(bg, "m1", bad)
+	_, _, _, err = lifecycle.Assign(bg, s, cupid.Fence{}, "m1", bad)
 	wantCode(t, "assign without a server", err, cupid.CodeInvalid)
 	eq(t, "log after refusals", matchEventStrings(matchEvents(t, s, "duel", 0, 100)), []string{"formed m1", "formed m2"})
 
-	rec, mev, evs, err := s.AssignMatch(bg, "m1", a)
+	rec, mev, evs, err := lifecycle.Assign(bg, s, cupid.Fence{}, "m1", a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +169,9 @@ func testAssignMatch(t *testing.T, s cupid.Store) {
 	// changes nothing.
 	again := a
 	again.Server = "elsewhere:1"
-	_, _, _, err = s.AssignMatch(bg, "m1", again)
+	_, _, _, err = lifecycle.Assign(bg, s, cupid.Fence{}, "m1", again)
 	wantCode(t, "assign twice", err, cupid.CodeConflict)
-	_, err = s.ReleaseMatch(bg, "m1", true, "late", at.Add(time.Hour))
+	_, err = lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Requeue: true, Reason: "late"}, at.Add(time.Hour))
 	wantCode(t, "release an assigned match", err, cupid.CodeConflict)
 	if r := record(t, s, "m1"); r.Assignment.Server != a.Server || r.State != cupid.MatchAssigned {
 		t.Fatalf("after refusals %+v", r)
@@ -189,11 +190,11 @@ func testReleaseMatch(t *testing.T, open opener) {
 			create(t, s, nt(a), nt(b))
 			at := T0.Add(time.Minute)
 			commit(t, s, duelMatch("m1", at, "b", "a"))
-			_, err := s.ReleaseMatch(bg, "nope", requeue, "timeout", at)
+			_, err := lifecycle.Release(bg, s, cupid.Fence{}, "nope", cupid.Release{Requeue: requeue, Reason: "timeout"}, at)
 			wantCode(t, "release an unknown match", err, cupid.CodeNotFound)
 
 			now := at.Add(30 * time.Second)
-			r, err := s.ReleaseMatch(bg, "m1", requeue, "not assigned within 30s", now)
+			r, err := lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Requeue: requeue, Reason: "not assigned within 30s"}, now)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,9 +227,9 @@ func testReleaseMatch(t *testing.T, open opener) {
 			eq(t, "log", matchEventStrings(matchEvents(t, s, "duel", 0, 100)), []string{"formed m1", "released m1: not assigned within 30s"})
 
 			// Released is final.
-			_, err = s.ReleaseMatch(bg, "m1", requeue, "again", now)
+			_, err = lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Requeue: requeue, Reason: "again"}, now)
 			wantCode(t, "release twice", err, cupid.CodeConflict)
-			_, _, _, err = s.AssignMatch(bg, "m1", cupid.Assignment{Server: "x:1", At: now})
+			_, _, _, err = lifecycle.Assign(bg, s, cupid.Fence{}, "m1", cupid.Assignment{Server: "x:1", At: now})
 			wantCode(t, "assign a released match", err, cupid.CodeConflict)
 
 			// The player index is right: requeued players are live again,
@@ -261,7 +262,7 @@ func testReleaseRequeueTaken(t *testing.T, s cupid.Store) {
 	at := T0.Add(time.Minute)
 	commit(t, s, duelMatch("m1", at, "a", "b"))
 	create(t, s, nt(m.tk("c", "duel", "", "p2")))
-	r, err := s.ReleaseMatch(bg, "m1", true, "timeout", at.Add(time.Minute))
+	r, err := lifecycle.Release(bg, s, cupid.Fence{}, "m1", cupid.Release{Requeue: true, Reason: "timeout"}, at.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

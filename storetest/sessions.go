@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // sessionMatch builds a match of queue team with seats, open to backfill:
@@ -47,7 +48,7 @@ func playersOf(m *cupid.Match) []string {
 
 func backfill(t *testing.T, s cupid.Store, bs ...cupid.Backfill) ([]cupid.Backfilled, []cupid.Event) {
 	t.Helper()
-	out, evs, err := s.CommitBackfills(bg, bs)
+	out, evs, err := lifecycle.Backfill(bg, s, cupid.Fence{}, bs)
 	if err != nil {
 		t.Fatalf("CommitBackfills: %v", err)
 	}
@@ -120,7 +121,7 @@ func testSessions(t *testing.T, s cupid.Store) {
 
 	// Assigned: a newcomer also hears where to connect; the last seat
 	// closes backfill by itself.
-	if _, _, _, err := s.AssignMatch(bg, "s1", cupid.Assignment{Server: "10.0.0.1:7777", At: bat}); err != nil {
+	if _, _, _, err := lifecycle.Assign(bg, s, cupid.Fence{}, "s1", cupid.Assignment{Server: "10.0.0.1:7777", At: bat}); err != nil {
 		t.Fatal(err)
 	}
 	res, evs = backfill(t, s, cupid.Backfill{MatchID: "s1", Teams: newcomers(nil, []string{"e"}), At: bat.Add(time.Second)})
@@ -138,7 +139,7 @@ func testSessions(t *testing.T, s cupid.Store) {
 	}
 
 	change := func(c cupid.SessionChange, at time.Time) (*cupid.MatchRecord, cupid.MatchEvent, error) {
-		return s.ChangeSession(bg, "s1", c, at)
+		return lifecycle.ChangeSession(bg, s, cupid.Fence{}, "s1", c, at)
 	}
 	lat := bat.Add(time.Minute)
 	if _, _, err := change(cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened}, lat); cupid.ErrorCode(err) != cupid.CodeConflict {
@@ -206,10 +207,10 @@ func testSessions(t *testing.T, s cupid.Store) {
 			t.Fatalf("%s after the end: %v", k, err)
 		}
 	}
-	if _, _, err := s.ChangeSession(bg, "nope", cupid.SessionChange{Kind: cupid.MatchEventEnded}, lat); cupid.ErrorCode(err) != cupid.CodeNotFound {
+	if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "nope", cupid.SessionChange{Kind: cupid.MatchEventEnded}, lat); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("ending an unknown session: %v", err)
 	}
-	if _, _, _, err := s.AssignMatch(bg, "s1", cupid.Assignment{Server: "x", At: lat}); cupid.ErrorCode(err) != cupid.CodeConflict {
+	if _, _, _, err := lifecycle.Assign(bg, s, cupid.Fence{}, "s1", cupid.Assignment{Server: "x", At: lat}); cupid.ErrorCode(err) != cupid.CodeConflict {
 		t.Fatalf("assigning an ended session: %v", err)
 	}
 
@@ -264,7 +265,7 @@ func testSessionTeams(t *testing.T, s cupid.Store) {
 	}
 	p := func(id string) cupid.Player { return cupid.Player{ID: id} }
 	open := func(teams ...[]cupid.Player) (*cupid.MatchRecord, cupid.MatchEvent, error) {
-		return s.ChangeSession(bg, "s2", cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Teams: teams}, at.Add(time.Second))
+		return lifecycle.ChangeSession(bg, s, cupid.Fence{}, "s2", cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Teams: teams}, at.Add(time.Second))
 	}
 	before := record(t, s, "s2")
 	for _, c := range []struct {
@@ -315,7 +316,7 @@ func testSessionTeams(t *testing.T, s cupid.Store) {
 	eq(t, "open sessions", openSessions(t, s), []string{"s2", "s3"})
 
 	// Released: a requeued, b (whose player left) cancelled.
-	rel, err := s.ReleaseMatch(bg, "s2", true, "no server", at.Add(2*time.Second))
+	rel, err := lifecycle.Release(bg, s, cupid.Fence{}, "s2", cupid.Release{Requeue: true, Reason: "no server"}, at.Add(2*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,10 +329,10 @@ func testSessionTeams(t *testing.T, s cupid.Store) {
 	eq(t, "waiting after the release", waitingIDs(t, s), []string{"a"})
 
 	// Assigned after pe left: only d hears of it.
-	if _, _, err := s.ChangeSession(bg, "s3", cupid.SessionChange{Kind: cupid.MatchEventLeft, Players: []string{"pe"}, Reopen: true}, at); err != nil {
+	if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "s3", cupid.SessionChange{Kind: cupid.MatchEventLeft, Players: []string{"pe"}, Reopen: true}, at); err != nil {
 		t.Fatal(err)
 	}
-	_, _, evs, err := s.AssignMatch(bg, "s3", cupid.Assignment{Server: "10.0.0.2:7777", At: at.Add(time.Second)})
+	_, _, evs, err := lifecycle.Assign(bg, s, cupid.Fence{}, "s3", cupid.Assignment{Server: "10.0.0.2:7777", At: at.Add(time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // T0 is the time the suite's tickets are created around.
@@ -557,7 +558,7 @@ func testFinish(t *testing.T, open opener) {
 		{name: "cancel by the server", id: "a", state: cupid.StateCancelled, reason: "the ruleset changed: no mmr"},
 		{name: "expire", id: "a", state: cupid.StateExpired, reason: "waited 1h"},
 		{name: "cancel twice", id: "a", state: cupid.StateCancelled, code: cupid.CodeConflict, pre: func(t *testing.T, s cupid.Store) {
-			if _, _, err := s.FinishTicket(bg, "a", cupid.StateExpired, "", at); err != nil {
+			if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, "a", cupid.StateExpired, "", at); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -577,7 +578,7 @@ func testFinish(t *testing.T, open opener) {
 				c.pre(t, s)
 			}
 			before, _ := s.Ticket(bg, "a")
-			tk, ev, err := s.FinishTicket(bg, c.id, c.state, c.reason, at.Add(time.Second))
+			tk, ev, err := lifecycle.Finish(bg, s, cupid.Fence{}, c.id, c.state, c.reason, at.Add(time.Second))
 			if c.code != "" {
 				wantCode(t, "FinishTicket", err, c.code)
 				if after := get(t, s, "a"); after.State != before.State || after.Reason != before.Reason {
@@ -683,7 +684,7 @@ func testCommitRefusals(t *testing.T, open opener) {
 		{
 			name: "cancelled ticket",
 			pre: func(t *testing.T, s cupid.Store) {
-				if _, _, err := s.FinishTicket(bg, "b", cupid.StateCancelled, "", at); err != nil {
+				if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, "b", cupid.StateCancelled, "", at); err != nil {
 					t.Fatal(err)
 				}
 			},
@@ -856,7 +857,7 @@ func testEvents(t *testing.T, s cupid.Store) {
 	var m maker
 	_, e1 := create(t, s, nt(m.tk("a", "duel", "", "p1")), nt(m.tk("b", "duel", "", "p2")), nt(m.tk("c", "duel", "", "p3")))
 	_, e2 := create(t, s, rep(m.tk("d", "duel", "", "p3")))
-	_, e3, err := s.FinishTicket(bg, "b", cupid.StateExpired, "too old", T0.Add(time.Minute))
+	_, e3, err := lifecycle.Finish(bg, s, cupid.Fence{}, "b", cupid.StateExpired, "too old", T0.Add(time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -904,7 +905,7 @@ func testListing(t *testing.T, s cupid.Store) {
 	var m maker
 	create(t, s, nt(m.tk("a", "duel", "", "p1")), nt(m.tk("b", "squad", "", "p2")), nt(m.tk("c", "duel", "", "p3")),
 		nt(m.tk("d", "duel", "", "p4")), nt(m.tk("e", "squad", "", "p5")))
-	if _, _, err := s.FinishTicket(bg, "c", cupid.StateCancelled, "", T0.Add(time.Minute)); err != nil {
+	if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, "c", cupid.StateCancelled, "", T0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	commit(t, s, match("m", T0.Add(time.Minute), []string{"b"}, []string{"e"}))
@@ -947,7 +948,7 @@ func testWaitingOldestFirst(t *testing.T, s cupid.Store) {
 	ts[4].CreatedAt = ts[3].CreatedAt
 	create(t, s, nt(ts[5]), nt(ts[4]), nt(ts[3]))
 	create(t, s, nt(ts[2]), nt(ts[1]), nt(ts[0]))
-	if _, _, err := s.FinishTicket(bg, "t2", cupid.StateCancelled, "", T0.Add(time.Minute)); err != nil {
+	if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, "t2", cupid.StateCancelled, "", T0.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	eq(t, "waiting", waitingIDs(t, s), []string{"t0", "t1", "t3", "t4", "t5"})

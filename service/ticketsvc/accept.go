@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // The ready check (FlexMatch's acceptance), per queue: every player of a
@@ -115,7 +116,7 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	out, err := s.store.AnswerMatch(ctx, id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
+	out, err := lifecycle.Answer(ctx, s.store, fenceOf(ctx), id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -239,7 +240,7 @@ func (s *Service) expireReadyCheck(ctx context.Context, m *cupid.Match) error {
 	if len(late) == 0 {
 		return nil // everyone accepted: the match is formed already
 	}
-	r, err := s.store.ReleaseMatchWith(ctx, m.ID, s.declineRelease(m, late, true), s.now().UTC())
+	r, err := lifecycle.Release(ctx, s.store, fenceOf(ctx), m.ID, s.declineRelease(m, late, true), s.now().UTC())
 	if cupid.ErrorCode(err) == cupid.CodeConflict {
 		return nil
 	}

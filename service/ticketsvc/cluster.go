@@ -362,3 +362,10 @@ func (s *Service) Resync(ctx context.Context) {
 		s.Gain(LeaseName(q), f)
 	}
 }
+
+// fenceOf is the fence a write context carries (ownedCtx, a pool's
+// context), or none.
+func fenceOf(ctx context.Context) cupid.Fence {
+	f, _ := cupid.FenceFrom(ctx)
+	return f
+}

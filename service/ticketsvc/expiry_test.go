@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -49,7 +50,7 @@ func TestReturnedTicketStillExpires(t *testing.T) {
 	arrived, release := store.Block("CommitMatches")
 	releaseFirst()
 	<-arrived
-	if _, _, err := store.FinishTicket(ctx, x2.ID, cupid.StateCancelled, "", h.clock.now()); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, store, cupid.Fence{}, x2.ID, cupid.StateCancelled, "", h.clock.now()); err != nil {
 		t.Fatal(err)
 	}
 	release()

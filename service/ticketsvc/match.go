@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // The hand-off of matches to game servers. A backend (a director, an
@@ -206,7 +207,7 @@ func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment
 		return nil, cupid.Invalid("match_id", "required")
 	}
 	a.At = s.now().UTC()
-	r, mev, evs, err := s.store.AssignMatch(ctx, id, a)
+	r, mev, evs, err := lifecycle.Assign(ctx, s.store, fenceOf(ctx), id, a)
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -221,7 +222,7 @@ func (s *Service) ReleaseMatch(ctx context.Context, id string, requeue bool, rea
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}
-	r, err := s.store.ReleaseMatch(ctx, id, requeue, reason, s.now().UTC())
+	r, err := lifecycle.Release(ctx, s.store, fenceOf(ctx), id, cupid.Release{Requeue: requeue, Reason: reason}, s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}

@@ -25,6 +25,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
 )
 
@@ -587,7 +588,7 @@ func (s *Service) CancelTickets(ctx context.Context, ids []string) []Cancelled {
 // is the pool whose goroutine calls (nil elsewhere), which drops the ticket
 // itself.
 func (s *Service) finish(ctx context.Context, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error) {
-	t, ev, err := s.store.FinishTicket(ctx, id, state, reason, s.now().UTC())
+	t, ev, err := lifecycle.Finish(ctx, s.store, fenceOf(ctx), id, state, reason, s.now().UTC())
 	if err != nil {
 		s.checkFenced(queueOf(from), err)
 		return nil, s.storeError(err)

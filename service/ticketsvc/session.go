@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
 )
 
@@ -228,7 +229,7 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	results, events, err := p.s.store.CommitBackfills(ctx, bs)
+	results, events, err := lifecycle.Backfill(ctx, p.s.store, fenceOf(ctx), bs)
 	cancel()
 	if err != nil {
 		p.s.checkFenced(p.key.Queue, err)
@@ -435,7 +436,7 @@ func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionC
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}
-	rec, mev, err := s.store.ChangeSession(ctx, id, c, s.now().UTC())
+	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, fenceOf(ctx), id, c, s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}

@@ -1,0 +1,161 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// Update runs a lifecycle step (package lifecycle) in one write
+// transaction. SQLite's single writer holds every row the step reads until
+// it commits, so reads need no locks of their own. The fence is not
+// checked: this store is never shared by several nodes.
+func (s *Store) Update(ctx context.Context, op string, _ cupid.Fence, fn func(cupid.Tx) error) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return fn(&sqliteTx{s: s, ctx: ctx, tx: tx})
+	})
+}
+
+type sqliteTx struct {
+	s   *Store
+	ctx context.Context
+	tx  *sql.Tx
+}
+
+func (t *sqliteTx) Match(id string) (*cupid.MatchRecord, error) { return readMatch(t.ctx, t.tx, id) }
+
+func (t *sqliteTx) Tickets(ids []string) ([]*cupid.Ticket, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	var out []*cupid.Ticket
+	for lo := 0; lo < len(ids); lo += maxRows {
+		part := ids[lo:min(lo+maxRows, len(ids))]
+		q := `SELECT id, ` + ticketColumns + ` FROM tickets WHERE id IN (` + marks(len(part)) + `) ORDER BY id`
+		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
+			var id string
+			tk, err := scanTicket(prefixRow{r, []any{&id}})
+			if err != nil {
+				return err
+			}
+			tk.ID = id
+			out = append(out, tk)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: read tickets: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (t *sqliteTx) LiveTickets(players []string) ([]cupid.LiveTicket, error) {
+	players = slices.Compact(slices.Sorted(slices.Values(players)))
+	var out []cupid.LiveTicket
+	for lo := 0; lo < len(players); lo += maxRows {
+		part := players[lo:min(lo+maxRows, len(players))]
+		q := `SELECT player_id, queue, ticket_id FROM live_players WHERE player_id IN (` + marks(len(part)) + `) ORDER BY player_id, queue`
+		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
+			var l cupid.LiveTicket
+			err := r.Scan(&l.Player, &l.Queue, &l.Ticket)
+			out = append(out, l)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: read live players: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (t *sqliteTx) Answers(matchID string) ([]cupid.Answer, error) {
+	return readAnswers(t.ctx, t.tx, matchID)
+}
+
+// Write stores a step's rows: a statement per changed ticket (steps change
+// few), the player index moved with the tickets that left or re-entered
+// waiting, the match, the answer and the events, numbered in order.
+func (t *sqliteTx) Write(w *cupid.Writes) error {
+	ctx, tx := t.ctx, t.tx
+	var freed []*cupid.Ticket
+	for _, tw := range w.Tickets {
+		tk := tw.Ticket
+		var matchID any
+		if tk.MatchID != "" {
+			matchID = tk.MatchID
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, match_id = ?, reason = ?, updated_at = ? WHERE id = ?`,
+			string(tk.State), matchID, tk.Reason, tk.UpdatedAt.UnixNano(), tk.ID); err != nil {
+			return fmt.Errorf("sqlite: update ticket %s: %w", tk.ID, err)
+		}
+		if tw.Reborn {
+			body, err := json.Marshal(tk.AsNew())
+			if err != nil {
+				return fmt.Errorf("sqlite: encode ticket %s: %w", tk.ID, err)
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET created_at = ?, body = ? WHERE id = ?`, tk.CreatedAt.UnixNano(), body, tk.ID); err != nil {
+				return fmt.Errorf("sqlite: update ticket %s: %w", tk.ID, err)
+			}
+		}
+		switch {
+		case tw.From == cupid.StateWaiting && tk.State != cupid.StateWaiting:
+			freed = append(freed, tk)
+		case tw.From != cupid.StateWaiting && tk.State == cupid.StateWaiting:
+			for _, p := range tk.Players {
+				if _, err := tx.ExecContext(ctx, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`, tk.Key.Queue, p.ID, tk.ID); err != nil {
+					return fmt.Errorf("sqlite: index player %s of ticket %s: %w", p.ID, tk.ID, err)
+				}
+			}
+		}
+	}
+	if err := t.s.freePlayers(ctx, tx, freed...); err != nil {
+		return err
+	}
+	if r := w.Match; r != nil {
+		body, err := json.Marshal(r.Match)
+		if err != nil {
+			return fmt.Errorf("sqlite: encode match %s: %w", r.Match.ID, err)
+		}
+		var assignment []byte
+		if r.Assignment != nil {
+			if assignment, err = json.Marshal(r.Assignment); err != nil {
+				return fmt.Errorf("sqlite: encode assignment of match %s: %w", r.Match.ID, err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE matches SET body = ?, state = ?, assignment = ?, reason = ?, updated_at = ? WHERE id = ?`,
+			body, string(r.State), assignment, r.Reason, r.UpdatedAt.UnixNano(), r.Match.ID); err != nil {
+			return fmt.Errorf("sqlite: update match %s: %w", r.Match.ID, err)
+		}
+	}
+	if a := w.Answer; a != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO match_answers (match_id, player_id, accept, at) VALUES (?, ?, ?, ?)`,
+			a.MatchID, a.PlayerID, a.Accept, a.At.UnixNano()); err != nil {
+			return fmt.Errorf("sqlite: store answer of %s to match %s: %w", a.PlayerID, a.MatchID, err)
+		}
+	}
+	if len(w.Events) > 0 {
+		stored, err := t.s.insertEvents(ctx, tx, slices.Clone(w.Events))
+		if err != nil {
+			return err
+		}
+		// insertEvents returns them by seq, which is the order given.
+		for i := range w.Events {
+			w.Events[i].Seq = stored[i].Seq
+		}
+	}
+	return insertMatchEvents(ctx, tx, w.MatchEvents)
+}
+
+// marks is n "?" placeholders for an IN list.
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func anys(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
