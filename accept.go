@@ -77,26 +77,6 @@ type Answered struct {
 	Released *Released
 }
 
-// MatchNotPending refuses an answer to a match that no longer waits for
-// answers.
-func MatchNotPending(id string, state MatchState) error {
-	return Conflict("match_id", "match %s is %s; only a pending match takes answers", id, state)
-}
-
-// PlayerNotInMatch refuses an answer for a player the match does not hold.
-func PlayerNotInMatch(id, player string) error {
-	return Invalid("player_id", "player %q is not in match %s", player, id)
-}
-
-// AnswerChanged refuses a second answer that contradicts the first.
-func AnswerChanged(id, player string, accepted bool) error {
-	was := "declined"
-	if accepted {
-		was = "accepted"
-	}
-	return Conflict("accept", "player %s already %s match %s; an answer cannot be changed", player, was, id)
-}
-
 // MatchPlayerIDs lists every player of a match, team by team.
 func MatchPlayerIDs(m *Match) []string {
 	var out []string
@@ -104,22 +84,6 @@ func MatchPlayerIDs(m *Match) []string {
 		out = append(out, t.PlayerIDs...)
 	}
 	return out
-}
-
-// AllAccepted reports whether every player of m has accepted.
-func AllAccepted(m *Match, answers []Answer) bool {
-	yes := map[string]bool{}
-	for _, a := range answers {
-		if a.Accept {
-			yes[a.PlayerID] = true
-		}
-	}
-	for _, p := range MatchPlayerIDs(m) {
-		if !yes[p] {
-			return false
-		}
-	}
-	return true
 }
 
 // DeclinedReason is the release reason of a match a player declined.

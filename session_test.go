@@ -2,7 +2,6 @@ package cupid
 
 import (
 	"testing"
-	"time"
 )
 
 // TestLeaversOfATicket: a ticket is a leaver's when one of its players
@@ -42,27 +41,5 @@ func TestLeaversOfATicket(t *testing.T) {
 	}
 	if (&Match{Teams: []Team{{}}}).Gone(ps("zed")) {
 		t.Error("a session nobody left has no gone ticket")
-	}
-}
-
-// TestRefusedTeamsChangeNothing: a game server's view that ApplySessionChange
-// refuses leaves the record as it was.
-func TestRefusedTeamsChangeNothing(t *testing.T) {
-	for _, teams := range [][][]Player{
-		{{{ID: "ann"}}}, // one team of two
-		{{{ID: "ann"}, {ID: "x"}, {ID: "y"}}, {}},            // over the seats
-		{{{ID: "ann"}}, {{ID: "ann"}}},                       // twice
-		{{{ID: "g1"}, {ID: "g2"}}, {{ID: "g3"}, {}}},         // an empty id
-		{{{ID: "g1"}, {ID: "g2"}}, {{ID: "g3"}, {ID: "g4"}}}, // every seat taken
-	} {
-		r := &MatchRecord{State: MatchFormed, Match: &Match{ID: "m", Seats: []int{2, 2},
-			Teams: []Team{{TicketIDs: []string{"a"}, PlayerIDs: []string{"ann"}}, {TicketIDs: []string{"b"}, PlayerIDs: []string{"ben"}}}}}
-		if err := ApplySessionChange(r, SessionChange{Kind: MatchEventBackfillOpened, Teams: teams}, time.Unix(0, 0)); err == nil {
-			t.Errorf("%v: accepted", teams)
-			continue
-		}
-		if m := r.Match; m.Backfill || len(m.Left) > 0 || m.ServerPlayers != nil || len(m.Teams[0].PlayerIDs) != 1 || m.Teams[1].PlayerIDs[0] != "ben" || !r.UpdatedAt.IsZero() {
-			t.Errorf("%v: refused, but the record changed: %+v", teams, m)
-		}
 	}
 }

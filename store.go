@@ -262,3 +262,6 @@ type Released struct {
 	// Events are the tickets' requeued and cancelled events.
 	Events []Event
 }
+
+// MatchNotFound is the error of a call naming an unknown match.
+func MatchNotFound(id string) error { return NotFound("match_id", "no match %q", id) }

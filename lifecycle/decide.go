@@ -49,7 +49,7 @@ func end(t *cupid.Ticket, state cupid.TicketState, matchID, reason string, now t
 // they are needed only when someone left (see Match.Gone).
 func assign(rec *cupid.MatchRecord, tickets []*cupid.Ticket, a cupid.Assignment) (*cupid.Writes, error) {
 	if rec.State != cupid.MatchFormed {
-		return nil, cupid.MatchNotFormed(rec.Match.ID, rec.State)
+		return nil, MatchNotFormed(rec.Match.ID, rec.State)
 	}
 	a.At = a.At.UTC()
 	n := *rec
@@ -88,7 +88,7 @@ func assign(rec *cupid.MatchRecord, tickets []*cupid.Ticket, a cupid.Assignment)
 func release(rec *cupid.MatchRecord, tickets []*cupid.Ticket, live []cupid.LiveTicket, r cupid.Release, now time.Time) (*cupid.Writes, *cupid.Released, error) {
 	id := rec.Match.ID
 	if rec.State != cupid.MatchFormed && rec.State != cupid.MatchPending {
-		return nil, nil, cupid.MatchNotFormed(id, rec.State)
+		return nil, nil, MatchNotFormed(id, rec.State)
 	}
 	byID := make(map[string]*cupid.Ticket, len(tickets))
 	for _, t := range tickets {
@@ -117,12 +117,12 @@ func release(rec *cupid.MatchRecord, tickets []*cupid.Ticket, live []cupid.LiveT
 			requeue, why = r.RequeueLast, r.DeclinerReason
 		}
 		if p := n.Match.LeaverOf(t.Players); p != "" {
-			requeue, why = false, cupid.LeftReason(p, id)
+			requeue, why = false, LeftReason(p, id)
 		}
 		if requeue {
 			for _, p := range t.Players {
 				if other, ok := taken[[2]string{t.Key.Queue, p.ID}]; ok {
-					requeue, why = false, cupid.RequeueTakenReason(p.ID, other, t.Key.Queue)
+					requeue, why = false, RequeueTakenReason(p.ID, other, t.Key.Queue)
 					break
 				}
 			}
@@ -158,12 +158,12 @@ func answer(rec *cupid.MatchRecord, answers []cupid.Answer, tickets []*cupid.Tic
 	player string, accept bool, decline cupid.Release, now time.Time) (*cupid.Writes, *cupid.Answered, error) {
 	id := rec.Match.ID
 	if !slices.Contains(cupid.MatchPlayerIDs(rec.Match), player) {
-		return nil, nil, cupid.PlayerNotInMatch(id, player)
+		return nil, nil, PlayerNotInMatch(id, player)
 	}
 	for _, a := range answers {
 		if a.PlayerID == player {
 			if a.Accept != accept {
-				return nil, nil, cupid.AnswerChanged(id, player, a.Accept)
+				return nil, nil, AnswerChanged(id, player, a.Accept)
 			}
 			n := *rec
 			n.Answers = answers
@@ -171,7 +171,7 @@ func answer(rec *cupid.MatchRecord, answers []cupid.Answer, tickets []*cupid.Tic
 		}
 	}
 	if rec.State != cupid.MatchPending {
-		return nil, nil, cupid.MatchNotPending(id, rec.State)
+		return nil, nil, MatchNotPending(id, rec.State)
 	}
 	a := cupid.Answer{PlayerID: player, Accept: accept, At: now}
 	answers = append(slices.Clone(answers), a)
@@ -184,7 +184,7 @@ func answer(rec *cupid.MatchRecord, answers []cupid.Answer, tickets []*cupid.Tic
 			return nil, nil, err
 		}
 		out.Match = out.Released.Match
-	case cupid.AllAccepted(rec.Match, answers):
+	case AllAccepted(rec.Match, answers):
 		n := *rec
 		n.State, n.UpdatedAt = cupid.MatchFormed, now
 		w.Match, out.Match = &n, &n
@@ -206,12 +206,12 @@ func answer(rec *cupid.MatchRecord, answers []cupid.Answer, tickets []*cupid.Tic
 }
 
 // changeSession applies a backend's change to a live session (see
-// cupid.ApplySessionChange) with its match event.
+// lifecycle.ApplySessionChange) with its match event.
 func changeSession(rec *cupid.MatchRecord, c cupid.SessionChange, now time.Time) (*cupid.Writes, *cupid.MatchEvent, error) {
 	n := *rec
 	m := *rec.Match
 	n.Match = &m
-	if err := cupid.ApplySessionChange(&n, c, now); err != nil {
+	if err := ApplySessionChange(&n, c, now); err != nil {
 		return nil, nil, err
 	}
 	ev := &cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: c.Kind, At: now.UTC(), Match: n.Match, Assignment: n.Assignment}
@@ -251,13 +251,13 @@ func backfillNeeds(ids []string, newcomers []*cupid.Ticket, live []cupid.LiveTic
 	}
 	out := make(map[string]string, len(others))
 	for id, w := range others {
-		out[id] = cupid.MatchedElsewhereReason(w.player, w.queue, matchID)
+		out[id] = MatchedElsewhereReason(w.player, w.queue, matchID)
 	}
 	return out
 }
 
 // backfill adds waiting tickets to a live session: they become matched in
-// the session's match, its teams grow (cupid.ApplyBackfill), the match log
+// the session's match, its teams grow (lifecycle.ApplyBackfill), the match log
 // says "backfilled", each ticket hears "matched" (and "assigned" when the
 // session is), and the newcomers' live tickets in other queues are
 // cancelled. A backfill whose tickets are not all waiting, or that the
@@ -288,7 +288,7 @@ func backfill(rec *cupid.MatchRecord, b cupid.Backfill, tickets, others []*cupid
 	n := *rec
 	m := *rec.Match
 	n.Match = &m
-	if err := cupid.ApplyBackfill(&n, b); err != nil {
+	if err := ApplyBackfill(&n, b); err != nil {
 		out.Err = err
 		return &cupid.Writes{}, out
 	}

@@ -63,7 +63,7 @@ func Finish(ctx context.Context, st cupid.Updater, f cupid.Fence, id string, sta
 // tickets' assigned events. Unknown match: not_found; one no longer formed:
 // conflict; an assignment a store must not keep: invalid_argument.
 func Assign(ctx context.Context, st cupid.Updater, f cupid.Fence, id string, a cupid.Assignment) (*cupid.MatchRecord, cupid.MatchEvent, []cupid.Event, error) {
-	if err := cupid.CheckAssignment(a); err != nil {
+	if err := CheckAssignment(a); err != nil {
 		return nil, cupid.MatchEvent{}, nil, err
 	}
 	var w *cupid.Writes
@@ -101,7 +101,7 @@ func Release(ctx context.Context, st cupid.Updater, f cupid.Fence, id string, r 
 			return err
 		}
 		if rec.State != cupid.MatchFormed && rec.State != cupid.MatchPending {
-			return cupid.MatchNotFormed(id, rec.State)
+			return MatchNotFormed(id, rec.State)
 		}
 		ts, live, err := ticketsAndLive(tx, rec.Match)
 		if err != nil {

@@ -9,17 +9,6 @@ import (
 	cupid "github.com/cupid-match/cupid"
 )
 
-// formed records a just-stored match as formed and logs its event.
-func (s *Store) formed(m *cupid.Match) cupid.MatchEvent {
-	if !m.AcceptBy.IsZero() {
-		// Pending until its players accept; not in the log (accept.go).
-		s.setHand(&cupid.MatchRecord{Match: m, State: cupid.MatchPending, UpdatedAt: m.CreatedAt.UTC()})
-		return cupid.MatchEvent{}
-	}
-	s.setHand(&cupid.MatchRecord{Match: m, State: cupid.MatchFormed, UpdatedAt: m.CreatedAt.UTC()})
-	return s.logMatch(cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC()})
-}
-
 func (s *Store) setHand(r *cupid.MatchRecord) {
 	old, had := s.hand[r.Match.ID]
 	s.hand[r.Match.ID] = r

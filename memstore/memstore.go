@@ -46,6 +46,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // Store is the in-memory store. The zero value is not usable; call New.
@@ -196,101 +197,68 @@ func (s *Store) putMatch(m *cupid.Match) {
 	s.undo = append(s.undo, func() { delete(s.matches, m.ID) })
 }
 
-// finish ends a waiting ticket in place: it is replaced by a changed copy
-// (so the undo can restore the old one), its players are freed and the
-// event recorded.
-func (s *Store) finish(id string, state cupid.TicketState, reason, matchID string, at time.Time, m *cupid.Match) cupid.Event {
-	old := s.tickets[id]
-	t := *old
-	t.State, t.Reason, t.MatchID, t.UpdatedAt = state, reason, matchID, at.UTC()
-	s.putTicket(&t)
-	for _, p := range t.Players {
-		if s.live[p.ID][t.Key.Queue] == id {
-			s.setLive(p.ID, t.Key.Queue, "")
-		}
-	}
-	kind := map[cupid.TicketState]cupid.EventKind{
-		cupid.StateMatched: cupid.EventMatched, cupid.StateCancelled: cupid.EventCancelled, cupid.StateExpired: cupid.EventExpired,
-	}[state]
-	if m != nil && !m.AcceptBy.IsZero() {
-		kind = cupid.EventProposed // a pending match: see accept.go
-	}
-	return s.addEvent(cupid.Event{TicketID: id, Kind: kind, At: at, Match: m, Reason: reason})
-}
-
-// CreateTickets stores new waiting tickets; see cupid.Store and the
-// storetest package for the rules.
+// CreateTickets stores new waiting tickets as lifecycle.PlanCreate decides
+// from the store's maps.
 func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) (out []cupid.Created, events []cupid.Event, err error) {
 	if err := s.begin(ctx, "CreateTickets"); err != nil {
 		return nil, nil, err
 	}
 	defer func() { s.end(err) }()
-	// Caller bugs refuse the whole call before anything changes.
-	if err := cupid.CheckNewTickets(ts); err != nil {
+	if err := lifecycle.CheckNewTickets(ts); err != nil {
 		return nil, nil, err
 	}
-	out = make([]cupid.Created, len(ts))
-	// The results name tickets by id and are filled in at the end, so each
-	// shows its ticket as stored when the call returns.
-	resultID := make([]string, len(ts))
-	replaced := make([][]string, len(ts))
-	for i, n := range ts {
-		t := n.Ticket
-		if t.RequestID != "" {
-			if id, ok := s.byRequest[t.RequestID]; ok {
-				resultID[i] = id
-				out[i].Existed = true
-				continue
-			}
+	lk := lifecycle.NewLookup()
+	pairs, rids := lifecycle.Pairs(ts)
+	for _, k := range pairs {
+		if id, ok := s.live[k.Player][k.Queue]; ok {
+			lk.Live[k], lk.Tickets[id] = id, cloneTicket(s.tickets[id])
 		}
-		if err := cupid.DuplicatePlayer(t); err != nil {
-			out[i].Err = err
-			continue
+	}
+	for _, rid := range rids {
+		if id, ok := s.byRequest[rid]; ok {
+			lk.ByRequest[rid], lk.Tickets[id] = id, cloneTicket(s.tickets[id])
 		}
-		q := t.Key.Queue
-		var conflicts []string
-		for j, p := range t.Players {
-			id, ok := s.live[p.ID][q]
-			if !ok || slices.Contains(conflicts, id) {
-				continue
-			}
-			if !n.Replace {
-				out[i].Err = cupid.LiveTicketExists(j, p.ID, id, q)
-				break
-			}
-			conflicts = append(conflicts, id)
+	}
+	for _, n := range ts {
+		if _, ok := s.tickets[n.Ticket.ID]; ok {
+			lk.Taken[n.Ticket.ID] = true
 		}
-		if out[i].Err != nil {
-			continue
-		}
-		for _, id := range conflicts {
-			events = append(events, s.finish(id, cupid.StateCancelled, cupid.ReplacedReason(t.ID), "", t.CreatedAt, nil))
-		}
-		if _, taken := s.tickets[t.ID]; taken {
-			return nil, nil, cupid.Conflict("id", "ticket id %q is taken", t.ID)
-		}
-		c := cloneTicket(t)
-		c.State, c.Reason, c.MatchID, c.UpdatedAt = cupid.StateWaiting, "", "", t.CreatedAt.UTC()
-		s.putTicket(c)
+	}
+	fresh := lifecycle.Fresh(ts)
+	p, err := lifecycle.PlanCreate(ts, fresh, lk, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range p.Cancels {
+		s.end1(t)
+	}
+	for _, r := range p.Rows {
+		t := cloneTicket(r.Ticket)
+		s.putTicket(t)
 		if t.RequestID != "" {
 			s.putRequest(t.RequestID, t.ID)
 		}
-		for _, p := range t.Players {
-			s.setLive(p.ID, q, t.ID)
-		}
-		events = append(events, s.addEvent(cupid.Event{TicketID: t.ID, Kind: cupid.EventCreated, At: t.CreatedAt}))
-		resultID[i], replaced[i] = t.ID, conflicts
-	}
-	for i, id := range resultID {
-		if id == "" {
-			continue
-		}
-		out[i].Ticket = cloneTicket(s.tickets[id])
-		for _, r := range replaced[i] {
-			out[i].Replaced = append(out[i].Replaced, cloneTicket(s.tickets[r]))
+		if t.State == cupid.StateWaiting {
+			for _, pl := range t.Players {
+				s.setLive(pl.ID, t.Key.Queue, t.ID)
+			}
 		}
 	}
-	return out, events, nil
+	for i, e := range p.Events {
+		p.Events[i] = s.addEvent(e)
+	}
+	return p.Results(), p.Events, nil
+}
+
+// end1 stores a waiting ticket's end (t as it now is) and frees its
+// players.
+func (s *Store) end1(t *cupid.Ticket) {
+	s.putTicket(cloneTicket(t))
+	for _, p := range t.Players {
+		if s.live[p.ID][t.Key.Queue] == t.ID {
+			s.setLive(p.ID, t.Key.Queue, "")
+		}
+	}
 }
 
 // Ticket returns a copy of one ticket.
@@ -347,66 +315,75 @@ func (s *Store) list(keep func(*cupid.Ticket) bool, limit int) []*cupid.Ticket {
 	return out
 }
 
-// CommitMatches stores each match whose tickets all wait, and cancels its
-// players' live tickets in other queues.
+// CommitMatches stores the matches lifecycle.PlanCommit decides to.
 func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) (out []cupid.Committed, events []cupid.Event, err error) {
-	if _, err := cupid.CheckMatches(ms); err != nil {
+	ids, err := lifecycle.CheckMatches(ms)
+	if err != nil {
 		return nil, nil, err
 	}
 	if err := s.begin(ctx, "CommitMatches"); err != nil {
 		return nil, nil, err
 	}
 	defer func() { s.end(err) }()
-	out = make([]cupid.Committed, len(ms))
-	for i, m := range ms {
-		ids := m.TicketIDs()
-		for _, id := range ids {
-			if t, ok := s.tickets[id]; !ok || t.State != cupid.StateWaiting {
-				out[i].NotWaiting = append(out[i].NotWaiting, id)
+	var others []lifecycle.Other
+	for _, tids := range ids {
+		for _, id := range tids {
+			t, ok := s.tickets[id]
+			if !ok || t.State != cupid.StateWaiting {
+				continue
 			}
-		}
-		if len(out[i].NotWaiting) > 0 {
-			continue
-		}
-		if _, taken := s.matches[m.ID]; taken {
-			return nil, nil, cupid.Conflict("match_id", "match id %q is taken", m.ID)
-		}
-		// The other live tickets of the match's players, each named by
-		// the smallest player id it shares with the match.
-		type why struct{ player, queue string }
-		others := map[string]why{}
-		for _, id := range ids {
-			t := s.tickets[id]
 			for _, p := range t.Players {
 				for _, other := range s.live[p.ID] {
-					if slices.Contains(ids, other) {
-						continue
-					}
-					w, seen := others[other]
-					if !seen || p.ID < w.player || (p.ID == w.player && t.Key.Queue < w.queue) {
-						others[other] = why{p.ID, t.Key.Queue}
+					if other != id {
+						others = append(others, lifecycle.Other{Mine: id, Player: p.ID, Queue: t.Key.Queue, Ticket: other})
 					}
 				}
 			}
 		}
-		stored := cloneMatch(m)
-		s.putMatch(stored)
-		for _, id := range ids {
-			events = append(events, s.finish(id, cupid.StateMatched, "", m.ID, m.CreatedAt, stored))
-		}
-		for _, id := range slices.Sorted(maps.Keys(others)) {
-			w := others[id]
-			reason := cupid.MatchedElsewhereReason(w.player, w.queue, m.ID)
-			events = append(events, s.finish(id, cupid.StateCancelled, reason, "", m.CreatedAt, nil))
-			out[i].Cancelled = append(out[i].Cancelled, cloneTicket(s.tickets[id]))
-		}
-		out[i].OK = true
-		out[i].Formed = s.formed(stored)
 	}
-	for i := range events {
-		events[i].Match = cloneMatch(events[i].Match)
+	p := lifecycle.PlanCommit(ms, ids, func(id string) bool {
+		t, ok := s.tickets[id]
+		return ok && t.State == cupid.StateWaiting
+	}, others)
+	stored := make([]*cupid.Match, len(ms))
+	for i, m := range ms {
+		if p.Out[i].OK {
+			if _, taken := s.matches[m.ID]; taken {
+				return nil, nil, cupid.Conflict("match_id", "match id %q is taken", m.ID)
+			}
+			stored[i] = cloneMatch(m)
+			s.putMatch(stored[i])
+			state := cupid.MatchFormed
+			if !m.AcceptBy.IsZero() {
+				state = cupid.MatchPending // not in the log until its players accept (lifecycle.Answer)
+			}
+			s.setHand(&cupid.MatchRecord{Match: stored[i], State: state, UpdatedAt: m.CreatedAt.UTC()})
+		}
 	}
-	return out, events, nil
+	for id, i := range p.Matched {
+		t := *s.tickets[id]
+		t.State, t.MatchID, t.UpdatedAt = cupid.StateMatched, ms[i].ID, ms[i].CreatedAt.UTC()
+		s.end1(&t)
+	}
+	for _, c := range p.Cancels {
+		t := *s.tickets[c.Ticket]
+		t.State, t.Reason, t.UpdatedAt = cupid.StateCancelled, c.Reason, ms[c.Match].CreatedAt.UTC()
+		s.end1(&t)
+		p.Out[c.Match].Cancelled = append(p.Out[c.Match].Cancelled, cloneTicket(&t))
+	}
+	for _, e := range p.Formed(ms) {
+		c := *e
+		c.Match = nil
+		*e = s.logMatch(c)
+	}
+	for i, e := range p.Events {
+		if e.Match != nil {
+			e.Match = stored[p.Matched[e.TicketID]]
+		}
+		p.Events[i] = s.addEvent(e)
+		p.Events[i].Match = cloneMatch(e.Match)
+	}
+	return p.Out, p.Events, nil
 }
 
 // Match returns a copy of a committed match.

@@ -24,29 +24,6 @@ CREATE TABLE match_answers (
 );
 `
 
-// matchedKind is the event kind of a ticket taken by a committed match:
-// proposed while the match waits for its players' answers.
-func matchedKind(m *cupid.Match) cupid.EventKind {
-	if !m.AcceptBy.IsZero() {
-		return cupid.EventProposed
-	}
-	return cupid.EventMatched
-}
-
-// queuePending queues the update that makes the stored matches of a commit
-// batch that carry a ready check pending (they are inserted formed).
-func queuePending(b *pgx.Batch, ms []*cupid.Match, stored []int) {
-	var ids []string
-	for _, i := range stored {
-		if !ms[i].AcceptBy.IsZero() {
-			ids = append(ids, ms[i].ID)
-		}
-	}
-	if len(ids) > 0 {
-		b.Queue(`UPDATE matches SET state = 'pending' WHERE id = ANY($1::text[])`, ids)
-	}
-}
-
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }

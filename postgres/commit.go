@@ -5,10 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -34,7 +33,7 @@ import (
 // live and lock it, so one waits for the other; the later one then finds
 // its ticket cancelled and refuses the match.
 func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
-	if _, err := cupid.CheckMatches(ms); err != nil {
+	if _, err := lifecycle.CheckMatches(ms); err != nil {
 		return nil, nil, err
 	}
 	if len(ms) == 0 {
@@ -117,9 +116,6 @@ CROSS JOIN LATERAL (SELECT * FROM tickets AS w WHERE w.id = o.ticket_id AND ` + 
 
 const takenMatchesSQL = `SELECT id FROM matches WHERE id = ANY($1::text[])`
 
-// other is a live ticket of a player of a matched ticket, in another queue.
-type other struct{ ticket, player, queue string }
-
 func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]byte, copies []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
 	var ids, mids []string
 	seen := map[string]bool{}
@@ -132,11 +128,11 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 			}
 		}
 	}
-	out := make([]cupid.Committed, len(ms))
-	var events []cupid.Event
+	tids, _ := lifecycle.CheckMatches(ms)
+	var p *lifecycle.CommitPlan
 	err := s.inTx(ctx, func(conn *pgxpool.Conn) error {
 		state := map[string]cupid.TicketState{}
-		othersOf := map[string][]other{}
+		var others []lifecycle.Other
 		otherTickets := map[string]*cupid.Ticket{}
 		taken := map[string]bool{}
 		b := &pgx.Batch{}
@@ -154,14 +150,13 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 		})
 		b.Queue(othersSQL, ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var mine string
-				var o other
-				t, err := scanTicket(rows, &mine, &o.player, &o.queue)
+				var o lifecycle.Other
+				t, err := scanTicket(rows, &o.Mine, &o.Player, &o.Queue)
 				if err != nil {
 					return err
 				}
-				o.ticket = t.ID
-				othersOf[mine] = append(othersOf[mine], o)
+				o.Ticket = t.ID
+				others = append(others, o)
 				if otherTickets[t.ID] == nil {
 					otherTickets[t.ID] = t
 				}
@@ -181,74 +176,44 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 		if err := send(ctx, conn, b); err != nil {
 			return err
 		}
-		for id := range otherTickets {
-			if _, ok := state[id]; !ok {
-				state[id] = cupid.StateWaiting // locked waiting by othersSQL
-			}
-		}
+		p = lifecycle.PlanCommit(copies, tids, func(id string) bool { return state[id] == cupid.StateWaiting }, others)
 
 		var fin []finishRow
 		var stored []int
 		for i, m := range ms {
-			tids := m.TicketIDs()
-			for _, id := range tids {
-				if state[id] != cupid.StateWaiting {
-					out[i].NotWaiting = append(out[i].NotWaiting, id)
-				}
-			}
-			if len(out[i].NotWaiting) > 0 {
+			if !p.Out[i].OK {
 				continue
 			}
 			if taken[m.ID] {
 				return cupid.Conflict("match_id", "match id %q is taken", m.ID)
 			}
-			at := m.CreatedAt.UnixNano()
-			for _, id := range tids {
-				state[id] = cupid.StateMatched
-				fin = append(fin, finishRow{id: id, state: string(cupid.StateMatched), matchID: m.ID, at: at})
-				events = append(events, cupid.Event{TicketID: id, Kind: matchedKind(m), At: m.CreatedAt, Match: copies[i]})
-			}
-			// Each other ticket once, in id order, named by the smallest
-			// player it shares with the match (then the smallest queue).
-			why := map[string]other{}
-			for _, id := range tids {
-				for _, o := range othersOf[id] {
-					if slices.Contains(tids, o.ticket) || state[o.ticket] != cupid.StateWaiting {
-						continue
-					}
-					w, ok := why[o.ticket]
-					if !ok || o.player < w.player || (o.player == w.player && o.queue < w.queue) {
-						why[o.ticket] = o
-					}
-				}
-			}
-			for _, oid := range slices.Sorted(maps.Keys(why)) {
-				w := why[oid]
-				reason := cupid.MatchedElsewhereReason(w.player, w.queue, m.ID)
-				state[oid] = cupid.StateCancelled
-				fin = append(fin, finishRow{id: oid, state: string(cupid.StateCancelled), reason: reason, at: at})
-				t := copyTicket(otherTickets[oid])
-				t.State, t.Reason, t.UpdatedAt = cupid.StateCancelled, reason, m.CreatedAt.UTC()
-				out[i].Cancelled = append(out[i].Cancelled, t)
-				events = append(events, cupid.Event{TicketID: oid, Kind: cupid.EventCancelled, At: m.CreatedAt, Reason: reason})
-			}
-			out[i].OK = true
 			stored = append(stored, i)
+			for _, id := range tids[i] {
+				fin = append(fin, finishRow{id: id, state: string(cupid.StateMatched), matchID: m.ID, at: m.CreatedAt.UnixNano()})
+			}
 		}
-
+		for _, c := range p.Cancels {
+			at := ms[c.Match].CreatedAt
+			fin = append(fin, finishRow{id: c.Ticket, state: string(cupid.StateCancelled), reason: c.Reason, at: at.UnixNano()})
+			t := *otherTickets[c.Ticket]
+			t.State, t.Reason, t.UpdatedAt = cupid.StateCancelled, c.Reason, at.UTC()
+			p.Out[c.Match].Cancelled = append(p.Out[c.Match].Cancelled, &t)
+		}
 		b = &pgx.Batch{}
 		queueFinish(b, "commit matches", fin)
 		if len(stored) > 0 {
 			n := len(stored)
-			mids, ats, mbodies := make([]string, n), make([]int64, n), make([][]byte, n)
+			mids, ats, mbodies, states := make([]string, n), make([]int64, n), make([][]byte, n), make([]string, n)
 			for j, i := range stored {
-				mids[j], ats[j], mbodies[j] = ms[i].ID, ms[i].CreatedAt.UnixNano(), bodies[i]
+				mids[j], ats[j], mbodies[j], states[j] = ms[i].ID, ms[i].CreatedAt.UnixNano(), bodies[i], string(cupid.MatchFormed)
+				if !ms[i].AcceptBy.IsZero() {
+					states[j] = string(cupid.MatchPending) // not logged until its players accept (lifecycle.Answer)
+				}
 			}
-			b.Queue(insertMatchesSQL, mids, ats, mbodies)
-			queuePending(b, ms, stored)
-			queueFormed(b, ms, stored, out)
+			b.Queue(insertMatchesSQL, mids, ats, mbodies, states)
+			queueMatchEvents(b, p.Formed(ms))
 		}
-		queueEvents(b, events)
+		queueEvents(b, p.Events)
 		queueFence(ctx, b)
 		b.Queue(commitSQL)
 		return send(ctx, conn, b)
@@ -256,5 +221,5 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, events, nil
+	return p.Out, p.Events, nil
 }

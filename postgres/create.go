@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -28,22 +29,23 @@ import (
 // runs again if a concurrent create in another queue stored one of its
 // request ids after it looked.
 func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupid.Created, []cupid.Event, error) {
-	if err := cupid.CheckNewTickets(ts); err != nil {
+	if err := lifecycle.CheckNewTickets(ts); err != nil {
 		return nil, nil, err
 	}
 	if len(ts) == 0 {
 		return []cupid.Created{}, nil, nil
 	}
+	fresh := lifecycle.Fresh(ts)
 	bodies := make([][]byte, len(ts))
-	for i, n := range ts {
-		b, err := json.Marshal(n.Ticket.AsNew())
+	for i, t := range fresh {
+		b, err := json.Marshal(t)
 		if err != nil {
-			return nil, nil, fmt.Errorf("postgres: encode ticket %s: %w", n.Ticket.ID, err)
+			return nil, nil, fmt.Errorf("postgres: encode ticket %s: %w", t.ID, err)
 		}
 		bodies[i] = b
 	}
 	if simpleBatch(ts) {
-		out, evs, err := s.createSimple(ctx, ts, bodies)
+		out, evs, err := s.createSimple(ctx, ts, fresh, bodies)
 		if err == nil {
 			return out, evs, nil
 		}
@@ -55,7 +57,7 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 	var evs []cupid.Event
 	err := retry(ctx, func() error {
 		var err error
-		out, evs, err = s.createCareful(ctx, ts, bodies)
+		out, evs, err = s.createCareful(ctx, ts, fresh, bodies)
 		if pgCode(err) == codeUniqueViolation {
 			// A concurrent transaction stored a ticket with one of
 			// the batch's request ids, or a live ticket for one of
@@ -70,36 +72,17 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 	return out, evs, nil
 }
 
-type livePair struct{ queue, player string }
-
-// simpleBatch reports whether the batch, on its own, stores every ticket as
-// it comes: no request id and no (queue, player) twice, and nothing the
-// server cannot hold in text. Only then do the constraints check all that
-// the careful path would, so the optimistic attempt gives the careful
-// answer whenever it succeeds.
+// simpleBatch reports whether the batch can be tried optimistically
+// (lifecycle.Simple) and holds nothing the server cannot hold in text. Only
+// then do the constraints check all that the careful path would, so the
+// optimistic attempt gives the careful answer whenever it succeeds.
 func simpleBatch(ts []cupid.NewTicket) bool {
-	rids := make(map[string]bool, len(ts))
-	pairs := make(map[livePair]bool, len(ts))
 	for _, n := range ts {
-		t := n.Ticket
-		if unstorable(t) != nil {
+		if unstorable(n.Ticket) != nil {
 			return false
 		}
-		if t.RequestID != "" {
-			if rids[t.RequestID] {
-				return false
-			}
-			rids[t.RequestID] = true
-		}
-		for _, p := range t.Players {
-			k := livePair{t.Key.Queue, p.ID}
-			if pairs[k] {
-				return false
-			}
-			pairs[k] = true
-		}
 	}
-	return true
+	return lifecycle.Simple(ts)
 }
 
 // unstorable refuses a ticket with a string the server cannot hold in a
@@ -126,34 +109,16 @@ func unstorable(t *cupid.Ticket) error {
 
 // createSimple is the optimistic path: one round trip, one implicit
 // transaction (a batch without BEGIN commits at its end, or not at all).
-func (s *Store) createSimple(ctx context.Context, ts []cupid.NewTicket, bodies [][]byte) ([]cupid.Created, []cupid.Event, error) {
-	out := make([]cupid.Created, len(ts))
-	rows := make([]newRow, len(ts))
-	evs := make([]cupid.Event, len(ts))
-	for i, n := range ts {
-		t := n.Ticket.AsNew()
-		out[i].Ticket = t
-		rows[i] = newRow{t, bodies[i]}
-		evs[i] = cupid.Event{TicketID: t.ID, Kind: cupid.EventCreated, At: t.CreatedAt}
-	}
+func (s *Store) createSimple(ctx context.Context, ts []cupid.NewTicket, fresh []*cupid.Ticket, bodies [][]byte) ([]cupid.Created, []cupid.Event, error) {
+	p := lifecycle.SimplePlan(fresh)
 	b := &pgx.Batch{}
 	b.Queue(shareQueuesSQL, queuesOf(ts), createLockSpace)
-	queueInsertTickets(b, rows)
-	queueEvents(b, evs)
+	queueInsertTickets(b, p.Rows, bodies)
+	queueEvents(b, p.Events)
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, err
 	}
-	return out, evs, nil
-}
-
-// lookup is what the careful path reads before deciding: the live tickets
-// of the batch's players (locked), the stored tickets with its request ids,
-// and which of its ticket ids are taken.
-type lookup struct {
-	live      map[livePair]string      // (queue, player) → live ticket id
-	byRequest map[string]string        // request id → ticket id
-	tickets   map[string]*cupid.Ticket // the tickets those name, as read
-	taken     map[string]bool          // ticket ids of the batch already stored
+	return p.Results(), p.Events, nil
 }
 
 // lockLiveSQL reads the live tickets of (queue, player) pairs and locks
@@ -209,32 +174,25 @@ func queuesOf(ts []cupid.NewTicket) []string {
 }
 
 // createCareful takes its queues' create locks, reads and locks what the
-// batch depends on, decides ticket by ticket, and writes the outcome: two
-// round trips, the second ending with COMMIT.
-func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, bodies [][]byte) ([]cupid.Created, []cupid.Event, error) {
-	var qs, ps, rids, ids []string
-	seenPair := map[livePair]bool{}
-	seenRID := map[string]bool{}
+// batch depends on, has the lifecycle decide ticket by ticket, and writes
+// the outcome: two round trips, the second ending with COMMIT.
+func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, fresh []*cupid.Ticket, bodies [][]byte) ([]cupid.Created, []cupid.Event, error) {
+	var ok []cupid.NewTicket
+	var ids []string
 	for _, n := range ts {
-		t := n.Ticket
-		if unstorable(t) != nil {
-			continue // refused whatever the database holds
-		}
-		ids = append(ids, t.ID)
-		if t.RequestID != "" && !seenRID[t.RequestID] {
-			seenRID[t.RequestID] = true
-			rids = append(rids, t.RequestID)
-		}
-		for _, p := range t.Players {
-			if k := (livePair{t.Key.Queue, p.ID}); !seenPair[k] {
-				seenPair[k] = true
-				qs, ps = append(qs, k.queue), append(ps, k.player)
-			}
+		if unstorable(n.Ticket) == nil { // the others are refused whatever the database holds
+			ok = append(ok, n)
+			ids = append(ids, n.Ticket.ID)
 		}
 	}
-	var p *plan
+	pairs, rids := lifecycle.Pairs(ok)
+	qs, ps := make([]string, len(pairs)), make([]string, len(pairs))
+	for i, k := range pairs {
+		qs[i], ps[i] = k.Queue, k.Player
+	}
+	var p *lifecycle.CreatePlan
 	err := s.inTx(ctx, func(conn *pgxpool.Conn) error {
-		lk := &lookup{live: map[livePair]string{}, byRequest: map[string]string{}, tickets: map[string]*cupid.Ticket{}, taken: map[string]bool{}}
+		lk := lifecycle.NewLookup()
 		b := &pgx.Batch{}
 		queueBegin(b)
 		b.Queue(lockQueuesSQL, queuesOf(ts), createLockSpace)
@@ -242,14 +200,14 @@ func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, bodies 
 		// one read returns is kept as the lock holder sees it.
 		b.Queue(lockLiveSQL, qs, ps).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
-				var k livePair
-				t, err := scanTicket(rows, &k.queue, &k.player)
+				var k lifecycle.LivePair
+				t, err := scanTicket(rows, &k.Queue, &k.Player)
 				if err != nil {
 					return err
 				}
-				lk.live[k] = t.ID
-				if lk.tickets[t.ID] == nil {
-					lk.tickets[t.ID] = t
+				lk.Live[k] = t.ID
+				if lk.Tickets[t.ID] == nil {
+					lk.Tickets[t.ID] = t
 				}
 			}
 			return rows.Err()
@@ -260,9 +218,9 @@ func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, bodies 
 				if err != nil {
 					return err
 				}
-				lk.byRequest[t.RequestID] = t.ID
-				if lk.tickets[t.ID] == nil {
-					lk.tickets[t.ID] = t
+				lk.ByRequest[t.RequestID] = t.ID
+				if lk.Tickets[t.ID] == nil {
+					lk.Tickets[t.ID] = t
 				}
 			}
 			return rows.Err()
@@ -273,7 +231,7 @@ func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, bodies 
 				if err := rows.Scan(&id); err != nil {
 					return err
 				}
-				lk.taken[id] = true
+				lk.Taken[id] = true
 			}
 			return rows.Err()
 		})
@@ -281,135 +239,24 @@ func (s *Store) createCareful(ctx context.Context, ts []cupid.NewTicket, bodies 
 			return err
 		}
 		var err error
-		if p, err = resolve(ts, bodies, lk); err != nil {
+		if p, err = lifecycle.PlanCreate(ts, fresh, lk, unstorable); err != nil {
 			return err
 		}
 		b = &pgx.Batch{}
 		// Replaced tickets end first, so their players are free when
 		// the new tickets' players go in.
-		queueFinish(b, "cancel replaced tickets", p.cancels)
-		queueInsertTickets(b, p.rows)
-		queueEvents(b, p.events)
+		var fin []finishRow
+		for _, t := range p.Cancels {
+			fin = append(fin, finishRow{id: t.ID, state: string(t.State), reason: t.Reason, at: t.UpdatedAt.UnixNano()})
+		}
+		queueFinish(b, "cancel replaced tickets", fin)
+		queueInsertTickets(b, p.Rows, bodies)
+		queueEvents(b, p.Events)
 		b.Queue(commitSQL)
 		return send(ctx, conn, b)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return p.results(), p.events, nil
-}
-
-// plan is the outcome of a careful batch, decided in Go before anything is
-// written.
-type plan struct {
-	out []cupid.Created
-	// The results name their tickets, filled in at the end from tickets,
-	// so that each shows its ticket as stored when the call ends.
-	resultID []string   // the ticket each result shows; "" when refused
-	replaced [][]string // the tickets each new ticket replaced
-	// tickets are every ticket the batch touches or returns, as they will
-	// be stored when it ends.
-	tickets map[string]*cupid.Ticket
-	cancels []finishRow // stored tickets to cancel (replaced)
-	rows    []newRow    // new tickets to insert, in their final state
-	events  []cupid.Event
-}
-
-// resolve decides the batch ticket by ticket, in order, as if each were
-// stored before the next is looked at: the contract's rules, given what
-// the database holds (lk, which it updates as it goes). The only call-level
-// outcome is a ticket id already stored.
-func resolve(ts []cupid.NewTicket, bodies [][]byte, lk *lookup) (*plan, error) {
-	p := &plan{
-		out: make([]cupid.Created, len(ts)), resultID: make([]string, len(ts)), replaced: make([][]string, len(ts)),
-		tickets: make(map[string]*cupid.Ticket, len(ts)+len(lk.tickets)), events: make([]cupid.Event, 0, len(ts)),
-	}
-	stored := make(map[string]bool, len(lk.tickets))
-	for id, t := range lk.tickets {
-		p.tickets[id] = t
-		stored[id] = true
-	}
-	for i, n := range ts {
-		t := n.Ticket
-		if t.RequestID != "" {
-			if id, ok := lk.byRequest[t.RequestID]; ok {
-				p.resultID[i], p.out[i].Existed = id, true
-				continue
-			}
-		}
-		if err := cupid.DuplicatePlayer(t); err != nil {
-			p.out[i].Err = err
-			continue
-		}
-		if err := unstorable(t); err != nil {
-			p.out[i].Err = err
-			continue
-		}
-		q := t.Key.Queue
-		var conflicts []string
-		for j, pl := range t.Players {
-			id, ok := lk.live[livePair{q, pl.ID}]
-			if !ok || slices.Contains(conflicts, id) {
-				continue
-			}
-			if !n.Replace {
-				p.out[i].Err = cupid.LiveTicketExists(j, pl.ID, id, q)
-				break
-			}
-			conflicts = append(conflicts, id)
-		}
-		if p.out[i].Err != nil {
-			continue
-		}
-		if lk.taken[t.ID] {
-			return nil, cupid.Conflict("id", "ticket id %q is taken", t.ID)
-		}
-		for _, id := range conflicts {
-			// A ticket of this batch replaced here is inserted
-			// cancelled: its row is this same value.
-			old := p.tickets[id]
-			old.State, old.Reason, old.UpdatedAt = cupid.StateCancelled, cupid.ReplacedReason(t.ID), t.CreatedAt.UTC()
-			for _, pl := range old.Players {
-				if k := (livePair{old.Key.Queue, pl.ID}); lk.live[k] == id {
-					delete(lk.live, k)
-				}
-			}
-			if stored[id] {
-				p.cancels = append(p.cancels, finishRow{id: id, state: string(cupid.StateCancelled), reason: old.Reason, at: t.CreatedAt.UnixNano()})
-			}
-			p.events = append(p.events, cupid.Event{TicketID: id, Kind: cupid.EventCancelled, At: t.CreatedAt, Reason: old.Reason})
-		}
-		nt := t.AsNew()
-		p.tickets[t.ID] = nt
-		p.rows = append(p.rows, newRow{nt, bodies[i]})
-		if t.RequestID != "" {
-			lk.byRequest[t.RequestID] = t.ID
-		}
-		for _, pl := range t.Players {
-			lk.live[livePair{q, pl.ID}] = t.ID
-		}
-		p.events = append(p.events, cupid.Event{TicketID: t.ID, Kind: cupid.EventCreated, At: t.CreatedAt})
-		p.resultID[i], p.replaced[i] = t.ID, conflicts
-	}
-	return p, nil
-}
-
-// results are the plan's answers, each with its own copy of its ticket as
-// stored at the end of the call.
-func (p *plan) results() []cupid.Created {
-	for i, id := range p.resultID {
-		if id == "" {
-			continue
-		}
-		p.out[i].Ticket = copyTicket(p.tickets[id])
-		for _, r := range p.replaced[i] {
-			p.out[i].Replaced = append(p.out[i].Replaced, copyTicket(p.tickets[r]))
-		}
-	}
-	return p.out
-}
-
-func copyTicket(t *cupid.Ticket) *cupid.Ticket {
-	c := *t
-	return &c
+	return p.Results(), p.Events, nil
 }

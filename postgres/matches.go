@@ -98,21 +98,6 @@ func queueMatchEvents(b *pgx.Batch, evs []*cupid.MatchEvent) {
 	})
 }
 
-// queueFormed queues the formed events of a commit batch's stored matches
-// and sets each one's Committed.Formed.
-func queueFormed(b *pgx.Batch, ms []*cupid.Match, stored []int, out []cupid.Committed) {
-	evs := make([]*cupid.MatchEvent, 0, len(stored))
-	for _, i := range stored {
-		m := ms[i]
-		if !m.AcceptBy.IsZero() {
-			continue // pending: logged when formed (accept.go)
-		}
-		out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
-		evs = append(evs, &out[i].Formed)
-	}
-	queueMatchEvents(b, evs)
-}
-
 const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at), reason`
 
 func matchColumnsOf(a string) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -29,8 +30,8 @@ const insertLiveSQL = `INSERT INTO live_players (queue, player_id, ticket_id)
 SELECT * FROM unnest($1::text[], $2::text[], $3::text[])`
 
 // insertMatchesSQL stores committed matches.
-const insertMatchesSQL = `INSERT INTO matches (id, created_at, body)
-SELECT * FROM unnest($1::text[], $2::bigint[], $3::json[])`
+const insertMatchesSQL = `INSERT INTO matches (id, created_at, body, state)
+SELECT * FROM unnest($1::text[], $2::bigint[], $3::json[], $4::text[])`
 
 // stillWaiting is how statements that take tickets by id check that they
 // still wait. IS NOT DISTINCT FROM means "=" here (state is never NULL),
@@ -71,37 +72,31 @@ INSERT INTO events (seq, ticket_id, kind, at, match_id, reason)
 SELECT s.seq, v.ticket_id, v.kind, v.at, NULLIF(v.match_id, ''), v.reason FROM v JOIN s ON s.ord = v.ord
 RETURNING seq`
 
-// newRow is a ticket to insert, in its final state, with its body.
-type newRow struct {
-	t    *cupid.Ticket
-	body []byte
-}
-
 // queueInsertTickets queues the inserts of new tickets and of the players
 // of those still waiting. The index rows go in sorted by key, so that two
 // batches naming the same players lock their keys in the same order rather
 // than deadlock.
-func queueInsertTickets(b *pgx.Batch, rows []newRow) {
+func queueInsertTickets(b *pgx.Batch, rows []lifecycle.NewRow, bodies [][]byte) {
 	if len(rows) == 0 {
 		return
 	}
 	n := len(rows)
 	ids, queues, rids, states := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	created, updated := make([]int64, n), make([]int64, n)
-	reasons, bodies := make([]string, n), make([][]byte, n)
+	reasons, bodys := make([]string, n), make([][]byte, n)
 	type live struct{ queue, player, ticket string }
 	var lives []live
 	for i, r := range rows {
-		t := r.t
+		t := r.Ticket
 		ids[i], queues[i], rids[i], states[i] = t.ID, t.Key.Queue, t.RequestID, string(t.State)
-		created[i], updated[i], reasons[i], bodies[i] = t.CreatedAt.UnixNano(), t.UpdatedAt.UnixNano(), t.Reason, r.body
+		created[i], updated[i], reasons[i], bodys[i] = t.CreatedAt.UnixNano(), t.UpdatedAt.UnixNano(), t.Reason, bodies[r.Index]
 		if t.State == cupid.StateWaiting {
 			for _, p := range t.Players {
 				lives = append(lives, live{t.Key.Queue, p.ID, t.ID})
 			}
 		}
 	}
-	b.Queue(insertTicketsSQL, ids, queues, rids, states, created, updated, reasons, bodies)
+	b.Queue(insertTicketsSQL, ids, queues, rids, states, created, updated, reasons, bodys)
 	if len(lives) == 0 {
 		return
 	}

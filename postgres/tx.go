@@ -157,7 +157,7 @@ func (t *pgTx) Write(w *cupid.Writes) error {
 		b.Queue(`UPDATE tickets SET state = $2, match_id = NULLIF($3, ''), reason = $4, updated_at = $5 WHERE id = $1`,
 			tk.ID, string(tk.State), tk.MatchID, tk.Reason, tk.UpdatedAt.UnixNano())
 		if tw.Reborn {
-			body, err := json.Marshal(tk.AsNew())
+			body, err := json.Marshal(tk)
 			if err != nil {
 				return fmt.Errorf("encode ticket %s: %w", tk.ID, err)
 			}

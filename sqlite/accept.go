@@ -23,29 +23,6 @@ CREATE TABLE match_answers (
 );
 `
 
-// markPending sets the committed matches of a CommitMatches batch that
-// carry a ready check to pending (they were inserted formed, the column's
-// default).
-func markPending(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, out []cupid.Committed) error {
-	for i, m := range ms {
-		if out[i].OK && !m.AcceptBy.IsZero() {
-			if _, err := tx.ExecContext(ctx, `UPDATE matches SET state = 'pending' WHERE id = ?`, m.ID); err != nil {
-				return fmt.Errorf("sqlite: mark match %s pending: %w", m.ID, err)
-			}
-		}
-	}
-	return nil
-}
-
-// matchedKind is the event kind of a ticket taken by a committed match:
-// proposed while the match waits for its players' answers.
-func matchedKind(m *cupid.Match) cupid.EventKind {
-	if !m.AcceptBy.IsZero() {
-		return cupid.EventProposed
-	}
-	return cupid.EventMatched
-}
-
 // readMatch reads a match inside tx.
 func readMatch(ctx context.Context, tx *sql.Tx, id string) (*cupid.MatchRecord, error) {
 	rec, err := scanRecord(tx.QueryRowContext(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = ?`, id))

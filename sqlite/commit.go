@@ -1,31 +1,25 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
-// CommitMatches stores each match atomically with its tickets' state change,
-// in one transaction for the batch. A match naming a ticket that is not
-// waiting (cancelled meanwhile, in another match, unknown) is refused whole
-// and changes nothing. A stored match cancels its players' live tickets in
-// other queues, so no player is in two matches.
+// CommitMatches stores the matches of a batch that lifecycle.PlanCommit
+// decides to store, in one transaction.
 //
 // The cost is the driver's per statement, so the batch is read and written
 // a step at a time, each step one multi-row statement for every match (per
 // 128 rows): one reads which of the batch's tickets wait (with their
 // bodies, for their players), one reads those players' live tickets
-// anywhere; then Go decides match by match, in order, as if each were
-// stored before the next is looked at; then one statement marks the
+// anywhere; then the plan is decided; then one statement marks the
 // committed matches' tickets matched, one frees their players, one stores
 // the matches and one the events. Only the cross-queue cancellations, rare,
 // are a statement each. The writer connection holds the database's write
@@ -33,7 +27,7 @@ import (
 // written; the update still carries the "still waiting" condition as a
 // second guard.
 func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
-	ids, err := cupid.CheckMatches(ms)
+	ids, err := lifecycle.CheckMatches(ms)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,42 +39,24 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.C
 		}
 		bodies[i] = b
 	}
-	var out []cupid.Committed
-	var events []cupid.Event
+	var p *lifecycle.CommitPlan
 	err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		out, events, err = s.commitBatch(ctx, tx, ms, ids, bodies)
+		p, err = s.commitBatch(ctx, tx, ms, ids, bodies)
 		return err
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	return out, events, nil
+	return p.Out, p.Events, nil
 }
 
 // liveRow is a row of the player index: player has live ticket in queue.
 type liveRow struct{ player, queue, ticket string }
 
-// cancelRow is a ticket in another queue that a committed match cancels.
-type cancelRow struct {
-	match  int
-	ticket string
-	reason string
-}
-
 // commitBatch commits ms (whose tickets are ids, encoded as bodies) inside
-// tx. It reads everything first, decides in Go, then writes.
-//
-// Deciding in order gives what committing the matches one after another
-// would: a match is refused when one of its tickets was not waiting when
-// the call began, or was matched or cancelled by an earlier match of the
-// batch. The player index is read once, before anything is written, and
-// its rows of ended tickets are deleted at the end: rows of tickets an
-// earlier match of the batch ended are skipped. Such a row can only be of
-// a ticket that match cancelled in another queue (a later match sharing a
-// player with an earlier one is refused: that player's ticket in it was
-// matched or cancelled).
-func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, ids [][]string, bodies [][]byte) ([]cupid.Committed, []cupid.Event, error) {
+// tx: it reads everything first, has the lifecycle decide, then writes.
+func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, ids [][]string, bodies [][]byte) (*lifecycle.CommitPlan, error) {
 	// Which of the batch's tickets wait, with their players: only the ids
 	// are decoded, so the rest of each body is skimmed, not built.
 	n := 0
@@ -114,11 +90,11 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 		})
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 
 	// The live tickets anywhere of the players of every match whose
-	// tickets all wait (whether it commits is decided below).
+	// tickets all wait (whether it commits is decided by the plan).
 	args = args[:0]
 	lives := make(map[string][]liveRow)
 	for _, t := range ids {
@@ -145,87 +121,45 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 		})
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-
-	// Decide, match by match.
-	out := make([]cupid.Committed, len(ms))
-	matchedBy := make(map[string]int, n) // ticket → the match that took it
-	cancelled := map[string]bool{}
-	var cancels []cancelRow
-	var free []any // (queue, player, ticket) rows to delete
-	var mine, others []liveRow
-	seen := make(map[string]int, len(lives)) // player → 1 + the last match that looked at it
-	for i, m := range ms {
-		for _, id := range ids[i] {
-			_, ok := waiting[id]
-			if _, taken := matchedBy[id]; !ok || taken || cancelled[id] {
-				out[i].NotWaiting = append(out[i].NotWaiting, id)
-			}
-		}
-		if len(out[i].NotWaiting) > 0 {
-			continue
-		}
-		out[i].OK = true
-		for _, id := range ids[i] {
-			matchedBy[id] = i
-		}
-		// Each player once; each row of a ticket of this match is one to
-		// free, each row of a ticket still live is one to cancel.
-		mine, others = mine[:0], others[:0]
-		for _, id := range ids[i] {
-			for _, p := range waiting[id] {
-				if seen[p] == i+1 {
-					continue
-				}
-				seen[p] = i + 1
-				for _, l := range lives[p] {
-					if j, ok := matchedBy[l.ticket]; ok {
-						if j == i {
-							mine = append(mine, l)
-						}
-						continue
-					}
-					if !cancelled[l.ticket] {
-						others = append(others, l)
-					}
-				}
-			}
-		}
-		for _, l := range mine {
-			free = append(free, l.queue, l.player, l.ticket)
-		}
-		// Each other ticket once, in id order, named by the smallest
-		// player it shares with the match and the queue of that
-		// player's matched ticket (the smallest, should a match span
-		// queues).
-		slices.SortFunc(others, func(a, b liveRow) int {
-			return cmp.Or(cmp.Compare(a.ticket, b.ticket), cmp.Compare(a.player, b.player))
-		})
-		for k, o := range others {
-			if k > 0 && others[k-1].ticket == o.ticket {
-				continue
-			}
+	// The other live tickets of each waiting ticket's players, named by
+	// the queue of that ticket's own row.
+	var others []lifecycle.Other
+	for id, players := range waiting {
+		for _, p := range players {
 			queue := ""
-			for _, l := range mine {
-				if l.player == o.player && (queue == "" || l.queue < queue) {
+			for _, l := range lives[p] {
+				if l.ticket == id {
 					queue = l.queue
 				}
 			}
-			cancelled[o.ticket] = true
-			cancels = append(cancels, cancelRow{match: i, ticket: o.ticket,
-				reason: cupid.MatchedElsewhereReason(o.player, queue, m.ID)})
+			for _, l := range lives[p] {
+				if l.ticket != id {
+					others = append(others, lifecycle.Other{Mine: id, Player: p, Queue: queue, Ticket: l.ticket})
+				}
+			}
 		}
 	}
+	p := lifecycle.PlanCommit(ms, ids, func(id string) bool { _, ok := waiting[id]; return ok }, others)
 
 	// Write: the matched tickets, the cancelled ones, the freed players,
 	// the matches, the events.
 	args = args[:0]
+	var free []any // (queue, player, ticket) rows to delete
 	for i, m := range ms {
-		if out[i].OK {
-			at := m.CreatedAt.UnixNano()
-			for _, id := range ids[i] {
-				args = append(args, id, m.ID, at)
+		if !p.Out[i].OK {
+			continue
+		}
+		at := m.CreatedAt.UnixNano()
+		for _, id := range ids[i] {
+			args = append(args, id, m.ID, at)
+			for _, pl := range waiting[id] {
+				for _, l := range lives[pl] {
+					if l.ticket == id {
+						free = append(free, l.queue, l.player, l.ticket)
+					}
+				}
 			}
 		}
 	}
@@ -240,74 +174,54 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("sqlite: mark matched tickets: %w", err)
+		return nil, fmt.Errorf("sqlite: mark matched tickets: %w", err)
 	}
 	if changed != int64(len(args)/3) {
-		return nil, nil, fmt.Errorf("sqlite: %d of the %d tickets of the committed matches changed state under the write lock", changed, len(args)/3)
+		return nil, fmt.Errorf("sqlite: %d of the %d tickets of the committed matches changed state under the write lock", changed, len(args)/3)
 	}
-	done := cancels[:0] // the cancellations that found their ticket waiting
-	for _, c := range cancels {
-		m := ms[c.match]
-		t, err := scanTicket(tx.StmtContext(ctx, s.finish).QueryRowContext(ctx, string(cupid.StateCancelled), c.reason, m.CreatedAt.UnixNano(), c.ticket))
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // not waiting after all: the index named an ended ticket
-		}
+	for _, c := range p.Cancels {
+		m := ms[c.Match]
+		t, err := scanTicket(tx.StmtContext(ctx, s.finish).QueryRowContext(ctx, string(cupid.StateCancelled), c.Reason, m.CreatedAt.UnixNano(), c.Ticket))
 		if err != nil {
-			return nil, nil, fmt.Errorf("sqlite: match %s: cancel ticket %s: %w", m.ID, c.ticket, err)
+			return nil, fmt.Errorf("sqlite: match %s: cancel ticket %s: %w", m.ID, c.Ticket, err)
 		}
-		out[c.match].Cancelled = append(out[c.match].Cancelled, t)
-		for _, p := range t.Players {
-			free = append(free, t.Key.Queue, p.ID, t.ID)
+		p.Out[c.Match].Cancelled = append(p.Out[c.Match].Cancelled, t)
+		for _, pl := range t.Players {
+			free = append(free, t.Key.Queue, pl.ID, t.ID)
 		}
-		done = append(done, c)
 	}
 	err = s.multi.chunks(deleteLive, len(free)/3, func(st *sql.Stmt, lo, hi int) error {
 		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, free[3*lo:3*hi]...)
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("sqlite: free matched players: %w", err)
+		return nil, fmt.Errorf("sqlite: free matched players: %w", err)
 	}
 	args = args[:0]
 	for i, m := range ms {
-		if out[i].OK {
-			args = append(args, m.ID, m.CreatedAt.UnixNano(), bodies[i])
+		if p.Out[i].OK {
+			state := cupid.MatchFormed
+			if !m.AcceptBy.IsZero() {
+				state = cupid.MatchPending // not logged until its players accept (lifecycle.Answer)
+			}
+			args = append(args, m.ID, m.CreatedAt.UnixNano(), bodies[i], string(state))
 		}
 	}
-	err = s.multi.chunks(insertMatches, len(args)/3, func(st *sql.Stmt, lo, hi int) error {
-		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args[3*lo:3*hi]...)
+	err = s.multi.chunks(insertMatches, len(args)/4, func(st *sql.Stmt, lo, hi int) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args[4*lo:4*hi]...)
 		return err
 	})
 	if isConstraint(err) {
-		return nil, nil, cupid.Conflict("match_id", "a match id of the batch is taken: %v", err)
+		return nil, cupid.Conflict("match_id", "a match id of the batch is taken: %v", err)
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("sqlite: store matches: %w", err)
+		return nil, fmt.Errorf("sqlite: store matches: %w", err)
 	}
-	if err := markPending(ctx, tx, ms, out); err != nil {
-		return nil, nil, err
+	if err := insertMatchEvents(ctx, tx, p.Formed(ms)); err != nil {
+		return nil, err
 	}
-	if err := s.logFormed(ctx, tx, ms, out); err != nil {
-		return nil, nil, err
-	}
-	events := make([]cupid.Event, 0, len(matchedBy)+len(done))
-	for i, m := range ms {
-		if !out[i].OK {
-			continue
-		}
-		for _, id := range ids[i] {
-			events = append(events, cupid.Event{TicketID: id, Kind: matchedKind(m), At: m.CreatedAt, Match: m})
-		}
-		for len(done) > 0 && done[0].match == i {
-			events = append(events, cupid.Event{TicketID: done[0].ticket, Kind: cupid.EventCancelled, At: m.CreatedAt, Reason: done[0].reason})
-			done = done[1:]
-		}
-	}
-	events, err = s.insertEvents(ctx, tx, events)
-	if err != nil {
-		return nil, nil, err
-	}
-	return out, events, nil
+	p.Events, err = s.insertEvents(ctx, tx, p.Events)
+	return p, err
 }
 
 func allWaiting(ids []string, waiting map[string][]string) bool {

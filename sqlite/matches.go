@@ -42,19 +42,6 @@ CREATE INDEX match_events_queue ON match_events (queue, seq);
 // matchColumns are what scanRecord reads.
 const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at), reason`
 
-// logFormed writes the formed events of the committed matches of a
-// CommitMatches batch and sets each one's Committed.Formed.
-func (s *Store) logFormed(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, out []cupid.Committed) error {
-	var evs []*cupid.MatchEvent
-	for i, m := range ms {
-		if out[i].OK && m.AcceptBy.IsZero() { // a pending match is logged when formed (accept.go)
-			out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
-			evs = append(evs, &out[i].Formed)
-		}
-	}
-	return insertMatchEvents(ctx, tx, evs)
-}
-
 // insertMatchEvents stores match events, 128 to a statement, and fills in
 // their sequence numbers (in the order given, as AUTOINCREMENT assigns
 // them within a statement).

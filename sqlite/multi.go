@@ -40,8 +40,8 @@ var (
 		head: `INSERT INTO live_players (queue, player_id, ticket_id) VALUES `,
 		row:  `(?, ?, ?)`, sep: `, `}
 	insertMatches = &multiKind{name: "insert matches",
-		head: `INSERT INTO matches (id, created_at, body) VALUES `,
-		row:  `(?, ?, ?)`, sep: `, `}
+		head: `INSERT INTO matches (id, created_at, body, state) VALUES `,
+		row:  `(?, ?, ?, ?)`, sep: `, `}
 	ticketsByRequest = &multiKind{name: "tickets by request id",
 		head: `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id IN (`,
 		row:  `?`, sep: `, `, tail: `)`}

@@ -92,7 +92,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 			return fmt.Errorf("sqlite: update ticket %s: %w", tk.ID, err)
 		}
 		if tw.Reborn {
-			body, err := json.Marshal(tk.AsNew())
+			body, err := json.Marshal(tk)
 			if err != nil {
 				return fmt.Errorf("sqlite: encode ticket %s: %w", tk.ID, err)
 			}

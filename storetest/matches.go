@@ -268,7 +268,7 @@ func testReleaseRequeueTaken(t *testing.T, s cupid.Store) {
 	}
 	eq(t, "requeued", ids(r.Requeued), []string{"a"})
 	eq(t, "cancelled", ids(r.Cancelled), []string{"b"})
-	why := cupid.RequeueTakenReason("p2", "c", "duel")
+	why := lifecycle.RequeueTakenReason("p2", "c", "duel")
 	eq(t, "events", eventStrings(r.Events), []string{"requeued a: timeout", "cancelled b: " + why})
 	if tk := get(t, s, "b"); tk.State != cupid.StateCancelled || tk.Reason != why {
 		t.Fatalf("b %+v", tk)

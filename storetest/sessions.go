@@ -109,7 +109,7 @@ func testSessions(t *testing.T, s cupid.Store) {
 	if res[3].OK || cupid.ErrorCode(res[3].Err) != cupid.CodeNotFound {
 		t.Fatalf("a backfill of an unknown session: %+v", res[3])
 	}
-	eq(t, "events of the backfill", eventStrings(evs), []string{"matched c", "cancelled cx: " + cupid.MatchedElsewhereReason("pc", "team", "s1")})
+	eq(t, "events of the backfill", eventStrings(evs), []string{"matched c", "cancelled cx: " + lifecycle.MatchedElsewhereReason("pc", "team", "s1")})
 	if evs[0].Match == nil || !slices.Equal(playersOf(evs[0].Match), []string{"0 [pa pc]", "1 [pb]"}) {
 		t.Fatalf("c's matched event carries %+v, want the session after the backfill", evs[0].Match)
 	}
@@ -322,8 +322,8 @@ func testSessionTeams(t *testing.T, s cupid.Store) {
 	}
 	eq(t, "requeued", ids(rel.Requeued), []string{"a"})
 	eq(t, "cancelled", ids(rel.Cancelled), []string{"b"})
-	eq(t, "release events", eventStrings(rel.Events), []string{"requeued a: no server", "cancelled b: " + cupid.LeftReason("pb", "s2")})
-	if b := get(t, s, "b"); b.State != cupid.StateCancelled || b.Reason != cupid.LeftReason("pb", "s2") {
+	eq(t, "release events", eventStrings(rel.Events), []string{"requeued a: no server", "cancelled b: " + lifecycle.LeftReason("pb", "s2")})
+	if b := get(t, s, "b"); b.State != cupid.StateCancelled || b.Reason != lifecycle.LeftReason("pb", "s2") {
 		t.Fatalf("the leaver's ticket after the release: %+v", b)
 	}
 	eq(t, "waiting after the release", waitingIDs(t, s), []string{"a"})

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -595,7 +596,7 @@ func TestLeaversAreNotAssignedNorRequeued(t *testing.T) {
 		t.Fatal(err)
 	}
 	cat, dan := h.state(t, ticketOf(r.Match, "cat")), h.state(t, ticketOf(r.Match, "dan"))
-	if len(rel.Requeued) != 1 || cat.State != cupid.StateWaiting || dan.State != cupid.StateCancelled || dan.Reason != cupid.LeftReason("dan", r.Match.ID) {
+	if len(rel.Requeued) != 1 || cat.State != cupid.StateWaiting || dan.State != cupid.StateCancelled || dan.Reason != lifecycle.LeftReason("dan", r.Match.ID) {
 		t.Fatalf("after the release: cat %s, dan %s (%s)", cat.State, dan.State, dan.Reason)
 	}
 }
