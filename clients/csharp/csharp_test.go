@@ -147,3 +147,48 @@ func serve(t *testing.T, bin string, args ...string) string {
 	}
 	return ""
 }
+
+// TestDocsShowTheExamples checks that the C# section of docs/clients.md
+// shows the examples the C# tests run, as they are: every csharp block is
+// one of examples/*.cs, and every example is shown.
+func TestDocsShowTheExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(doc)
+	start := strings.Index(section, "\n## C# (Unity and .NET)\n")
+	if start < 0 {
+		t.Fatal(`docs/clients.md has no section "## C# (Unity and .NET)"`)
+	}
+	section = section[start+1:]
+	if end := strings.Index(section, "\n## "); end >= 0 {
+		section = section[:end]
+	}
+	files, err := filepath.Glob("examples/*.cs")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples: %v", err)
+	}
+	examples := map[string]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		examples[string(b)] = f
+	}
+	shown := map[string]bool{}
+	for _, block := range regexp.MustCompile("(?s)```csharp\n(.*?)```").FindAllStringSubmatch(section, -1) {
+		f, ok := examples[block[1]]
+		if !ok {
+			t.Errorf("docs/clients.md shows C# that is no example the tests run:\n%s", block[1])
+			continue
+		}
+		shown[f] = true
+	}
+	for _, f := range files {
+		if !shown[f] {
+			t.Errorf("docs/clients.md does not show %s", f)
+		}
+	}
+}

@@ -81,6 +81,7 @@ static class ServerTests
         r.Add("a watch of an ended ticket returns its final event", EndedTicket);
         r.Add("a ticket watch resumes after a dropped connection", WatchResumes);
         r.Add("the match stream resumes after a dropped connection", MatchesResume);
+        r.Add("several streams and calls at once on one client", ManyStreams);
         r.Add("ready check: players accept, the backend assigns", ReadyCheck);
         r.Add("ratings: report a result, read the ratings", Ratings);
         r.Add("examples: quick start", QuickStartExample);
@@ -351,6 +352,43 @@ static class ServerTests
             Assert.True(streams.Count >= 2, "the stream reconnected (" + streams.Count + " streams)");
             string resume = "\"afterSeq\":\"" + f.Seq + "\"";
             Assert.True(streams.Last().Contains(resume), "the last stream resumes with " + resume);
+        }
+    }
+
+    // ManyStreams holds more streams open on one client than .NET
+    // Framework's and mono's default of two connections per server, then
+    // makes calls: every stream must hear the match the calls form.
+    static async Task ManyStreams()
+    {
+        using (var c = Backend())
+        using (var stop = new CancellationTokenSource())
+        {
+            var version = Id("many");
+            var heard = new List<TaskCompletionSource<bool>>();
+            var watches = new List<Task>();
+            string aliceId = null;
+            for (int i = 0; i < 6; i++)
+            {
+                var tcs = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+                heard.Add(tcs);
+                watches.Add(c.WatchMatchesAsync("quick", 0, ev =>
+                {
+                    var id = Volatile.Read(ref aliceId);
+                    if (id != null && ev.Match.Teams.Any(t => t.TicketIds.Contains(id))) tcs.TrySetResult(true);
+                }, stop.Token));
+            }
+            var a = await c.CreateTicketAsync(new TicketRequest("quick", P("many-a", 10)) { Version = version });
+            Volatile.Write(ref aliceId, a.Id);
+            await c.CreateTicketAsync(new TicketRequest("quick", P("many-b", 10)) { Version = version });
+            var all = Task.WhenAll(heard.Select(h => h.Task));
+            var first = await Task.WhenAny(all, Task.WhenAny(watches));
+            if (first != all) await await Task.WhenAny(watches); // a stream's error
+            stop.Cancel();
+            foreach (var w in watches)
+            {
+                try { await w; }
+                catch (OperationCanceledException) { }
+            }
         }
     }
 
