@@ -20,7 +20,11 @@ namespace Cupid
         /// <summary>A player token (a JWT the studio's auth service signed): a game client acting as its player.</summary>
         public string PlayerToken { get; set; }
 
-        /// <summary>The HTTP handler (TLS settings, proxies); a new HttpClientHandler when null.</summary>
+        /// <summary>
+        /// The HTTP handler of the calls and the match stream (TLS settings,
+        /// proxies); a new HttpClientHandler when null. The ticket WebSocket
+        /// is the platform's ClientWebSocket, with its own defaults.
+        /// </summary>
         public HttpMessageHandler Handler { get; set; }
 
         /// <summary>How long a unary call may take; 30 seconds by default. Watches have no limit.</summary>

@@ -113,16 +113,6 @@ namespace Cupid
             return System.Enum.TryParse(name, true, out v) ? v : unknown;
         }
 
-        public static string Timestamp(DateTime t)
-        {
-            return t.ToUniversalTime().ToString("yyyy-MM-dd'T'HH:mm:ss.fffffff'Z'", CultureInfo.InvariantCulture);
-        }
-
-        public static string DurationText(TimeSpan d)
-        {
-            return ((decimal)d.Ticks / TimeSpan.TicksPerSecond).ToString(CultureInfo.InvariantCulture) + "s";
-        }
-
         /// <summary>
         /// Value checks and converts an attribute value of the caller's to what
         /// the server accepts (a number, a string, a bool, or a list of them),

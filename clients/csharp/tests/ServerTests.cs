@@ -82,6 +82,7 @@ static class ServerTests
         r.Add("a ticket watch resumes after a dropped connection", WatchResumes);
         r.Add("the match stream resumes after a dropped connection", MatchesResume);
         r.Add("several streams and calls at once on one client", ManyStreams);
+        r.Add("a refused match stream throws its code", RefusedStream);
         r.Add("ready check: players accept, the backend assigns", ReadyCheck);
         r.Add("ratings: report a result, read the ratings", Ratings);
         r.Add("examples: quick start", QuickStartExample);
@@ -110,6 +111,8 @@ static class ServerTests
         {
             var a = await c.CreateTicketAsync(new TicketRequest("quick", P("alice", 1500)));
             Assert.Equal(TicketState.Waiting, a.State, "alice's new ticket");
+            Assert.True(a.CreatedAt.HasValue && a.ExpiresAt > a.CreatedAt, "alice's ticket expires after its creation: " + a.CreatedAt + " " + a.ExpiresAt);
+            Assert.True(a.Waited.HasValue && a.Waited.Value >= TimeSpan.Zero, "alice's ticket has waited " + a.Waited);
             Assert.Equal(Id("alice"), a.Players[0].Id, "alice's ticket's player");
             var b = await c.CreateTicketAsync(new TicketRequest("quick", P("bob", 1540)));
             var ev = await c.WaitUntilMatchedAsync(a.Id);
@@ -389,6 +392,17 @@ static class ServerTests
                 try { await w; }
                 catch (OperationCanceledException) { }
             }
+        }
+    }
+
+    static async Task RefusedStream()
+    {
+        using (var backend = Backend())
+        using (var player = PlayerClient(Id("lou")))
+        {
+            var unknown = await Assert.Refused("not_found", () => backend.WatchMatchesAsync("no-such-queue", 0, ev => { }), "an unknown queue");
+            Assert.True(unknown.Message.Contains("no-such-queue"), "the refusal names the queue: " + unknown.Message);
+            await Assert.Refused("permission_denied", () => player.WatchMatchesAsync("quick", 0, ev => { }), "a player's match stream");
         }
     }
 
