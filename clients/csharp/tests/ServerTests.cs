@@ -79,6 +79,7 @@ static class ServerTests
         r.Add("credentials: none, another player's, one's own", Credentials);
         r.Add("an unknown ticket is not_found, watched too", Unknown);
         r.Add("a watch of an ended ticket returns its final event", EndedTicket);
+        r.Add("a ticket watch ends when it is cancelled", WatchCancelled);
         r.Add("a ticket watch resumes after a dropped connection", WatchResumes);
         r.Add("the match stream resumes after a dropped connection", MatchesResume);
         r.Add("several streams and calls at once on one client", ManyStreams);
@@ -264,6 +265,22 @@ static class ServerTests
             Assert.Sequence(new[] { "created", "cancelled" }, seen, "the events seen");
             var after = await c.WatchTicketAsync(t.Id, final.Seq, ev => { throw new AssertionFailed("an event at or below after_seq was delivered: " + ev.Kind); });
             Assert.Equal(TicketEvent.Cancelled, after.Kind, "watching after the final event still returns it");
+        }
+    }
+
+    static async Task WatchCancelled()
+    {
+        using (var c = Backend())
+        using (var stop = new CancellationTokenSource())
+        {
+            var t = await c.CreateTicketAsync(new TicketRequest("quick", P("waiting", 1)) { Version = Id("waiting") });
+            var watch = c.WatchTicketAsync(t.Id, 0, ev => { if (ev.Kind == TicketEvent.Created) stop.Cancel(); }, false, stop.Token);
+            bool cancelled = false;
+            try { await watch; }
+            catch (OperationCanceledException) { cancelled = true; }
+            Assert.True(cancelled, "the watch ends with the cancellation");
+            Assert.Equal(TicketState.Waiting, (await c.GetTicketAsync(t.Id)).State, "the ticket still waits");
+            await c.CancelTicketAsync(t.Id);
         }
     }
 
