@@ -7,8 +7,8 @@ using System.Threading;
 using System.Threading.Tasks;
 
 // Proxy is a TCP relay between the client and the server that the tests
-// can cut: Drop closes every connection through it, and while Refusing it
-// closes new connections at once, as a server that is down would. It
+// can cut: Refuse closes every connection through it and then new ones at
+// once, as a server that is down would, and Stall holds them unanswered. It
 // records the start of what each relayed connection sent (the HTTP request
 // line and headers, and a Connect stream's request body) so a test can see
 // where a reconnecting watch resumed.
@@ -21,6 +21,7 @@ sealed class Proxy : IDisposable
     readonly List<StringBuilder> requests = new List<StringBuilder>();
     TaskCompletionSource<bool> refused = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
     volatile bool refusing;
+    volatile bool stalling;
     volatile bool closed;
 
     public Proxy(int targetPort)
@@ -69,6 +70,13 @@ sealed class Proxy : IDisposable
         refusing = false;
     }
 
+    // Stall keeps new connections open without relaying anything, as a
+    // server that hangs would.
+    public void Stall()
+    {
+        stalling = true;
+    }
+
     async Task AcceptLoop()
     {
         while (!closed)
@@ -86,6 +94,11 @@ sealed class Proxy : IDisposable
             {
                 down.Close();
                 lock (mu) refused.TrySetResult(true);
+                continue;
+            }
+            if (stalling)
+            {
+                lock (mu) live.Add(down);
                 continue;
             }
             var up = new TcpClient();

@@ -80,6 +80,10 @@ static class ServerTests
         r.Add("an unknown ticket is not_found, watched too", Unknown);
         r.Add("a watch of an ended ticket returns its final event", EndedTicket);
         r.Add("a ticket watch ends when it is cancelled", WatchCancelled);
+        r.Add("a watch gives up after Backoff.Attempts", WatchGivesUp);
+        r.Add("a call past its timeout is deadline_exceeded", CallTimeout);
+        r.Add("a rate limit's refusal carries Retry-After", RateLimited);
+        r.Add("Replace takes a live ticket's place", Replace);
         r.Add("a ticket watch resumes after a dropped connection", WatchResumes);
         r.Add("the match stream resumes after a dropped connection", MatchesResume);
         r.Add("several streams and calls at once on one client", ManyStreams);
@@ -281,6 +285,68 @@ static class ServerTests
             Assert.True(cancelled, "the watch ends with the cancellation");
             Assert.Equal(TicketState.Waiting, (await c.GetTicketAsync(t.Id)).State, "the ticket still waits");
             await c.CancelTicketAsync(t.Id);
+        }
+    }
+
+    static async Task WatchGivesUp()
+    {
+        using (var proxy = new Proxy(Port(url)))
+        using (var c = new CupidClient(proxy.Url, new CupidOptions { ServerKey = key, Backoff = new Backoff { First = TimeSpan.FromMilliseconds(1), Max = TimeSpan.FromMilliseconds(5), Attempts = 3 } }))
+        {
+            var refused = proxy.Refuse();
+            var e = await Assert.Refused("unavailable", () => c.WaitUntilMatchedAsync("any-ticket"), "a watch of a server out of reach");
+            Assert.True(e.Message.Contains("gave up after 3 reconnections"), "the message says so: " + e.Message);
+            Assert.True(refused.IsCompleted, "the proxy refused the watch");
+        }
+    }
+
+    static async Task CallTimeout()
+    {
+        using (var proxy = new Proxy(Port(url)))
+        using (var c = new CupidClient(proxy.Url, new CupidOptions { ServerKey = key, Timeout = TimeSpan.FromMilliseconds(300) }))
+        {
+            proxy.Stall();
+            var e = await Assert.Refused("deadline_exceeded", () => c.GetTicketAsync("any-ticket"), "a call to a hung server");
+            Assert.True(e.IsTransient, "a timeout is worth retrying");
+        }
+    }
+
+    static async Task RateLimited()
+    {
+        using (var c = PlayerClient(Id("busy")))
+        {
+            // A player may make 10 calls a second, 40 at once (security.md).
+            for (int i = 0; i < 400; i++)
+            {
+                try
+                {
+                    await c.GetPlayerRatingsAsync(Id("busy"));
+                }
+                catch (CupidException e)
+                {
+                    Assert.Equal("resource_exhausted", e.Code, "the refusal's code");
+                    Assert.Equal(429, e.HttpStatus, "its HTTP status");
+                    Assert.True(e.RetryAfter.HasValue && e.RetryAfter.Value > TimeSpan.Zero, "it says when to retry: " + e.RetryAfter);
+                    Assert.True(i >= 40, "refused after " + i + " calls, within the burst of 40");
+                    return;
+                }
+            }
+            throw new AssertionFailed("400 calls at once were all served");
+        }
+    }
+
+    static async Task Replace()
+    {
+        using (var c = Backend())
+        {
+            var version = Id("replace");
+            var first = await c.CreateTicketAsync(new TicketRequest("quick", P("rep", 1)) { Version = version });
+            var second = await c.CreateTicketAsync(new TicketRequest("quick", P("rep", 1)) { Version = version, Replace = true });
+            Assert.True(second.Id != first.Id, "a new ticket");
+            var old = await c.GetTicketAsync(first.Id);
+            Assert.Equal(TicketState.Cancelled, old.State, "the replaced ticket");
+            Assert.True(old.Reason.Contains(second.Id), "its reason names the new ticket: " + old.Reason);
+            await c.CancelTicketAsync(second.Id);
         }
     }
 
