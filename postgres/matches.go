@@ -2,12 +2,11 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -72,30 +71,10 @@ func queueMatchEvents(b *pgx.Batch, evs []*cupid.MatchEvent) {
 	ids, queues, kinds, ats := make([]string, n), make([]string, n), make([]string, n), make([]int64, n)
 	details := make([][]byte, n)
 	for i, e := range evs {
-		ids[i], queues[i], kinds[i], ats[i], details[i] = e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), detailOf(e)
+		ids[i], queues[i], kinds[i], ats[i], details[i] = e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), columns.Detail(e)
 	}
 	b.Queue(lockMatchLogSQL, matchLogLock)
-	b.Queue(insertMatchEventsSQL, ids, queues, kinds, ats, details).Query(func(rows pgx.Rows) error {
-		seqs := make([]int64, 0, n)
-		for rows.Next() {
-			var seq int64
-			if err := rows.Scan(&seq); err != nil {
-				return err
-			}
-			seqs = append(seqs, seq)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if len(seqs) != n {
-			return fmt.Errorf("postgres: %d match events stored for %d asked", len(seqs), n)
-		}
-		slices.Sort(seqs)
-		for i := range evs {
-			evs[i].Seq = seqs[i]
-		}
-		return nil
-	})
+	b.Queue(insertMatchEventsSQL, ids, queues, kinds, ats, details).Query(numbered("match events", n, func(i int, seq int64) { evs[i].Seq = seq }))
 }
 
 const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at), reason`
@@ -111,17 +90,7 @@ func scanRecord(row pgx.Row, pre ...any) (*cupid.MatchRecord, error) {
 	if err := row.Scan(append(pre, &body, &state, &assignment, &updated, &reason)...); err != nil {
 		return nil, err
 	}
-	rec := &cupid.MatchRecord{Match: new(cupid.Match), State: cupid.MatchState(state), UpdatedAt: fromNanos(updated), Reason: reason}
-	if err := json.Unmarshal(body, rec.Match); err != nil {
-		return nil, fmt.Errorf("decode match: %w", err)
-	}
-	if assignment != nil {
-		rec.Assignment = new(cupid.Assignment)
-		if err := json.Unmarshal(assignment, rec.Assignment); err != nil {
-			return nil, fmt.Errorf("decode assignment of match %s: %w", rec.Match.ID, err)
-		}
-	}
-	return rec, nil
+	return columns.Record(body, state, assignment, updated, reason)
 }
 
 // MatchRecord returns a match with its hand-off state.
@@ -180,7 +149,7 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		if err != nil {
 			return ev, err
 		}
-		if err := readDetail(&ev, detail); err != nil {
+		if err := columns.ReadDetail(&ev, detail); err != nil {
 			return ev, err
 		}
 		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), fromNanos(at), queue

@@ -144,7 +144,13 @@ func queueEvents(b *pgx.Batch, evs []cupid.Event) {
 			mids[i] = e.Match.ID
 		}
 	}
-	b.Queue(insertEventsSQL, tids, kinds, ats, mids, reasons).Query(func(rows pgx.Rows) error {
+	b.Queue(insertEventsSQL, tids, kinds, ats, mids, reasons).Query(numbered("events", n, func(i int, seq int64) { evs[i].Seq = seq }))
+}
+
+// numbered reads the sequence numbers a statement drew for n rows and
+// hands them out in order: the i-th row given gets the i-th smallest.
+func numbered(what string, n int, set func(i int, seq int64)) func(pgx.Rows) error {
+	return func(rows pgx.Rows) error {
 		seqs := make([]int64, 0, n)
 		for rows.Next() {
 			var seq int64
@@ -157,12 +163,12 @@ func queueEvents(b *pgx.Batch, evs []cupid.Event) {
 			return err
 		}
 		if len(seqs) != n {
-			return fmt.Errorf("postgres: %d events stored for %d asked", len(seqs), n)
+			return fmt.Errorf("postgres: %d %s stored for %d asked", len(seqs), what, n)
 		}
 		slices.Sort(seqs)
-		for i := range evs {
-			evs[i].Seq = seqs[i]
+		for i, seq := range seqs {
+			set(i, seq)
 		}
 		return nil
-	})
+	}
 }

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	cupid "github.com/cupid-match/cupid"
@@ -26,36 +25,6 @@ ALTER TABLE match_events ADD CONSTRAINT match_events_kind_check CHECK (kind IN (
 	'backfilled', 'backfill_opened', 'backfill_closed', 'left', 'ended'));
 ALTER TABLE match_events ADD COLUMN detail json;
 `
-
-// eventDetail is what match_events.detail keeps: the ids an event names.
-type eventDetail struct {
-	TicketIDs []string `json:"ticket_ids,omitempty"`
-	PlayerIDs []string `json:"player_ids,omitempty"`
-}
-
-// detailOf encodes an event's ids, or nil when it names none.
-func detailOf(e *cupid.MatchEvent) []byte {
-	if len(e.TicketIDs) == 0 && len(e.PlayerIDs) == 0 {
-		return nil
-	}
-	b, _ := json.Marshal(eventDetail{e.TicketIDs, e.PlayerIDs}) // []string always encodes
-	return b
-}
-
-// readDetail fills an event's ids from its stored detail.
-func readDetail(e *cupid.MatchEvent, detail []byte) error {
-	if detail == nil {
-		return nil
-	}
-	var d eventDetail
-	if err := json.Unmarshal(detail, &d); err != nil {
-		return fmt.Errorf("decode match event %d: %w", e.Seq, err)
-	}
-	e.TicketIDs, e.PlayerIDs = d.TicketIDs, d.PlayerIDs
-	return nil
-}
-
-const updateSessionSQL = `UPDATE matches SET body = $2, state = $3, updated_at = $4 WHERE id = $1`
 
 // OpenSessions lists the live sessions open to backfill, oldest first.
 func (s *Store) OpenSessions(ctx context.Context) ([]*cupid.MatchRecord, error) {

@@ -102,6 +102,7 @@ import (
 	"unicode/utf8"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -177,13 +178,7 @@ func scanTicket(row pgx.Row, pre ...any) (*cupid.Ticket, error) {
 	if err := row.Scan(append(pre, &body, &state, &matchID, &updated, &reason)...); err != nil {
 		return nil, err
 	}
-	var t cupid.Ticket
-	if err := json.Unmarshal(body, &t); err != nil {
-		return nil, fmt.Errorf("postgres: decode ticket: %w", err)
-	}
-	t.State, t.MatchID, t.Reason = cupid.TicketState(state), matchID, reason
-	t.UpdatedAt = time.Unix(0, updated).UTC()
-	return &t, nil
+	return columns.Ticket(body, state, matchID, updated, reason)
 }
 
 func fromNanos(ns int64) time.Time { return time.Unix(0, ns).UTC() }

@@ -3,13 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 // matchesSchema is migration 5: the hand-off of matches to game servers.
@@ -53,7 +53,7 @@ func insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent)
 		args := make([]any, 0, 5*len(part))
 		byID := make(map[string]*cupid.MatchEvent, len(part))
 		for _, e := range part {
-			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), detailOf(e))
+			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), columns.Detail(e))
 			byID[e.MatchID] = e
 		}
 		err := scanEach(tx.QueryContext(ctx, q, args...))(func(r rowScanner) error {
@@ -88,17 +88,7 @@ func scanRecord(r rowScanner) (*cupid.MatchRecord, error) {
 	if err := r.Scan(&body, &state, &assignment, &updated, &reason); err != nil {
 		return nil, err
 	}
-	rec := &cupid.MatchRecord{Match: new(cupid.Match), State: cupid.MatchState(state), UpdatedAt: time.Unix(0, updated).UTC(), Reason: reason}
-	if err := json.Unmarshal(body, rec.Match); err != nil {
-		return nil, fmt.Errorf("sqlite: decode match: %w", err)
-	}
-	if assignment != nil {
-		rec.Assignment = new(cupid.Assignment)
-		if err := json.Unmarshal(assignment, rec.Assignment); err != nil {
-			return nil, fmt.Errorf("sqlite: decode assignment of match %s: %w", rec.Match.ID, err)
-		}
-	}
-	return rec, nil
+	return columns.Record(body, state, assignment, updated, reason)
 }
 
 // MatchRecord returns a match with its hand-off state.
@@ -158,7 +148,7 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		if err != nil {
 			return err
 		}
-		if err := readDetail(&ev, detail); err != nil {
+		if err := columns.ReadDetail(&ev, detail); err != nil {
 			return err
 		}
 		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), time.Unix(0, at).UTC(), queue

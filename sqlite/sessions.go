@@ -2,8 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 
 	cupid "github.com/cupid-match/cupid"
 )
@@ -19,37 +17,6 @@ ALTER TABLE matches ADD COLUMN backfill INTEGER GENERATED ALWAYS AS (json_extrac
 CREATE INDEX matches_open_sessions ON matches (created_at, id) WHERE backfill = 1 AND state IN ('formed', 'assigned');
 ALTER TABLE match_events ADD COLUMN detail BLOB;
 `
-
-// eventDetail is what match_events.detail keeps: the ids an event names.
-type eventDetail struct {
-	TicketIDs []string `json:"ticket_ids,omitempty"`
-	PlayerIDs []string `json:"player_ids,omitempty"`
-}
-
-// detailOf encodes an event's ids, or nil when it names none.
-func detailOf(e *cupid.MatchEvent) any {
-	if len(e.TicketIDs) == 0 && len(e.PlayerIDs) == 0 {
-		return nil
-	}
-	b, err := json.Marshal(eventDetail{e.TicketIDs, e.PlayerIDs})
-	if err != nil {
-		return nil // []string always encodes
-	}
-	return b
-}
-
-// readDetail fills an event's ids from its stored detail.
-func readDetail(e *cupid.MatchEvent, detail []byte) error {
-	if detail == nil {
-		return nil
-	}
-	var d eventDetail
-	if err := json.Unmarshal(detail, &d); err != nil {
-		return fmt.Errorf("sqlite: decode match event %d: %w", e.Seq, err)
-	}
-	e.TicketIDs, e.PlayerIDs = d.TicketIDs, d.PlayerIDs
-	return nil
-}
 
 // OpenSessions lists the live sessions open to backfill, oldest first.
 func (s *Store) OpenSessions(ctx context.Context) ([]*cupid.MatchRecord, error) {

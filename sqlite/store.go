@@ -32,6 +32,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -345,17 +346,7 @@ func scanTicket(row rowScanner) (*cupid.Ticket, error) {
 	if err := row.Scan(&body, &state, &matchID, &updated, &reason); err != nil {
 		return nil, err
 	}
-	var t cupid.Ticket
-	if err := json.Unmarshal(body, &t); err != nil {
-		return nil, fmt.Errorf("sqlite: decode ticket: %w", err)
-	}
-	t.State = cupid.TicketState(state)
-	t.Reason = reason
-	t.UpdatedAt = time.Unix(0, updated).UTC()
-	if matchID.Valid {
-		t.MatchID = matchID.String
-	}
-	return &t, nil
+	return columns.Ticket(body, state, matchID.String, updated, reason)
 }
 
 func (s *Store) queryTickets(ctx context.Context, db *sql.DB, q string, args ...any) ([]*cupid.Ticket, error) {
