@@ -81,8 +81,12 @@ type Cancel struct {
 // the batch's players. Only a ticket another match of the batch took or
 // cancelled stops waiting meanwhile.
 func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool, others []Other) *CommitPlan {
-	p := &CommitPlan{Out: make([]cupid.Committed, len(ms)), Matched: map[string]int{}}
-	byMine := map[string][]Other{}
+	n := 0
+	for _, t := range ids {
+		n += len(t)
+	}
+	p := &CommitPlan{Out: make([]cupid.Committed, len(ms)), Matched: make(map[string]int, n), Events: make([]cupid.Event, 0, n)}
+	byMine := make(map[string][]Other, len(others))
 	for _, o := range others {
 		byMine[o.Mine] = append(byMine[o.Mine], o)
 	}
@@ -109,9 +113,12 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 			p.Matched[id] = i
 			p.Events = append(p.Events, cupid.Event{TicketID: id, Kind: kind, At: m.CreatedAt, Match: m})
 		}
-		why := map[string]Other{}
+		var why map[string]Other // most matches cancel nothing: made when needed
 		for _, id := range ids[i] {
 			for _, o := range byMine[id] {
+				if why == nil {
+					why = map[string]Other{}
+				}
 				if slices.Contains(ids[i], o.Ticket) || !still(o.Ticket) {
 					continue
 				}
@@ -120,6 +127,9 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 					why[o.Ticket] = o
 				}
 			}
+		}
+		if why == nil {
+			continue
 		}
 		keys := make([]string, 0, len(why))
 		for k := range why {
