@@ -378,63 +378,16 @@ func sessionOptions(m map[string]any) (map[string][]string, error) {
 // value the rule cannot read (a missing one leaves the player out of that
 // rule), and more platforms than a pool can tell apart.
 func (p *Pool) checkSessionPlayers(s *Session) error {
-	r := p.r
 	var newPlatforms []string
 	for ti := range s.Teams {
 		for pi := range s.Teams[ti].Players {
-			pl := &s.Teams[ti].Players[pi]
-			field := func(name string) string {
-				return fmt.Sprintf("teams[%d].players[%d].attributes.%s", ti, pi, name)
+			plats, err := p.checkSessionPlayer(&s.Teams[ti].Players[pi], fmt.Sprintf("teams[%d].players[%d]", ti, pi))
+			if err != nil {
+				return err
 			}
-			for _, d := range r.dist {
-				if v, ok := pl.Attributes.Get(d.attr); ok && (v.Kind != cupid.KindNumber || !cupid.Finite(v.Number)) {
-					return cupid.Invalid(field(d.attr), "must be a finite number (%s)", d.path)
-				}
-			}
-			for _, c := range r.comps {
-				if c.gate {
-					continue
-				}
-				if v, ok := pl.Attributes.Get(c.attr); ok {
-					if _, ok := scalarKey(v); !ok {
-						return cupid.Invalid(field(c.attr), "must be a string or a number (%s)", c.path)
-					}
-				}
-			}
-			names := make([]string, 0, len(r.options)+len(r.colls))
-			for _, o := range r.options {
-				names = append(names, o.name)
-			}
-			for _, c := range r.colls {
-				names = append(names, c.attr)
-			}
-			for _, name := range names {
-				if v, ok := pl.Attributes.Get(name); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
-					return cupid.Invalid(field(name), "must be a string or a list of strings")
-				}
-			}
-			if c := r.cross; c != nil {
-				v, ok := pl.Attributes.Get(c.Current)
-				if ok && (v.Kind != cupid.KindString || v.String == "") {
-					return cupid.Invalid(field(c.Current), "must be a platform name (cross_play)")
-				}
-				list := []string{v.String}
-				if acc, ok := pl.Attributes.Get(c.Accepted); ok {
-					if acc.Kind != cupid.KindString && acc.Kind != cupid.KindStrings {
-						return cupid.Invalid(field(c.Accepted), "must be a string or a list of strings")
-					}
-					list = append(list, acc.String)
-					list = append(list, acc.Strings...)
-				}
-				for _, name := range list {
-					if _, known := p.platforms[name]; name != "" && !known && !slices.Contains(newPlatforms, name) {
-						newPlatforms = append(newPlatforms, name)
-					}
-				}
-			}
-			if rr := r.roles; rr != nil {
-				if v, ok := pl.Attributes.Get(rr.attr); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
-					return cupid.Invalid(field(rr.attr), "must be a string or a list of strings")
+			for _, name := range plats {
+				if _, known := p.platforms[name]; name != "" && !known && !slices.Contains(newPlatforms, name) {
+					newPlatforms = append(newPlatforms, name)
 				}
 			}
 		}
@@ -443,6 +396,71 @@ func (p *Pool) checkSessionPlayers(s *Session) error {
 		return cupid.Invalid("teams", "more than 64 distinct platforms in one queue")
 	}
 	return nil
+}
+
+// CheckSessionPlayer checks the attributes of a player a game server puts
+// in a session (what OpenSession will read of him), naming the field under
+// prefix ("teams[0].players[1]"): the rules that read an attribute decide
+// which kinds of value it may hold, here and nowhere else, so a session
+// refused by the pool later cannot have been stored.
+func (p *Pool) CheckSessionPlayer(pl cupid.Player, prefix string) error {
+	_, err := p.checkSessionPlayer(&pl, prefix)
+	return err
+}
+
+// checkSessionPlayer is CheckSessionPlayer; it also returns the platforms
+// the player names (cross play), for the pool's bound on them.
+func (p *Pool) checkSessionPlayer(pl *cupid.Player, prefix string) ([]string, error) {
+	r := p.r
+	field := func(name string) string { return prefix + ".attributes." + name }
+	for _, d := range r.dist {
+		if v, ok := pl.Attributes.Get(d.attr); ok && (v.Kind != cupid.KindNumber || !cupid.Finite(v.Number)) {
+			return nil, cupid.Invalid(field(d.attr), "must be a finite number (%s)", d.path)
+		}
+	}
+	for _, c := range r.comps {
+		if c.gate {
+			continue
+		}
+		if v, ok := pl.Attributes.Get(c.attr); ok {
+			if _, ok := scalarKey(v); !ok {
+				return nil, cupid.Invalid(field(c.attr), "must be a string or a number (%s)", c.path)
+			}
+		}
+	}
+	names := make([]string, 0, len(r.options)+len(r.colls))
+	for _, o := range r.options {
+		names = append(names, o.name)
+	}
+	for _, c := range r.colls {
+		names = append(names, c.attr)
+	}
+	for _, name := range names {
+		if v, ok := pl.Attributes.Get(name); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
+			return nil, cupid.Invalid(field(name), "must be a string or a list of strings")
+		}
+	}
+	var plats []string
+	if c := r.cross; c != nil {
+		v, ok := pl.Attributes.Get(c.Current)
+		if ok && (v.Kind != cupid.KindString || v.String == "") {
+			return nil, cupid.Invalid(field(c.Current), "must be a platform name (cross_play)")
+		}
+		plats = append(plats, v.String)
+		if acc, ok := pl.Attributes.Get(c.Accepted); ok {
+			if acc.Kind != cupid.KindString && acc.Kind != cupid.KindStrings {
+				return nil, cupid.Invalid(field(c.Accepted), "must be a string or a list of strings")
+			}
+			plats = append(plats, acc.String)
+			plats = append(plats, acc.Strings...)
+		}
+	}
+	if rr := r.roles; rr != nil {
+		if v, ok := pl.Attributes.Get(rr.attr); ok && v.Kind != cupid.KindString && v.Kind != cupid.KindStrings {
+			return nil, cupid.Invalid(field(rr.attr), "must be a string or a list of strings")
+		}
+	}
+	return plats, nil
 }
 
 // playerStrs reads a string or string-list attribute of a session player.

@@ -484,12 +484,34 @@ func (s *Service) OpenBackfillWithTeams(ctx context.Context, id string, options 
 			if err := cupid.CheckTeams(rec.Match, teams); err != nil {
 				return nil, err
 			}
+			if err := s.checkServerPlayers(rec.Match.Key.Queue, teams); err != nil {
+				return nil, err
+			}
 			if err := s.checkElsewhere(ctx, rec.Match, teams); err != nil {
 				return nil, err
 			}
 		}
 	}
 	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: options, Teams: teams})
+}
+
+// checkServerPlayers checks the attributes a game server gives of its
+// players as the queue's rules read them when the session is opened in
+// the pool (engine.Pool.CheckSessionPlayer, the one owner of that rule):
+// stored unchecked, a session the pool refuses would never be filled.
+func (s *Service) checkServerPlayers(queue string, teams [][]cupid.Player) error {
+	q := s.queue(queue)
+	if q == nil {
+		return cupid.NotFound("queue", "no queue %q", queue)
+	}
+	for i, team := range teams {
+		for j, p := range team {
+			if err := q.check.CheckSessionPlayer(p, fmt.Sprintf("teams[%d].players[%d]", i, j)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // checkElsewhere refuses a game server's view of a session that brings in

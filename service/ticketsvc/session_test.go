@@ -515,6 +515,13 @@ func TestOpenBackfillWithTheServersTeams(t *testing.T) {
 		{[][]cupid.Player{{gus}}, cupid.CodeInvalid, "teams", "2 teams"},
 		{[][]cupid.Player{{gus}, {{ID: "gus"}}}, cupid.CodeInvalid, "teams[1].players[0].id", "twice"},
 		{[][]cupid.Player{{gus}, {{ID: "ben"}, {ID: "cat"}}}, cupid.CodeConflict, "teams[1].players[1].id", "cat"},
+		// The queue's rules read mmr as a number: a game server's player
+		// must hold one, as a ticket's must, or the pool could never open
+		// the session it stored.
+		{[][]cupid.Player{{gus}, {{ID: "ben"}, {ID: "hal", Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.String("fast")})}}},
+			cupid.CodeInvalid, "teams[1].players[1].attributes.mmr", "finite number"},
+		{[][]cupid.Player{{gus}, {{ID: "hal", Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Bool(true)})}}},
+			cupid.CodeInvalid, "teams[1].players[0].attributes.mmr", "finite number"},
 	} {
 		_, err := h.OpenBackfillWithTeams(ctx, id, nil, c.teams)
 		wantErr(t, err, c.code, c.field, c.text)
