@@ -126,7 +126,7 @@ type Store interface {
 	// whose tickets are not all still waiting is refused and changes
 	// nothing. A committed match also cancels its players' live tickets
 	// in other queues. Events are in sequence order.
-	CommitMatches(ctx context.Context, ms []*Match) ([]Committed, []Event, error)
+	CommitMatches(ctx context.Context, fence Fence, ms []*Match) ([]Committed, []Event, error)
 	// Match returns a committed match.
 	Match(ctx context.Context, id string) (*Match, error)
 	// Events returns a ticket's events after seq, in order.

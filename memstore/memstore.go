@@ -316,7 +316,7 @@ func (s *Store) list(keep func(*cupid.Ticket) bool, limit int) []*cupid.Ticket {
 }
 
 // CommitMatches stores the matches lifecycle.PlanCommit decides to.
-func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) (out []cupid.Committed, events []cupid.Event, err error) {
+func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupid.Match) (out []cupid.Committed, events []cupid.Event, err error) {
 	ids, err := lifecycle.CheckMatches(ms)
 	if err != nil {
 		return nil, nil, err

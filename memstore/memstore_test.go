@@ -89,7 +89,7 @@ func TestBlockHoldsACommitInFlight(t *testing.T) {
 	}
 	done := make(chan result)
 	go func() {
-		out, _, err := s.CommitMatches(ctx, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}}})
+		out, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}}})
 		done <- result{out, err}
 	}()
 	<-arrived

@@ -90,7 +90,7 @@ func BenchmarkCommitMatches(b *testing.B) {
 		n++
 		b.StartTimer()
 		start := time.Now()
-		if _, _, err := s.CommitMatches(ctx, ms); err != nil {
+		if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, ms); err != nil {
 			b.Fatal(err)
 		}
 		spent += time.Since(start)

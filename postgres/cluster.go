@@ -158,17 +158,17 @@ const fenceSQL = `SELECT cupid_fence($1, $2, $3)`
 const fenceIdleSQL = `SELECT set_config('idle_in_transaction_session_timeout', '2s', true)`
 
 // queueFenceBegin starts the fenced part of a batch that began its
-// transaction, when ctx carries a fence.
-func queueFenceBegin(ctx context.Context, b *pgx.Batch) {
-	if _, ok := cupid.FenceFrom(ctx); ok {
+// transaction, when there is a fence.
+func queueFenceBegin(f cupid.Fence, b *pgx.Batch) {
+	if f.Lease != "" {
 		b.Queue(fenceIdleSQL)
 	}
 }
 
-// queueFence adds the check of the fence ctx carries, if any, to a batch;
-// the COMMIT follows it.
-func queueFence(ctx context.Context, b *pgx.Batch) {
-	if f, ok := cupid.FenceFrom(ctx); ok {
+// queueFence adds the check of the fence, if any, to a batch; the COMMIT
+// follows it.
+func queueFence(f cupid.Fence, b *pgx.Batch) {
+	if f.Lease != "" {
 		b.Queue(fenceSQL, f.Lease, f.Holder, f.Token)
 	}
 }

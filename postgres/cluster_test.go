@@ -95,8 +95,7 @@ func TestFencedWritesRefusedAfterTakeover(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	stale := cupid.WithFence(ctx, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: old})
-	if _, _, err := s.CommitMatches(stale, []*cupid.Match{pair("m1", "t1", "t2")}); !errors.Is(err, cupid.ErrFenced) {
+	if _, _, err := s.CommitMatches(ctx, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: old}, []*cupid.Match{pair("m1", "t1", "t2")}); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale commit: %v", err)
 	}
 	if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: old}, "t3", cupid.StateExpired, "", t0); !errors.Is(err, cupid.ErrFenced) {
@@ -108,11 +107,10 @@ func TestFencedWritesRefusedAfterTakeover(t *testing.T) {
 		}
 	}
 	// Another holder's name with the right number is refused too.
-	if _, _, err := s.CommitMatches(cupid.WithFence(ctx, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: cur}), []*cupid.Match{pair("m1", "t1", "t2")}); !errors.Is(err, cupid.ErrFenced) {
+	if _, _, err := s.CommitMatches(ctx, cupid.Fence{Lease: "queue/duel", Holder: "a", Token: cur}, []*cupid.Match{pair("m1", "t1", "t2")}); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("commit under b's token by a: %v", err)
 	}
-	fresh := cupid.WithFence(ctx, cupid.Fence{Lease: "queue/duel", Holder: "b", Token: cur})
-	res, _, err := s.CommitMatches(fresh, []*cupid.Match{pair("m1", "t1", "t2")})
+	res, _, err := s.CommitMatches(ctx, cupid.Fence{Lease: "queue/duel", Holder: "b", Token: cur}, []*cupid.Match{pair("m1", "t1", "t2")})
 	if err != nil || !res[0].OK {
 		t.Fatalf("commit under the current token: %+v %v", res, err)
 	}
@@ -168,7 +166,7 @@ func TestListenHearsEveryCommit(t *testing.T) {
 	}
 	m := pair("m1", "t1", "t2")
 	m.Key = cupid.QueueKey{Queue: "duel"}
-	_, mevs, err := s.CommitMatches(ctx, []*cupid.Match{m})
+	_, mevs, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{m})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ import (
 // it decides. Two commits sharing a player each find the other's ticket
 // live and lock it, so one waits for the other; the later one then finds
 // its ticket cancelled and refuses the match.
-func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
+func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
 	if _, err := lifecycle.CheckMatches(ms); err != nil {
 		return nil, nil, err
 	}
@@ -61,7 +61,7 @@ func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.C
 	var evs []cupid.Event
 	err := retry(ctx, func() error {
 		var err error
-		out, evs, err = s.commitOnce(ctx, ms, bodies, copies)
+		out, evs, err = s.commitOnce(ctx, fence, ms, bodies, copies)
 		if pgCode(err) == codeUniqueViolation {
 			// A concurrent transaction stored a match with one of
 			// these ids: the next attempt reads it as taken.
@@ -116,7 +116,7 @@ CROSS JOIN LATERAL (SELECT * FROM tickets AS w WHERE w.id = o.ticket_id AND ` + 
 
 const takenMatchesSQL = `SELECT id FROM matches WHERE id = ANY($1::text[])`
 
-func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]byte, copies []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
+func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.Match, bodies [][]byte, copies []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
 	var ids, mids []string
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -137,7 +137,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 		taken := map[string]bool{}
 		b := &pgx.Batch{}
 		queueBegin(b)
-		queueFenceBegin(ctx, b)
+		queueFenceBegin(fence, b)
 		b.Queue(lockTicketsSQL, ids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id, st string
@@ -214,7 +214,7 @@ func (s *Store) commitOnce(ctx context.Context, ms []*cupid.Match, bodies [][]by
 			queueMatchEvents(b, p.Formed(ms))
 		}
 		queueEvents(b, p.Events)
-		queueFence(ctx, b)
+		queueFence(fence, b)
 		b.Queue(commitSQL)
 		return send(ctx, conn, b)
 	})

@@ -311,7 +311,7 @@ func testCommitWave(t *testing.T, seed uint64) {
 					ab := rng.Perm(players)[:2]
 					ms = append(ms, pair(fmt.Sprintf("g%d-%d-%d", g, r, k), fmt.Sprintf("%s-%d", q, ab[0]), fmt.Sprintf("%s-%d", q, ab[1])))
 				}
-				out, _, err := s.CommitMatches(ctx, ms)
+				out, _, err := s.CommitMatches(ctx, cupid.Fence{}, ms)
 				if err != nil {
 					t.Error(err)
 					return

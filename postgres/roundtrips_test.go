@@ -97,7 +97,7 @@ func TestRoundTrips(t *testing.T) {
 		for i := 0; i < 32; i += 2 {
 			ms = append(ms, pair(fmt.Sprint("m", n, "-", i), ts[i].Ticket.ID, ts[i+1].Ticket.ID))
 		}
-		_, _, err := s.CommitMatches(ctx, ms)
+		_, _, err := s.CommitMatches(ctx, cupid.Fence{}, ms)
 		return err
 	})
 	count("FinishTicket", 2, func() error {

@@ -116,7 +116,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if _, _, err := s.CreateTickets(ctx, nts(a, ticket("b", "", 5*time.Second), ticket("c", "", 0))); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := s.CommitMatches(ctx, []*cupid.Match{pair("m", "a", "b")}); err != nil {
+	if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{pair("m", "a", "b")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutDocument(ctx, "k", "d", []byte("not even JSON \x00\xff"), t0); err != nil {
@@ -190,11 +190,11 @@ func TestUnstorableStrings(t *testing.T) {
 	if evs, err := s.Events(ctx, "nul\x00id", 0); err != nil || len(evs) != 0 {
 		t.Fatalf("Events of a NUL id: %v %v", evs, err)
 	}
-	res, _, err := s.CommitMatches(ctx, []*cupid.Match{pair("m", "good", "nul\x00id")})
+	res, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{pair("m", "good", "nul\x00id")})
 	if err != nil || res[0].OK || !slices.Equal(res[0].NotWaiting, []string{"nul\x00id"}) {
 		t.Fatalf("commit with a NUL ticket id: %+v %v", res, err)
 	}
-	if _, _, err := s.CommitMatches(ctx, []*cupid.Match{pair("m\x00", "good", "x")}); cupid.ErrorCode(err) != cupid.CodeInvalid {
+	if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{pair("m\x00", "good", "x")}); cupid.ErrorCode(err) != cupid.CodeInvalid {
 		t.Fatalf("commit with a NUL match id: %v", err)
 	}
 	if err := s.PutDocument(ctx, "k", "a\x00", []byte("{}"), t0); cupid.ErrorCode(err) != cupid.CodeInvalid {
@@ -296,7 +296,7 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 	}
 	big := &cupid.Match{ID: "big", Teams: []cupid.Team{{TicketIDs: ids[:65]}, {TicketIDs: ids[65:]}}, CreatedAt: t0}
 	clash := &cupid.Match{ID: "clash", Teams: []cupid.Team{{TicketIDs: []string{"t290", "t291"}}, {TicketIDs: []string{ids[130], "t292"}}}, CreatedAt: t0}
-	res, events, err := s.CommitMatches(ctx, []*cupid.Match{big, clash})
+	res, events, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{big, clash})
 	if err != nil {
 		t.Fatal(err)
 	}

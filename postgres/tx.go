@@ -29,9 +29,7 @@ func (s *Store) Update(ctx context.Context, op string, f cupid.Fence, fn func(cu
 			if !t.begun {
 				t.begin(b)
 			}
-			if f.Lease != "" {
-				b.Queue(fenceSQL, f.Lease, f.Holder, f.Token)
-			}
+			queueFence(f, b)
 			b.Queue(commitSQL)
 			if err := send(ctx, conn, b); err != nil {
 				if pgCode(err) == codeUniqueViolation {
@@ -60,9 +58,7 @@ type pgTx struct {
 // begin queues the transaction's start on b.
 func (t *pgTx) begin(b *pgx.Batch) {
 	queueBegin(b)
-	if t.fence.Lease != "" {
-		b.Queue(fenceIdleSQL)
-	}
+	queueFenceBegin(t.fence, b)
 	t.begun = true
 }
 

@@ -26,7 +26,7 @@ import (
 // lock for the whole transaction, so nothing read can change before it is
 // written; the update still carries the "still waiting" condition as a
 // second guard.
-func (s *Store) CommitMatches(ctx context.Context, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
+func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
 	ids, err := lifecycle.CheckMatches(ms)
 	if err != nil {
 		return nil, nil, err

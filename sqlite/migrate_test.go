@@ -184,7 +184,7 @@ func TestMigrateFromTheOldSchema(t *testing.T) {
 	if cupid.ErrorCode(out[0].Err) != cupid.CodeAlreadyExists || !strings.Contains(out[0].Err.Error(), "w1") || out[1].Err != nil {
 		t.Fatalf("creates after migration: %v, %v", out[0].Err, out[1].Err)
 	}
-	res, _, err := s.CommitMatches(ctx, []*cupid.Match{{ID: "new", Teams: []cupid.Team{{TicketIDs: []string{"w1"}}, {TicketIDs: []string{"n2"}}}, CreatedAt: t0}})
+	res, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{{ID: "new", Teams: []cupid.Team{{TicketIDs: []string{"w1"}}, {TicketIDs: []string{"n2"}}}, CreatedAt: t0}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func BenchmarkCommitBackfill(b *testing.B) {
 		}
 		m := &cupid.Match{ID: "m" + a, Key: cupid.QueueKey{Queue: "duel"}, CreatedAt: t0, Seats: []int{2, 2}, Backfill: true,
 			Teams: []cupid.Team{{TicketIDs: []string{a}, PlayerIDs: []string{"p-" + a}}, {}}}
-		if out, _, err := s.CommitMatches(ctx, []*cupid.Match{m}); err != nil || !out[0].OK {
+		if out, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{m}); err != nil || !out[0].OK {
 			b.Fatal(err, out)
 		}
 		b.StartTimer()

@@ -130,7 +130,7 @@ func TestCommitMatchesNeverPutsATicketInTwoMatches(t *testing.T) {
 	}
 	m1 := &cupid.Match{ID: "m1", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}
 	m2 := &cupid.Match{ID: "m2", Teams: []cupid.Team{{TicketIDs: []string{"c"}}, {TicketIDs: []string{"a"}}}, CreatedAt: t0}
-	ok, events, err := s.CommitMatches(ctx, []*cupid.Match{m1, m2})
+	ok, events, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{m1, m2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestFinishTicket(t *testing.T) {
 		}, cupid.CodeConflict},
 		{"cancel matched", cupid.StateCancelled, func(s *Store) {
 			s.CreateTickets(context.Background(), nts(ticket("b", "", 0)))
-			s.CommitMatches(context.Background(), []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a", "b"}}}}})
+			s.CommitMatches(context.Background(), cupid.Fence{}, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a", "b"}}}}})
 		}, cupid.CodeConflict},
 		{"bad state", cupid.StateMatched, nil, cupid.CodeInvalid},
 	}
@@ -205,7 +205,7 @@ func TestEventsSurviveReopenAndResumeAfterSeq(t *testing.T) {
 	s, path := openTemp(t)
 	ctx := context.Background()
 	s.CreateTickets(ctx, nts(ticket("a", "", 10*time.Second), ticket("b", "", 5*time.Second)))
-	s.CommitMatches(ctx, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}})
+	s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{{ID: "m", Teams: []cupid.Team{{TicketIDs: []string{"a"}}, {TicketIDs: []string{"b"}}}, CreatedAt: t0}})
 	s.Close()
 
 	s2, err := Open(path)
@@ -375,7 +375,7 @@ func TestLargeBatchesAndMatches(t *testing.T) {
 	}
 	big := &cupid.Match{ID: "big", Teams: []cupid.Team{{TicketIDs: ids[:65]}, {TicketIDs: ids[65:]}}, CreatedAt: t0}
 	clash := &cupid.Match{ID: "clash", Teams: []cupid.Team{{TicketIDs: []string{"t290", "t291"}}, {TicketIDs: append([]string{ids[130]}, "t292")}}, CreatedAt: t0}
-	ok, events, err := s.CommitMatches(ctx, []*cupid.Match{big, clash})
+	ok, events, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{big, clash})
 	if err != nil {
 		t.Fatal(err)
 	}

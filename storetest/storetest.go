@@ -152,7 +152,7 @@ func create(t *testing.T, s cupid.Store, ts ...cupid.NewTicket) ([]cupid.Created
 
 func commit(t *testing.T, s cupid.Store, ms ...*cupid.Match) ([]cupid.Committed, []cupid.Event) {
 	t.Helper()
-	out, evs, err := s.CommitMatches(bg, ms)
+	out, evs, err := s.CommitMatches(bg, cupid.Fence{}, ms)
 	if err != nil {
 		t.Fatalf("CommitMatches: %v", err)
 	}
@@ -665,7 +665,7 @@ func testCommitMatches(t *testing.T, s cupid.Store) {
 		t.Fatalf("matched players refused: %v", c[0].Err)
 	}
 	// And an empty commit is no error.
-	if out, evs, err := s.CommitMatches(bg, nil); err != nil || len(out) != 0 || len(evs) != 0 {
+	if out, evs, err := s.CommitMatches(bg, cupid.Fence{}, nil); err != nil || len(out) != 0 || len(evs) != 0 {
 		t.Fatalf("empty commit: %v %v %v", out, evs, err)
 	}
 }
@@ -842,7 +842,7 @@ func testCommitCallErrors(t *testing.T, s cupid.Store) {
 		{"nil match", []*cupid.Match{match("m", T0, []string{"a"}, []string{"b"}), nil}, cupid.CodeInvalid},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if out, evs, err := s.CommitMatches(bg, c.ms); err == nil || cupid.ErrorCode(err) != c.code {
+			if out, evs, err := s.CommitMatches(bg, cupid.Fence{}, c.ms); err == nil || cupid.ErrorCode(err) != c.code {
 				t.Fatalf("err %v, want code %s; results %+v, events %q", err, c.code, out, eventStrings(evs))
 			}
 			eq(t, "waiting", waitingIDs(t, s), []string{"a", "b"})

@@ -116,7 +116,7 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	out, err := lifecycle.Answer(ctx, s.store, fenceOf(ctx), id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
+	out, err := lifecycle.Answer(ctx, s.store, cupid.Fence{}, id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -189,7 +189,7 @@ func (s *Service) startAccepting() {
 // passed — whoever had not accepted counts as declining — and returns when
 // it should look again. A match proposed after this look has a deadline
 // at least a timeout away, which is when an empty look looks again.
-func (s *Service) acceptDue(ctx context.Context, queue string) time.Time {
+func (s *Service) acceptDue(ctx context.Context, f cupid.Fence, queue string) time.Time {
 	q := s.queue(queue)
 	if q == nil || q.accept.Timeout <= 0 {
 		return s.now().Add(time.Hour)
@@ -211,7 +211,7 @@ func (s *Service) acceptDue(ctx context.Context, queue string) time.Time {
 				}
 				continue
 			}
-			if err := s.expireReadyCheck(ctx, r.Match); err != nil {
+			if err := s.expireReadyCheck(ctx, f, r.Match); err != nil {
 				if ctx.Err() == nil {
 					s.log.Error("releasing a match not accepted in time failed; trying again in a second", "match", r.Match.ID, "err", err)
 				}
@@ -226,7 +226,7 @@ func (s *Service) acceptDue(ctx context.Context, queue string) time.Time {
 
 // expireReadyCheck releases a pending match whose deadline passed. A match
 // answered or released meanwhile is left alone.
-func (s *Service) expireReadyCheck(ctx context.Context, m *cupid.Match) error {
+func (s *Service) expireReadyCheck(ctx context.Context, f cupid.Fence, m *cupid.Match) error {
 	answers, err := s.store.MatchAnswers(ctx, m.ID)
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func (s *Service) expireReadyCheck(ctx context.Context, m *cupid.Match) error {
 	if len(late) == 0 {
 		return nil // everyone accepted: the match is formed already
 	}
-	r, err := lifecycle.Release(ctx, s.store, fenceOf(ctx), m.ID, s.declineRelease(m, late, true), s.now().UTC())
+	r, err := lifecycle.Release(ctx, s.store, f, m.ID, s.declineRelease(m, late, true), s.now().UTC())
 	if cupid.ErrorCode(err) == cupid.CodeConflict {
 		return nil
 	}
@@ -257,8 +257,9 @@ func (s *Service) expireReadyCheck(ctx context.Context, m *cupid.Match) error {
 // that jumps, as ReleaseDue.
 func (s *Service) AcceptDue(ctx context.Context) {
 	for _, name := range s.Queues() {
-		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
-			s.acceptDue(ctx, name)
+		f, ok := s.owned(name)
+		if q := s.queue(name); ok && q != nil && q.accept.Timeout > 0 {
+			s.acceptDue(ctx, f, name)
 		}
 	}
 }

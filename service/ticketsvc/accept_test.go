@@ -154,7 +154,7 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	a, b, mid := h.matched(t, "alice", "bob")
 	h.answer(t, mid, "alice", true)
 	h.clock.advance(10 * time.Second)
-	if next := h.acceptDue(ctx, "duel"); !next.Equal(h.clock.now().Add(10 * time.Second)) {
+	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(10 * time.Second)) {
 		t.Fatalf("next look at %v, want the deadline", next)
 	}
 	h = h.restart(t, acceptQueues(DeclineRequeueLast))
@@ -220,13 +220,13 @@ func TestAcceptRefusalsChangeNothing(t *testing.T) {
 	wantErr(t, err, cupid.CodeConflict, "accept", "already accepted")
 	store.FailNext("ReleaseMatch", errors.New("disk full"))
 	h.clock.advance(20 * time.Second)
-	if next := h.acceptDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
 		t.Fatalf("after a failed release next look at %v", next)
 	}
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchPending {
 		t.Fatalf("a failed release changed the match: %s", r.State)
 	}
-	h.acceptDue(ctx, "duel")
+	h.acceptDue(ctx, cupid.Fence{}, "duel")
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
 		t.Fatalf("the retry did not release: %s", r.State)
 	}
@@ -262,14 +262,14 @@ func TestAssignTimeoutCountsFromTheReadyCheck(t *testing.T) {
 	h.answer(t, mid, "alice", true)
 	h.answer(t, mid, "bob", true)
 	h.clock.advance(30 * time.Second) // 45s after the proposal, 25s after its deadline
-	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(5 * time.Second)) {
+	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(5 * time.Second)) {
 		t.Fatalf("next look at %v, want 50s after the proposal", next)
 	}
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("released before its time: %s", r.State)
 	}
 	h.clock.advance(5 * time.Second)
-	h.releaseDue(ctx, "duel")
+	h.releaseDue(ctx, cupid.Fence{}, "duel")
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
 		t.Fatalf("not released at its time: %s", r.State)
 	}

@@ -70,18 +70,14 @@ func (s *Service) fenceOf(queue string) (cupid.Fence, bool) {
 	return f, ok
 }
 
-// ownedCtx is the context of the writes this node makes for a queue it
-// runs, with the lease's fence when the store is shared; ok is false when
-// another node runs the queue.
-func (s *Service) ownedCtx(queue string) (context.Context, bool) {
+// owned is the fence of the writes this node makes for a queue it runs:
+// its lease's when the store is shared, none on a store of its own; ok is
+// false when another node runs the queue.
+func (s *Service) owned(queue string) (cupid.Fence, bool) {
 	if s.shared == nil {
-		return s.ctx, true
+		return cupid.Fence{}, true
 	}
-	f, ok := s.fenceOf(queue)
-	if !ok {
-		return nil, false
-	}
-	return cupid.WithFence(s.ctx, f), true
+	return s.fenceOf(queue)
 }
 
 // Owns reports whether this node runs the queue's pools: always with a
@@ -361,11 +357,4 @@ func (s *Service) Resync(ctx context.Context) {
 		s.stopQueue(q)
 		s.Gain(LeaseName(q), f)
 	}
-}
-
-// fenceOf is the fence a write context carries (ownedCtx, a pool's
-// context), or none.
-func fenceOf(ctx context.Context) cupid.Fence {
-	f, _ := cupid.FenceFrom(ctx)
-	return f
 }

@@ -207,7 +207,7 @@ func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment
 		return nil, cupid.Invalid("match_id", "required")
 	}
 	a.At = s.now().UTC()
-	r, mev, evs, err := lifecycle.Assign(ctx, s.store, fenceOf(ctx), id, a)
+	r, mev, evs, err := lifecycle.Assign(ctx, s.store, cupid.Fence{}, id, a)
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -219,10 +219,16 @@ func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment
 // ReleaseMatch releases a formed match: its tickets go back to their pool
 // with their original age (requeue) or are cancelled, with reason.
 func (s *Service) ReleaseMatch(ctx context.Context, id string, requeue bool, reason string) (*cupid.Released, error) {
+	return s.releaseMatch(ctx, cupid.Fence{}, id, requeue, reason)
+}
+
+// releaseMatch is ReleaseMatch under a fence: the assign timeout's, on the node
+// that runs the queue.
+func (s *Service) releaseMatch(ctx context.Context, f cupid.Fence, id string, requeue bool, reason string) (*cupid.Released, error) {
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}
-	r, err := lifecycle.Release(ctx, s.store, fenceOf(ctx), id, cupid.Release{Requeue: requeue, Reason: reason}, s.now().UTC())
+	r, err := lifecycle.Release(ctx, s.store, f, id, cupid.Release{Requeue: requeue, Reason: reason}, s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -287,7 +293,7 @@ func (s *Service) startReleasing() {
 // context (its lease's fence on a shared store) while this node runs the
 // queue, and otherwise looks again a second later, in case it takes the
 // queue over.
-func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Context, queue string) time.Time) {
+func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Context, f cupid.Fence, queue string) time.Time) {
 	s.mu.Lock()
 	var qs []string
 	for _, q := range s.queues {
@@ -309,8 +315,8 @@ func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Cont
 				case <-t.C:
 				}
 				next := s.now().Add(time.Second)
-				if ctx, ok := s.ownedCtx(name); ok {
-					next = due(ctx, name)
+				if f, ok := s.owned(name); ok {
+					next = due(s.ctx, f, name)
 				}
 				t.Reset(max(next.Sub(s.now()), time.Millisecond))
 			}
@@ -321,7 +327,7 @@ func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Cont
 // releaseDue releases the queue's formed matches whose assign timeout has
 // passed, oldest first, and returns when it should look again. The
 // deadline derives from the match's stored time, so a restart keeps it.
-func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
+func (s *Service) releaseDue(ctx context.Context, f cupid.Fence, queue string) time.Time {
 	q := s.queue(queue)
 	if q == nil || q.assignTimeout <= 0 {
 		return s.now().Add(time.Hour)
@@ -348,7 +354,7 @@ func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
 			if due.After(now) {
 				return due
 			}
-			_, err := s.ReleaseMatch(ctx, r.Match.ID, q.onTimeout == Requeue, reason)
+			_, err := s.releaseMatch(ctx, f, r.Match.ID, q.onTimeout == Requeue, reason)
 			if err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
 				if ctx.Err() == nil {
 					s.log.Error("releasing an unassigned match failed; trying again in a second", "match", r.Match.ID, "err", err)
@@ -368,11 +374,15 @@ func (s *Service) releaseDue(ctx context.Context, queue string) time.Time {
 // simulator's virtual time), as Wake does for the pools.
 func (s *Service) ReleaseDue(ctx context.Context) {
 	for _, name := range s.Queues() {
+		f, ok := s.owned(name)
+		if !ok {
+			continue // another node runs the queue, and its deadlines
+		}
 		if q := s.queue(name); q != nil && q.assignTimeout > 0 {
-			s.releaseDue(ctx, name)
+			s.releaseDue(ctx, f, name)
 		}
 		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
-			s.acceptDue(ctx, name) // accept.go
+			s.acceptDue(ctx, f, name) // accept.go
 		}
 	}
 }

@@ -195,14 +195,14 @@ func TestReleaseOnTimeoutRequeuesWithOriginalAge(t *testing.T) {
 	ctx := context.Background()
 	a, b, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(29 * time.Second)
-	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
 		t.Fatalf("next look at %v, want the match's deadline", next)
 	}
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("released early: %s", r.State)
 	}
 	h.clock.advance(time.Second)
-	h.releaseDue(ctx, "duel")
+	h.releaseDue(ctx, cupid.Fence{}, "duel")
 	r, _ := h.GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || !strings.Contains(r.Reason, "30s") {
 		t.Fatalf("after the timeout %+v", r)
@@ -230,7 +230,7 @@ func TestReleaseOnTimeoutCancels(t *testing.T) {
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(31 * time.Second)
-	h.releaseDue(ctx, "duel")
+	h.releaseDue(ctx, cupid.Fence{}, "duel")
 	got := h.state(t, a.ID)
 	if got.State != cupid.StateCancelled || !strings.Contains(got.Reason, "assign_timeout") {
 		t.Fatalf("after the timeout %+v", got)
@@ -252,7 +252,7 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 	a, _, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(31 * time.Second)
 	store.FailNext("ReleaseMatch", errors.New("disk full"))
-	if next := h.releaseDue(ctx, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
 		t.Fatalf("after a failure next look at %v, want in a second", next)
 	}
 	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
@@ -265,7 +265,7 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 	if got := h.state(t, a.ID); got.MatchID != mid {
 		t.Fatalf("ticket moved to match %s", got.MatchID)
 	}
-	h.releaseDue(ctx, "duel")
+	h.releaseDue(ctx, cupid.Fence{}, "duel")
 	if got := h.state(t, a.ID); got.State != cupid.StateWaiting {
 		t.Fatalf("ticket %s after the retry", got.State)
 	}

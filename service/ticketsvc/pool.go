@@ -25,11 +25,13 @@ import (
 type pool struct {
 	s   *Service
 	key cupid.QueueKey
-	// ctx is the pool's life: its store writes carry it, with the fence of
-	// the node's lease on the queue when the store is shared (cluster.go),
-	// and stop ends the pool's goroutine when the node gives the queue up.
-	ctx  context.Context
-	stop context.CancelFunc
+	// ctx is the pool's life: its store writes carry it, and stop ends the
+	// pool's goroutine when the node gives the queue up. fence is the
+	// node's lease on the queue when the store is shared (cluster.go): the
+	// store refuses the pool's writes once the lease has passed on.
+	ctx   context.Context
+	stop  context.CancelFunc
+	fence cupid.Fence
 
 	q     *queue
 	eng   *engine.Pool
@@ -97,14 +99,13 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 		panic("ticketsvc: engine refused a ruleset it accepted before: " + err.Error())
 	}
 	ctx, stop := context.WithCancel(s.ctx)
-	if f, ok := s.fences[key.Queue]; ok { // s.mu is held (reserve)
-		ctx = cupid.WithFence(ctx, f)
-	}
+	f := s.fences[key.Queue] // s.mu is held (reserve); none on a store of its own
 	inbox := actor.New[func(*pool)](ctx, 1024)
 	return &pool{
 		s:       s,
 		key:     key,
 		ctx:     ctx,
+		fence:   f,
 		stop:    stop,
 		q:       q,
 		eng:     eng,
@@ -307,7 +308,7 @@ func (p *pool) end(id string, state cupid.TicketState, reason string, now time.T
 		p.out[id] = liveTicket{created: created, expires: expires}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	_, err := p.s.finish(ctx, id, state, reason, p)
+	_, err := p.s.finish(ctx, p.fence, id, state, reason, p)
 	cancel()
 	switch {
 	case err == nil:
@@ -383,7 +384,7 @@ func (p *pool) step(now time.Time) {
 		ms[i] = &m
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	results, events, err := p.s.store.CommitMatches(ctx, ms)
+	results, events, err := p.s.store.CommitMatches(ctx, p.fence, ms)
 	cancel()
 	if err != nil {
 		p.s.checkFenced(p.key.Queue, err)

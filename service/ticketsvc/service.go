@@ -278,7 +278,7 @@ func (s *Service) Start(ctx context.Context) error {
 	for _, t := range waiting {
 		if s.queue(t.Key.Queue) == nil {
 			reason := fmt.Sprintf("queue %q is no longer configured", t.Key.Queue)
-			if _, err := s.finish(ctx, t.ID, cupid.StateCancelled, reason, nil); err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
+			if _, err := s.finish(ctx, cupid.Fence{}, t.ID, cupid.StateCancelled, reason, nil); err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
 				return fmt.Errorf("ticketsvc: cancel ticket %s of an unconfigured queue: %w", t.ID, err)
 			}
 			orphans++
@@ -557,7 +557,7 @@ func (s *Service) CancelTicket(ctx context.Context, id string) (*cupid.Ticket, e
 	if id == "" {
 		return nil, cupid.Invalid("id", "required")
 	}
-	return s.finish(ctx, id, cupid.StateCancelled, "", nil)
+	return s.finish(ctx, cupid.Fence{}, id, cupid.StateCancelled, "", nil)
 }
 
 // Cancelled is what became of one ticket of CancelTickets.
@@ -587,8 +587,8 @@ func (s *Service) CancelTickets(ctx context.Context, ids []string) []Cancelled {
 // and reason, then watchers hear it, then the ticket leaves its pool. from
 // is the pool whose goroutine calls (nil elsewhere), which drops the ticket
 // itself.
-func (s *Service) finish(ctx context.Context, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error) {
-	t, ev, err := lifecycle.Finish(ctx, s.store, fenceOf(ctx), id, state, reason, s.now().UTC())
+func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error) {
+	t, ev, err := lifecycle.Finish(ctx, s.store, f, id, state, reason, s.now().UTC())
 	if err != nil {
 		s.checkFenced(queueOf(from), err)
 		return nil, s.storeError(err)

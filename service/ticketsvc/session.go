@@ -229,7 +229,7 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	results, events, err := lifecycle.Backfill(ctx, p.s.store, fenceOf(ctx), bs)
+	results, events, err := lifecycle.Backfill(ctx, p.s.store, p.fence, bs)
 	cancel()
 	if err != nil {
 		p.s.checkFenced(p.key.Queue, err)
@@ -436,7 +436,7 @@ func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionC
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}
-	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, fenceOf(ctx), id, c, s.now().UTC())
+	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, cupid.Fence{}, id, c, s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}
