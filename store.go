@@ -263,5 +263,11 @@ type Released struct {
 	Events []Event
 }
 
+// LiveMatch reports whether a match holds its players: pending, formed or
+// assigned (released and ended matches do not).
+func LiveMatch(s MatchState) bool {
+	return s == MatchPending || s == MatchFormed || s == MatchAssigned
+}
+
 // MatchNotFound is the error of a call naming an unknown match.
 func MatchNotFound(id string) error { return NotFound("match_id", "no match %q", id) }

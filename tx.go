@@ -37,6 +37,10 @@ type Tx interface {
 	LiveTickets(players []string) ([]LiveTicket, error)
 	// Answers lists a match's ready-check answers by time, then player.
 	Answers(matchID string) ([]Answer, error)
+	// InMatches lists the live matches (pending, formed or assigned) the
+	// players are in, by player then match: the index of players in live
+	// matches that a store keeps with every match it writes.
+	InMatches(players []string) ([]InMatch, error)
 	// Write stores what a step decided. The store fills in the sequence
 	// numbers of w's events, in the order given, by the time Update
 	// returns (not necessarily when Write returns: a store may send the
@@ -50,12 +54,19 @@ type LiveTicket struct {
 	Player, Queue, Ticket string
 }
 
+// InMatch is one entry of the index of players in live matches.
+type InMatch struct {
+	Player, Match string
+}
+
 // Writes are the rows one lifecycle step changes.
 type Writes struct {
 	// Tickets are tickets whose state changed, each as it now is.
 	Tickets []TicketWrite
 	// Match, when set, is a match as it now is: its body, state,
-	// assignment, reason and update time are written.
+	// assignment, reason and update time are written, and the index of
+	// players in live matches follows it (its players now while it is
+	// live, none once it is released or ended).
 	Match *MatchRecord
 	// Answer, when set, is a new ready-check answer.
 	Answer *MatchAnswer

@@ -81,6 +81,12 @@ type Store struct {
 
 	// answers are the ready checks' answers by match (accept.go).
 	answers map[string][]cupid.Answer
+
+	// inMatch and byPlayer are the index of players in live matches:
+	// match → its players while it is live, player → those matches
+	// (tx.go).
+	inMatch  map[string][]string
+	byPlayer map[string]map[string]bool
 }
 
 var (
@@ -98,6 +104,8 @@ func New() *Store {
 		hand:      map[string]*cupid.MatchRecord{},
 		events:    map[string][]cupid.Event{},
 		docs:      map[string]map[string][]byte{},
+		inMatch:   map[string][]string{},
+		byPlayer:  map[string]map[string]bool{},
 		faults:    faults{always: map[string]error{}, next: map[string]error{}, held: map[string]*hold{}},
 	}
 }
@@ -358,6 +366,7 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 				state = cupid.MatchPending // not in the log until its players accept (lifecycle.Answer)
 			}
 			s.setHand(&cupid.MatchRecord{Match: stored[i], State: state, UpdatedAt: m.CreatedAt.UTC()})
+			s.indexMatch(stored[i], true)
 		}
 	}
 	for id, i := range p.Matched {

@@ -58,6 +58,51 @@ func (t memTx) LiveTickets(players []string) ([]cupid.LiveTicket, error) {
 
 func (t memTx) Answers(matchID string) ([]cupid.Answer, error) { return t.s.answersOf(matchID), nil }
 
+func (t memTx) InMatches(players []string) ([]cupid.InMatch, error) {
+	var out []cupid.InMatch
+	for _, p := range slices.Compact(slices.Sorted(slices.Values(players))) {
+		for _, m := range slices.Sorted(maps.Keys(t.s.byPlayer[p])) {
+			out = append(out, cupid.InMatch{Player: p, Match: m})
+		}
+	}
+	return out, nil
+}
+
+// indexMatch sets a match's entries in the index of players in live
+// matches: its players now while live, none otherwise.
+func (s *Store) indexMatch(m *cupid.Match, live bool) {
+	set := func(players []string, on bool) {
+		for _, p := range players {
+			if on {
+				if s.byPlayer[p] == nil {
+					s.byPlayer[p] = map[string]bool{}
+				}
+				s.byPlayer[p][m.ID] = true
+			} else if delete(s.byPlayer[p], m.ID); len(s.byPlayer[p]) == 0 {
+				delete(s.byPlayer, p)
+			}
+		}
+		if on {
+			s.inMatch[m.ID] = players
+		} else {
+			delete(s.inMatch, m.ID)
+		}
+	}
+	old := s.inMatch[m.ID]
+	set(old, false)
+	var now []string
+	if live {
+		now = cupid.MatchPlayerIDs(m)
+		set(now, true)
+	}
+	s.undo = append(s.undo, func() {
+		set(now, false)
+		if old != nil {
+			set(old, true)
+		}
+	})
+}
+
 func (t memTx) Write(w *cupid.Writes) error {
 	s := t.s
 	for _, tw := range w.Tickets {
@@ -84,6 +129,7 @@ func (t memTx) Write(w *cupid.Writes) error {
 		r.Answers = nil
 		s.setHand(r)
 		s.replaceMatch(r.Match)
+		s.indexMatch(r.Match, cupid.LiveMatch(r.State))
 	}
 	if w.Answer != nil {
 		s.addAnswer(w.Answer.MatchID, w.Answer.Answer)

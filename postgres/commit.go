@@ -211,6 +211,11 @@ func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.M
 				}
 			}
 			b.Queue(insertMatchesSQL, mids, ats, mbodies, states)
+			sm := make([]*cupid.Match, n)
+			for j, i := range stored {
+				sm[j] = ms[i]
+			}
+			queueIndexMatches(b, sm...)
 			queueMatchEvents(b, p.Formed(ms))
 		}
 		queueEvents(b, p.Events)

@@ -130,6 +130,7 @@ CREATE TABLE heartbeat (
 	{"game sessions: ended matches, open backfill index, session match events", sessionsSchema},
 	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
 	{"ratings: match results, rating rows and history", ratingsSchema},
+	{"the index of players in live matches", matchPlayersSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -10,6 +10,42 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
+// matchPlayersSchema is the index of players in live matches (pending,
+// formed, assigned), which lets a step ask inside its transaction whether a
+// player is in another live match, without reading every match body. It is
+// kept with the matches: CommitMatches adds a new match's players, and a
+// step that writes a match sets its rows to the players it holds now (none
+// once released or ended). The migration fills it from the live matches.
+const matchPlayersSchema = `
+CREATE TABLE match_players (
+	player_id text COLLATE "C" NOT NULL,
+	match_id  text COLLATE "C" NOT NULL,
+	PRIMARY KEY (player_id, match_id)
+);
+CREATE INDEX match_players_match ON match_players (match_id);
+INSERT INTO match_players (player_id, match_id)
+SELECT DISTINCT p, m.id FROM matches m, json_array_elements(m.body::json->'teams') t, json_array_elements_text(t->'player_ids') p
+WHERE m.state IN ('pending', 'formed', 'assigned')
+ON CONFLICT DO NOTHING;
+`
+
+// insertMatchPlayersSQL adds (player, match) rows to the index.
+const insertMatchPlayersSQL = `INSERT INTO match_players (player_id, match_id)
+SELECT * FROM unnest($1::text[], $2::text[]) ON CONFLICT DO NOTHING`
+
+// queueIndexMatches queues the index rows of matches' players.
+func queueIndexMatches(b *pgx.Batch, ms ...*cupid.Match) {
+	var ps, ids []string
+	for _, m := range ms {
+		for _, p := range cupid.MatchPlayerIDs(m) {
+			ps, ids = append(ps, p), append(ids, m.ID)
+		}
+	}
+	if len(ps) > 0 {
+		b.Queue(insertMatchPlayersSQL, ps, ids)
+	}
+}
+
 // Update runs a lifecycle step (package lifecycle) in a READ COMMITTED
 // transaction: the step's reads lock the rows they return (FOR UPDATE),
 // the first of them sent with the BEGIN; its writes are queued and sent in
@@ -139,6 +175,17 @@ func (t *pgTx) Answers(matchID string) ([]cupid.Answer, error) {
 	return out, err
 }
 
+func (t *pgTx) InMatches(players []string) ([]cupid.InMatch, error) {
+	var out []cupid.InMatch
+	err := t.query(func(r pgx.Rows) error {
+		var m cupid.InMatch
+		err := r.Scan(&m.Player, &m.Match)
+		out = append(out, m)
+		return err
+	}, `SELECT player_id, match_id FROM match_players WHERE player_id = ANY($1::text[]) ORDER BY player_id, match_id`, players)
+	return out, err
+}
+
 // Write queues a step's rows on the batch Update sends with the COMMIT.
 // A ticket that leaves waiting leaves the player index through the
 // tickets' trigger; one that comes back is indexed here.
@@ -187,6 +234,10 @@ func (t *pgTx) Write(w *cupid.Writes) error {
 		}
 		b.Queue(`UPDATE matches SET body = $2, state = $3, assignment = $4, reason = $5, updated_at = $6 WHERE id = $1`,
 			r.Match.ID, body, string(r.State), assignment, r.Reason, r.UpdatedAt.UnixNano())
+		b.Queue(`DELETE FROM match_players WHERE match_id = $1`, r.Match.ID)
+		if cupid.LiveMatch(r.State) {
+			queueIndexMatches(b, r.Match)
+		}
 	}
 	if a := w.Answer; a != nil {
 		if !storable(a.PlayerID) {

@@ -217,6 +217,15 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: store matches: %w", err)
 	}
+	var stored []*cupid.Match
+	for i, m := range ms {
+		if p.Out[i].OK {
+			stored = append(stored, m)
+		}
+	}
+	if err := s.indexMatchPlayers(ctx, tx, stored...); err != nil {
+		return nil, fmt.Errorf("sqlite: index the players of the stored matches: %w", err)
+	}
 	if err := insertMatchEvents(ctx, tx, p.Formed(ms)); err != nil {
 		return nil, err
 	}

@@ -42,6 +42,9 @@ var (
 	insertMatches = &multiKind{name: "insert matches",
 		head: `INSERT INTO matches (id, created_at, body, state) VALUES `,
 		row:  `(?, ?, ?, ?)`, sep: `, `}
+	insertMatchPlayers = &multiKind{name: "insert players in live matches",
+		head: `INSERT OR IGNORE INTO match_players (player_id, match_id) VALUES `,
+		row:  `(?, ?)`, sep: `, `}
 	ticketsByRequest = &multiKind{name: "tickets by request id",
 		head: `SELECT ` + ticketColumns + ` FROM tickets WHERE request_id IN (`,
 		row:  `?`, sep: `, `, tail: `)`}
@@ -75,7 +78,7 @@ var (
 )
 
 var multiKinds = []*multiKind{
-	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, ticketsByRequest, liveTickets,
+	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, insertMatchPlayers, ticketsByRequest, liveTickets,
 	waitingTickets, livesOfPlayers, deleteLive, setMatched,
 }
 

@@ -68,6 +68,7 @@ CREATE TABLE heartbeat (
 	{"game sessions: open backfill index, match event details", execSQL(sessionsSchema)},
 	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
 	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
+	{"the index of players in live matches", execSQL(matchPlayersSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

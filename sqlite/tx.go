@@ -11,6 +11,24 @@ import (
 	cupid "github.com/cupid-match/cupid"
 )
 
+// matchPlayersSchema is the index of players in live matches (pending,
+// formed, assigned), which lets a step ask inside its transaction whether a
+// player is in another live match, without reading every match body. It is
+// kept with the matches: CommitMatches adds a new match's players, and a
+// step that writes a match sets its rows to the players it holds now (none
+// once released or ended). The migration fills it from the live matches.
+const matchPlayersSchema = `
+CREATE TABLE match_players (
+	player_id TEXT NOT NULL,
+	match_id  TEXT NOT NULL,
+	PRIMARY KEY (player_id, match_id)
+) WITHOUT ROWID;
+CREATE INDEX match_players_match ON match_players (match_id);
+INSERT OR IGNORE INTO match_players (player_id, match_id)
+SELECT p.value, m.id FROM matches m, json_each(CAST(m.body AS TEXT), '$.teams') t, json_each(t.value, '$.player_ids') p
+WHERE m.state IN ('pending', 'formed', 'assigned');
+`
+
 // Update runs a lifecycle step (package lifecycle) in one write
 // transaction. SQLite's single writer holds every row the step reads until
 // it commits, so reads need no locks of their own. The fence is not
@@ -75,6 +93,40 @@ func (t *sqliteTx) Answers(matchID string) ([]cupid.Answer, error) {
 	return readAnswers(t.ctx, t.tx, matchID)
 }
 
+func (t *sqliteTx) InMatches(players []string) ([]cupid.InMatch, error) {
+	players = slices.Compact(slices.Sorted(slices.Values(players)))
+	var out []cupid.InMatch
+	for lo := 0; lo < len(players); lo += maxRows {
+		part := players[lo:min(lo+maxRows, len(players))]
+		q := `SELECT player_id, match_id FROM match_players WHERE player_id IN (` + marks(len(part)) + `) ORDER BY player_id, match_id`
+		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
+			var m cupid.InMatch
+			err := r.Scan(&m.Player, &m.Match)
+			out = append(out, m)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: read players in live matches: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// indexMatchPlayers adds the players of matches to the index of players in
+// live matches, a multi-row statement per 128.
+func (s *Store) indexMatchPlayers(ctx context.Context, tx *sql.Tx, ms ...*cupid.Match) error {
+	var args []any
+	for _, m := range ms {
+		for _, p := range cupid.MatchPlayerIDs(m) {
+			args = append(args, p, m.ID)
+		}
+	}
+	return s.multi.chunks(insertMatchPlayers, len(args)/2, func(st *sql.Stmt, lo, hi int) error {
+		_, err := tx.StmtContext(ctx, st).ExecContext(ctx, args[2*lo:2*hi]...)
+		return err
+	})
+}
+
 // Write stores a step's rows: a statement per changed ticket (steps change
 // few), the player index moved with the tickets that left or re-entered
 // waiting, the match, the answer and the events, numbered in order.
@@ -128,6 +180,14 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE matches SET body = ?, state = ?, assignment = ?, reason = ?, updated_at = ? WHERE id = ?`,
 			body, string(r.State), assignment, r.Reason, r.UpdatedAt.UnixNano(), r.Match.ID); err != nil {
 			return fmt.Errorf("sqlite: update match %s: %w", r.Match.ID, err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM match_players WHERE match_id = ?`, r.Match.ID); err != nil {
+			return fmt.Errorf("sqlite: index the players of match %s: %w", r.Match.ID, err)
+		}
+		if cupid.LiveMatch(r.State) {
+			if err := t.s.indexMatchPlayers(ctx, tx, r.Match); err != nil {
+				return fmt.Errorf("sqlite: index the players of match %s: %w", r.Match.ID, err)
+			}
 		}
 	}
 	if a := w.Answer; a != nil {
