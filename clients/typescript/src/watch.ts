@@ -148,7 +148,13 @@ export async function* socketMessages(url: string, signal: AbortSignal): AsyncGe
     notify();
   };
   ws.onclose = (c) => {
-    closed = { code: c.code, reason: c.reason };
+    closed ??= { code: c.code, reason: c.reason };
+    notify();
+  };
+  // Browsers follow an error with a close; Node 20's WebSocket may not,
+  // after a refused handshake.
+  ws.onerror = () => {
+    closed ??= { code: 1006, reason: "" };
     notify();
   };
   const abort = () => {
