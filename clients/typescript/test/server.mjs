@@ -3,7 +3,7 @@
 // a test can cut.
 
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -14,10 +14,16 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 let built;
 
-/** buildCupid builds ./cmd/cupid once per test file into a temporary directory. */
+/**
+ * buildCupid builds ./cmd/cupid, once per test file, into
+ * node_modules/.cache: the same path every time, so that go finds the
+ * binary up to date and skips the link when nothing changed (the test
+ * files run one after another: npm test passes --test-concurrency=1).
+ */
 export function buildCupid() {
   built ??= (async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), "cupid-ts-bin-"));
+    const dir = path.resolve(repoRoot, "clients/typescript/node_modules/.cache/cupid-test");
+    await mkdir(dir, { recursive: true });
     const bin = path.join(dir, "cupid");
     await promisify(execFile)("go", ["build", "-o", bin, "./cmd/cupid"], { cwd: repoRoot });
     return bin;
