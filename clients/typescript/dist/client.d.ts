@@ -1,4 +1,4 @@
-import { type Client } from "@connectrpc/connect";
+import { type Client, type Transport } from "@connectrpc/connect";
 import { CupidError } from "./errors.js";
 import * as pb from "./gen/cupid/v1/ticket_pb.js";
 import { MatchService } from "./gen/cupid/v1/match_pb.js";
@@ -85,6 +85,12 @@ export declare class CupidClient {
     readonly tickets: Client<typeof pb.TicketService>;
     readonly matches: Client<typeof MatchService>;
     readonly ratings: Client<typeof RatingService>;
+    /**
+     * The Connect transport the clients above use, with the credentials: for
+     * the services this class does not wrap (createClient(OpponentService,
+     * cupid.transport), the service from "@cupid-match/client/gen/opponent_pb").
+     */
+    readonly transport: Transport;
     private readonly baseUrl;
     private readonly credential?;
     private readonly backoff;

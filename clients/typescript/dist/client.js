@@ -19,6 +19,12 @@ export class CupidClient {
     tickets;
     matches;
     ratings;
+    /**
+     * The Connect transport the clients above use, with the credentials: for
+     * the services this class does not wrap (createClient(OpponentService,
+     * cupid.transport), the service from "@cupid-match/client/gen/opponent_pb").
+     */
+    transport;
     baseUrl;
     credential;
     backoff;
@@ -33,6 +39,11 @@ export class CupidClient {
         this.backoff = { ...defaultBackoff, ...opts.backoff };
         const browser = typeof WebSocket === "function" && typeof document !== "undefined";
         this.watchVia = opts.watchVia ?? (browser ? "websocket" : "stream");
+        if (this.watchVia === "websocket" && typeof WebSocket !== "function") {
+            throw new CupidError("invalid_argument", 'watchVia: this runtime has no WebSocket (Node 20 needs --experimental-websocket); use "stream"', {
+                field: "watchVia",
+            });
+        }
         const interceptors = [];
         if (this.credential) {
             const bearer = `Bearer ${this.credential}`;
@@ -41,10 +52,10 @@ export class CupidClient {
                 return next(req);
             });
         }
-        const transport = createConnectTransport({ baseUrl: this.baseUrl, interceptors, fetch: opts.fetch });
-        this.tickets = createClient(pb.TicketService, transport);
-        this.matches = createClient(MatchService, transport);
-        this.ratings = createClient(RatingService, transport);
+        this.transport = createConnectTransport({ baseUrl: this.baseUrl, interceptors, fetch: opts.fetch });
+        this.tickets = createClient(pb.TicketService, this.transport);
+        this.matches = createClient(MatchService, this.transport);
+        this.ratings = createClient(RatingService, this.transport);
     }
     /**
      * createTicket puts a player (or a party) in a queue. Give requestId so a

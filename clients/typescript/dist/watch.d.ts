@@ -10,7 +10,7 @@ export interface Backoff {
     attempts: number;
 }
 /** The default: 100 ms, doubling up to 5 s, never giving up. */
-export declare const defaultBackoff: Backoff;
+export declare const defaultBackoff: Readonly<Backoff>;
 /** One connection's events after afterSeq; it ends when the server ends the watch. */
 export type Source<E> = (afterSeq: number, signal: AbortSignal) => AsyncIterable<E>;
 /** What a watch tells its onReconnect hook before it reconnects. */

@@ -4,7 +4,7 @@
 // delivered, so every event reaches the caller once.
 import { CupidError, retryable, toCupidError } from "./errors.js";
 /** The default: 100 ms, doubling up to 5 s, never giving up. */
-export const defaultBackoff = { firstMs: 100, maxMs: 5000, attempts: 0 };
+export const defaultBackoff = Object.freeze({ firstMs: 100, maxMs: 5000, attempts: 0 });
 /**
  * resume yields the events of source after afterSeq, reconnecting after any
  * retryable failure, skipping any event at or below the last it delivered

@@ -1,5 +1,5 @@
 import { create, fromJsonString } from "@bufbuild/protobuf";
-import { createClient, type CallOptions, type Client, type Interceptor } from "@connectrpc/connect";
+import { createClient, type CallOptions, type Client, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { CupidError, TicketEndedError, codeFromName, toCupidError } from "./errors.js";
@@ -101,6 +101,12 @@ export class CupidClient {
   readonly tickets: Client<typeof pb.TicketService>;
   readonly matches: Client<typeof MatchService>;
   readonly ratings: Client<typeof RatingService>;
+  /**
+   * The Connect transport the clients above use, with the credentials: for
+   * the services this class does not wrap (createClient(OpponentService,
+   * cupid.transport), the service from "@cupid-match/client/gen/opponent_pb").
+   */
+  readonly transport: Transport;
 
   private readonly baseUrl: string;
   private readonly credential?: string;
@@ -117,6 +123,11 @@ export class CupidClient {
     this.backoff = { ...defaultBackoff, ...opts.backoff };
     const browser = typeof WebSocket === "function" && typeof document !== "undefined";
     this.watchVia = opts.watchVia ?? (browser ? "websocket" : "stream");
+    if (this.watchVia === "websocket" && typeof WebSocket !== "function") {
+      throw new CupidError("invalid_argument", 'watchVia: this runtime has no WebSocket (Node 20 needs --experimental-websocket); use "stream"', {
+        field: "watchVia",
+      });
+    }
     const interceptors: Interceptor[] = [];
     if (this.credential) {
       const bearer = `Bearer ${this.credential}`;
@@ -125,10 +136,10 @@ export class CupidClient {
         return next(req);
       });
     }
-    const transport = createConnectTransport({ baseUrl: this.baseUrl, interceptors, fetch: opts.fetch });
-    this.tickets = createClient(pb.TicketService, transport);
-    this.matches = createClient(MatchService, transport);
-    this.ratings = createClient(RatingService, transport);
+    this.transport = createConnectTransport({ baseUrl: this.baseUrl, interceptors, fetch: opts.fetch });
+    this.tickets = createClient(pb.TicketService, this.transport);
+    this.matches = createClient(MatchService, this.transport);
+    this.ratings = createClient(RatingService, this.transport);
   }
 
   /**

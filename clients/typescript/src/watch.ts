@@ -17,7 +17,7 @@ export interface Backoff {
 }
 
 /** The default: 100 ms, doubling up to 5 s, never giving up. */
-export const defaultBackoff: Backoff = { firstMs: 100, maxMs: 5000, attempts: 0 };
+export const defaultBackoff: Readonly<Backoff> = Object.freeze({ firstMs: 100, maxMs: 5000, attempts: 0 });
 
 /** One connection's events after afterSeq; it ends when the server ends the watch. */
 export type Source<E> = (afterSeq: number, signal: AbortSignal) => AsyncIterable<E>;

@@ -166,3 +166,14 @@ test("waitForMatch rejects with TicketEndedError when the ticket is cancelled", 
     return true;
   });
 });
+
+test("the generated services the class does not wrap are reachable with its transport", async () => {
+  const { createClient } = await import("@connectrpc/connect");
+  const { OpponentService } = await import("@cupid-match/client/gen/opponent_pb");
+  const opponents = createClient(OpponentService, cupid.transport);
+  // Generated messages take protobuf Values as they are.
+  const guild = (name) => ({ guild: { kind: { case: "stringValue", value: name } } });
+  await opponents.updatePlayer({ finder: "raid", playerId: "gen-ann", model: { mmr: 1510, attributes: guild("wolves") } });
+  const found = await opponents.findOpponent({ finder: "raid", attacker: { id: "gen-bob", mmr: 1500, attributes: guild("bears") } });
+  assert.equal(found.playerId, "gen-ann");
+});

@@ -121,3 +121,21 @@ for (const via of ["stream", "websocket"]) {
     });
   });
 }
+
+test("asking for the WebSocket where the runtime has none is refused at once", async () => {
+  // A Node 20 without --experimental-websocket: no WebSocket global.
+  const { execFile } = await import("node:child_process");
+  const script = `
+    import { CupidClient } from "@cupid-match/client";
+    try { new CupidClient("http://127.0.0.1:1", { watchVia: "websocket" }); console.log("accepted"); }
+    catch (e) { console.log(e.code, e.field); }
+    new CupidClient("http://127.0.0.1:1"); // the default, the stream, is fine
+  `;
+  const out = await new Promise((resolve, reject) =>
+    execFile(process.execPath, ["--input-type=module", "-e", script], { cwd: new URL("..", import.meta.url), env: { ...process.env, NODE_OPTIONS: "" } }, (err, stdout) =>
+      err ? reject(err) : resolve(stdout.trim()),
+    ),
+  );
+  const hasWebSocket = process.versions.node.split(".")[0] >= 22;
+  assert.equal(out, hasWebSocket ? "accepted" : "invalid_argument watchVia");
+});
