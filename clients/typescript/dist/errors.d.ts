@@ -1,4 +1,3 @@
-import { Code } from "@connectrpc/connect";
 /**
  * The server's error codes, named as the Connect protocol names them (and as
  * the bulk calls' results spell them in errorCode).
@@ -55,4 +54,3 @@ export declare function toCupidError(err: unknown): CupidError;
  * ticket, a caller without permission).
  */
 export declare function retryable(err: CupidError): boolean;
-export { Code };

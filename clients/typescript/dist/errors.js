@@ -1,4 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 // Connect's numeric codes, in order from 1 (canceled).
 const codeNames = [
     "canceled",
@@ -106,4 +106,3 @@ export function retryable(err) {
     }
     return false;
 }
-export { Code };

@@ -1,4 +1,4 @@
-import { Code, ConnectError } from "@connectrpc/connect";
+import { ConnectError } from "@connectrpc/connect";
 
 /**
  * The server's error codes, named as the Connect protocol names them (and as
@@ -134,4 +134,3 @@ export function retryable(err: CupidError): boolean {
   return false;
 }
 
-export { Code };
