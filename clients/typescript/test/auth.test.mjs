@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
-import { writeFile, mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -16,6 +16,7 @@ import { buildCupid, startServer } from "./server.mjs";
 let server;
 let key;
 let secret;
+let dir;
 
 // playerToken signs an HS256 JWT for player sub, as a studio's auth service would.
 function playerToken(sub) {
@@ -30,7 +31,7 @@ before(async () => {
   const { stdout } = await promisify(execFile)(bin, ["key", "new", "--name", "backend", "--scopes", "tickets"]);
   key = /^key:\s+(\S+)/m.exec(stdout)[1];
   const hash = /^sha256:\s+(\S+)/m.exec(stdout)[1];
-  const dir = await mkdtemp(path.join(os.tmpdir(), "cupid-ts-auth-"));
+  dir = await mkdtemp(path.join(os.tmpdir(), "cupid-ts-auth-"));
   secret = randomBytes(48).toString("base64");
   const secretFile = path.join(dir, "hs256.secret");
   await writeFile(secretFile, secret);
@@ -47,7 +48,10 @@ auth:
 `,
   });
 });
-after(() => server?.stop());
+after(async () => {
+  await server?.stop();
+  if (dir) await rm(dir, { recursive: true, force: true });
+});
 
 const duel = (id, mmr) => ({ queue: "duel", players: [{ id, attributes: { mmr } }] });
 

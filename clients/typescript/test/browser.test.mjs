@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
@@ -107,7 +107,9 @@ test("the browser example queues a player and shows the match", { skip: !executa
     matchId: await page.textContent("#match-id"),
     teams: await page.locator("#teams .team").allTextContents(),
   };
-  const shot = path.join(await mkdtemp(path.join(os.tmpdir(), "cupid-ts-browser-")), "match.png");
+  // The page as a person sees it, kept when an assertion below fails.
+  const shots = await mkdtemp(path.join(os.tmpdir(), "cupid-ts-browser-"));
+  const shot = path.join(shots, "match.png");
   await page.screenshot({ path: shot });
   t.diagnostic(`screenshot: ${shot}`);
 
@@ -120,6 +122,7 @@ test("the browser example queues a player and shows the match", { skip: !executa
   assert.equal((await cupid.getTicket(nick.id)).matchId, ticket.matchId);
   assert.deepEqual(sockets, [`${api.url.replace("http", "ws")}/v1/tickets/${ticketId}/ws?after_seq=0`], "it watched over the WebSocket");
   assert.deepEqual(problems, []);
+  await rm(shots, { recursive: true, force: true });
 });
 
 // teamsOf is how the page writes a match's teams.

@@ -48,6 +48,10 @@ export async function startServer({ config, args = [] } = {}) {
   const child = spawn(bin, flags, { stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  // A test file that ends without its after hook (a failure, a time-out)
+  // must not leave the server running.
+  const orphan = () => child.kill("SIGKILL");
+  process.once("exit", orphan);
   const addr = await new Promise((resolve, reject) => {
     const read = (chunk) => {
       log += chunk;
@@ -67,6 +71,7 @@ export async function startServer({ config, args = [] } = {}) {
     async stop() {
       child.kill("SIGTERM");
       await exited;
+      process.off("exit", orphan);
       await rm(dir, { recursive: true, force: true });
     },
   };
