@@ -1,0 +1,8 @@
+export { CupidClient } from "./client.js";
+export type { ClientOptions, RequestOptions, WatchOptions, WaitOptions, CreateResult, CancelResult } from "./client.js";
+export { CupidError, TicketEndedError } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export { defaultBackoff } from "./watch.js";
+export type { Backoff, Reconnect } from "./watch.js";
+export type { AttributeValue, Attributes } from "./values.js";
+export type * from "./types.js";

@@ -1,0 +1,11 @@
+// @cupid-match/client: the TypeScript client of the Cupid matchmaking
+// server, for Node (20 or newer) and browsers. See docs/clients.md.
+
+export { CupidClient } from "./client.js";
+export type { ClientOptions, RequestOptions, WatchOptions, WaitOptions, CreateResult, CancelResult } from "./client.js";
+export { CupidError, TicketEndedError } from "./errors.js";
+export type { ErrorCode } from "./errors.js";
+export { defaultBackoff } from "./watch.js";
+export type { Backoff, Reconnect } from "./watch.js";
+export type { AttributeValue, Attributes } from "./values.js";
+export type * from "./types.js";
