@@ -22,6 +22,7 @@ import (
 	"helm.sh/helm/v3/pkg/chartutil"
 	"helm.sh/helm/v3/pkg/lint"
 	"helm.sh/helm/v3/pkg/lint/support"
+	"helm.sh/helm/v3/pkg/strvals"
 )
 
 const chartDir = "cupid"
@@ -325,4 +326,47 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(binary))
 	}
 	os.Exit(code)
+}
+
+// TestDocsInstallRenders: every helm install of docs/deployment.md
+// renders with the values its --set flags give ($HASH, the hash the
+// documented cupid key new prints, takes a well-formed value), so the
+// documented values exist and suffice.
+func TestDocsInstallRenders(t *testing.T) {
+	data, err := os.ReadFile("../../docs/deployment.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.ReplaceAll(string(data), "\\\n", " ")
+	n := 0
+	for _, line := range strings.Split(text, "\n") {
+		words := strings.Fields(line)
+		if len(words) < 4 || words[0] != "helm" || words[1] != "install" {
+			continue
+		}
+		n++
+		if words[3] != "deploy/helm/cupid" {
+			t.Errorf("%s: installs %s, not the chart", line, words[3])
+		}
+		values := map[string]any{}
+		for i, w := range words {
+			if w == "--set" && i+1 < len(words) {
+				set := strings.ReplaceAll(strings.Trim(words[i+1], `"`), "$HASH", strings.Repeat("cd", 32))
+				if err := strvals.ParseInto(set, values); err != nil {
+					t.Fatalf("%s: --set %s: %v", line, set, err)
+				}
+			}
+		}
+		docs, err := render(t, values)
+		if err != nil {
+			t.Errorf("%s: %v", line, err)
+			continue
+		}
+		if len(byKind(docs, "Deployment")) != 1 {
+			t.Errorf("%s: no Deployment", line)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no helm install in docs/deployment.md")
+	}
 }
