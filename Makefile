@@ -3,6 +3,7 @@
 .PHONY: generate test
 generate:
 	go run -modfile=tools/go.mod github.com/bufbuild/buf/cmd/buf generate
+	go test ./internal/openapi -run TestCommittedDocumentIsCurrent -update
 
 test:
 	go test ./...

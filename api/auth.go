@@ -31,8 +31,8 @@ import (
 //     auth service (HS256, EdDSA or RS256), whose sub is the player; it may
 //     act only as that player (permissions.go says where).
 //
-// The middleware (protect) authenticates every request but /healthz and
-// /readyz and puts the Caller in the context; an interceptor and the
+// The middleware (protect) authenticates every request but /healthz,
+// /readyz and /openapi.json and puts the Caller in the context; an interceptor and the
 // WebSocket check authorize (permissions.go). Keys and tokens are never
 // logged.
 
@@ -240,7 +240,7 @@ func (a *Auth) protect(h http.Handler, lookup ticketPlayers, opts []connect.Hand
 	ew := connect.NewErrorWriter(opts...)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
-		case p == "/healthz" || p == "/readyz":
+		case p == "/healthz" || p == "/readyz" || p == "/openapi.json":
 			h.ServeHTTP(w, r)
 			return
 		case p == "/metrics" && a.metricsOpen:

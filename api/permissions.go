@@ -354,3 +354,12 @@ func (c *authorizedConn) Receive(msg any) error {
 	}
 	return nil
 }
+
+// Reflection lists the services and describes their messages: what the
+// public proto files say, nothing of any caller; every authenticated
+// caller may read it, as it may the rulesets.
+func init() {
+	for _, p := range reflectionProcedures {
+		rules[p] = rule{anyone: true}
+	}
+}

@@ -104,15 +104,22 @@ func Handler(o Options) http.Handler {
 	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
 	mux.HandleFunc("GET /v1/queues/{queue}/matches/ws", s.matchSocket)
+	// services are those served, which reflection lists.
+	services := []string{cupidv1connect.TicketServiceName, cupidv1connect.MatchServiceName, cupidv1connect.RulesetServiceName}
 	if o.Pairing != nil {
 		registerPairing(mux, o.Pairing, s.log, opts, s.origins)
+		services = append(services, cupidv1connect.PairingServiceName)
 	}
 	if o.Opponents != nil {
 		registerOpponent(mux, o.Opponents, s.log, opts)
+		services = append(services, cupidv1connect.OpponentServiceName)
 	}
 	if o.Ratings != nil {
 		registerRatings(mux, o.Ratings, s.log, opts)
+		services = append(services, cupidv1connect.RatingServiceName)
 	}
+	registerReflection(mux, services, opts)
+	mux.HandleFunc("GET /openapi.json", serveOpenAPI)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("ok\n"))
 	})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -184,5 +185,26 @@ func TestPanicsBecomeInternalErrors(t *testing.T) {
 	}
 	if !strings.Contains(logged.String(), "panic in handler") || !strings.Contains(logged.String(), "GetTicket") {
 		t.Fatalf("the panic was not logged: %s", logged)
+	}
+}
+
+// TestOpenAPIServed: /openapi.json is the committed document, byte for
+// byte, open without credentials even with auth on (it describes the
+// public API; internal/openapi keeps the file current).
+func TestOpenAPIServed(t *testing.T) {
+	want, err := os.ReadFile("openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{options: func(o *Options) {
+		o.Auth = testAuth(t, ServerKey{Name: "backend", Hash: HashKey("backend-key"), Scopes: []Scope{ScopeTickets}})
+	}})
+	r := e.get("/openapi.json")
+	if r.status != http.StatusOK || r.raw != string(want) {
+		t.Fatalf("/openapi.json: %d, %d bytes; want 200 and the %d bytes of api/openapi.json", r.status, len(r.raw), len(want))
+	}
+	// Everything else still needs a credential.
+	if r := e.get("/metrics"); r.status != http.StatusUnauthorized {
+		t.Fatalf("/metrics without a key: %d", r.status)
 	}
 }

@@ -1,7 +1,10 @@
 // Package client is the Go client a game backend imports to queue players
 // on a Cupid server: create and cancel tickets one at a time or in bulk,
-// watch a ticket until it ends, and — for the backend that allocates game
-// servers — follow a queue's matches and assign each a server. Watches
+// read and list them, watch a ticket until it ends, and — for the backend
+// that allocates game servers — follow a queue's matches and assign each a
+// server; it also covers the rest of the API: rulesets (check, get, put),
+// ratings, speed-dating events (Event) and async opponents (Finder), with
+// attributes as plain Go values (Attributes, NewPlayer, Model). Watches
 // resume by sequence number after a dropped connection, so that no event
 // is missed or seen twice.
 //
@@ -34,7 +37,16 @@ type Client struct {
 	Matches cupidv1connect.MatchServiceClient
 	// Ratings is the generated client of the rating service (ratings.go).
 	Ratings cupidv1connect.RatingServiceClient
-	retry   Backoff
+	// Rulesets is the generated client of the ruleset service
+	// (rulesets.go).
+	Rulesets cupidv1connect.RulesetServiceClient
+	// Pairing is the generated client of the speed-dating service
+	// (pairing.go: CreateEvent, ListEvents and Event's calls).
+	Pairing cupidv1connect.PairingServiceClient
+	// Opponents is the generated client of the async opponent service
+	// (opponents.go: Finder's calls).
+	Opponents cupidv1connect.OpponentServiceClient
+	retry     Backoff
 }
 
 // Option configures New.
@@ -103,10 +115,13 @@ func New(baseURL string, opts ...Option) *Client {
 	}
 	base := strings.TrimRight(baseURL, "/")
 	return &Client{
-		Tickets: cupidv1connect.NewTicketServiceClient(s.http, base, copts...),
-		Matches: cupidv1connect.NewMatchServiceClient(s.http, base, copts...),
-		Ratings: cupidv1connect.NewRatingServiceClient(s.http, base, copts...),
-		retry:   s.retry,
+		Tickets:   cupidv1connect.NewTicketServiceClient(s.http, base, copts...),
+		Matches:   cupidv1connect.NewMatchServiceClient(s.http, base, copts...),
+		Ratings:   cupidv1connect.NewRatingServiceClient(s.http, base, copts...),
+		Rulesets:  cupidv1connect.NewRulesetServiceClient(s.http, base, copts...),
+		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
+		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
+		retry:     s.retry,
 	}
 }
 

@@ -18,6 +18,9 @@ import (
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/opponentsvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -60,8 +63,29 @@ func newServer() (*server, func(), error) {
 	if err := svc.Start(context.Background()); err != nil {
 		return nil, nil, err
 	}
+	// The rest of the API (whole_api_test.go): speed-dating events, an
+	// opponent finder and a rating, each the real service.
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pairings.Start(context.Background()); err != nil {
+		return nil, nil, err
+	}
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Logger: slog.New(slog.DiscardHandler), Finders: []opponentsvc.Finder{arenaFinder()}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := opponents.Start(context.Background()); err != nil {
+		return nil, nil, err
+	}
+	ratings, err := ratingsvc.New(ratingsvc.Options{Store: store, Matches: store, Logger: slog.New(slog.DiscardHandler),
+		Ratings: []ratingsvc.Rating{{Name: "ranked", Model: ratingsvc.OpenSkillPL}}})
+	if err != nil {
+		return nil, nil, err
+	}
 	s := &server{}
-	h := api.Handler(api.Options{Matchmaker: svc, Logger: slog.New(slog.DiscardHandler)})
+	h := api.Handler(api.Options{Matchmaker: svc, Pairing: pairings, Opponents: opponents, Ratings: ratings, Logger: slog.New(slog.DiscardHandler)})
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
@@ -73,7 +97,7 @@ func newServer() (*server, func(), error) {
 	p.SetUnencryptedHTTP2(true)
 	s.Config.Protocols = p
 	s.Start()
-	return s, func() { s.Close(); svc.Close() }, nil
+	return s, func() { s.Close(); svc.Close(); pairings.Close(); opponents.Close() }, nil
 }
 
 func solo(queue, id string, mmr float64) *cupidv1.CreateTicketRequest {

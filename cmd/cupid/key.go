@@ -70,7 +70,7 @@ history) and prints the SHA-256 to configure as auth.server_keys[].sha256.`,
 			return nil
 		},
 	}
-	cmd.AddCommand(newCmd, hashCmd)
+	cmd.AddCommand(newCmd, hashCmd, keyInitCmd())
 	return cmd
 }
 

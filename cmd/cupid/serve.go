@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	_ "net/http/pprof" // mounted only with --pprof
@@ -50,6 +51,13 @@ type serveFlags struct {
 	advertise string
 	// net: connections, TLS and browser origins (listen.go).
 	net netFlags
+	// serverKeysFile and initKeys give a configuration without an auth
+	// section its server keys (keysfile.go): the image's way to start safe.
+	serverKeysFile string
+	initKeys       bool
+	// stdout receives what is printed for the operator rather than logged
+	// (a key made by --init-keys); os.Stdout when nil.
+	stdout io.Writer
 
 	// hooks lets in-process tests drive the clock; nil in the binary.
 	hooks *serveHooks
@@ -92,6 +100,8 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.nodeID, "node-id", "", "with a postgres:// --store: this node's name among the nodes sharing the database (default: host, process id and a random suffix)")
 	cmd.Flags().StringVar(&f.advertise, "advertise", "", "with a postgres:// --store: host:port at which the other nodes reach this one, to hand it the speed-dating calls they get (default: the address it listens on)")
 	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", defaultLeaseTTL, "with a postgres:// --store: how long a node's hold on its queues lasts unrenewed, the longest its queues wait for another node after it dies")
+	cmd.Flags().StringVar(&f.serverKeysFile, "server-keys-file", "", "for a configuration without an auth section: require server keys, those of this file (the auth.server_keys_file format, re-read when it changes)")
+	cmd.Flags().BoolVar(&f.initKeys, "init-keys", false, "make --server-keys-file with one new admin key when it does not exist, and print the key once")
 	addNetFlags(cmd, &f.net)
 	return cmd
 }
@@ -122,6 +132,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		cfg, err = config.LoadConfig(f.config)
 	}
 	if err != nil {
+		return err
+	}
+	stdout := f.stdout
+	if stdout == nil {
+		stdout = os.Stdout
+	}
+	if err := keysFromFlags(cfg, f, stdout); err != nil {
 		return err
 	}
 	settings, err := serverSettings(cfg.Server, f.net)
