@@ -221,6 +221,36 @@ func changeSession(rec *cupid.MatchRecord, c cupid.SessionChange, now time.Time)
 	return &cupid.Writes{Match: &n, MatchEvents: []*cupid.MatchEvent{ev}}, ev, nil
 }
 
+// newcomers lists the players a game server's view of a session brings in
+// (those not in it now), with the field each is given at.
+func newcomers(m *cupid.Match, teams [][]cupid.Player) ([]string, map[string]string) {
+	var ids []string
+	field := map[string]string{}
+	for i, team := range teams {
+		for j, p := range team {
+			if _, seen := field[p.ID]; !seen && !m.InTeams(p.ID) {
+				ids = append(ids, p.ID)
+				field[p.ID] = fmt.Sprintf("teams[%d].players[%d].id", i, j)
+			}
+		}
+	}
+	return ids, field
+}
+
+// elsewhere refuses a game server's view of a session that brings in a
+// player who is in another live match (in, the index of players in live
+// matches, read in the step's transaction): a player is in one live match
+// at most.
+func elsewhere(m *cupid.Match, teams [][]cupid.Player, in []cupid.InMatch) error {
+	_, field := newcomers(m, teams)
+	for _, e := range in {
+		if f, ok := field[e.Player]; ok && e.Match != m.ID {
+			return cupid.Conflict(f, "player %s is in match %s, which is live: a player is in one live match at most", e.Player, e.Match)
+		}
+	}
+	return nil
+}
+
 // backfillNeeds lists the live tickets a backfill would cancel: the
 // newcomers' live tickets in other queues, each with the reason it is
 // cancelled for. A ticket shared by several newcomers is named by the

@@ -182,6 +182,16 @@ func ChangeSession(ctx context.Context, st cupid.Updater, f cupid.Fence, id stri
 		if err != nil {
 			return err
 		}
+		if c.Kind == cupid.MatchEventBackfillOpened && c.Teams != nil {
+			newcomers, _ := newcomers(rec.Match, c.Teams)
+			in, err := tx.InMatches(newcomers)
+			if err != nil {
+				return err
+			}
+			if err := elsewhere(rec.Match, c.Teams, in); err != nil {
+				return err
+			}
+		}
 		if w, _, err = changeSession(rec, c, now); err != nil {
 			return err
 		}

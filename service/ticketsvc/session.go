@@ -487,9 +487,6 @@ func (s *Service) OpenBackfillWithTeams(ctx context.Context, id string, options 
 			if err := s.checkServerPlayers(rec.Match.Key.Queue, teams); err != nil {
 				return nil, err
 			}
-			if err := s.checkElsewhere(ctx, rec.Match, teams); err != nil {
-				return nil, err
-			}
 		}
 	}
 	return s.changeSession(ctx, id, cupid.SessionChange{Kind: cupid.MatchEventBackfillOpened, Options: options, Teams: teams})
@@ -508,46 +505,6 @@ func (s *Service) checkServerPlayers(queue string, teams [][]cupid.Player) error
 		for j, p := range team {
 			if err := q.check.CheckSessionPlayer(p, fmt.Sprintf("teams[%d].players[%d]", i, j)); err != nil {
 				return err
-			}
-		}
-	}
-	return nil
-}
-
-// checkElsewhere refuses a game server's view of a session that brings in
-// a player who is in another live match (pending, formed or assigned): a
-// player is never in two. Players already in the session are not looked
-// for. The check reads the store before the change is stored, so a match
-// formed in between with the same player is not seen; a player the game
-// server brings in has no waiting ticket that could be matched meanwhile
-// unless he queued himself.
-func (s *Service) checkElsewhere(ctx context.Context, m *cupid.Match, teams [][]cupid.Player) error {
-	field := map[string]string{}
-	for i, team := range teams {
-		for j, p := range team {
-			if !m.InTeams(p.ID) {
-				field[p.ID] = fmt.Sprintf("teams[%d].players[%d].id", i, j)
-			}
-		}
-	}
-	if len(field) == 0 {
-		return nil
-	}
-	for _, state := range []cupid.MatchState{cupid.MatchPending, cupid.MatchFormed, cupid.MatchAssigned} {
-		rs, err := s.store.Matches(ctx, cupid.MatchFilter{State: state})
-		if err != nil {
-			return s.storeError(err)
-		}
-		for _, r := range rs {
-			if r.Match.ID == m.ID {
-				continue
-			}
-			for _, team := range r.Match.Teams {
-				for _, p := range team.PlayerIDs {
-					if f, ok := field[p]; ok {
-						return cupid.Conflict(f, "player %s is in match %s, which is %s: a player is in one live match at most", p, r.Match.ID, r.State)
-					}
-				}
 			}
 		}
 	}
