@@ -23,6 +23,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/api"
+	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
@@ -180,7 +181,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	fwd := newPairingForwarder(handler, log, tlsConf != nil)
+	fwd := cluster.NewForwarder(handler, log, tlsConf != nil)
 	handler = fwd
 	if f.pprof {
 		mux := http.NewServeMux()
