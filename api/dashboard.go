@@ -2,34 +2,38 @@ package api
 
 import (
 	"net/http"
-
-	"github.com/cupid-match/cupid/dashboard"
 )
 
-// The operator dashboard (package dashboard) is mounted in two parts. Its
-// data endpoints (/dashboard/api/…) sit in the mux behind protect like
-// every other call, and need a server key with the admin scope when auth
-// is on. Its pages (/dashboard/ and the files under it) are served in front
-// of protect: they hold nothing secret, and a browser that navigates to a
-// page cannot send a key; the page asks for it and sends it with each data
-// call.
+// Handlers the wiring mounts. The API knows no handler beyond its own
+// procedures: the operator dashboard (package dashboard) is mounted by
+// cmd/cupid in two parts through these options. Its data endpoints sit in
+// the mux behind protect like every other call (Options.Mounts), where
+// Auth.Admin lets only a server key with the admin scope through when auth
+// is on. Its pages are served in front of protect (Options.Pages): they
+// hold nothing secret, and a browser that navigates to a page cannot send a
+// key; the page asks for it and sends it with each data call.
 
-// mountDashboard adds the dashboard's data endpoints to mux.
-func mountDashboard(mux *http.ServeMux, o Options, s *server) *http.ServeMux {
-	d := dashboard.Options{
-		Tickets: o.Matchmaker, Pairing: o.Pairing, Opponents: o.Opponents,
-		Logger: s.log, Now: s.now, AuthOn: o.Auth != nil,
-	}
-	if o.Auth != nil {
-		d.Authorize = dashboardAdmin
-	}
-	mux.Handle(dashboard.APIPrefix, dashboard.New(d))
-	return mux
+// Mount is a handler served at Pattern (http.ServeMux's patterns) behind
+// authentication, with the request's caller in its context (CallerFrom).
+type Mount struct {
+	Pattern string
+	Handler http.Handler
 }
 
-// dashboardAdmin lets through the callers protect authenticated with a
-// server key of the admin scope.
-func dashboardAdmin(r *http.Request) error {
+// Pages are served before authentication: every request whose path Match
+// accepts goes to Handler, with no credential asked for.
+type Pages struct {
+	Match   func(path string) bool
+	Handler http.Handler
+}
+
+// Admin lets through the callers protect authenticated with a server key
+// of the admin scope, and everyone on a server without auth (a nil Auth).
+// It is the check for admin-only handlers mounted by the wiring.
+func (a *Auth) Admin(r *http.Request) error {
+	if a == nil {
+		return nil
+	}
 	c := CallerFrom(r.Context())
 	if c == nil {
 		return errNoCredential
@@ -40,12 +44,22 @@ func dashboardAdmin(r *http.Request) error {
 	return nil
 }
 
-// dashboardPages serves the dashboard's pages before h, which is the rest.
-func dashboardPages(h http.Handler) http.Handler {
-	pages := dashboard.Assets()
+// mount adds the wiring's handlers to mux.
+func mount(mux *http.ServeMux, mounts []Mount) *http.ServeMux {
+	for _, m := range mounts {
+		mux.Handle(m.Pattern, m.Handler)
+	}
+	return mux
+}
+
+// servePages serves the pages before h, which is the rest.
+func servePages(p Pages, h http.Handler) http.Handler {
+	if p.Handler == nil || p.Match == nil {
+		return h
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if dashboard.IsAsset(r.URL.Path) {
-			pages.ServeHTTP(w, r)
+		if p.Match(r.URL.Path) {
+			p.Handler.ServeHTTP(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -170,12 +170,14 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	var ready atomic.Bool
-	handler := api.Handler(api.Options{
+	apiOpts := api.Options{
 		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
-	})
+	}
+	mountDashboard(&apiOpts, mm, pairings, opponents, log, now)
+	handler := api.Handler(apiOpts)
 
 	ln, tlsConf, err := listen(f.addr, settings, log)
 	if err != nil {
