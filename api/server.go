@@ -60,7 +60,7 @@ type Options struct {
 	// value limits nobody.
 	RateLimits RateLimits
 	// Mounts are the wiring's handlers behind authentication (the
-	// dashboard's data endpoints), Pages its pages before it (dashboard.go).
+	// dashboard's data endpoints), Pages its pages before it (mounts.go).
 	Mounts []Mount
 	Pages  Pages
 }
