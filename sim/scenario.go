@@ -57,7 +57,7 @@ type Scenario struct {
 	Tickets []ScenarioTicket `json:"tickets"`
 	// Until ends the run this many seconds after time 0; without it the
 	// run ends when nothing can happen any more (no arrival left and no
-	// relaxation to wait for), or at MaxSeconds.
+	// relaxation to wait for), or at MaxScenarioSeconds.
 	Until float64 `json:"until,omitempty"`
 	// Seed feeds the engine's randomness.
 	Seed int64 `json:"seed,omitempty"`
