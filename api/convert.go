@@ -10,7 +10,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cupid "github.com/cupid-match/cupid"
-	"github.com/cupid-match/cupid/engine"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -151,7 +150,7 @@ var stateIn = map[cupidv1.TicketState]cupid.TicketState{
 	cupidv1.TicketState_TICKET_STATE_EXPIRED:     cupid.StateExpired,
 }
 
-func ticketOut(t *cupid.Ticket, m *cupid.Match, why *engine.Explanation, now time.Time) *cupidv1.Ticket {
+func ticketOut(t *cupid.Ticket, m *cupid.Match, now time.Time) *cupidv1.Ticket {
 	out := &cupidv1.Ticket{
 		Id:         t.ID,
 		Queue:      t.Key.Queue,
@@ -176,9 +175,6 @@ func ticketOut(t *cupid.Ticket, m *cupid.Match, why *engine.Explanation, now tim
 	out.Waited = durationpb.New(end.Sub(t.CreatedAt))
 	if m != nil {
 		out.Match = matchOut(m)
-	}
-	if why != nil {
-		out.Why = explanationOut(why)
 	}
 	return out
 }
@@ -228,7 +224,14 @@ func poolStatsOut(p ticketsvc.PoolStats) *cupidv1.PoolStats {
 	}
 }
 
-func explanationOut(e *engine.Explanation) *cupidv1.WaitExplanation {
+// whyOut is a waiting ticket's explanation, as the ticket service gives it
+// with the ticket (the engine's own, read field by field: the transport
+// needs no more of the engine than what it sends).
+func whyOut(v *ticketsvc.TicketView) *cupidv1.WaitExplanation {
+	if v == nil || v.Why == nil {
+		return nil
+	}
+	e := v.Why
 	out := &cupidv1.WaitExplanation{Summary: e.Summary, Candidates: int64(e.Compatible)}
 	if !e.NextRelaxation.IsZero() {
 		out.NextRelaxation = timestamppb.New(e.NextRelaxation)

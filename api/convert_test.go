@@ -276,7 +276,7 @@ func TestTicketOut(t *testing.T) {
 			} else {
 				tk.UpdatedAt = time.Time{}
 			}
-			out := ticketOut(&tk, nil, nil, now)
+			out := ticketOut(&tk, nil, now)
 			if got := out.GetWaited().AsDuration(); got != c.waited {
 				t.Fatalf("waited %v, want %v", got, c.waited)
 			}
@@ -308,21 +308,24 @@ func TestTicketOut(t *testing.T) {
 		Blocks: []engine.Block{{Rule: "matching_rule[0] mmr", Removed: 4, Nearest: "mmr distance 340 > 200 allowed"}}}
 	tk := base
 	tk.State = cupid.StateMatched
-	out := ticketOut(&tk, m, why, now)
+	out := ticketOut(&tk, m, now)
 	pm := out.GetMatch()
 	if pm.GetId() != "m1" || pm.GetQueue() != "duel" || pm.GetRegion() != "eu" || pm.GetRoles()["a"] != "tank" ||
 		len(pm.GetTeams()) != 2 || pm.GetTeams()[1].GetPlayerIds()[0] != "b" || pm.GetTeams()[0].GetTicketIds()[0] != "t1" ||
 		pm.GetQuality().GetScore() != 0.75 || pm.GetQuality().GetParts()["skill_gap"] != 0.5 || !pm.GetCreatedAt().AsTime().Equal(m.CreatedAt) {
 		t.Fatalf("match %v", pm)
 	}
-	w := out.GetWhy()
+	if out.GetWhy() != nil {
+		t.Fatalf("a ticket converted alone explains its wait: %v", out.GetWhy())
+	}
+	w := whyOut(&ticketsvc.TicketView{Ticket: &tk, Why: why})
 	if w.GetSummary() != "nobody close enough" || w.GetCandidates() != 3 || w.GetNextRelaxation() != nil || len(w.GetBlocks()) != 2 ||
 		w.GetBlocks()[0].GetRule() != "self" || w.GetBlocks()[0].GetDetail() != "party too large" ||
 		w.GetBlocks()[1].GetExcluded() != 4 || w.GetBlocks()[1].GetDetail() != "mmr distance 340 > 200 allowed" {
 		t.Fatalf("why %v", w)
 	}
 	why.NextRelaxation, why.Self = created.Add(10*time.Second), ""
-	w = explanationOut(why)
+	w = whyOut(&ticketsvc.TicketView{Ticket: &tk, Why: why})
 	if !w.GetNextRelaxation().AsTime().Equal(why.NextRelaxation) || len(w.GetBlocks()) != 1 {
 		t.Fatalf("why %v", w)
 	}
@@ -417,7 +420,7 @@ func FuzzTicketIn(f *testing.F) {
 			return
 		}
 		// An accepted ticket: its attributes come back out unchanged.
-		out := ticketOut(tk, nil, nil, epoch)
+		out := ticketOut(tk, nil, epoch)
 		for i, p := range req.GetPlayers() {
 			for k, pv := range p.GetAttributes() {
 				if got := out.GetPlayers()[i].GetAttributes()[k]; !proto.Equal(got, pv) {

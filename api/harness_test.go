@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/protobuf/types/known/structpb"
 
+	"github.com/cupid-match/cupid/dashboard"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/memstore"
@@ -118,6 +119,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.options != nil {
 		o.options(&opts)
 	}
+	mountDashboard(&opts)
 	e.srv = httptest.NewUnstartedServer(Handler(opts))
 	p := new(http.Protocols)
 	p.SetHTTP1(true)
@@ -340,4 +342,15 @@ func wantConnectErr(t *testing.T, err error, code connect.Code, field string) *c
 
 func asConnect(err error, out **connect.Error) bool {
 	return errors.As(err, out)
+}
+
+// mountDashboard mounts the operator dashboard as cmd/cupid does: its data
+// endpoints behind authentication for admin keys, its pages in front.
+func mountDashboard(o *Options) {
+	d := dashboard.New(dashboard.Options{
+		Tickets: o.Matchmaker, Pairing: o.Pairing, Opponents: o.Opponents,
+		Logger: o.Logger, Now: o.Now, AuthOn: o.Auth != nil, Authorize: o.Auth.Admin,
+	})
+	o.Mounts = append(o.Mounts, Mount{Pattern: dashboard.APIPrefix, Handler: d})
+	o.Pages = Pages{Match: dashboard.IsAsset, Handler: dashboard.Assets()}
 }

@@ -59,6 +59,10 @@ type Options struct {
 	// RateLimits give each caller a token bucket (ratelimit.go); the zero
 	// value limits nobody.
 	RateLimits RateLimits
+	// Mounts are the wiring's handlers behind authentication (the
+	// dashboard's data endpoints), Pages its pages before it (mounts.go).
+	Mounts []Mount
+	Pages  Pages
 }
 
 type server struct {
@@ -138,7 +142,7 @@ func Handler(o Options) http.Handler {
 	if o.Gatherer != nil {
 		mux.Handle("GET /metrics", promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
 	}
-	return withDeadlines(withCORS(limitBody(dashboardPages(limiter.sockets(o.Auth.protect(mountDashboard(mux, o, s), s.mm.TicketPlayers, opts, s.log), o.Auth)), s.limits.MaxRequestBytes), s.origins), s.limits)
+	return withDeadlines(withCORS(limitBody(servePages(o.Pages, limiter.sockets(o.Auth.protect(mount(mux, o.Mounts), s.mm.TicketPlayers, opts, s.log), o.Auth)), s.limits.MaxRequestBytes), s.origins), s.limits)
 }
 
 // limitBody caps request bodies for the non-Connect handlers too.

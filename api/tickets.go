@@ -36,7 +36,7 @@ func (h *tickets) CreateTicket(ctx context.Context, req *connect.Request[cupidv1
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.CreateTicketResponse{
-		Ticket:  ticketOut(stored, nil, nil, h.now()),
+		Ticket:  ticketOut(stored, nil, h.now()),
 		Existed: existed,
 	}), nil
 }
@@ -81,7 +81,7 @@ func (h *tickets) CreateTickets(ctx context.Context, req *connect.Request[cupidv
 		if err != nil {
 			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("tickets[%d]", i), err)
 		} else {
-			r.Ticket, r.Existed = ticketOut(res[i].Ticket, nil, nil, now), res[i].Existed
+			r.Ticket, r.Existed = ticketOut(res[i].Ticket, nil, now), res[i].Existed
 		}
 		out.Results[i] = r
 	}
@@ -116,7 +116,7 @@ func (h *tickets) CancelTickets(ctx context.Context, req *connect.Request[cupidv
 		if c.Err != nil {
 			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("ids[%d]", i), c.Err)
 		} else {
-			r.Ticket = ticketOut(c.Ticket, nil, nil, now)
+			r.Ticket = ticketOut(c.Ticket, nil, now)
 		}
 		out.Results[i] = r
 	}
@@ -128,7 +128,9 @@ func (h *tickets) GetTicket(ctx context.Context, req *connect.Request[cupidv1.Ge
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
-	return connect.NewResponse(&cupidv1.GetTicketResponse{Ticket: ticketOut(v.Ticket, v.Match, v.Why, h.now())}), nil
+	out := ticketOut(v.Ticket, v.Match, h.now())
+	out.Why = whyOut(v)
+	return connect.NewResponse(&cupidv1.GetTicketResponse{Ticket: out}), nil
 }
 
 func (h *tickets) CancelTicket(ctx context.Context, req *connect.Request[cupidv1.CancelTicketRequest]) (*connect.Response[cupidv1.CancelTicketResponse], error) {
@@ -136,7 +138,7 @@ func (h *tickets) CancelTicket(ctx context.Context, req *connect.Request[cupidv1
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
-	return connect.NewResponse(&cupidv1.CancelTicketResponse{Ticket: ticketOut(t, nil, nil, h.now())}), nil
+	return connect.NewResponse(&cupidv1.CancelTicketResponse{Ticket: ticketOut(t, nil, h.now())}), nil
 }
 
 func (h *tickets) ListTickets(ctx context.Context, req *connect.Request[cupidv1.ListTicketsRequest]) (*connect.Response[cupidv1.ListTicketsResponse], error) {
@@ -151,7 +153,7 @@ func (h *tickets) ListTickets(ctx context.Context, req *connect.Request[cupidv1.
 	out := &cupidv1.ListTicketsResponse{}
 	now := h.now()
 	for _, t := range ts {
-		out.Tickets = append(out.Tickets, ticketOut(t, nil, nil, now))
+		out.Tickets = append(out.Tickets, ticketOut(t, nil, now))
 	}
 	return connect.NewResponse(out), nil
 }

@@ -12,6 +12,12 @@
 // refuses them once the lease has moved on. A node stops acting for a pool
 // (Handler.Lose) before it gives the lease up, when the lease moved to
 // another node, and when it could not renew it for most of its time.
+//
+// Join runs a server as a node: it feeds the database's notifications of
+// other nodes' writes to the ticket service (changes.go), gives the leases
+// it gains to the services that act for them, and tells the Forwarder
+// (forward.go) where the speed-dating events run, so any node can take
+// their calls. cmd/cupid only constructs the parts and calls Join.
 package cluster
 
 import (

@@ -14,9 +14,9 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
-	"github.com/cupid-match/cupid/engine/enginetest"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/sim"
 )
 
 // ticketOut is a ticket as the tickets page shows it.
@@ -280,16 +280,16 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 	// The ruleset comes as the editor's text, so problems are at the
 	// editor's lines.
 	var in struct {
-		Ruleset string              `json:"ruleset"`
-		Tickets []enginetest.Ticket `json:"tickets"`
-		Until   float64             `json:"until"`
-		Seed    int64               `json:"seed"`
+		Ruleset string               `json:"ruleset"`
+		Tickets []sim.ScenarioTicket `json:"tickets"`
+		Until   float64              `json:"until"`
+		Seed    int64                `json:"seed"`
 	}
 	if err := readJSON(r, &in); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	sc := enginetest.Scenario{Name: "dashboard", Ruleset: json.RawMessage(in.Ruleset), Tickets: in.Tickets, Until: in.Until, Seed: in.Seed}
+	sc := sim.Scenario{Name: "dashboard", Ruleset: json.RawMessage(in.Ruleset), Tickets: in.Tickets, Until: in.Until, Seed: in.Seed}
 	switch {
 	case len(bytes.TrimSpace(sc.Ruleset)) == 0:
 		s.fail(w, r, cupid.Invalid("ruleset", "required"))
@@ -321,7 +321,7 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	type result struct {
-		rep enginetest.Report
+		rep sim.ScenarioReport
 		err error
 	}
 	done := make(chan result, 1)
@@ -329,7 +329,7 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 		// The token is given back when the run ends, even one whose
 		// caller stopped waiting.
 		defer func() { <-s.tries }()
-		rep, err := enginetest.Run(sc)
+		rep, err := sim.RunScenario(sc)
 		done <- result{rep, err}
 	}()
 	ctx, cancel := context.WithTimeout(r.Context(), tryTimeout)

@@ -64,7 +64,8 @@
 // Every proposal carries a quality score (quality.go); its Match carries the
 // hosting region and each player's role in Match.Region and Match.Roles.
 //
-// The subpackage enginetest runs scenarios (a ruleset and tickets over
-// virtual time) through a Pool and reports matches and waits; it is the
-// kit behind "cupid ruleset try".
+// sim.RunScenario runs scenarios (a ruleset and tickets over virtual time)
+// through Pools and reports matches and waits; it is the kit behind "cupid
+// ruleset try", and the engine's golden scenarios (subpackage enginetest)
+// run on it.
 package engine

@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cupid-match/cupid/engine/enginetest"
+	"github.com/cupid-match/cupid/sim"
 )
 
 // The examples of AccelByte's match rulesets, run through the engine with
 // the scenario kit, in virtual time.
 
-func run(t *testing.T, rules string, tickets []enginetest.Ticket, until float64) enginetest.Report {
+func run(t *testing.T, rules string, tickets []sim.ScenarioTicket, until float64) sim.ScenarioReport {
 	t.Helper()
-	rep, err := enginetest.Run(enginetest.Scenario{Ruleset: json.RawMessage(rules), Tickets: tickets, Until: until})
+	rep, err := sim.RunScenario(sim.Scenario{Ruleset: json.RawMessage(rules), Tickets: tickets, Until: until})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +23,7 @@ func run(t *testing.T, rules string, tickets []enginetest.Ticket, until float64)
 }
 
 // timeline renders matches as "t: team | team".
-func timeline(rep enginetest.Report) []string {
+func timeline(rep sim.ScenarioReport) []string {
 	var out []string
 	for _, m := range rep.Matches {
 		var teams []string
@@ -35,14 +35,14 @@ func timeline(rep enginetest.Report) []string {
 	return out
 }
 
-func solo(id string, at float64, attrs map[string]any) enginetest.Ticket {
-	return enginetest.Ticket{ID: id, At: at, Attributes: attrs}
+func solo(id string, at float64, attrs map[string]any) sim.ScenarioTicket {
+	return sim.ScenarioTicket{ID: id, At: at, Attributes: attrs}
 }
 
 func TestSeedTeam8v8(t *testing.T) {
 	rules := `{"auto_backfill": false, "alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 8}}`
 	// Sixteen players arriving together make one full 8 against 8.
-	var full []enginetest.Ticket
+	var full []sim.ScenarioTicket
 	for i := 0; i < 16; i++ {
 		full = append(full, solo(fmt.Sprintf("p%02d", i), 0, nil))
 	}
@@ -52,7 +52,7 @@ func TestSeedTeam8v8(t *testing.T) {
 	}
 	// Arriving one a second, the match starts as soon as each side can
 	// have four: at the eighth arrival, 4 against 4.
-	var trickle []enginetest.Ticket
+	var trickle []sim.ScenarioTicket
 	for i := 0; i < 8; i++ {
 		trickle = append(trickle, solo(fmt.Sprintf("p%d", i), float64(i), nil))
 	}
@@ -62,7 +62,7 @@ func TestSeedTeam8v8(t *testing.T) {
 	}
 	// Parties of 5 and 4 cannot make two teams of at least 4 with 9
 	// players split 5/4 … they can: 5 | 4.
-	rep = run(t, rules, []enginetest.Ticket{{ID: "five", Party: 5}, {ID: "four", At: 1, Party: 4}}, 10)
+	rep = run(t, rules, []sim.ScenarioTicket{{ID: "five", Party: 5}, {ID: "four", At: 1, Party: 4}}, 10)
 	if got := timeline(rep); !reflect.DeepEqual(got, []string{"1s: five | four"}) {
 		t.Fatalf("parties: %v", got)
 	}
@@ -74,7 +74,7 @@ func TestSeedCoopLevelAndRating(t *testing.T) {
 		"matching_rule": [
 			{"attribute": "level", "criteria": "distance", "reference": 2},
 			{"attribute": "rating", "criteria": "distance", "reference": 20}]}`
-	tickets := []enginetest.Ticket{
+	tickets := []sim.ScenarioTicket{
 		solo("pivot", 0, map[string]any{"level": 10, "rating": 100}),
 		// Outliers: too far in level, or in rating, from anyone.
 		solo("lvl16", 1, map[string]any{"level": 16, "rating": 100}),
@@ -108,7 +108,7 @@ func TestSeedFFAWithMMRFlexing(t *testing.T) {
 	// The oldest player sits at 1000. Twenty others are within 200, two
 	// more at 290, one at 390 and one at 480: the 25 are all in only
 	// once the pivot allows 500, at 45 s.
-	tickets := []enginetest.Ticket{solo("pivot", 0, map[string]any{"mmr": 1000})}
+	tickets := []sim.ScenarioTicket{solo("pivot", 0, map[string]any{"mmr": 1000})}
 	for i := 0; i < 20; i++ {
 		tickets = append(tickets, solo(fmt.Sprintf("near%02d", i), 1, map[string]any{"mmr": 1000 + float64(i*10-100)}))
 	}
@@ -126,7 +126,7 @@ func TestSeedFFAWithMMRFlexing(t *testing.T) {
 	// Before: at 15 s and 30 s the engine woke (NextWake) and explained
 	// the wait in numbers.
 	rep = run(t, rules, tickets, 44)
-	var pivot enginetest.WaitingReport
+	var pivot sim.ScenarioWait
 	for _, w := range rep.Waiting {
 		if w.ID == "pivot" {
 			pivot = w
@@ -144,10 +144,10 @@ func TestSeedCrossplay4v4(t *testing.T) {
 	rules := `{"auto_backfill": false,
 		"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 4},
 		"match_options": {"options": [{"name": "cross_platform", "type": "all"}]}}`
-	var tickets []enginetest.Ticket
+	var tickets []sim.ScenarioTicket
 	for i := 0; i < 8; i++ {
-		tickets = append(tickets, enginetest.Ticket{ID: fmt.Sprintf("x%d", i), At: float64(i), Options: map[string]any{"cross_platform": []any{"xbox", "pc"}}})
-		tickets = append(tickets, enginetest.Ticket{ID: fmt.Sprintf("p%d", i), At: float64(i), Options: map[string]any{"cross_platform": []any{"playstation"}}})
+		tickets = append(tickets, sim.ScenarioTicket{ID: fmt.Sprintf("x%d", i), At: float64(i), Options: map[string]any{"cross_platform": []any{"xbox", "pc"}}})
+		tickets = append(tickets, sim.ScenarioTicket{ID: fmt.Sprintf("p%d", i), At: float64(i), Options: map[string]any{"cross_platform": []any{"playstation"}}})
 	}
 	// Same set in another order still counts as the same preference.
 	tickets[14].Options = map[string]any{"cross_platform": []any{"pc", "xbox"}}
@@ -184,7 +184,7 @@ func TestSeedRegionExpansion(t *testing.T) {
 		{"190 ms: after three expansions", 40, 190, []string{"30s: a | b"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rep := run(t, rules, []enginetest.Ticket{{ID: "a", Latencies: lat(tc.a)}, {ID: "b", Latencies: lat(tc.b)}}, 100)
+			rep := run(t, rules, []sim.ScenarioTicket{{ID: "a", Latencies: lat(tc.a)}, {ID: "b", Latencies: lat(tc.b)}}, 100)
 			if got := timeline(rep); !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
@@ -192,7 +192,7 @@ func TestSeedRegionExpansion(t *testing.T) {
 	}
 	// Above the maximum, the ticket is refused up front instead of
 	// waiting forever.
-	rep := run(t, rules, []enginetest.Ticket{{ID: "a", Latencies: lat(40)}, {ID: "b", Latencies: lat(250)}}, 100)
+	rep := run(t, rules, []sim.ScenarioTicket{{ID: "a", Latencies: lat(40)}, {ID: "b", Latencies: lat(250)}}, 100)
 	if len(rep.Refused) != 1 || rep.Refused[0].ID != "b" {
 		t.Fatalf("refused %+v", rep.Refused)
 	}
@@ -209,7 +209,7 @@ func TestSeedBidirectionalWalkthrough(t *testing.T) {
 	p1 := map[string]int32{"us-east-1": 50, "us-east-2": 50, "us-west-2": 80, "eu-west-1": 100, "eu-central-1": 102, "ap-southeast-1": 200}
 	p2 := map[string]int32{"us-east-1": 150, "us-east-2": 100, "us-west-2": 122, "eu-west-1": 30, "eu-central-1": 55, "ap-southeast-1": 200}
 
-	rep := run(t, fmt.Sprintf(rules, ""), []enginetest.Ticket{{ID: "p1", Latencies: p1}, {ID: "p2", Latencies: p2}}, 60)
+	rep := run(t, fmt.Sprintf(rules, ""), []sim.ScenarioTicket{{ID: "p1", Latencies: p1}, {ID: "p2", Latencies: p2}}, 60)
 	if got := timeline(rep); !reflect.DeepEqual(got, []string{"20s: p1 | p2"}) || rep.Matches[0].Region != "eu-west-1" {
 		t.Fatalf("together: %v in %q", got, rep.Matches[0].Region)
 	}
@@ -223,7 +223,7 @@ func TestSeedBidirectionalWalkthrough(t *testing.T) {
 	// not yet to 130 ms. Player 2 searches only eu-west-1 (30 ms) and
 	// player 1 has not expanded there: no match until player 1's 20 s
 	// step.
-	late := []enginetest.Ticket{{ID: "p1", Latencies: p1}, {ID: "p2", At: 12, Latencies: p2}}
+	late := []sim.ScenarioTicket{{ID: "p1", Latencies: p1}, {ID: "p2", At: 12, Latencies: p2}}
 	rep = run(t, fmt.Sprintf(rules, ""), late, 60)
 	if got := timeline(rep); !reflect.DeepEqual(got, []string{"20s: p1 | p2"}) {
 		t.Fatalf("late: %v", got)
@@ -244,7 +244,7 @@ func TestSeedBidirectionalWalkthrough(t *testing.T) {
 	// disable_bidirectional_latency_after_ms 15000, p1 (older than 15 s)
 	// takes p3 at once, within p1's own range.
 	p3 := map[string]int32{"us-east-2": 100}
-	three := []enginetest.Ticket{{ID: "p1", Latencies: p1}, {ID: "p3", At: 20, Latencies: p3}}
+	three := []sim.ScenarioTicket{{ID: "p1", Latencies: p1}, {ID: "p3", At: 20, Latencies: p3}}
 	rep = run(t, fmt.Sprintf(rules, ""), three, 60)
 	if got := timeline(rep); !reflect.DeepEqual(got, []string{"40s: p1 | p3"}) {
 		t.Fatalf("bidirectional: %v", got)

@@ -68,6 +68,8 @@ func (r *recorder) arrive(pt *party) {
 	r.hourArrived[r.hour(pt.arrived)] += int(pt.size)
 }
 
+func (r *recorder) admitted(pt *party) { r.waiting += int(pt.size) }
+
 func (r *recorder) refused(pt *party, err error) {
 	r.refusedP += int(pt.size)
 	reason := err.Error()
@@ -78,6 +80,7 @@ func (r *recorder) refused(pt *party, err error) {
 }
 
 func (r *recorder) leave(pt *party, now int64) {
+	r.waiting -= int(pt.size)
 	h := r.hour(now)
 	if pt.expires {
 		r.expired += int(pt.size)
@@ -91,7 +94,7 @@ func (r *recorder) leave(pt *party, now int64) {
 // finish closes the books: the waits of each hour are summarised, then
 // every series is sorted in place once (the report reads only quantiles and
 // counts from here on).
-func (r *recorder) finish() {
+func (r *recorder) finish(int64) {
 	r.leftEnd = r.waiting
 	byHour := make([][]float32, r.hours)
 	for i, w := range r.waits {
@@ -122,6 +125,7 @@ func (r *recorder) match(f *formed, now int64) {
 	for _, team := range f.teams {
 		sum, n := 0.0, 0
 		for _, pt := range team {
+			r.waiting -= int(pt.size)
 			w := float32(float64(now-pt.arrived) / 1e9)
 			for range pt.size {
 				r.waits = append(r.waits, w)

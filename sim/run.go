@@ -55,11 +55,34 @@ type source interface {
 
 // formed is a match as a matcher hands it to the run: teams of parties,
 // the hosting region when the matcher chose one, the quality when it
-// scored one.
+// scored one, and the engine's whole proposal when the matcher is the
+// engine (nil for a baseline). It is valid only during the emit call.
 type formed struct {
 	teams   [][]*party
 	region  string
 	quality *cupid.Quality
+	prop    *engine.Proposal
+}
+
+// observer is told what happens in a run, as it happens: a recorder that
+// sums a day of traffic up for the report, or a scenario's log of every
+// match and refusal.
+type observer interface {
+	// arrive is a party's arrival, before the matcher sees it; then
+	// either admitted (it waits) or refused (the matcher would not take
+	// it).
+	arrive(pt *party)
+	admitted(pt *party)
+	refused(pt *party, err error)
+	// leave is a waiting party's departure at now: it gave up, was
+	// cancelled, or expired.
+	leave(pt *party, now int64)
+	// match is a match formed at now.
+	match(f *formed, now int64)
+	// sampleUntil comes before the events of each moment at.
+	sampleUntil(at int64)
+	// finish ends the run; last is the last moment anything happened.
+	finish(last int64)
 }
 
 // pool is one queue key's matcher: the real engine or a baseline.
@@ -203,7 +226,7 @@ func (e *enginePool) step(now int64, emit func(*formed)) {
 			}
 			e.buf.teams = append(e.buf.teams, members)
 		}
-		e.buf.region, e.buf.quality = m.Region, &m.Quality
+		e.buf.region, e.buf.quality, e.buf.prop = m.Region, &m.Quality, &props[i]
 		emit(&e.buf)
 	}
 }
@@ -242,11 +265,13 @@ func (h *timeline) Pop() any {
 	return x
 }
 
-// simulate plays a source through a matcher in virtual time and records
+// simulate plays a source through a matcher in virtual time and tells rec
 // what happened. Time moves to the next arrival, departure, return or
 // wake-up of a pool, whichever is first; after the events of a moment the
 // pools step, as the server steps a pool after each batch of operations.
-func simulate(src source, m pool, rec *recorder) error {
+// It is the one virtual-time loop of the project: "cupid sim" runs a day of
+// players through it, "cupid ruleset try" a handful of scenario tickets.
+func simulate(src source, m pool, rec observer) error {
 	var tl timeline
 	var seq uint64
 	schedule := func(at int64, pt *party, back bool) {
@@ -263,14 +288,13 @@ func simulate(src source, m pool, rec *recorder) error {
 			rec.refused(pt, err)
 			return
 		}
-		rec.waiting += int(pt.size)
+		rec.admitted(pt)
 		schedule(pt.leaves, pt, false)
 	}
 	emit := func(f *formed) {
 		for _, team := range f.teams {
 			for _, pt := range team {
 				pt.state = matched
-				rec.waiting -= int(pt.size)
 				if again := src.comeback(pt, now); again != nil && again.arrived < end {
 					schedule(again.arrived, again, true)
 				}
@@ -305,14 +329,13 @@ func simulate(src source, m pool, rec *recorder) error {
 				enter(ev.pt)
 			case ev.pt.state == waiting && m.remove(ev.pt):
 				ev.pt.state = left
-				rec.waiting -= int(ev.pt.size)
 				rec.leave(ev.pt, now)
 			}
 		}
 		m.step(now, emit)
 	}
 	rec.sampleUntil(end)
-	rec.finish()
+	rec.finish(now)
 	return nil
 }
 

@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
-	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/pairingsvc"
@@ -63,11 +61,11 @@ func sharedOf(s store) ticketsvc.SharedStore {
 }
 
 // startCluster makes this process a node of the cluster on a PostgreSQL
-// store: it listens to the database's notifications (other nodes' writes
-// reach watchers and pools here), then takes its share of the queues. The
-// returned stop hands the queues back (their leases given up at once) and
-// may be called more than once. On another store it does nothing.
-func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, fwd *pairingForwarder, addr string) (stop func(), err error) {
+// store (package cluster does the work): its name, the address the other
+// nodes reach it at and the lease time come from the flags. The returned
+// stop hands the queues back and may be called more than once. On another
+// store it does nothing.
+func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, fwd *cluster.Forwarder, addr string) (stop func(), err error) {
 	pg, ok := s.(*postgres.Store)
 	if !ok {
 		return func() {}, nil
@@ -75,166 +73,14 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 	if f.advertise != "" {
 		addr = f.advertise
 	}
-	// The speed-dating events run on the node that takes their lease;
-	// until then this node runs none.
-	pairings.StopEvents()
 	id := f.nodeID
 	if id == "" {
 		host, _ := os.Hostname()
 		id = fmt.Sprintf("%s-%d-%s", host, os.Getpid(), uuid.NewString()[:8])
 	}
-	log = log.With("node", id)
 	ttl := f.leaseTTL
 	if ttl == 0 {
 		ttl = defaultLeaseTTL
 	}
-	cctx, cancel := context.WithCancel(context.Background())
-	listening := make(chan struct{})
-	// The listener hands notifications to a worker that takes everything
-	// queued meanwhile at once: one read of the database for many commits
-	// when they come fast, in the order they came.
-	changes := make(chan postgres.Change, 4096)
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		defer close(changes)
-		_ = pg.Listen(cctx, func() { close(listening) }, func(c postgres.Change) {
-			select {
-			case changes <- c:
-			case <-cctx.Done():
-			}
-		})
-	}()
-	go func() {
-		defer wg.Done()
-		applyChanges(cctx, log, mm, changes)
-	}()
-	select {
-	case <-listening:
-	case <-ctx.Done():
-		cancel()
-		wg.Done()
-		wg.Wait()
-		return nil, ctx.Err()
-	}
-	names := append(mm.LeaseNames(), pairingLease)
-	node := cluster.New(cluster.Options{ID: id, Addr: addr, Names: names, TTL: ttl, Logger: log}, pg, nodeHandler{mm: mm, pairings: pairings, log: log})
-	mm.SetFencedHandler(node.Fenced)
-	fwd.join(id, pairingOwner(pg, node))
-	go func() {
-		defer wg.Done()
-		node.Run(cctx)
-	}()
-	log.Info("joined the cluster", "lease_ttl", ttl, "queues", len(mm.LeaseNames()))
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			cancel()
-			wg.Wait()
-		})
-	}, nil
-}
-
-// maxChangeBatch bounds the ticket events read at once.
-const maxChangeBatch = 4096
-
-// applyChanges acts on the database's notifications in order, reading the
-// events of all the notifications queued at a time together.
-func applyChanges(ctx context.Context, log *slog.Logger, mm *ticketsvc.Service, changes <-chan postgres.Change) {
-	var seqs []int64
-	flush := func() {
-		if len(seqs) == 0 {
-			return
-		}
-		if err := mm.Changed(ctx, seqs); err != nil && ctx.Err() == nil {
-			log.Error("acting on other nodes' writes failed; catching up", "err", err)
-			mm.Resync(ctx)
-		}
-		seqs = seqs[:0]
-	}
-	for c := range changes {
-		for more := true; more; {
-			switch {
-			case c.Resync:
-				flush()
-				log.Warn("lost the database's notifications for a while; catching up")
-				mm.Resync(ctx)
-			case c.Ruleset != "":
-				flush()
-				if err := mm.RulesetChanged(ctx, c.Ruleset); err != nil && ctx.Err() == nil {
-					log.Error("reading a ruleset replaced through another node failed", "queue", c.Ruleset, "err", err)
-				}
-			case c.Queue != "":
-				// Match watchers re-read the log; the ticket events
-				// before it go out first.
-				flush()
-				mm.MatchLogGrew(ctx, c.Queue, c.From, c.To, c.Kinds)
-			default:
-				seqs = append(seqs, c.Seqs...)
-			}
-			if len(seqs) >= maxChangeBatch {
-				flush()
-			}
-			select {
-			case c, more = <-changes:
-			default:
-				more = false
-			}
-		}
-		flush()
-	}
-}
-
-// nodeHandler gives what the node holds to the part that runs it: the
-// pairing lease to the speed-dating events, the queues' to the ticket
-// service.
-type nodeHandler struct {
-	mm       *ticketsvc.Service
-	pairings *pairingsvc.Service
-	log      *slog.Logger
-}
-
-func (h nodeHandler) Gain(name string, f cupid.Fence) {
-	if name != pairingLease {
-		h.mm.Gain(name, f)
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := h.pairings.RunEvents(cupid.WithFence(ctx, f)); err != nil {
-		h.log.Error("loading the speed-dating events failed; they run on no node until the lease moves", "err", err)
-	}
-}
-
-func (h nodeHandler) Lose(name string) {
-	if name != pairingLease {
-		h.mm.Lose(name)
-		return
-	}
-	h.pairings.StopEvents()
-}
-
-// pairingOwner tells the forwarder where the speed-dating events run: here,
-// at another node's address, or nowhere for the moment. The database is
-// asked at most every quarter second.
-func pairingOwner(pg *postgres.Store, node *cluster.Node) func(ctx context.Context) (string, bool, bool) {
-	var mu sync.Mutex
-	var addr string
-	var ok bool
-	var at time.Time
-	return func(ctx context.Context) (string, bool, bool) {
-		if _, mine := node.Holds(pairingLease); mine {
-			return "", true, true
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		if time.Since(at) > 250*time.Millisecond {
-			_, a, held, err := pg.LeaseHolder(ctx, pairingLease)
-			if err == nil {
-				addr, ok, at = a, held && a != "", time.Now()
-			}
-		}
-		return addr, false, ok
-	}
+	return cluster.Join(ctx, cluster.JoinOptions{ID: id, Addr: addr, TTL: ttl, Logger: log, Forwarder: fwd}, pg, mm, pairings)
 }

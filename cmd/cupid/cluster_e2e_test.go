@@ -17,6 +17,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/cupid-match/cupid/cluster"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 )
@@ -445,7 +446,7 @@ func TestPairingEventsMoveWithTheirLease(t *testing.T) {
 	a, b := c.start(), c.start()
 	ctx := context.Background()
 	c.waitCovered(ctx, time.Now())
-	owner := c.leases(ctx)[pairingLease]
+	owner := c.leases(ctx)[cluster.PairingLease]
 	other := a
 	if owner == a {
 		other = b
@@ -467,7 +468,7 @@ func TestPairingEventsMoveWithTheirLease(t *testing.T) {
 	p.cmd.Process.Signal(syscall.SIGKILL)
 	p.cmd.Wait()
 	deadline := time.Now().Add(30 * time.Second)
-	for c.leases(ctx)[pairingLease] != other {
+	for c.leases(ctx)[cluster.PairingLease] != other {
 		if time.Now().After(deadline) {
 			t.Fatalf("the pairing lease never moved to %s: %v", other, c.leases(ctx))
 		}

@@ -24,6 +24,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/api"
+	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
@@ -186,18 +187,20 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	var ready atomic.Bool
-	handler := api.Handler(api.Options{
+	apiOpts := api.Options{
 		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
-	})
+	}
+	mountDashboard(&apiOpts, mm, pairings, opponents, log, now)
+	handler := api.Handler(apiOpts)
 
 	ln, tlsConf, err := listen(f.addr, settings, log)
 	if err != nil {
 		return err
 	}
-	fwd := newPairingForwarder(handler, log, tlsConf != nil)
+	fwd := cluster.NewForwarder(handler, log, tlsConf != nil)
 	handler = fwd
 	if f.pprof {
 		mux := http.NewServeMux()

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/cupid-match/cupid/engine/enginetest"
+	"github.com/cupid-match/cupid/sim"
 )
 
 func tryCmd() *cobra.Command {
@@ -28,11 +28,11 @@ engine/enginetest/testdata for examples.`,
 			if err != nil {
 				return err
 			}
-			sc, err := enginetest.Parse(data)
+			sc, err := sim.ParseScenario(data)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}
-			rep, err := enginetest.Run(sc)
+			rep, err := sim.RunScenario(sc)
 			if err != nil {
 				return fmt.Errorf("%s: %w", args[0], err)
 			}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cupid-match/cupid/sim"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -24,11 +26,11 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := Parse(data)
+			s, err := sim.ParseScenario(data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := Run(s)
+			rep, err := sim.RunScenario(s)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,32 +51,4 @@ func TestGolden(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestParseRefusesUnknownFields(t *testing.T) {
-	_, err := Parse([]byte(`{"ruleset": {}, "tickets": [], "tickest": []}`))
-	if err == nil || !strings.Contains(err.Error(), "tickest") {
-		t.Fatalf("err = %v", err)
-	}
-}
-
-// FuzzParse feeds arbitrary documents to Parse and, when one parses, turns
-// its tickets into cupid tickets: neither may panic.
-func FuzzParse(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*.json")
-	for _, name := range files {
-		if data, err := os.ReadFile(name); err == nil {
-			f.Add(data)
-		}
-	}
-	f.Add([]byte(`{"ruleset": {}, "tickets": [{"id": "x", "attributes": {"a": [1]}}]}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse(data)
-		if err != nil {
-			return
-		}
-		for i, tk := range s.Tickets {
-			_, _ = tk.toTicket(i)
-		}
-	})
 }

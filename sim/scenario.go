@@ -1,10 +1,13 @@
-// Package enginetest runs the matchmaking engine over a small scenario in
-// virtual time: a ruleset and tickets that arrive (and perhaps cancel) at
-// given seconds. It reports the matches formed, with their teams, region,
-// roles and quality, and for every ticket still waiting at the end, why it
-// waits. It is the "test factory" of Pragma's matchmaking design, for Cupid's
-// users: write down the situation that puzzles you and see what the real
-// engine does with it. "cupid ruleset try FILE" wraps it.
+package sim
+
+// A scenario is the "test factory" of Pragma's matchmaking design, for
+// Cupid's users: a ruleset and a handful of tickets that arrive (and
+// perhaps cancel) at given seconds. RunScenario plays it through the real
+// engine on the simulator's own virtual-time loop (simulate) and reports
+// the matches formed, with their teams, region, roles and quality, and for
+// every ticket still waiting at the end, why it waits. "cupid ruleset try"
+// and the dashboard's try page wrap it; the engine's golden scenarios are in
+// engine/enginetest/testdata.
 //
 // A scenario is a JSON document (or the same structs built in Go):
 //
@@ -20,8 +23,8 @@
 //	  ]
 //	}
 //
-// Time runs the way the server runs it: the engine steps when tickets
-// arrive and at the moments its NextWake names, never on a timer.
+// Time runs the way the server runs it: a pool steps when tickets arrive or
+// leave and at the moments its NextWake names, never on a timer.
 //
 // A ticket may name its game version with client_version, the reserved key
 // of AccelByte's match rulesets: as a field of the scenario ticket, among its
@@ -29,7 +32,6 @@
 // players' attributes. The server puts the version in the queue key, so
 // tickets of different versions wait in different pools and never meet; the
 // scenario does the same, one pool per version.
-package enginetest
 
 import (
 	"bytes"
@@ -37,7 +39,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 	"sort"
 	"time"
 
@@ -53,21 +54,26 @@ type Scenario struct {
 	// Ruleset is the ruleset document, as a server would load it.
 	Ruleset json.RawMessage `json:"ruleset"`
 	// Tickets arrive at their At second.
-	Tickets []Ticket `json:"tickets"`
+	Tickets []ScenarioTicket `json:"tickets"`
 	// Until ends the run this many seconds after time 0; without it the
 	// run ends when nothing can happen any more (no arrival left and no
-	// relaxation to wait for), or at MaxSeconds.
+	// relaxation to wait for), or at MaxScenarioSeconds.
 	Until float64 `json:"until,omitempty"`
 	// Seed feeds the engine's randomness.
 	Seed int64 `json:"seed,omitempty"`
 }
 
-// MaxSeconds bounds a run without Until: a scenario whose rules relax for
-// hours still ends.
-const MaxSeconds = 3600
+// MaxScenarioSeconds bounds a run without Until: a scenario whose rules
+// relax for hours still ends.
+const MaxScenarioSeconds = 3600
 
-// Ticket is one matchmaking request of a scenario.
-type Ticket struct {
+// maxScenarioTime bounds every time of a scenario (at, waited, cancel,
+// until), in seconds: about three years, far inside the nanoseconds the
+// virtual clock counts in.
+const maxScenarioTime = 1e8
+
+// ScenarioTicket is one matchmaking request of a scenario.
+type ScenarioTicket struct {
 	// ID names the ticket; players default to ID (solo) or ID.1, ID.2 …
 	ID string `json:"id"`
 	// At is the arrival second.
@@ -82,7 +88,7 @@ type Ticket struct {
 	// or lists of strings.
 	Attributes map[string]any `json:"attributes,omitempty"`
 	// Players lists the players one by one, when they differ.
-	Players []Player `json:"players,omitempty"`
+	Players []ScenarioPlayer `json:"players,omitempty"`
 	// Options are ticket-wide attributes (the match options of
 	// AccelByte's match rulesets, client_version, new_session_only …).
 	Options map[string]any `json:"options,omitempty"`
@@ -91,20 +97,20 @@ type Ticket struct {
 	// ClientVersion is the reserved key client_version, given as a field:
 	// the same as setting it in Options.
 	ClientVersion string `json:"client_version,omitempty"`
-	// Cancel, when set, cancels the ticket at that second if it still
-	// waits.
+	// Cancel, when set, cancels the ticket at that second (not before At)
+	// if it still waits.
 	Cancel float64 `json:"cancel,omitempty"`
 }
 
-// Player is one member of a party ticket.
-type Player struct {
+// ScenarioPlayer is one member of a party ticket.
+type ScenarioPlayer struct {
 	ID         string         `json:"id"`
 	Attributes map[string]any `json:"attributes,omitempty"`
 }
 
-// Parse reads a scenario document strictly: unknown fields are errors, so a
-// typo does not silently change the scenario.
-func Parse(data []byte) (Scenario, error) {
+// ParseScenario reads a scenario document strictly: unknown fields are
+// errors, so a typo does not silently change the scenario.
+func ParseScenario(data []byte) (Scenario, error) {
 	var s Scenario
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -117,27 +123,45 @@ func Parse(data []byte) (Scenario, error) {
 	return s, nil
 }
 
-// Origin is the virtual clock's time 0.
-var Origin = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+// nanos is a scenario's second on the virtual clock, in nanoseconds since
+// Origin.
+func nanos(s float64) int64 { return int64(math.Round(s * float64(time.Second))) }
 
-func secondsAt(s float64) time.Time {
-	return Origin.Add(time.Duration(math.Round(s * float64(time.Second))))
+// seconds is a moment of the virtual clock as a scenario's second.
+func seconds(ns int64) float64 { return float64(ns) / float64(time.Second) }
+
+// scenarioQueue is the queue key scenarios run under.
+var scenarioQueue = cupid.QueueKey{Queue: "scenario"}
+
+// checkTime refuses a time a scenario cannot run: negative, or beyond
+// maxScenarioTime.
+func checkTime(field string, s float64) error {
+	if s < 0 || s > maxScenarioTime {
+		return fmt.Errorf("%s: between 0 and %g seconds, got %v", field, float64(maxScenarioTime), s)
+	}
+	return nil
 }
 
-func sinceOrigin(t time.Time) float64 { return t.Sub(Origin).Seconds() }
-
-// queue is the queue key scenarios run under.
-var queue = cupid.QueueKey{Queue: "scenario"}
-
 // toTicket builds the cupid ticket of a scenario ticket.
-func (t Ticket) toTicket(i int) (*cupid.Ticket, error) {
+func (t ScenarioTicket) toTicket(i int) (*cupid.Ticket, error) {
 	path := fmt.Sprintf("tickets[%d]", i)
 	if t.ID == "" {
 		return nil, fmt.Errorf("%s.id: required", path)
 	}
+	for _, c := range []struct {
+		field string
+		s     float64
+	}{{"at", t.At}, {"waited", t.Waited}, {"cancel", t.Cancel}} {
+		if err := checkTime(path+"."+c.field, c.s); err != nil {
+			return nil, err
+		}
+	}
+	if t.Cancel > 0 && t.Cancel < t.At {
+		return nil, fmt.Errorf("%s.cancel: %v is before the ticket arrives (at %v)", path, t.Cancel, t.At)
+	}
 	ct := &cupid.Ticket{
-		ID: t.ID, Key: queue, State: cupid.StateWaiting, Latencies: t.Latencies,
-		CreatedAt: secondsAt(t.At - t.Waited),
+		ID: t.ID, Key: scenarioQueue, State: cupid.StateWaiting, Latencies: t.Latencies,
+		CreatedAt: Origin.Add(time.Duration(nanos(t.At - t.Waited))),
 	}
 	attrs, err := values(t.Attributes, path+".attributes")
 	if err != nil {
@@ -185,7 +209,7 @@ func (t Ticket) toTicket(i int) (*cupid.Ticket, error) {
 // it on the ticket, as the server would have it: the field, else the option
 // (the ticket-wide attribute the server reads), else the players' own
 // attributes when they agree. No version is the empty one.
-func (t Ticket) version(path string, ct *cupid.Ticket) (string, error) {
+func (t ScenarioTicket) version(path string, ct *cupid.Ticket) (string, error) {
 	const key = ruleset.KeyClientVersion
 	v := t.ClientVersion
 	if o, ok := ct.Attributes.Get(key); ok {
@@ -256,121 +280,60 @@ func values(m map[string]any, path string) (map[string]cupid.Value, error) {
 	return out, nil
 }
 
-// Run plays a scenario through the engine and reports what happened. An
-// error means the scenario itself is wrong (a bad ruleset, a ticket the
-// engine refuses); the report says which.
-func Run(s Scenario) (Report, error) {
+// RunScenario plays a scenario through the engine and reports what
+// happened. An error means the scenario itself is wrong (a bad ruleset, a
+// ticket that cannot be built); the error says which. A ticket the engine
+// refuses is not an error: the report lists it.
+func RunScenario(s Scenario) (ScenarioReport, error) {
 	rs, err := ruleset.Load(s.Ruleset)
 	if err != nil {
-		return Report{}, fmt.Errorf("ruleset: %w", err)
+		return ScenarioReport{}, fmt.Errorf("ruleset: %w", err)
+	}
+	if err := checkTime("until", s.Until); err != nil {
+		return ScenarioReport{}, err
+	}
+	src := &scenarioSource{endNS: nanos(MaxScenarioSeconds) + 1}
+	if s.Until > 0 {
+		// The moment Until itself still runs.
+		src.endNS = nanos(s.Until) + 1
 	}
 	// One pool per queue key, as the server keeps them: the versionless
 	// key first (it also proves the engine takes the ruleset), then one per
 	// client_version in order of appearance.
 	var pools []*engine.Pool
-	byKey := map[cupid.QueueKey]*engine.Pool{}
-	poolFor := func(key cupid.QueueKey) (*engine.Pool, error) {
-		if p, ok := byKey[key]; ok {
-			return p, nil
-		}
-		p, err := engine.New(key, rs, engine.Options{Seed: s.Seed})
+	keyed := newKeyed(func(key cupid.QueueKey) (pool, error) {
+		p, err := newEnginePool(key, rs, uint64(s.Seed))
 		if err != nil {
 			return nil, err
 		}
-		pools = append(pools, p)
-		byKey[key] = p
+		pools = append(pools, p.(*enginePool).p)
 		return p, nil
+	})
+	if _, err := keyed.poolOf(scenarioQueue); err != nil {
+		return ScenarioReport{}, err
 	}
-	if _, err := poolFor(queue); err != nil {
-		return Report{}, err
-	}
-	tickets := make([]*cupid.Ticket, len(s.Tickets))
 	for i, t := range s.Tickets {
-		if tickets[i], err = t.toTicket(i); err != nil {
-			return Report{}, err
+		ct, err := t.toTicket(i)
+		if err != nil {
+			return ScenarioReport{}, err
 		}
-		if _, err := poolFor(tickets[i].Key); err != nil {
-			return Report{}, err
+		if _, err := keyed.poolOf(ct.Key); err != nil {
+			return ScenarioReport{}, err
 		}
+		src.add(ct, nanos(t.At), nanos(t.Cancel))
 	}
-	// Arrivals and cancellations in time order (stable: file order breaks
-	// ties).
-	type event struct {
-		at     float64
-		i      int
-		cancel bool
-	}
-	var events []event
-	for i, t := range s.Tickets {
-		events = append(events, event{at: t.At, i: i})
-		if t.Cancel > 0 {
-			events = append(events, event{at: t.Cancel, i: i, cancel: true})
-		}
-	}
-	sort.SliceStable(events, func(a, b int) bool { return events[a].at < events[b].at })
+	src.sort()
 
-	rep := Report{Name: s.Name}
-	limit := s.Until
-	if limit <= 0 {
-		limit = MaxSeconds
+	log := &scenarioLog{rep: ScenarioReport{Name: s.Name}}
+	if err := simulate(src, keyed, log); err != nil {
+		return ScenarioReport{}, err
 	}
-	now := 0.0
-	next := 0
-	due := make([]bool, len(pools))
-	for steps := 0; steps < 1_000_000; steps++ {
-		// The next moment: an event, or a pool's wake-up.
-		at, ok := math.Inf(1), false
-		if next < len(events) {
-			at, ok = events[next].at, true
-		}
-		wakes := make([]float64, len(pools))
-		for k, p := range pools {
-			wakes[k] = math.Inf(1)
-			if w, wok := p.NextWake(secondsAt(now)); wok {
-				wakes[k] = sinceOrigin(w)
-				if wakes[k] < at {
-					at, ok = wakes[k], true
-				}
-			}
-		}
-		if !ok || at > limit {
-			break
-		}
-		now = max(now, at)
-		// A pool steps when something happened to it or it woke, as each
-		// pool of the server runs on its own.
-		for k := range pools {
-			due[k] = wakes[k] <= now
-		}
-		for next < len(events) && events[next].at <= now {
-			ev := events[next]
-			next++
-			t := tickets[ev.i]
-			p := byKey[t.Key]
-			due[slices.Index(pools, p)] = true
-			if ev.cancel {
-				if p.Remove(t.ID) {
-					rep.Cancelled = append(rep.Cancelled, t.ID)
-				}
-				continue
-			}
-			if err := p.Add(t); err != nil {
-				rep.Refused = append(rep.Refused, Refusal{ID: t.ID, At: ev.at, Error: err.Error()})
-			}
-		}
-		for k, p := range pools {
-			if !due[k] {
-				continue
-			}
-			for _, prop := range p.Step(secondsAt(now)) {
-				rep.Matches = append(rep.Matches, matchReport(prop, p.Key().Version, now))
-			}
-		}
-	}
+	rep := log.rep
+	end := log.last
 	if s.Until > 0 {
-		now = max(now, s.Until)
+		end = max(end, nanos(s.Until))
 	}
-	rep.End = now
+	rep.End = seconds(end)
 	// Every waiting ticket, oldest first, explained by its own pool.
 	type waiting struct {
 		t *cupid.Ticket
@@ -384,11 +347,62 @@ func Run(s Scenario) (Report, error) {
 		rep.Stats = addStats(rep.Stats, p.Stats())
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].t.CreatedAt.Before(all[j].t.CreatedAt) })
+	at := Origin.Add(time.Duration(end))
 	for _, w := range all {
-		x, _ := w.p.Explain(w.t.ID, secondsAt(now))
-		rep.Waiting = append(rep.Waiting, waitingReport(x, w.t.Key.Version, now))
+		x, _ := w.p.Explain(w.t.ID, at)
+		rep.Waiting = append(rep.Waiting, waitingReport(x, w.t.Key.Version))
 	}
 	return rep, nil
+}
+
+// scenarioSource plays a scenario's tickets, each once, in order of
+// arrival (file order breaks ties); a cancellation is the ticket's
+// departure.
+type scenarioSource struct {
+	tickets []*party
+	endNS   int64
+}
+
+func (s *scenarioSource) count() int                    { return len(s.tickets) }
+func (s *scenarioSource) arrivalAt(i int) int64         { return s.tickets[i].arrived }
+func (s *scenarioSource) build(i int) *party            { return s.tickets[i] }
+func (s *scenarioSource) comeback(*party, int64) *party { return nil }
+func (s *scenarioSource) end() int64                    { return s.endNS }
+
+func (s *scenarioSource) add(t *cupid.Ticket, at, cancel int64) {
+	leaves := int64(math.MaxInt64)
+	if cancel > 0 {
+		leaves = cancel
+	}
+	s.tickets = append(s.tickets, &party{t: t, arrived: at, leaves: leaves, j: int32(len(s.tickets)), size: int32(len(t.Players))})
+}
+
+func (s *scenarioSource) sort() {
+	sort.SliceStable(s.tickets, func(a, b int) bool { return s.tickets[a].arrived < s.tickets[b].arrived })
+}
+
+// scenarioLog is the observer of a scenario: every match, refusal and
+// cancellation, in the order they happen.
+type scenarioLog struct {
+	rep  ScenarioReport
+	last int64
+}
+
+func (l *scenarioLog) arrive(*party)     {}
+func (l *scenarioLog) admitted(*party)   {}
+func (l *scenarioLog) sampleUntil(int64) {}
+func (l *scenarioLog) finish(last int64) { l.last = last }
+
+func (l *scenarioLog) refused(pt *party, err error) {
+	l.rep.Refused = append(l.rep.Refused, ScenarioRefusal{ID: pt.t.ID, At: seconds(pt.arrived), Error: err.Error()})
+}
+
+func (l *scenarioLog) leave(pt *party, now int64) {
+	l.rep.Cancelled = append(l.rep.Cancelled, pt.t.ID)
+}
+
+func (l *scenarioLog) match(f *formed, now int64) {
+	l.rep.Matches = append(l.rep.Matches, matchReport(f.prop, now))
 }
 
 // addStats adds the counters of two pools, field by field.
@@ -408,27 +422,28 @@ func addStats(a, b engine.Stats) engine.Stats {
 	return a
 }
 
-func matchReport(p engine.Proposal, version string, now float64) MatchReport {
-	m := MatchReport{At: now, Version: version, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
+func matchReport(p *engine.Proposal, now int64) ScenarioMatch {
+	at := Origin.Add(time.Duration(now))
+	m := ScenarioMatch{At: seconds(now), Version: p.Match.Key.Version, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
 		Quality: p.Match.Quality.Score, Parts: p.Match.Quality.Parts, Waits: map[string]float64{}}
 	for _, tm := range p.Match.Teams {
 		m.Teams = append(m.Teams, tm.TicketIDs)
 	}
 	for _, t := range p.Tickets() {
-		m.Waits[t.ID] = round(t.Wait(secondsAt(now)).Seconds())
+		m.Waits[t.ID] = round(t.Wait(at).Seconds())
 	}
 	return m
 }
 
-func waitingReport(x engine.Explanation, version string, now float64) WaitingReport {
-	w := WaitingReport{ID: x.TicketID, Version: version, Waited: round(x.Wait.Seconds()), Summary: x.Summary, Blocks: x.Blocks,
+func waitingReport(x engine.Explanation, version string) ScenarioWait {
+	w := ScenarioWait{ID: x.TicketID, Version: version, Waited: round(x.Wait.Seconds()), Summary: x.Summary, Blocks: x.Blocks,
 		Compatible: x.Compatible, PlayersAvailable: x.PlayersAvailable, PlayersNeeded: x.PlayersNeeded, Relaxes: x.Relaxes}
 	if !x.NextRelaxation.IsZero() {
-		w.NextRelaxation = round(sinceOrigin(x.NextRelaxation))
+		w.NextRelaxation = round(seconds(x.NextRelaxation.Sub(Origin).Nanoseconds()))
 		w.NextAdds, w.NextForms = x.NextAdds, x.NextForms
 	}
 	if !x.FirstAdmit.IsZero() {
-		w.FirstAdmit = round(sinceOrigin(x.FirstAdmit))
+		w.FirstAdmit = round(seconds(x.FirstAdmit.Sub(Origin).Nanoseconds()))
 		w.FirstAdmitForms = x.FirstAdmitForms
 	}
 	return w

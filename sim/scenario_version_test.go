@@ -1,4 +1,4 @@
-package enginetest
+package sim
 
 import (
 	"strings"
@@ -12,7 +12,7 @@ import (
 const versionRuleset = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}}`
 
 func TestClientVersionSplitsPools(t *testing.T) {
-	s, err := Parse([]byte(`{"ruleset": ` + versionRuleset + `, "tickets": [
+	s, err := ParseScenario([]byte(`{"ruleset": ` + versionRuleset + `, "tickets": [
 		{"id": "old1", "at": 0, "options": {"client_version": "1.0"}},
 		{"id": "new1", "at": 1, "options": {"client_version": "1.1"}},
 		{"id": "new2", "at": 2, "attributes": {"client_version": "1.1"}},
@@ -22,7 +22,7 @@ func TestClientVersionSplitsPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(s)
+	rep, err := RunScenario(s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,18 +51,18 @@ func TestClientVersionConflicts(t *testing.T) {
 		{`{"id": "x", "players": [{"attributes": {"client_version": "1.0"}}, {"attributes": {"client_version": "1.1"}}]}`,
 			`tickets[0].players[1].attributes.client_version: "1.1", but players[0] has "1.0": one ticket plays one version`},
 	} {
-		s, err := Parse([]byte(`{"ruleset": ` + versionRuleset + `, "tickets": [` + tc.ticket + `]}`))
+		s, err := ParseScenario([]byte(`{"ruleset": ` + versionRuleset + `, "tickets": [` + tc.ticket + `]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Run(s); err == nil || err.Error() != tc.err {
+		if _, err := RunScenario(s); err == nil || err.Error() != tc.err {
 			t.Errorf("%s: err = %v, want %s", tc.ticket, err, tc.err)
 		}
 	}
 }
 
 func TestScenarioBooleans(t *testing.T) {
-	s, err := Parse([]byte(`{"ruleset": {"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+	s, err := ParseScenario([]byte(`{"ruleset": {"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
 		"filter": [{"name": "voice", "expr": "ticket.attr.voice == candidate.attr.voice"}]},
 		"tickets": [
 		{"id": "a", "at": 0, "options": {"new_session_only": true, "voice": true}},
@@ -72,7 +72,7 @@ func TestScenarioBooleans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Run(s)
+	rep, err := RunScenario(s)
 	if err != nil {
 		t.Fatal(err)
 	}

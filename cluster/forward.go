@@ -1,4 +1,4 @@
-package main
+package cluster
 
 import (
 	"context"
@@ -13,25 +13,31 @@ import (
 	"time"
 )
 
-// pairingLease is the lease that gives a node the speed-dating events. One
+// PairingLease is the lease that gives a node the speed-dating events. One
 // node runs them all at a time: an event's rounds, timers and snapshot live
 // in one process, and the others hand its calls over.
-const pairingLease = "pairing"
+const PairingLease = "pairing"
 
-// forwardedHeader marks a call one node handed to another, which serves it
+// ForwardedHeader marks a call one node handed to another, which serves it
 // whatever it believes, so that two nodes with different views of the lease
 // never pass a call back and forth.
-const forwardedHeader = "Cupid-Forwarded-By"
+const ForwardedHeader = "Cupid-Forwarded-By"
 
-// pairingForwarder sends the speed-dating API (Connect calls and the event
+// Locate says where the speed-dating events run: on this node (local), at
+// another node's address, or nowhere for the moment (!ok).
+type Locate func(ctx context.Context) (addr string, local, ok bool)
+
+// Forwarder sends the speed-dating API (Connect calls and the event
 // WebSocket) to the node that runs the events, when that is another node;
-// everything else, and everything on a node of its own, goes to next.
-type pairingForwarder struct {
+// everything else, and everything on a node of its own, goes to next. It
+// wraps the API handler before the node has joined (the server listens
+// first), so it passes everything through until Join tells it the owner.
+type Forwarder struct {
 	next http.Handler
 	log  *slog.Logger
 	// set once the node has joined its cluster; nil on a node of its own
 	mu    sync.Mutex
-	owner func(ctx context.Context) (addr string, local, ok bool)
+	owner Locate
 	node  string
 	// h1 carries WebSocket upgrades and HTTP/1.1 calls, h2 the HTTP/2 ones
 	// (gRPC needs it), to the other node.
@@ -39,7 +45,12 @@ type pairingForwarder struct {
 	scheme string
 }
 
-func newPairingForwarder(next http.Handler, log *slog.Logger, useTLS bool) *pairingForwarder {
+// NewForwarder wraps next. useTLS says how the nodes reach each other:
+// HTTPS when they serve it, else HTTP with unencrypted HTTP/2 for gRPC.
+func NewForwarder(next http.Handler, log *slog.Logger, useTLS bool) *Forwarder {
+	if log == nil {
+		log = slog.Default()
+	}
 	dial := (&net.Dialer{Timeout: 5 * time.Second}).DialContext
 	h1 := &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 32, TLSClientConfig: &tls.Config{}}
 	h2 := &http.Transport{DialContext: dial, MaxIdleConnsPerHost: 32, TLSClientConfig: &tls.Config{}, ForceAttemptHTTP2: true}
@@ -50,11 +61,12 @@ func newPairingForwarder(next http.Handler, log *slog.Logger, useTLS bool) *pair
 		h2.Protocols = p
 		scheme = "http"
 	}
-	return &pairingForwarder{next: next, log: log, h1: h1, h2: h2, scheme: scheme}
+	return &Forwarder{next: next, log: log, h1: h1, h2: h2, scheme: scheme}
 }
 
-// join makes the forwarder ask owner who runs the events.
-func (f *pairingForwarder) join(node string, owner func(ctx context.Context) (addr string, local, ok bool)) {
+// join makes the forwarder ask owner who runs the events, and sign what it
+// hands over with the node's id.
+func (f *Forwarder) join(node string, owner Locate) {
 	f.mu.Lock()
 	f.node, f.owner = node, owner
 	f.mu.Unlock()
@@ -64,11 +76,11 @@ func isPairingCall(path string) bool {
 	return strings.HasPrefix(path, "/cupid.v1.PairingService/") || strings.HasPrefix(path, "/v1/events/")
 }
 
-func (f *pairingForwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	owner, node := f.owner, f.node
 	f.mu.Unlock()
-	if owner == nil || !isPairingCall(r.URL.Path) || r.Header.Get(forwardedHeader) != "" {
+	if owner == nil || !isPairingCall(r.URL.Path) || r.Header.Get(ForwardedHeader) != "" {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -93,7 +105,7 @@ func (f *pairingForwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Host = pr.In.Host
-			pr.Out.Header.Set(forwardedHeader, node)
+			pr.Out.Header.Set(ForwardedHeader, node)
 		},
 		Transport:     tr,
 		FlushInterval: -1, // streams and WebSockets pass through as they come

@@ -1,4 +1,4 @@
-package enginetest
+package sim
 
 import (
 	"fmt"
@@ -9,25 +9,25 @@ import (
 	"github.com/cupid-match/cupid/engine"
 )
 
-// Report is what happened in a scenario.
-type Report struct {
+// ScenarioReport is what happened in a scenario.
+type ScenarioReport struct {
 	Name string `json:"name,omitempty"`
 	// End is the virtual second the run stopped at.
 	End float64 `json:"end"`
 	// Matches are in the order they formed.
-	Matches []MatchReport `json:"matches"`
+	Matches []ScenarioMatch `json:"matches"`
 	// Waiting explains every ticket still waiting at End.
-	Waiting []WaitingReport `json:"waiting"`
+	Waiting []ScenarioWait `json:"waiting"`
 	// Refused lists tickets the engine would not take (Check failed).
-	Refused []Refusal `json:"refused,omitempty"`
+	Refused []ScenarioRefusal `json:"refused,omitempty"`
 	// Cancelled lists tickets cancelled while waiting.
 	Cancelled []string `json:"cancelled,omitempty"`
 	// Stats are the pool's counters at the end.
 	Stats engine.Stats `json:"stats"`
 }
 
-// MatchReport is one match formed.
-type MatchReport struct {
+// ScenarioMatch is one match formed.
+type ScenarioMatch struct {
 	// At is the second it formed.
 	At float64 `json:"at"`
 	// Version is the client_version of the pool it formed in.
@@ -48,8 +48,8 @@ type MatchReport struct {
 	Level  int    `json:"level"`
 }
 
-// WaitingReport says why a ticket is still waiting.
-type WaitingReport struct {
+// ScenarioWait says why a ticket is still waiting.
+type ScenarioWait struct {
 	ID string `json:"id"`
 	// Version is the ticket's client_version.
 	Version          string         `json:"version,omitempty"`
@@ -74,8 +74,8 @@ type WaitingReport struct {
 	FirstAdmitForms int     `json:"first_admit_forms,omitempty"`
 }
 
-// Refusal is a ticket the engine refused, with the reason.
-type Refusal struct {
+// ScenarioRefusal is a ticket the engine refused, with the reason.
+type ScenarioRefusal struct {
 	ID    string  `json:"id"`
 	At    float64 `json:"at"`
 	Error string  `json:"error"`
@@ -84,7 +84,7 @@ type Refusal struct {
 // Text renders the report for people: one line per match with its quality
 // and the criteria it came from, then every waiting ticket with the rules
 // that keep others out and when they relax.
-func (r Report) Text() string {
+func (r ScenarioReport) Text() string {
 	var b strings.Builder
 	if r.Name != "" {
 		fmt.Fprintf(&b, "scenario %s\n", r.Name)
