@@ -75,8 +75,11 @@ type QueueConfig struct {
 	// it is formed (see accept.go); absent: matches form at once.
 	Acceptance *Acceptance `yaml:"acceptance"`
 
-	// rulesetJSON is the ruleset as JSON, filled by Load.
+	// rulesetJSON is the ruleset as JSON and rules the ruleset compiled,
+	// both filled by Load: the server runs what was checked, and compiles
+	// it once.
 	rulesetJSON []byte
+	rules       *ruleset.Compiled
 }
 
 // Duration reads "90s", "10m" or a number of seconds from YAML.
@@ -211,7 +214,7 @@ func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]boo
 			return
 		}
 		q.rulesetJSON = b
-		if _, err := ruleset.Load(b); err != nil {
+		if q.rules, err = ruleset.Load(b); err != nil {
 			doc.reportFile(field+".ruleset_file", rulesetFileErrors(p, field, q.Name, err))
 		}
 	case q.Ruleset != nil:
@@ -221,7 +224,7 @@ func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]boo
 			return
 		}
 		q.rulesetJSON = b
-		if _, err := ruleset.Load(b); err != nil {
+		if q.rules, err = ruleset.Load(b); err != nil {
 			doc.report(doc.rulesetErrors(field+".ruleset", err))
 		}
 	default:
@@ -231,3 +234,6 @@ func (q *QueueConfig) load(doc *document, field, dir string, seen map[string]boo
 
 // RulesetJSON returns the queue's ruleset document as JSON.
 func (q *QueueConfig) RulesetJSON() []byte { return q.rulesetJSON }
+
+// Rules returns the queue's ruleset as Load compiled it.
+func (q *QueueConfig) Rules() *ruleset.Compiled { return q.rules }

@@ -289,7 +289,7 @@ func queues(cfg *config.Config) []ticketsvc.Queue {
 	out := make([]ticketsvc.Queue, len(cfg.Queues))
 	for i := range cfg.Queues {
 		qc := &cfg.Queues[i]
-		out[i] = ticketsvc.Queue{Name: qc.Name, TTL: time.Duration(qc.TicketTTL), Ruleset: qc.RulesetJSON(), MaxKeys: qc.MaxKeys}
+		out[i] = ticketsvc.Queue{Name: qc.Name, TTL: time.Duration(qc.TicketTTL), Ruleset: qc.RulesetJSON(), Rules: qc.Rules(), MaxKeys: qc.MaxKeys}
 		out[i].AssignTimeout, out[i].OnAssignTimeout = queueHandoff(qc)
 		out[i].Acceptance = queueAcceptance(qc)
 		out[i].LeaverWindow = time.Duration(qc.LeaverWindow)

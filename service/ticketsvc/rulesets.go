@@ -22,7 +22,7 @@ const rulesetKind = "ruleset"
 // ValidateRuleset reports every problem of a ruleset document. An empty
 // result means the ruleset would load.
 func (s *Service) ValidateRuleset(data []byte) ruleset.Problems {
-	_, probs := compileQueue("check", data, 0)
+	_, probs := compileQueue("check", data, nil, 0)
 	return probs
 }
 
@@ -55,7 +55,7 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 	if s.queue(name) == nil {
 		return 0, cupid.NotFound("queue", "no queue %q", name)
 	}
-	q, probs := compileQueue(name, data, 0)
+	q, probs := compileQueue(name, data, nil, 0)
 	if len(probs) > 0 {
 		return 0, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
@@ -137,7 +137,7 @@ func (s *Service) RulesetChanged(ctx context.Context, name string) error {
 		if doc.Version <= cur.version {
 			return nil
 		}
-		q, probs := compileQueue(name, doc.Ruleset, doc.Version)
+		q, probs := compileQueue(name, doc.Ruleset, nil, doc.Version)
 		if len(probs) > 0 {
 			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, probs)
 		}
@@ -181,7 +181,7 @@ func (s *Service) loadRulesets(ctx context.Context) error {
 		if err := json.Unmarshal(d.Body, &doc); err != nil {
 			return fmt.Errorf("matchmaker: stored ruleset of %s: %w", d.ID, err)
 		}
-		q, probs := compileQueue(d.ID, doc.Ruleset, doc.Version)
+		q, probs := compileQueue(d.ID, doc.Ruleset, nil, doc.Version)
 		if len(probs) > 0 {
 			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.ID, "err", probs)
 			continue

@@ -34,8 +34,11 @@ type Queue struct {
 	Name string
 	// TTL is how long a ticket waits before it expires.
 	TTL time.Duration
-	// Ruleset is the ruleset document (JSON).
+	// Ruleset is the ruleset document (JSON); Rules, when set, is the same
+	// document compiled already (the configuration's), so it is not
+	// compiled again.
 	Ruleset []byte
+	Rules   *ruleset.Compiled
 	// MaxKeys bounds the queue keys (version and custom key pairs) that
 	// may have live tickets at once; DefaultMaxKeys when zero. A create
 	// that would open one more is refused with resource_exhausted.
@@ -204,7 +207,7 @@ func New(o Options) (*Service, error) {
 		if qc.MaxKeys < 0 {
 			return nil, fmt.Errorf("ticketsvc: queue %s: max_keys must not be negative", qc.Name)
 		}
-		q, probs := compileQueue(qc.Name, qc.Ruleset, 1)
+		q, probs := compileQueue(qc.Name, qc.Ruleset, qc.Rules, 1)
 		if len(probs) > 0 {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
 		}
@@ -230,8 +233,11 @@ func New(o Options) (*Service, error) {
 // compileQueue parses, validates and compiles a ruleset once, and makes the
 // engine that checks tickets against it; problems say what is wrong, with
 // positions where the ruleset has them.
-func compileQueue(name string, src []byte, version int) (*queue, ruleset.Problems) {
-	rs, err := ruleset.Load(src)
+func compileQueue(name string, src []byte, rs *ruleset.Compiled, version int) (*queue, ruleset.Problems) {
+	var err error
+	if rs == nil {
+		rs, err = ruleset.Load(src)
+	}
 	if err != nil {
 		var ps ruleset.Problems
 		if errors.As(err, &ps) {
