@@ -11,6 +11,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // clusterSchema is the migration that lets several nodes share the
@@ -296,15 +297,15 @@ func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Du
 	if ttl <= 0 {
 		return 0, false, cupid.Invalid("ttl", "must be positive")
 	}
-	err = s.withLockTimeout(ctx, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `INSERT INTO cluster_leases AS l (name, owner, token, expires_at)
+	err = s.leaseTx(ctx, func(b *pgx.Batch) {
+		b.Queue(`INSERT INTO cluster_leases AS l (name, owner, token, expires_at)
 		VALUES ($1, $2, 1, clock_timestamp() + make_interval(secs => $3))
 		ON CONFLICT (name) DO UPDATE SET
 			owner = EXCLUDED.owner,
 			token = CASE WHEN l.owner = EXCLUDED.owner AND l.expires_at > clock_timestamp() THEN l.token ELSE l.token + 1 END,
 			expires_at = EXCLUDED.expires_at
 		WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
-		RETURNING token`, name, node, ttl.Seconds()).Scan(&token)
+		RETURNING token`, name, node, ttl.Seconds()).QueryRow(func(r pgx.Row) error { return r.Scan(&token) })
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return 0, false, nil
@@ -319,10 +320,9 @@ func (s *Store) AcquireLease(ctx context.Context, name, node string, ttl time.Du
 // wait for it to lapse. It keeps the token, so the next holder's is larger.
 // Releasing a lease the node no longer holds with that token does nothing.
 func (s *Store) ReleaseLease(ctx context.Context, name, node string, token int64) error {
-	err := s.withLockTimeout(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `UPDATE cluster_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
+	err := s.leaseTx(ctx, func(b *pgx.Batch) {
+		b.Queue(`UPDATE cluster_leases SET expires_at = clock_timestamp() - interval '1 millisecond'
 		WHERE name = $1 AND owner = $2 AND token = $3`, name, node, token)
-		return err
 	})
 	if err != nil {
 		return fmt.Errorf("postgres: release lease %s: %w", name, err)
@@ -341,24 +341,26 @@ var ErrLeaseBusy = errors.New("the lease row is held by a write in progress")
 // leaseLockWait bounds how long a lease change waits for the row.
 const leaseLockWait = "250ms"
 
-// withLockTimeout runs f in a transaction that waits at most leaseLockWait
-// for a row lock.
-func (s *Store) withLockTimeout(ctx context.Context, f func(tx pgx.Tx) error) error {
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if _, err := tx.Exec(ctx, `SELECT set_config('lock_timeout', $1, true)`, leaseLockWait); err != nil {
-		return err
-	}
-	if err := f(tx); err != nil {
+// leaseTx runs the lease change f queues in a transaction sent whole, with
+// its BEGIN and COMMIT, in one round trip: the server runs it to its end
+// without waiting for this node, so a node stopped between its lease
+// change and its commit (paused, cut off) cannot hold the lease row from
+// the others. The change waits at most leaseLockWait for the row (a
+// fenced write holding it), and, as a guard, the transaction may sit idle
+// for no longer than a fenced one.
+func (s *Store) leaseTx(ctx context.Context, f func(b *pgx.Batch)) error {
+	return s.inTx(ctx, func(conn *pgxpool.Conn) error {
+		b := &pgx.Batch{}
+		b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+		b.Queue(`SELECT set_config('lock_timeout', $1, true), set_config('idle_in_transaction_session_timeout', '2s', true)`, leaseLockWait)
+		f(b)
+		b.Queue(commitSQL)
+		err := send(ctx, conn, b)
 		if pgCode(err) == codeLockNotAvailable {
 			return ErrLeaseBusy
 		}
 		return err
-	}
-	return tx.Commit(ctx)
+	})
 }
 
 // codeLockNotAvailable is SQLSTATE lock_not_available (lock_timeout).

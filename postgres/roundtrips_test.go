@@ -110,4 +110,18 @@ func TestRoundTrips(t *testing.T) {
 		return err
 	})
 	count("Ping", 1, func() error { return s.Ping(ctx) })
+	// A lease change is one round trip with its BEGIN and COMMIT: a node
+	// that stops after sending it cannot hold the lease row open.
+	count("AcquireLease", 1, func() error {
+		_, _, err := s.AcquireLease(ctx, "queue/trips", "n1", time.Minute)
+		return err
+	})
+	count("ReleaseLease", 1, func() error {
+		tok, _, err := s.AcquireLease(ctx, "queue/trips2", "n1", time.Minute)
+		if err != nil {
+			return err
+		}
+		trips.n.Add(-1) // the acquire is not what is counted
+		return s.ReleaseLease(ctx, "queue/trips2", "n1", tok)
+	})
 }
