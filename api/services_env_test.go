@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -133,10 +134,7 @@ func (r reply) num(p string) float64 {
 	case float64:
 		return v
 	case string:
-		var f float64
-		for _, c := range v {
-			f = f*10 + float64(c-'0')
-		}
+		f, _ := strconv.ParseFloat(v, 64)
 		return f
 	}
 	return 0
