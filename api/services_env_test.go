@@ -54,6 +54,8 @@ type svcOptions struct {
 	auth bool
 	// queues are served besides duel and squad.
 	queues []ticketsvc.Queue
+	// options, when set, changes the handler's options last.
+	options func(*Options)
 }
 
 func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
@@ -101,6 +103,9 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 				ServerKey{Name: "backend", Hash: HashKey(keyTickets), Scopes: []Scope{ScopeTickets}},
 				ServerKey{Name: "organiser", Hash: HashKey(keyEvents), Scopes: []Scope{ScopeEvents}},
 				ServerKey{Name: "raids", Hash: HashKey(keyOpponents), Scopes: []Scope{ScopeOpponents}})
+		}
+		if so.options != nil {
+			so.options(o)
 		}
 	}})
 	s.env = e
