@@ -274,6 +274,9 @@ func TestTryRefusesBadScenarios(t *testing.T) {
 		{"until negative", `{"ruleset":` + rules + `,"tickets":[{"id":"a"}],"until":-1}`, "until"},
 		{"until past an hour", `{"ruleset":` + rules + `,"tickets":[{"id":"a"}],"until":3601}`, "until"},
 		{"a ticket after the hour", `{"ruleset":` + rules + `,"tickets":[{"id":"a"},{"id":"b","at":4000}]}`, "tickets[1].at"},
+		// A party is built player by player before the ruleset judges it:
+		// one of two billion would take the server's memory.
+		{"a party larger than a ticket holds", `{"ruleset":` + rules + `,"tickets":[{"id":"a"},{"id":"b","party":101}]}`, "tickets[1].party"},
 		{"a broken ruleset", `{"ruleset":"{\"alliance\":{}}","tickets":[{"id":"a"}]}`, "ruleset"},
 		{"an unknown field", `{"ruleset":` + rules + `,"tickets":[{"id":"a"}],"speed":2}`, "body"},
 	} {
