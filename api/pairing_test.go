@@ -89,6 +89,14 @@ func TestPairingEventOverJSON(t *testing.T) {
 	if len(r.list("rounds")) != 1 || r.num("rounds.0.round") != 1 || len(r.list("rounds.0.rooms")) != 1 || r.path("more") == true {
 		t.Fatalf("rounds: %s", r.raw)
 	}
+	// Both ask for more time: their date runs past the round's end.
+	p("ExtendDate", `{"eventId":"friday","participant":"ann"}`)
+	if r := p("ExtendDate", `{"eventId":"friday","participant":"bob"}`); r.str("state") != "room" || r.str("partner") != "ann" || r.num("room") != 1 {
+		t.Fatalf("extend: %s", r.raw)
+	}
+	if r := p("GetEvent", `{"id":"friday"}`); r.str("event.pairs.0.until") == "" || r.str("event.deadline") == "" {
+		t.Fatalf("an extended date has no end: %s", r.raw)
+	}
 	p("EndRound", `{"eventId":"friday"}`)
 
 	// Both would meet again: told at the reveal, listed from then on.
