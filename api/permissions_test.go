@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 )
 
 // Who may call what, through the real handler with auth on: every case
@@ -93,5 +95,54 @@ func TestPairingPermissions(t *testing.T) {
 		if r := e.do(req); r.status != c.status {
 			t.Errorf("%s: status %d, want %d: %s", c.name, r.status, c.status, r.raw)
 		}
+	}
+}
+
+// TestEveryProcedureRefusesTheWrongCaller calls every unary procedure of
+// the API through the handler as each wrong kind of caller: nobody, a
+// server key of another scope, a player token where only keys may call.
+// An admin key passes every rule (the call may still fail on its empty
+// request). The streams are authorized by the same rules, tested in
+// streams_auth_test.go.
+func TestEveryProcedureRefusesTheWrongCaller(t *testing.T) {
+	e := newSvcEnv(t, svcOptions{auth: true})
+	player := playerToken(t, "ann")
+	keyOf := map[Scope]string{ScopeTickets: keyTickets, ScopeEvents: keyEvents, ScopeOpponents: keyOpponents}
+	n := 0
+	protoregistry.GlobalFiles.RangeFilesByPackage("cupid.v1", func(fd protoreflect.FileDescriptor) bool {
+		for i := 0; i < fd.Services().Len(); i++ {
+			s := fd.Services().Get(i)
+			for j := 0; j < s.Methods().Len(); j++ {
+				m := s.Methods().Get(j)
+				if m.IsStreamingServer() || m.IsStreamingClient() {
+					continue
+				}
+				proc := string(s.Name()) + "/" + string(m.Name())
+				r := rules["/"+string(s.FullName())+"/"+string(m.Name())]
+				n++
+				t.Run(proc, func(t *testing.T) {
+					e := e.with(t)
+					e.rpc(proc, "", `{}`).refused(t, connect.CodeUnauthenticated)
+					if got := e.rpc(proc, keyAdmin, `{}`); got.status == 401 || got.status == 403 {
+						t.Fatalf("an admin key was refused: %s", got.raw)
+					}
+					if r.anyone {
+						return
+					}
+					for scope, key := range keyOf {
+						if scope != r.scope {
+							e.rpc(proc, key, `{}`).refused(t, connect.CodePermissionDenied, "needs the "+string(r.scope)+" scope")
+						}
+					}
+					if r.player == nil {
+						e.rpc(proc, player, `{}`).refused(t, connect.CodePermissionDenied, "a player token may not call it")
+					}
+				})
+			}
+		}
+		return true
+	})
+	if n < 50 {
+		t.Fatalf("only %d unary procedures found", n)
 	}
 }
