@@ -224,3 +224,43 @@ func TestWatchMatchesResumes(t *testing.T) {
 		}
 	}
 }
+
+// A queue's match watchers are capped as a ticket's are; past the cap the
+// stream and the WebSocket are refused naming the queue.
+func TestMatchWatchersAreCapped(t *testing.T) {
+	e := newEnv(t, envOptions{options: func(o *Options) { o.Limits.MaxWatchersPerTicket = 1 }})
+	ctx, cancel := context.WithTimeout(context.Background(), watchTimeout)
+	defer cancel()
+	c := cupidv1connect.NewMatchServiceClient(e.h2c, e.url, connect.WithGRPC())
+	first, err := c.WatchMatches(ctx, connect.NewRequest(&cupidv1.WatchMatchesRequest{Queue: "duel"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	// ResponseHeader waits for the headers, which the server sends once
+	// it has counted the watcher.
+	if first.ResponseHeader() == nil {
+		t.Fatal("no headers")
+	}
+	second, err := c.WatchMatches(ctx, connect.NewRequest(&cupidv1.WatchMatchesRequest{Queue: "duel"}))
+	if err == nil {
+		for second.Receive() {
+		}
+		err = second.Err()
+	}
+	var ce *connect.Error
+	if !asConnect(err, &ce) || ce.Code() != connect.CodeResourceExhausted || ce.Meta().Get("Cupid-Field") != "queue" {
+		t.Fatalf("a second match watcher: %v", err)
+	}
+	r := e.get("/v1/queues/duel/matches/ws")
+	if r.status != 429 {
+		t.Fatalf("a match socket past the cap: %d %s", r.status, r.raw)
+	}
+	r.refused(t, connect.CodeResourceExhausted, "queue duel")
+	// Another queue has its own.
+	other, err := c.WatchMatches(ctx, connect.NewRequest(&cupidv1.WatchMatchesRequest{Queue: "squad"}))
+	if err != nil {
+		t.Fatalf("squad's watcher: %v", err)
+	}
+	other.Close()
+}
