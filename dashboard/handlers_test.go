@@ -3,6 +3,7 @@ package dashboard
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -375,5 +376,31 @@ func TestMatchesStreamFollowsATicket(t *testing.T) {
 	defer fs.res.Body.Close()
 	if _, snap := fs.next(t); len(snap["finders"].([]any)) != 1 {
 		t.Fatalf("finders snapshot %v", snap)
+	}
+}
+
+// A search by player lists at most 20 tickets, newest first, as
+// docs/dashboard.md says.
+func TestTicketsByPlayerAreBounded(t *testing.T) {
+	f := newFixture(t, Options{})
+	var ids []string
+	for i := range 22 {
+		ids = append(ids, f.queue(t, "ann", 1500).ID)
+		f.queue(t, fmt.Sprintf("rival%d", i), 1500)
+		f.tickets.Wake()
+	}
+	waiting := f.queue(t, "ann", 1500)
+	a := f.do(t, "GET", APIPrefix+"tickets?player=ann", "").ok(t)
+	tks := a.body["tickets"].([]any)
+	if len(tks) != 20 {
+		t.Fatalf("%d tickets, want 20", len(tks))
+	}
+	if first := tks[0].(map[string]any); first["id"] != waiting.ID || first["state"] != "waiting" {
+		t.Fatalf("first %v, want the waiting ticket", first)
+	}
+	for i, v := range tks[1:] {
+		if got, want := v.(map[string]any)["id"], ids[len(ids)-1-i]; got != want {
+			t.Fatalf("ticket %d is %v, want %s (newest first)", i+1, got, want)
+		}
 	}
 }
