@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,8 +30,11 @@ func (e *env) formMatch(queue, cred string, players ...string) string {
 	r := e.rpc("MatchService/ListMatches", cred, `{"queue":"`+queue+`"}`).ok(e.t)
 	for _, m := range r.list("matches") {
 		rec := reply{body: m.(map[string]any)}
-		if ids := rec.list("match.teams.0.playerIds"); len(ids) > 0 && ids[0] == players[0] || rec.list("match.teams.1.playerIds") != nil && rec.list("match.teams.1.playerIds")[0] == players[0] {
-			return rec.str("match.id")
+		for _, team := range rec.list("match.teams") {
+			ids, _ := team.(map[string]any)["playerIds"].([]any)
+			if slices.Contains(ids, any(players[0])) {
+				return rec.str("match.id")
+			}
 		}
 	}
 	e.t.Fatalf("no match of %v in %s: %s", players, queue, r.raw)
