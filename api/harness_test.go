@@ -88,6 +88,8 @@ type envOptions struct {
 	// server's settings (timeouts), before it starts.
 	options func(*Options)
 	server  func(*http.Server)
+	// queues are served besides duel and squad.
+	queues []ticketsvc.Queue
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -99,10 +101,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	log := slog.New(slog.DiscardHandler)
 	svc, err := ticketsvc.New(ticketsvc.Options{
 		Store: e.store, Documents: e.store, Logger: log, Now: e.clock.now, Registry: e.reg, Seed: 1,
-		Queues: []ticketsvc.Queue{
+		Queues: append([]ticketsvc.Queue{
 			{Name: "duel", TTL: ttl, Ruleset: []byte(duelRules)},
 			{Name: "squad", TTL: ttl, Ruleset: []byte(squadRules)},
-		},
+		}, o.queues...),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -309,6 +309,12 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, cupid.Invalid(fmt.Sprintf("tickets[%d].at", i), "between 0 and %d seconds, got %v", maxTrySeconds, t.At))
 			return
 		}
+		// The scenario builds a party's players before anything judges
+		// them, so a size no ticket may have is refused here.
+		if t.Party > cupid.MaxPlayersPerTicket {
+			s.fail(w, r, cupid.Invalid(fmt.Sprintf("tickets[%d].party", i), "at most %d players, got %d", cupid.MaxPlayersPerTicket, t.Party))
+			return
+		}
 	}
 	if ps := s.o.Tickets.ValidateRuleset(sc.Ruleset); len(ps) > 0 {
 		writeProblems(w, ps, "the ruleset has %s")
