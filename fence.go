@@ -1,7 +1,6 @@
 package cupid
 
 import (
-	"context"
 	"errors"
 )
 
@@ -20,19 +19,6 @@ type Fence struct {
 	Holder string
 	// Token increases every time the lease changes hands.
 	Token int64
-}
-
-type fenceKey struct{}
-
-// WithFence returns a context whose store writes carry the fence.
-func WithFence(ctx context.Context, f Fence) context.Context {
-	return context.WithValue(ctx, fenceKey{}, f)
-}
-
-// FenceFrom returns the fence a context carries, if any.
-func FenceFrom(ctx context.Context) (Fence, bool) {
-	f, ok := ctx.Value(fenceKey{}).(Fence)
-	return f, ok
 }
 
 // ErrFenced is what a store's refusal of a fenced write wraps: the lease

@@ -165,8 +165,11 @@ type Document struct {
 // DocumentStore keeps documents for the parts of Cupid whose state is one
 // JSON value per thing (pairing events, opponent caches) rather than rows.
 type DocumentStore interface {
-	PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error
-	DeleteDocument(ctx context.Context, kind, id string) error
+	// PutDocument and DeleteDocument write under fence when its Lease is
+	// set: a store shared by several nodes refuses the write (ErrFenced)
+	// once the lease has passed to another node.
+	PutDocument(ctx context.Context, fence Fence, kind, id string, body []byte, now time.Time) error
+	DeleteDocument(ctx context.Context, fence Fence, kind, id string) error
 	// Documents lists a kind's documents in id order after the cursor
 	// (exclusive), at most limit of them (all when limit ≤ 0).
 	Documents(ctx context.Context, kind, after string, limit int) ([]Document, error)

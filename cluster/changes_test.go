@@ -132,8 +132,7 @@ type events struct {
 	fail    error
 }
 
-func (e *events) RunEvents(ctx context.Context) error {
-	f, _ := cupid.FenceFrom(ctx)
+func (e *events) RunEvents(ctx context.Context, f cupid.Fence) error {
 	e.running, e.fence = e.fail == nil, f
 	return e.fail
 }

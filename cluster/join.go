@@ -24,7 +24,7 @@ type Database interface {
 type Events interface {
 	// RunEvents loads the stored events and runs them; their writes carry
 	// ctx's values (the lease's fence).
-	RunEvents(ctx context.Context) error
+	RunEvents(ctx context.Context, fence cupid.Fence) error
 	StopEvents()
 }
 
@@ -119,7 +119,7 @@ func (h services) Gain(name string, f cupid.Fence) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := h.events.RunEvents(cupid.WithFence(ctx, f)); err != nil {
+	if err := h.events.RunEvents(ctx, f); err != nil {
 		h.log.Error("loading the speed-dating events failed; they run on no node until the lease moves", "err", err)
 	}
 }

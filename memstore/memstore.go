@@ -448,7 +448,7 @@ func (s *Store) Close() error {
 
 // PutDocument stores a copy of body under kind and id, replacing any
 // earlier one.
-func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+func (s *Store) PutDocument(ctx context.Context, fence cupid.Fence, kind, id string, body []byte, now time.Time) error {
 	if err := s.begin(ctx, "PutDocument"); err != nil {
 		return err
 	}
@@ -461,7 +461,7 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 }
 
 // DeleteDocument removes a document; removing a missing one is not an error.
-func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
+func (s *Store) DeleteDocument(ctx context.Context, fence cupid.Fence, kind, id string) error {
 	if err := s.begin(ctx, "DeleteDocument"); err != nil {
 		return err
 	}

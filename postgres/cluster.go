@@ -174,46 +174,23 @@ func queueFence(f cupid.Fence, b *pgx.Batch) {
 	}
 }
 
-// fenceBegin starts the fenced part of an open transaction.
-func fenceBegin(ctx context.Context, tx pgx.Tx) error {
-	if _, ok := cupid.FenceFrom(ctx); ok {
-		if _, err := tx.Exec(ctx, fenceIdleSQL); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// fenceCommit checks the fence ctx carries, if any, and commits.
-func fenceCommit(ctx context.Context, tx pgx.Tx) error {
-	if f, ok := cupid.FenceFrom(ctx); ok {
-		if _, err := tx.Exec(ctx, fenceSQL, f.Lease, f.Holder, f.Token); err != nil {
-			return fenced(err)
-		}
-	}
-	return tx.Commit(ctx)
-}
-
 // execFenced runs one statement: alone, or after the check of the fence
-// ctx carries in a transaction of their own (a pairing event's writes on a
-// node of several).
-func (s *Store) execFenced(ctx context.Context, sql string, args ...any) error {
-	if _, ok := cupid.FenceFrom(ctx); !ok {
+// in a transaction of their own (a pairing event's writes on a node of
+// several).
+func (s *Store) execFenced(ctx context.Context, f cupid.Fence, sql string, args ...any) error {
+	if f.Lease == "" {
 		_, err := s.pool.Exec(ctx, sql, args...)
 		return err
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	if err := fenceBegin(ctx, tx); err != nil {
-		return err
-	}
-	if _, err := tx.Exec(ctx, sql, args...); err != nil {
-		return err
-	}
-	return fenceCommit(ctx, tx)
+	return s.inTx(ctx, func(conn *pgxpool.Conn) error {
+		b := &pgx.Batch{}
+		queueBegin(b)
+		queueFenceBegin(f, b)
+		b.Queue(sql, args...)
+		queueFence(f, b)
+		b.Queue(commitSQL)
+		return fenced(send(ctx, conn, b))
+	})
 }
 
 // fenced turns the database's refusal of a fenced write into an error that

@@ -252,18 +252,18 @@ func TestFencedDocumentWrites(t *testing.T) {
 	s := openTemp(t)
 	ctx := context.Background()
 	old, _, _ := s.AcquireLease(ctx, "pairing", "a", time.Minute)
-	mine := cupid.WithFence(ctx, cupid.Fence{Lease: "pairing", Holder: "a", Token: old})
-	if err := s.PutDocument(mine, "event", "e1", []byte("v1"), t0); err != nil {
+	mine := cupid.Fence{Lease: "pairing", Holder: "a", Token: old}
+	if err := s.PutDocument(ctx, mine, "event", "e1", []byte("v1"), t0); err != nil {
 		t.Fatal(err)
 	}
 	s.ReleaseLease(ctx, "pairing", "a", old)
 	if _, ok, _ := s.AcquireLease(ctx, "pairing", "b", time.Minute); !ok {
 		t.Fatal("b could not take the lease")
 	}
-	if err := s.PutDocument(mine, "event", "e1", []byte("v2"), t0); !errors.Is(err, cupid.ErrFenced) {
+	if err := s.PutDocument(ctx, mine, "event", "e1", []byte("v2"), t0); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale put: %v", err)
 	}
-	if err := s.DeleteDocument(mine, "event", "e1"); !errors.Is(err, cupid.ErrFenced) {
+	if err := s.DeleteDocument(ctx, mine, "event", "e1"); !errors.Is(err, cupid.ErrFenced) {
 		t.Fatalf("stale delete: %v", err)
 	}
 	docs, err := s.Documents(ctx, "event", "", 0)

@@ -344,7 +344,7 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 
 // PutDocument stores a document of a kind under an id, replacing any
 // earlier one.
-func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+func (s *Store) PutDocument(ctx context.Context, fence cupid.Fence, kind, id string, body []byte, now time.Time) error {
 	if !storable(kind) {
 		return cupid.Invalid("kind", "must be UTF-8 without NUL")
 	}
@@ -354,7 +354,7 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 	if body == nil {
 		body = []byte{} // pgx sends nil as NULL
 	}
-	err := s.execFenced(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES ($1, $2, $3, $4)
+	err := s.execFenced(ctx, fence, `INSERT INTO documents (kind, id, body, updated_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (kind, id) DO UPDATE SET body = EXCLUDED.body, updated_at = EXCLUDED.updated_at`, kind, id, body, now.UnixNano())
 	if err != nil {
 		return fmt.Errorf("postgres: put document %s/%s: %w", kind, id, fenced(err))
@@ -363,11 +363,11 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 }
 
 // DeleteDocument removes a document; removing a missing one is not an error.
-func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
+func (s *Store) DeleteDocument(ctx context.Context, fence cupid.Fence, kind, id string) error {
 	if !storable(kind) || !storable(id) {
 		return nil
 	}
-	if err := s.execFenced(ctx, `DELETE FROM documents WHERE kind = $1 AND id = $2`, kind, id); err != nil {
+	if err := s.execFenced(ctx, fence, `DELETE FROM documents WHERE kind = $1 AND id = $2`, kind, id); err != nil {
 		return fmt.Errorf("postgres: delete document %s/%s: %w", kind, id, fenced(err))
 	}
 	return nil

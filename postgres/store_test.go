@@ -119,7 +119,7 @@ func TestReopenKeepsEverything(t *testing.T) {
 	if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{pair("m", "a", "b")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutDocument(ctx, "k", "d", []byte("not even JSON \x00\xff"), t0); err != nil {
+	if err := s.PutDocument(ctx, cupid.Fence{}, "k", "d", []byte("not even JSON \x00\xff"), t0); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -197,11 +197,11 @@ func TestUnstorableStrings(t *testing.T) {
 	if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, []*cupid.Match{pair("m\x00", "good", "x")}); cupid.ErrorCode(err) != cupid.CodeInvalid {
 		t.Fatalf("commit with a NUL match id: %v", err)
 	}
-	if err := s.PutDocument(ctx, "k", "a\x00", []byte("{}"), t0); cupid.ErrorCode(err) != cupid.CodeInvalid {
+	if err := s.PutDocument(ctx, cupid.Fence{}, "k", "a\x00", []byte("{}"), t0); cupid.ErrorCode(err) != cupid.CodeInvalid {
 		t.Fatalf("PutDocument with a NUL id: %v", err)
 	}
 	for _, id := range []string{"a", "ab", "abc", "b"} {
-		if err := s.PutDocument(ctx, "k", id, []byte("{}"), t0); err != nil {
+		if err := s.PutDocument(ctx, cupid.Fence{}, "k", id, []byte("{}"), t0); err != nil {
 			t.Fatal(err)
 		}
 	}

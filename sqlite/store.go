@@ -273,7 +273,7 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 
 // PutDocument stores a JSON document of a kind (a pairing event, a sizing
 // model) under an id, replacing any earlier one.
-func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+func (s *Store) PutDocument(ctx context.Context, fence cupid.Fence, kind, id string, body []byte, now time.Time) error {
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO documents (kind, id, body, updated_at) VALUES (?, ?, ?, ?)
 			ON CONFLICT (kind, id) DO UPDATE SET body = excluded.body, updated_at = excluded.updated_at`, kind, id, body, now.UnixNano())
@@ -282,7 +282,7 @@ func (s *Store) PutDocument(ctx context.Context, kind, id string, body []byte, n
 }
 
 // DeleteDocument removes a document; removing a missing one is not an error.
-func (s *Store) DeleteDocument(ctx context.Context, kind, id string) error {
+func (s *Store) DeleteDocument(ctx context.Context, fence cupid.Fence, kind, id string) error {
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE kind = ? AND id = ?`, kind, id)
 		return err

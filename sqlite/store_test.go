@@ -259,12 +259,12 @@ func TestDocuments(t *testing.T) {
 	s, _ := openTemp(t)
 	ctx := context.Background()
 	for _, id := range []string{"b", "a", "c"} {
-		if err := s.PutDocument(ctx, "k", id, []byte(`{"v":"`+id+`"}`), t0); err != nil {
+		if err := s.PutDocument(ctx, cupid.Fence{}, "k", id, []byte(`{"v":"`+id+`"}`), t0); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s.PutDocument(ctx, "k", "a", []byte(`{"v":"a2"}`), t0)
-	s.DeleteDocument(ctx, "k", "c")
+	s.PutDocument(ctx, cupid.Fence{}, "k", "a", []byte(`{"v":"a2"}`), t0)
+	s.DeleteDocument(ctx, cupid.Fence{}, "k", "c")
 	docs, err := s.Documents(ctx, "k", "", 0)
 	if err != nil {
 		t.Fatal(err)

@@ -17,10 +17,10 @@ func RunDocuments(t *testing.T, open func(t *testing.T) cupid.DocumentStore) {
 		}
 		put(t, s, "other", "a", `{"other":true}`)
 		put(t, s, "k", "a", `{"v":"a2"}`)
-		if err := s.DeleteDocument(bg, "k", "c"); err != nil {
+		if err := s.DeleteDocument(bg, cupid.Fence{}, "k", "c"); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteDocument(bg, "k", "never"); err != nil {
+		if err := s.DeleteDocument(bg, cupid.Fence{}, "k", "never"); err != nil {
 			t.Fatalf("deleting a missing document: %v", err)
 		}
 		eq(t, "k", docs(t, s, "k", "", 0), []string{`a={"v":"a2"}`, `b={"v":"b"}`})
@@ -55,7 +55,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) cupid.DocumentStore) {
 	t.Run("Copies", func(t *testing.T) {
 		s := open(t)
 		body := []byte(`{"v":1}`)
-		if err := s.PutDocument(bg, "k", "a", body, T0); err != nil {
+		if err := s.PutDocument(bg, cupid.Fence{}, "k", "a", body, T0); err != nil {
 			t.Fatal(err)
 		}
 		body[6] = '2'
@@ -70,7 +70,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) cupid.DocumentStore) {
 
 func put(t *testing.T, s cupid.DocumentStore, kind, id, body string) {
 	t.Helper()
-	if err := s.PutDocument(bg, kind, id, []byte(body), T0); err != nil {
+	if err := s.PutDocument(bg, cupid.Fence{}, kind, id, []byte(body), T0); err != nil {
 		t.Fatalf("PutDocument(%s, %s): %v", kind, id, err)
 	}
 }

@@ -32,7 +32,7 @@ func newMemDocs() *memDocs { return &memDocs{docs: map[string]map[string][]byte{
 
 var errStore = errors.New("store is down")
 
-func (m *memDocs) PutDocument(_ context.Context, kind, id string, body []byte, _ time.Time) error {
+func (m *memDocs) PutDocument(_ context.Context, _ cupid.Fence, kind, id string, body []byte, _ time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failWrites {
@@ -45,7 +45,7 @@ func (m *memDocs) PutDocument(_ context.Context, kind, id string, body []byte, _
 	return nil
 }
 
-func (m *memDocs) DeleteDocument(_ context.Context, kind, id string) error {
+func (m *memDocs) DeleteDocument(_ context.Context, _ cupid.Fence, kind, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.failWrites {

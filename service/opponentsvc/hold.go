@@ -32,12 +32,12 @@ func (s *Service) storeState(ctx context.Context, fd *finder, player string) err
 	kind := StateKindPrefix + fd.table.name
 	var err error
 	if !ok {
-		err = s.docs.DeleteDocument(ctx, kind, player)
+		err = s.docs.DeleteDocument(ctx, cupid.Fence{}, kind, player)
 	} else {
 		var body []byte
 		body, err = json.Marshal(st)
 		if err == nil {
-			err = s.docs.PutDocument(ctx, kind, player, body, s.now())
+			err = s.docs.PutDocument(ctx, cupid.Fence{}, kind, player, body, s.now())
 		}
 	}
 	if err != nil {

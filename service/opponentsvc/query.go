@@ -138,7 +138,7 @@ func (s *Service) rebalance(ctx context.Context, fd *finder) (RebalanceResult, e
 	}
 	body, err := json.Marshal(m)
 	if err == nil {
-		err = s.docs.PutDocument(ctx, SizingKind, fd.name, body, s.now())
+		err = s.docs.PutDocument(ctx, cupid.Fence{}, SizingKind, fd.name, body, s.now())
 	}
 	if err != nil {
 		if ctx.Err() != nil {

@@ -270,11 +270,11 @@ func TestScanRetriesAfterAStoreError(t *testing.T) {
 func TestScanSkipsBadRows(t *testing.T) {
 	docs := newMemDocs()
 	s, _ := newService(t, docs, arenaFinder())
-	docs.PutDocument(context.Background(), arenaKind, "a-garbled", []byte("{not json"), t0)
+	docs.PutDocument(context.Background(), cupid.Fence{}, arenaKind, "a-garbled", []byte("{not json"), t0)
 	bad, _ := json.Marshal(opponent.Single("b-bad", 1, nil)) // no league label
-	docs.PutDocument(context.Background(), arenaKind, "b-bad", bad, t0)
+	docs.PutDocument(context.Background(), cupid.Fence{}, arenaKind, "b-bad", bad, t0)
 	good, _ := json.Marshal(defender("c-good", 1500, "gold", "wolves"))
-	docs.PutDocument(context.Background(), arenaKind, "c-good", good, t0)
+	docs.PutDocument(context.Background(), cupid.Fence{}, arenaKind, "c-good", good, t0)
 	s.scanOnce(context.Background(), s.finders["arena"])
 	if st := stats(t, s, "arena"); st.Entries != 1 || st.ScanRejected != 2 || st.ScannedRows != 1 {
 		t.Fatalf("stats = %+v, want c-good in and two rows rejected", st)
@@ -322,8 +322,8 @@ func TestSizingModelIsStoredAndLoadedAfterARestart(t *testing.T) {
 func TestStaleSizingModelIsSkipped(t *testing.T) {
 	docs := newMemDocs()
 	other, _ := json.Marshal(opponent.SizingModel{Version: 1, MinMMR: 0, MaxMMR: 10, MmrBucketCount: 1})
-	docs.PutDocument(context.Background(), SizingKind, "arena", other, t0)
-	docs.PutDocument(context.Background(), SizingKind, "retired", other, t0)
+	docs.PutDocument(context.Background(), cupid.Fence{}, SizingKind, "arena", other, t0)
+	docs.PutDocument(context.Background(), cupid.Fence{}, SizingKind, "retired", other, t0)
 	s, _ := newService(t, docs, arenaFinder())
 	if st := stats(t, s, "arena"); st.HasModel {
 		t.Fatal("a model for another MMR layout was loaded")
@@ -562,7 +562,7 @@ func TestScanSkipsRowsWithFakeIDs(t *testing.T) {
 	s, _ := newService(t, docs, arenaFinder())
 	for _, id := range []string{"a-real", opponent.FakeIDPrefix + "me:0"} {
 		body, _ := json.Marshal(defender(id, 1500, "gold", "wolves"))
-		docs.PutDocument(context.Background(), arenaKind, id, body, t0)
+		docs.PutDocument(context.Background(), cupid.Fence{}, arenaKind, id, body, t0)
 	}
 	s.scanOnce(context.Background(), s.finders["arena"])
 	if st := stats(t, s, "arena"); st.Entries != 1 || st.ScanRejected != 1 || st.ScannedRows != 1 {

@@ -84,7 +84,7 @@ func (s *Service) writeSnapshot(ctx context.Context, fd *finder, snap opponent.S
 		if err != nil {
 			return err
 		}
-		if err := s.docs.PutDocument(ctx, kind, snapshotChunkID(head.Chunks), body, s.now()); err != nil {
+		if err := s.docs.PutDocument(ctx, cupid.Fence{}, kind, snapshotChunkID(head.Chunks), body, s.now()); err != nil {
 			return err
 		}
 		head.Chunks++
@@ -111,7 +111,7 @@ func (s *Service) writeSnapshot(ctx context.Context, fd *finder, snap opponent.S
 	if err != nil {
 		return err
 	}
-	return s.docs.PutDocument(ctx, kind, snapshotHeadID, body, s.now())
+	return s.docs.PutDocument(ctx, cupid.Fence{}, kind, snapshotHeadID, body, s.now())
 }
 
 // dropSnapshot deletes every document of a snapshot kind.
@@ -121,7 +121,7 @@ func (s *Service) dropSnapshot(ctx context.Context, kind string) error {
 		return err
 	}
 	for _, d := range docs {
-		if err := s.docs.DeleteDocument(ctx, kind, d.ID); err != nil {
+		if err := s.docs.DeleteDocument(ctx, cupid.Fence{}, kind, d.ID); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/opponent"
 )
 
@@ -88,13 +89,13 @@ func TestUnusableSnapshotsAreDroppedAndTheScanRefills(t *testing.T) {
 		cfg  func(f *Finder)
 	}{
 		{name: "no head (stopped while writing)", edit: func(d *memDocs) {
-			d.DeleteDocument(context.Background(), SnapshotKindPrefix+"teams", snapshotHeadID)
+			d.DeleteDocument(context.Background(), cupid.Fence{}, SnapshotKindPrefix+"teams", snapshotHeadID)
 		}},
 		{name: "a chunk lost", edit: func(d *memDocs) {
-			d.DeleteDocument(context.Background(), SnapshotKindPrefix+"teams", snapshotChunkID(0))
+			d.DeleteDocument(context.Background(), cupid.Fence{}, SnapshotKindPrefix+"teams", snapshotChunkID(0))
 		}},
 		{name: "a chunk garbled", edit: func(d *memDocs) {
-			d.PutDocument(context.Background(), SnapshotKindPrefix+"teams", snapshotChunkID(0), []byte("{"), t0)
+			d.PutDocument(context.Background(), cupid.Fence{}, SnapshotKindPrefix+"teams", snapshotChunkID(0), []byte("{"), t0)
 		}},
 		{name: "another MMR layout", cfg: func(f *Finder) { f.Opponent.MmrBucketCount = 20 }},
 	}

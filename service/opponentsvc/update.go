@@ -140,12 +140,12 @@ func (s *Service) RemovePlayer(ctx context.Context, finderName, playerID string)
 func (s *Service) write(ctx context.Context, t *table, m opponent.Model) error {
 	var err error
 	if len(m.Entries) == 0 {
-		err = s.docs.DeleteDocument(ctx, t.kind, m.PlayerID)
+		err = s.docs.DeleteDocument(ctx, cupid.Fence{}, t.kind, m.PlayerID)
 	} else {
 		var body []byte
 		body, err = json.Marshal(m)
 		if err == nil {
-			err = s.docs.PutDocument(ctx, t.kind, m.PlayerID, body, s.now())
+			err = s.docs.PutDocument(ctx, cupid.Fence{}, t.kind, m.PlayerID, body, s.now())
 		}
 	}
 	if err != nil {

@@ -14,8 +14,10 @@ import (
 // the inbox through which calls reach it, and its watchers.
 type event struct {
 	s *Service
-	// ctx is the epoch the event runs in: its store writes carry it.
-	ctx context.Context
+	// ctx is the epoch the event runs in, fence its lease's (see
+	// Service.fence): its store writes carry both.
+	ctx   context.Context
+	fence cupid.Fence
 	// inbox runs the event's goroutine (package actor); its Done is closed
 	// when the goroutine has exited (deleted, or the service closed).
 	inbox *actor.Actor[*op]
@@ -70,6 +72,7 @@ func newEvent(s *Service, doc document, ev *pairing.Event) *event {
 	e := &event{
 		s:     s,
 		ctx:   s.epoch,
+		fence: s.fence,
 		inbox: actor.New[*op](s.epoch, inboxSize),
 		ev:    ev,
 		doc:   doc,
@@ -209,7 +212,7 @@ func (e *event) process(batch []*op) (deleted bool) {
 func (e *event) store(now time.Time) error {
 	doc := e.doc
 	doc.Event = e.ev.Snapshot()
-	if err := e.s.put(e.ctx, doc, now); err != nil {
+	if err := e.s.put(e.ctx, e.fence, doc, now); err != nil {
 		return err
 	}
 	e.doc = doc
@@ -238,7 +241,7 @@ func (e *event) rollback() {
 // its watches.
 func (e *event) delete(now time.Time) error {
 	ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
-	err := e.s.docs.DeleteDocument(ctx, DocumentKind, e.doc.ID)
+	err := e.s.docs.DeleteDocument(ctx, e.fence, DocumentKind, e.doc.ID)
 	cancel()
 	if err != nil {
 		e.s.metrics.storeErrors.Inc()

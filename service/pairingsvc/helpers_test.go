@@ -59,7 +59,7 @@ func newMemDocs() *memDocs { return &memDocs{docs: map[string][]byte{}} }
 
 var errStoreDown = errors.New("store down")
 
-func (m *memDocs) PutDocument(ctx context.Context, kind, id string, body []byte, now time.Time) error {
+func (m *memDocs) PutDocument(ctx context.Context, _ cupid.Fence, kind, id string, body []byte, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail {
@@ -70,7 +70,7 @@ func (m *memDocs) PutDocument(ctx context.Context, kind, id string, body []byte,
 	return nil
 }
 
-func (m *memDocs) DeleteDocument(ctx context.Context, kind, id string) error {
+func (m *memDocs) DeleteDocument(ctx context.Context, _ cupid.Fence, kind, id string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.fail {

@@ -43,7 +43,7 @@ func (e *event) putRounds(notes []pairing.Notification, now time.Time) error {
 			return fmt.Errorf("pairingsvc: encode round %d of %s: %w", n.Seq, e.doc.ID, err)
 		}
 		ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
-		err = e.s.docs.PutDocument(ctx, RoundKind, roundID(e.doc.ID, n.Seq), body, now)
+		err = e.s.docs.PutDocument(ctx, e.fence, RoundKind, roundID(e.doc.ID, n.Seq), body, now)
 		cancel()
 		if err != nil {
 			return err
@@ -58,7 +58,7 @@ func (e *event) putRounds(notes []pairing.Notification, now time.Time) error {
 func (e *event) deleteRounds(seqs []int) {
 	for _, seq := range seqs {
 		ctx, cancel := context.WithTimeout(e.ctx, storeTimeout)
-		err := e.s.docs.DeleteDocument(ctx, RoundKind, roundID(e.doc.ID, seq))
+		err := e.s.docs.DeleteDocument(ctx, e.fence, RoundKind, roundID(e.doc.ID, seq))
 		cancel()
 		if err != nil {
 			e.s.metrics.storeErrors.Inc()
@@ -70,8 +70,9 @@ func (e *event) deleteRounds(seqs []int) {
 // deleteAllRounds deletes every round record of a deleted event.
 func (s *Service) deleteAllRounds(eventID string) {
 	after := eventID + "/"
+	epoch, fence := s.running()
 	for {
-		ctx, cancel := context.WithTimeout(s.running(), storeTimeout)
+		ctx, cancel := context.WithTimeout(epoch, storeTimeout)
 		docs, err := s.docs.Documents(ctx, RoundKind, after, 256)
 		cancel()
 		if err != nil {
@@ -82,8 +83,8 @@ func (s *Service) deleteAllRounds(eventID string) {
 			if !strings.HasPrefix(d.ID, eventID+"/") {
 				return
 			}
-			ctx, cancel := context.WithTimeout(s.running(), storeTimeout)
-			err := s.docs.DeleteDocument(ctx, RoundKind, d.ID)
+			ctx, cancel := context.WithTimeout(epoch, storeTimeout)
+			err := s.docs.DeleteDocument(ctx, fence, RoundKind, d.ID)
 			cancel()
 			if err != nil {
 				s.log.Warn("deleting a deleted event's round record failed; it stays in the store unread", "event", eventID, "id", d.ID, "err", err)

@@ -92,9 +92,10 @@ type Service struct {
 	// epoch is the life of the events this node runs now (guarded by mu):
 	// the service's own life on a node of its own; on a node of several
 	// sharing the store, the time it holds the pairing lease (RunEvents to
-	// StopEvents), with the lease's fence on every write.
+	// StopEvents), and fence is that lease's, which every write carries.
 	epoch     context.Context
 	stopEpoch context.CancelFunc
+	fence     cupid.Fence
 }
 
 // New builds the service; Start loads the stored events.
@@ -161,11 +162,11 @@ func (s *Service) Start(ctx context.Context) error {
 	return nil
 }
 
-// running is the current epoch's context.
-func (s *Service) running() context.Context {
+// running is the current epoch's context and fence.
+func (s *Service) running() (context.Context, cupid.Fence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.epoch
+	return s.epoch, s.fence
 }
 
 // StopEvents stops running the events (their goroutines end, watches end with
@@ -175,7 +176,7 @@ func (s *Service) running() context.Context {
 func (s *Service) StopEvents() {
 	s.mu.Lock()
 	s.stopEpoch()
-	s.epoch, s.stopEpoch = canceled, func() {}
+	s.epoch, s.stopEpoch, s.fence = canceled, func() {}, cupid.Fence{}
 	running := make([]*event, 0, len(s.events))
 	for _, e := range s.events {
 		running = append(running, e)
@@ -190,10 +191,11 @@ func (s *Service) StopEvents() {
 }
 
 // RunEvents runs the stored events again, after StopEvents, in a new epoch whose
-// store writes carry ctx's values (a lease's fence).
-func (s *Service) RunEvents(ctx context.Context) error {
+// store writes carry the fence of the lease the node took.
+func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
-	s.epoch, s.stopEpoch = context.WithCancel(mergeValues(s.ctx, ctx))
+	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
+	s.fence = fence
 	s.mu.Unlock()
 	return s.Start(ctx)
 }
@@ -204,23 +206,6 @@ var canceled = func() context.Context {
 	cancel()
 	return ctx
 }()
-
-// mergeValues is life's cancellation with values' values.
-func mergeValues(life, values context.Context) context.Context {
-	return valuesOf{Context: life, values: values}
-}
-
-type valuesOf struct {
-	context.Context
-	values context.Context
-}
-
-func (v valuesOf) Value(key any) any {
-	if x := v.values.Value(key); x != nil {
-		return x
-	}
-	return v.Context.Value(key)
-}
 
 // Close stops every event's goroutine and ends the watches; the events stay
 // in the store.
@@ -347,14 +332,14 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 		return nil, cupid.Errorf(cupid.CodeTooLarge, "", "the server already runs %d events (pairing.max_events)", s.limits.MaxEvents)
 	}
 	s.reserved[id] = true
-	epoch := s.epoch
+	fence := s.fence
 	s.mu.Unlock()
 
 	now := s.now().UTC()
 	doc := document{Version: documentVersion, ID: id, Name: req.Name, CreatedAt: now, Seed: seed, Event: ev.Snapshot()}
 	// The store's outcome decides, not the caller's patience: once the
 	// write has begun, it finishes either way.
-	err = s.put(mergeValues(context.WithoutCancel(ctx), epoch), doc, now)
+	err = s.put(context.WithoutCancel(ctx), fence, doc, now)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -374,14 +359,14 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 }
 
 // put stores an event's document.
-func (s *Service) put(ctx context.Context, doc document, now time.Time) error {
+func (s *Service) put(ctx context.Context, fence cupid.Fence, doc document, now time.Time) error {
 	body, err := json.Marshal(doc)
 	if err != nil {
 		return fmt.Errorf("pairingsvc: encode event %s: %w", doc.ID, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
-	return s.docs.PutDocument(ctx, DocumentKind, doc.ID, body, now)
+	return s.docs.PutDocument(ctx, fence, DocumentKind, doc.ID, body, now)
 }
 
 // storeTimeout bounds one write to the store.
@@ -536,7 +521,7 @@ func (s *Service) call(ctx context.Context, id, field string, o *op) (*event, er
 // gone is the error for an operation on an event that stopped: deleted, or
 // the server is closing.
 func (s *Service) gone(field, id string) error {
-	if s.running().Err() != nil {
+	if epoch, _ := s.running(); epoch.Err() != nil {
 		return errShuttingDown
 	}
 	return cupid.NotFound(field, "no event %q", id)

@@ -74,7 +74,7 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 		if err != nil {
 			return 0, cupid.Invalid("ruleset", "%v", err)
 		}
-		if err := s.docs.PutDocument(ctx, rulesetKind, name, body, s.now().UTC()); err != nil {
+		if err := s.docs.PutDocument(ctx, cupid.Fence{}, rulesetKind, name, body, s.now().UTC()); err != nil {
 			return 0, s.storeError(err)
 		}
 	}

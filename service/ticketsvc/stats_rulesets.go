@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	cupid "github.com/cupid-match/cupid"
 )
 
 // The version history of each queue's ruleset, for the dashboard. The
@@ -115,7 +117,7 @@ func (s *Service) noteVersion(ctx context.Context, name string, v RulesetVersion
 	if err != nil {
 		return err
 	}
-	if err := s.docs.PutDocument(ctx, rulesetVersionKind, versionID(name, v.Version), body, v.At); err != nil {
+	if err := s.docs.PutDocument(ctx, cupid.Fence{}, rulesetVersionKind, versionID(name, v.Version), body, v.At); err != nil {
 		return s.storeError(err)
 	}
 	hist, err := s.versions(ctx, name)
@@ -123,7 +125,7 @@ func (s *Service) noteVersion(ctx context.Context, name string, v RulesetVersion
 		return err
 	}
 	for i := 0; i < len(hist)-KeptRulesetVersions; i++ {
-		if err := s.docs.DeleteDocument(ctx, rulesetVersionKind, versionID(name, hist[i].Version)); err != nil {
+		if err := s.docs.DeleteDocument(ctx, cupid.Fence{}, rulesetVersionKind, versionID(name, hist[i].Version)); err != nil {
 			return s.storeError(err)
 		}
 	}
