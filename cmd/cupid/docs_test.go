@@ -88,10 +88,10 @@ type docPage struct {
 	config string // "" for the built-in demo
 	// configYAML is the page's configuration shown in yaml blocks.
 	configYAML map[string]any
-	server *testServer
-	port   int
-	lets   []doctest.Let
-	bound  map[string]string
+	server     *testServer
+	port       int
+	lets       []doctest.Let
+	bound      map[string]string
 }
 
 func runPage(t *testing.T, root, bin string, page *doctest.Page) {
@@ -234,6 +234,10 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 	}
 	script = addrRe.ReplaceAllString(script, fmt.Sprintf("127.0.0.1:%d", p.port))
 
+	if b.Stream {
+		p.runStream(b, seg, script)
+		return
+	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		stdout, stderr, rc := p.sh.run(t, b.Where(seg.Line), script)
@@ -257,6 +261,39 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 		}
 		p.bind(outputs)
 		return
+	}
+}
+
+// runStream runs a segment whose output stays open (a watch) in the
+// background, in its own process group, reads what it prints until the
+// outputs the page shows have come (within 30 s), then stops it.
+func (p *docPage) runStream(b doctest.Block, seg doctest.Segment, script string) {
+	t := p.t
+	where := b.Where(seg.Line)
+	out := filepath.Join(p.sh.dir, fmt.Sprintf(".doctest-stream-%d", seg.Line))
+	start := fmt.Sprintf("set -m\n(\n%s\n) >%q 2>%q </dev/null &\nDOCTEST_STREAM=$!\nset +m", script, out+".out", out+".err")
+	if _, stderr, rc := p.sh.run(t, where, start); rc != 0 {
+		t.Fatalf("%s: the stream did not start: %s", where, stderr)
+	}
+	defer p.sh.run(t, where, `kill -- -$DOCTEST_STREAM 2>/dev/null; wait $DOCTEST_STREAM 2>/dev/null; true`)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := os.ReadFile(out + ".out")
+		outputs, isJSON := doctest.Outputs(string(data))
+		diffs := []string{"what it printed so far is not JSON"}
+		if isJSON {
+			diffs = doctest.Compare(seg.Expect, outputs)
+		}
+		if len(diffs) == 0 {
+			p.bind(outputs)
+			return
+		}
+		if time.Now().After(deadline) {
+			errs, _ := os.ReadFile(out + ".err")
+			t.Fatalf("%s: the stream did not print what the page shows within 30 s:\n  %s\n--- the commands\n%s\n--- printed\n%q\n--- errors\n%s",
+				where, strings.Join(diffs, "\n  "), script, data, errs)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
 

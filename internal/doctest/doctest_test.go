@@ -160,6 +160,13 @@ func TestCompare(t *testing.T) {
 	if d := Compare([]Expectation{pat(`{"a":2}`)}, outs[:1]); len(d) != 1 || !strings.HasPrefix(d[0], "line 9: $.a: got 1") {
 		t.Fatalf("a difference names the line and the path: %v", d)
 	}
+	env := "\x00\x00\x00\x00\x07{\"a\":1}\x02\x00\x00\x00\x02{}"
+	if outs, ok := Outputs(env); !ok || len(outs) != 2 {
+		t.Fatalf("a Connect stream's envelopes: %v %v", outs, ok)
+	}
+	if _, ok := Outputs("\x00\x00\x00\x00\x08{\"a\":1}"); ok {
+		t.Fatal("an envelope longer than its message was read")
+	}
 	if v, ok := Lookup(map[string]any{"matches": []any{map[string]any{"match": map[string]any{"id": "m1"}}}}, "matches.0.match.id"); !ok || v != "m1" {
 		t.Fatalf("Lookup: %q %v", v, ok)
 	}

@@ -13,7 +13,14 @@ import (
 // prints one per call, without a newline between them). ok is false when
 // the text is not such a stream; a command that prints text then has only
 // its exit status checked.
+//
+// A Connect stream's answer (curl of a streaming procedure) is a run of
+// envelopes, each a flags byte, a 4-byte length and a JSON message; its
+// messages are the outputs.
 func Outputs(stdout string) (values []any, ok bool) {
+	if msgs, ok := unenvelope(stdout); ok {
+		stdout = msgs
+	}
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	for {
 		var v any
@@ -30,10 +37,15 @@ func Outputs(stdout string) (values []any, ok bool) {
 
 // IsError says whether an output is a Connect error ({"code":…,
 // "message":…}), which a command whose page shows no error must not print.
+//
+// A Connect stream ends with {"error":{…}} when it fails.
 func IsError(v any) bool {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return false
+	}
+	if e, ok := obj["error"].(map[string]any); ok && len(obj) == 1 {
+		obj = e
 	}
 	_, code := obj["code"].(string)
 	_, msg := obj["message"].(string)
@@ -112,4 +124,26 @@ func render(v any) string {
 		return fmt.Sprint(v)
 	}
 	return strings.TrimSpace(b.String())
+}
+
+// unenvelope joins the messages of a Connect stream's envelopes; ok is
+// false when the text is not such a stream.
+func unenvelope(s string) (string, bool) {
+	if s == "" || (s[0] != 0 && s[0] != 2) {
+		return "", false
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		if len(s) < 5 || (s[0] != 0 && s[0] != 2) {
+			return "", false
+		}
+		n := int(s[1])<<24 | int(s[2])<<16 | int(s[3])<<8 | int(s[4])
+		if len(s) < 5+n {
+			return "", false
+		}
+		b.WriteString(s[5 : 5+n])
+		b.WriteByte('\n')
+		s = s[5+n:]
+	}
+	return b.String(), true
 }

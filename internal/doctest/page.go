@@ -11,6 +11,7 @@
 //	<!-- doctest: skip (why) -->                          not run; the reason is required
 //	<!-- doctest: let <match id> = matches.0.match.id --> bind a placeholder from the first output that has it
 //	<!-- doctest: retry -->                               read-only commands, run again until their output is shown
+//	<!-- doctest: stream -->                              a stream that stays open: read until the outputs shown came, then stopped
 //	<!-- doctest: rewrite "--seed 2" => "--seed 2 --players 400" -->  a change to the command, made visible on the page
 //
 // A comment line "# {…}" or "# […]" after a command is the output it
@@ -48,7 +49,10 @@ type Block struct {
 	// IsConfig marks a yaml block that is itself the configuration.
 	IsConfig bool
 	Lets     []Let
-	Retry    bool
+	Retry bool
+	// Stream marks commands whose output stays open (a watch): they are
+	// read until the outputs shown have come, then stopped.
+	Stream   bool
 	Rewrites []Rewrite
 }
 
@@ -153,11 +157,13 @@ func (b *Block) apply(d string) error {
 		b.Lets = append(b.Lets, Let{Name: m[1], Path: m[2]})
 	case d == "retry":
 		b.Retry = true
+	case d == "stream":
+		b.Stream = true
 	case rewriteRe.MatchString(d):
 		m := rewriteRe.FindStringSubmatch(d)
 		b.Rewrites = append(b.Rewrites, Rewrite{Old: unescape(m[1]), New: unescape(m[2])})
 	default:
-		return fmt.Errorf("doctest: %q is not a directive (skip (why), config=FILE, config, let <name> = path, retry, rewrite \"a\" => \"b\")", d)
+		return fmt.Errorf("doctest: %q is not a directive (skip (why), config=FILE, config, let <name> = path, retry, stream, rewrite \"a\" => \"b\")", d)
 	}
 	return nil
 }
