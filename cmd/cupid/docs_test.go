@@ -240,7 +240,8 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		stdout, stderr, rc := p.sh.run(t, b.Where(seg.Line), script)
+		env := fmt.Sprintf("export CUPID_DOCTEST_TARGET=http://127.0.0.1:%d\n", p.port)
+		stdout, stderr, rc := p.sh.run(t, b.Where(seg.Line), env+script)
 		var diffs []string
 		outputs, isJSON := doctest.Outputs(stdout)
 		switch {
@@ -258,6 +259,9 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 		if len(diffs) > 0 {
 			t.Fatalf("%s: the example differs from what it printed:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
 				b.Where(seg.Line), strings.Join(diffs, "\n  "), script, stdout, stderr)
+		}
+		if testing.Verbose() {
+			t.Logf("%s: ran, %d outputs\n%s", b.Where(seg.Line), len(outputs), stderr)
 		}
 		p.bind(outputs)
 		return
@@ -360,6 +364,22 @@ func shimDir(t *testing.T) string {
 	return dir
 }
 
+// docTarget points a documentation example's "cupid load", which on a
+// reader's machine drives the server on 127.0.0.1:7070 by default, at the
+// page's server (CUPID_DOCTEST_TARGET, set by the harness).
+func docTarget(args []string) []string {
+	target := os.Getenv("CUPID_DOCTEST_TARGET")
+	if target == "" || len(args) == 0 || args[0] != "load" {
+		return args
+	}
+	for _, a := range args {
+		if a == "--target" || strings.HasPrefix(a, "--target=") {
+			return args
+		}
+	}
+	return append(args, "--target", target)
+}
+
 // websocatMain is the websocat stand-in: it prints each message of the
 // WebSocket at the URL its arguments name, one a line, until the server
 // closes it.
@@ -450,7 +470,8 @@ var markerRe = regexp.MustCompile(`^@@doctest (\d+) (\d+)@@$`)
 
 // run runs a script in the page's bash (its standard input is /dev/null,
 // so a command reading it does not eat the script) and returns what it
-// printed and its exit status. A script that never finishes fails the
+// printed and its exit status: that of a command that failed, or of the
+// last. A script that never finishes fails the
 // test after two minutes, not the whole run.
 func (s *docShell) run(t *testing.T, where, script string) (stdout, stderr string, rc int) {
 	t.Helper()
@@ -462,7 +483,11 @@ func (s *docShell) run(t *testing.T, where, script string) (stdout, stderr strin
 	s.mu.Lock()
 	s.stderr.Reset()
 	s.mu.Unlock()
-	fmt.Fprintf(s.stdin, "source %q </dev/null\nprintf '\\n@@doctest %d %%s@@\\n' \"$?\"\n", file, s.n)
+	// The ERR trap keeps the status of any command of the script that
+	// failed, not only the last one's.
+	fmt.Fprintf(s.stdin, "doctest_rc=0; trap 'doctest_rc=$?' ERR\nsource %q </dev/null\n"+
+		"doctest_last=$?; trap - ERR; [ $doctest_rc -ne 0 ] || doctest_rc=$doctest_last\n"+
+		"printf '\\n@@doctest %d %%s@@\\n' \"$doctest_rc\"\n", file, s.n)
 	var out []string
 	timeout := time.After(2 * time.Minute)
 	for {

@@ -34,6 +34,7 @@ func TestMain(m *testing.M) {
 			args = nil
 			json.Unmarshal([]byte(os.Getenv("CUPID_ARGS")), &args)
 		}
+		args = docTarget(args)
 		root := rootCmd()
 		root.SetArgs(args)
 		if err := root.Execute(); err != nil {
