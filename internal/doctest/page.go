@@ -49,7 +49,7 @@ type Block struct {
 	// IsConfig marks a yaml block that is itself the configuration.
 	IsConfig bool
 	Lets     []Let
-	Retry bool
+	Retry    bool
 	// Stream marks commands whose output stays open (a watch): they are
 	// read until the outputs shown have come, then stopped.
 	Stream   bool

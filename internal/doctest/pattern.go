@@ -63,7 +63,7 @@ type literalPat struct{ v any } // true, false, nil
 const ellipsis = "…"
 
 func (anyPat) match(string, any, *[]string) {}
-func (anyPat) String() string                 { return ellipsis }
+func (anyPat) String() string               { return ellipsis }
 
 func (p objectPat) match(path string, v any, diffs *[]string) {
 	obj, ok := v.(map[string]any)
