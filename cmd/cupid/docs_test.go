@@ -294,7 +294,7 @@ func (p *docPage) runStream(b doctest.Block, seg doctest.Segment, script string)
 		}
 		if time.Now().After(deadline) {
 			errs, _ := os.ReadFile(out + ".err")
-			t.Fatalf("%s: the stream did not print what the page shows within 30 s:\n  %s\n--- the commands\n%s\n--- printed\n%q\n--- errors\n%s",
+			t.Fatalf("%s: the stream did not print what the page shows within 30 s:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
 				where, strings.Join(diffs, "\n  "), script, data, errs)
 		}
 		time.Sleep(50 * time.Millisecond)

@@ -29,6 +29,7 @@ func TestMatch(t *testing.T) {
 		{"array open out of order", `["c",…,"a"]`, `["a","b","c"]`, false},
 		{"nested difference", `{"ticket":{"state":"TICKET_STATE_MATCHED",…}}`, `{"ticket":{"state":"TICKET_STATE_WAITING","id":"x"}}`, false},
 		{"empty object", `{}`, `{}`, true},
+		{"no comma after …", `{…"b":2}`, `{"a":1,"b":2}`, true},
 		{"empty object shown, members printed", `{}`, `{"removed":1}`, false},
 	}
 	for _, tt := range tests {

@@ -378,6 +378,10 @@ func (p *parser) object() (Pattern, error) {
 		}
 		if p.ellipsis() {
 			o.open = true
+			p.space()
+			if p.i < len(p.s) && p.s[p.i] == '"' {
+				continue // {…"a":1}: the comma after … may be left out
+			}
 		} else {
 			if p.s[p.i] != '"' {
 				return nil, p.errf("want a member name")
@@ -432,6 +436,10 @@ func (p *parser) array() (Pattern, error) {
 		}
 		if p.ellipsis() {
 			a.open = true
+			p.space()
+			if p.i < len(p.s) && !strings.ContainsRune(",]", rune(p.s[p.i])) {
+				continue // […"a"]: the comma after … may be left out
+			}
 		} else {
 			v, err := p.value()
 			if err != nil {
