@@ -392,3 +392,25 @@ func TestHandoffOnPostgres(t *testing.T) {
 		t.Fatalf("alice after requeue and restart: %v", tk)
 	}
 }
+
+// TestMatchServiceErrorsNameTheRequestField: every MatchService call takes
+// the match as "id", and its refusals about the match name "id" (in the
+// message and the Cupid-Field header), not the store's "match_id".
+func TestMatchServiceErrorsNameTheRequestField(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	for _, c := range []struct{ procedure, body string }{
+		{"GetMatch", `{"id":"nope"}`},
+		{"AssignMatch", `{"id":"nope","assignment":{"server":"10.0.0.7:7777"}}`},
+		{"AcceptMatch", `{"id":"nope","playerId":"alice","accept":true}`},
+		{"ReportLeavers", `{"id":"nope","playerIds":["bob"]}`},
+		{"OpenBackfill", `{"id":"nope"}`},
+		{"CloseBackfill", `{"id":"nope"}`},
+		{"EndSession", `{"id":"nope"}`},
+	} {
+		status, out, h := postService(t, s.url, "MatchService", c.procedure, c.body)
+		msg, _ := out["message"].(string)
+		if status != http.StatusNotFound || h.Get("Cupid-Field") != "id" || !strings.HasPrefix(msg, "id: ") {
+			t.Errorf("%s of an unknown match: %d %v, field %q; want not_found naming id", c.procedure, status, out, h.Get("Cupid-Field"))
+		}
+	}
+}
