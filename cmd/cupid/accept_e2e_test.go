@@ -276,4 +276,3 @@ func readyCheckAcrossARestart(t *testing.T, store string) {
 		t.Fatalf("to-a lost his age: %v", ga)
 	}
 }
-

@@ -168,4 +168,3 @@ func TestSimRecordReplay(t *testing.T) {
 		t.Errorf("runs %s", got)
 	}
 }
-
