@@ -47,6 +47,17 @@ func TestRatingResultsThroughTheServer(t *testing.T) {
 	if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, TeamScores: []float64{13, 7}}); err != nil {
 		t.Fatal(err)
 	}
+	// A mark is at most a year long: ten thousand years is refused, naming
+	// the field, and marks nobody.
+	for _, d := range []string{"315360000000s", "31622401s", "-1s"} {
+		status, out, h := postService(t, s.url, "RatingService", "SetLowPriority", `{"player_id":"carol","duration":"`+d+`"}`)
+		if status != http.StatusBadRequest || h.Get("Cupid-Field") != "duration" {
+			t.Errorf("a low-priority mark of %s: %d %v, want invalid_argument on duration", d, status, out)
+		}
+	}
+	if carol, err := c.GetPlayerRatings(ctx, "carol"); err != nil || carol.GetLowPriority() != nil {
+		t.Fatalf("carol after refused marks: %v, %v", carol, err)
+	}
 	if _, err := c.Ratings.SetLowPriority(ctx, connect.NewRequest(&cupidv1.SetLowPriorityRequest{PlayerId: "bob", Games: 5})); err != nil {
 		t.Fatal(err)
 	}
