@@ -43,7 +43,14 @@ func configCmd() *cobra.Command {
 // checkConfig loads one file the way serve loads --config and prints its
 // problems, one a line, or "FILE: ok". It reports whether the file is good.
 func checkConfig(w io.Writer, name string) bool {
-	_, err := config.LoadConfig(name)
+	cfg, err := config.LoadConfig(name)
+	if err == nil && cfg.Server.TLS.CertFile != "" {
+		// serve loads the pair before it listens; so does the check.
+		if _, err := newCertReloaderFrom(cfg.Server.TLS.CertFile, cfg.Server.TLS.KeyFile, configTLS, nil); err != nil {
+			fmt.Fprintf(w, "%s: %v\n", name, err)
+			return false
+		}
+	}
 	if err == nil {
 		fmt.Fprintf(w, "%s: ok\n", name)
 		return true

@@ -176,7 +176,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
 	})
 
-	ln, tlsConf, err := listen(f.addr, settings, log)
+	ln, tlsConf, err := listen(f.addr, settings, tlsSourceOf(f.net), log)
 	if err != nil {
 		return err
 	}
