@@ -302,6 +302,15 @@ func TestStoreFailures(t *testing.T) {
 		if err := h.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		// A store that stops taking writes is seen by the next probe
+		// a moment later, not a second later: a success is kept only
+		// for readyFresh, so a flood of probes costs one write each
+		// 100 ms at most.
+		h.store.Fail("Ping", full)
+		h.clock.advance(readyFresh)
+		if err := h.Ready(context.Background()); err == nil {
+			t.Fatalf("ready %v after the store stopped taking writes", readyFresh)
+		}
 	})
 }
 
