@@ -95,7 +95,7 @@ func listen(addr string, s config.Server, src tlsSource, log *slog.Logger) (net.
 	if err != nil {
 		return nil, nil, fmt.Errorf("--addr: %w", err)
 	}
-	return api.LimitListener(ln, s.MaxConnections, tc == nil), tc, nil
+	return api.LimitListener(ln, s.MaxConnections, s.ConnectionsPerAddress(), tc == nil), tc, nil
 }
 
 // configureServer applies the server section's timeouts and TLS to the
@@ -103,6 +103,9 @@ func listen(addr string, s config.Server, src tlsSource, log *slog.Logger) (net.
 // (api.Limits), so that streams live on.
 func configureServer(srv *http.Server, s config.Server, tc *tls.Config) {
 	srv.ReadHeaderTimeout = time.Duration(s.ReadHeaderTimeout)
+	// Headers are read before the caller is known: Go's default lets
+	// each connection hold 1 MiB of them.
+	srv.MaxHeaderBytes = s.MaxHeaderBytes
 	srv.IdleTimeout = time.Duration(s.IdleTimeout)
 	if tc != nil {
 		srv.TLSConfig = tc
