@@ -120,6 +120,9 @@ type Service struct {
 	pools  map[cupid.QueueKey]*pool
 	// putMu serialises ruleset replacements, which write to the store.
 	putMu sync.Mutex
+	// configured is the hash of each queue's ruleset in the configuration
+	// (rulesets.go): a replacement made over it wins until it changes.
+	configured map[string]string
 
 	// shared, fences and onFenced are the node's part when several nodes
 	// share the store (cluster.go); fences is guarded by mu.
