@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -80,6 +81,42 @@ func TestDocs(t *testing.T) {
 	}
 }
 
+// TestDocsHarnessNamesThePageAndLine: when a page shows an output the
+// command does not print, the harness says the page, the line of the shown
+// output and what differed, with the commands and what they printed.
+func TestDocsHarnessNamesThePageAndLine(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := doctest.Parse("docs/wrong.md", "# A wrong page\n\n```sh\n"+
+		"curl -s localhost:7070/cupid.v1.TicketService/CreateTicket -H 'Content-Type: application/json' \\\n"+
+		"  -d '{\"queue\":\"duel\",\"players\":[{\"id\":\"alice\",\"attributes\":{\"mmr\":1500}}]}'\n"+
+		"# {\"ticket\":{\"state\":\"TICKET_STATE_MATCHED\",…}}\n```\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg string
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		runPageWith(t, root, shimDir(t), page, func(format string, args ...any) {
+			msg = fmt.Sprintf(format, args...)
+			runtime.Goexit()
+		})
+	}()
+	<-done
+	for _, want := range []string{
+		"docs/wrong.md:4: the example differs from what it printed",
+		`line 6: $.ticket.state: got "TICKET_STATE_WAITING", the page shows "TICKET_STATE_MATCHED"`,
+		"--- printed\n{\"ticket\":{",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the harness said:\n%s\nwant %q in it", msg, want)
+		}
+	}
+}
+
 // docPage is what a page's run carries from block to block.
 type docPage struct {
 	t      *testing.T
@@ -91,12 +128,21 @@ type docPage struct {
 	server     *testServer
 	port       int
 	lets       []doctest.Let
-	bound      map[string]string
+	// fatalf ends the page's run with a difference (t.Fatalf; the
+	// harness's own test records it instead).
+	fatalf func(format string, args ...any)
+	bound  map[string]string
 }
 
 func runPage(t *testing.T, root, bin string, page *doctest.Page) {
+	runPageWith(t, root, bin, page, t.Fatalf)
+}
+
+// runPageWith is runPage reporting a difference through fatalf, which must
+// not return.
+func runPageWith(t *testing.T, root, bin string, page *doctest.Page, fatalf func(string, ...any)) {
 	dir := pageDir(t, root)
-	p := &docPage{t: t, root: root, bound: map[string]string{}}
+	p := &docPage{t: t, root: root, bound: map[string]string{}, fatalf: fatalf}
 	p.sh = startDocShell(t, dir, bin)
 	for _, b := range page.Blocks {
 		if b.Config != "" {
@@ -114,7 +160,7 @@ func runPage(t *testing.T, root, bin string, page *doctest.Page) {
 		}
 		segs, err := b.Segments()
 		if err != nil {
-			t.Fatal(err)
+			p.fatalf("%v", err)
 		}
 		for _, l := range b.Lets {
 			// A later section may bind the same placeholder anew.
@@ -135,7 +181,7 @@ func (p *docPage) addConfigBlock(b doctest.Block) string {
 	t := p.t
 	var part map[string]any
 	if err := yaml.Unmarshal([]byte(strings.Join(b.Lines, "\n")), &part); err != nil {
-		t.Fatalf("%s: the configuration is not YAML: %v", b.Where(b.Line), err)
+		p.fatalf("%s: the configuration is not YAML: %v", b.Where(b.Line), err)
 	}
 	if p.configYAML == nil {
 		p.configYAML = map[string]any{}
@@ -191,7 +237,7 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 	script := seg.Script
 	for _, r := range b.Rewrites {
 		if !strings.Contains(script, r.Old) && !strings.Contains(strings.Join(b.Lines, "\n"), r.Old) {
-			t.Fatalf("%s: rewrite %q: the block does not contain it", b.Where(b.Line), r.Old)
+			p.fatalf("%s: rewrite %q: the block does not contain it", b.Where(b.Line), r.Old)
 		}
 		script = strings.ReplaceAll(script, r.Old, r.New)
 	}
@@ -202,11 +248,11 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 	}
 	for _, l := range p.lets {
 		if _, ok := p.bound[l.Name]; !ok && (strings.Contains(script, l.Name) || strings.Contains(script, strings.ReplaceAll(l.Name, "'", `'"'"'`))) {
-			t.Fatalf("%s: %s is used before an output gave it (let %s = %s)", b.Where(seg.Line), l.Name, l.Name, l.Path)
+			p.fatalf("%s: %s is used before an output gave it (let %s = %s)", b.Where(seg.Line), l.Name, l.Name, l.Path)
 		}
 	}
 	if m := foregroundServeRe.FindString(script); m != "" {
-		t.Fatalf("%s: %q runs until it is stopped: end it with & or mark the block skip (why)", b.Where(seg.Line), strings.TrimSpace(m))
+		p.fatalf("%s: %q runs until it is stopped: end it with & or mark the block skip (why)", b.Where(seg.Line), strings.TrimSpace(m))
 	}
 	if selfServeRe.MatchString(script) {
 		// The block starts its own server: it gets a free port, and the
@@ -257,7 +303,7 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 			continue
 		}
 		if len(diffs) > 0 {
-			t.Fatalf("%s: the example differs from what it printed:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
+			p.fatalf("%s: the example differs from what it printed:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
 				b.Where(seg.Line), strings.Join(diffs, "\n  "), script, stdout, stderr)
 		}
 		if testing.Verbose() {
@@ -294,7 +340,7 @@ func (p *docPage) runStream(b doctest.Block, seg doctest.Segment, script string)
 		}
 		if time.Now().After(deadline) {
 			errs, _ := os.ReadFile(out + ".err")
-			t.Fatalf("%s: the stream did not print what the page shows within 30 s:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
+			p.fatalf("%s: the stream did not print what the page shows within 30 s:\n  %s\n--- the commands\n%s\n--- printed\n%s\n--- errors\n%s",
 				where, strings.Join(diffs, "\n  "), script, data, errs)
 		}
 		time.Sleep(50 * time.Millisecond)
