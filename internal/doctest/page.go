@@ -106,7 +106,7 @@ func Parse(path string, text string) (*Page, error) {
 			}
 			continue
 		}
-		if strings.Contains(line, "doctest:") && strings.Contains(line, "<!--") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "<!--") && strings.Contains(t, "doctest:") {
 			return nil, fmt.Errorf("%s:%d: a doctest directive must be alone on its line as <!-- doctest: … -->", path, i+1)
 		}
 		m := fenceRe.FindStringSubmatch(line)
