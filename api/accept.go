@@ -24,7 +24,7 @@ func (h *matches) AcceptMatch(ctx context.Context, req *connect.Request[cupidv1.
 	}
 	out, err := h.mm.AcceptMatch(ctx, req.Msg.GetId(), player, req.Msg.GetAccept())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.AcceptMatchResponse{Match: matchRecordOut(out.Match)}), nil
 }

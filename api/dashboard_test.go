@@ -232,6 +232,11 @@ func TestDashboardTicketsAndStream(t *testing.T) {
 		if r.str("tickets.0.id") != id || r.str("tickets.0.state") != "waiting" || len(r.list("tickets.0.why")) < 2 {
 			t.Fatalf("tickets?%s: %s", q, r.raw)
 		}
+		// Attributes as the API takes and gives them, not as the
+		// server keeps them ({"kind":1,"number":1500}).
+		if !strings.Contains(string(r.raw), `"players":[{"id":"ann","attributes":{"mmr":1500}}]`) || strings.Contains(string(r.raw), `"kind"`) {
+			t.Fatalf("tickets?%s players: %s", q, r.raw)
+		}
 	}
 	if r := e.call(http.MethodGet, "/dashboard/api/tickets?player=nobody", "", "").ok(t); len(r.list("tickets")) != 0 {
 		t.Fatalf("tickets of nobody: %s", r.raw)

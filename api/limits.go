@@ -201,21 +201,28 @@ func (w *watchLimiter) acquire(id string) (release func(), err error) {
 	}, nil
 }
 
-// LimitListener caps the connections a listener has open at once. A
-// connection past the cap is accepted and closed at once (after a plain
-// "503 too many connections" when refusal is set, for HTTP/1 clients on a
-// cleartext port), so it neither waits in the kernel's queue nor holds a
-// goroutine. Refused counts them.
-func LimitListener(ln net.Listener, max int, refusal bool) *LimitedListener {
-	return &LimitedListener{Listener: ln, slots: make(chan struct{}, max), refusal: refusal}
+// LimitListener caps the connections a listener has open at once, and
+// those of one client address at perAddr, so that one client cannot take
+// every slot (and /healthz away from everyone). A connection past either
+// cap is accepted and closed at once (after a plain "503 too many
+// connections" when refusal is set, for HTTP/1 clients on a cleartext
+// port), so it neither waits in the kernel's queue nor holds a goroutine.
+// Refused counts them.
+func LimitListener(ln net.Listener, max, perAddr int, refusal bool) *LimitedListener {
+	return &LimitedListener{Listener: ln, slots: make(chan struct{}, max), perAddr: perAddr, refusal: refusal, byAddr: map[string]int{}}
 }
 
-// LimitedListener is a listener with a cap on open connections.
+// LimitedListener is a listener with a cap on open connections, in all and
+// per client address.
 type LimitedListener struct {
 	net.Listener
 	slots   chan struct{}
+	perAddr int
 	refusal bool
 	refused atomic.Int64
+
+	mu     sync.Mutex
+	byAddr map[string]int // open connections by client IP
 }
 
 // Refused is the number of connections refused so far.
@@ -227,17 +234,21 @@ func (l *LimitedListener) Open() int { return len(l.slots) }
 var tooManyConnections = []byte("HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n" +
 	"Connection: close\r\nContent-Length: 21\r\n\r\ntoo many connections\n")
 
-// Accept returns the next connection within the cap.
+// Accept returns the next connection within the caps.
 func (l *LimitedListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
 		if err != nil {
 			return nil, err
 		}
-		select {
-		case l.slots <- struct{}{}:
-			return &limitedConn{Conn: c, l: l}, nil
-		default:
+		addr := clientIP(c)
+		if l.take(addr) {
+			select {
+			case l.slots <- struct{}{}:
+				return &limitedConn{Conn: c, l: l, addr: addr}, nil
+			default:
+				l.give(addr)
+			}
 		}
 		l.refused.Add(1)
 		if l.refusal {
@@ -248,15 +259,48 @@ func (l *LimitedListener) Accept() (net.Conn, error) {
 	}
 }
 
+// take counts a connection of addr, unless addr has its share open.
+func (l *LimitedListener) take(addr string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.perAddr > 0 && l.byAddr[addr] >= l.perAddr {
+		return false
+	}
+	l.byAddr[addr]++
+	return true
+}
+
+// give forgets a connection of addr.
+func (l *LimitedListener) give(addr string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byAddr[addr]--; l.byAddr[addr] <= 0 {
+		delete(l.byAddr, addr)
+	}
+}
+
+// clientIP is the address a connection comes from, without its port.
+func clientIP(c net.Conn) string {
+	a := c.RemoteAddr().String()
+	if host, _, err := net.SplitHostPort(a); err == nil {
+		return host
+	}
+	return a
+}
+
 type limitedConn struct {
 	net.Conn
 	l    *LimitedListener
+	addr string
 	once sync.Once
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(func() { <-c.l.slots })
+	c.once.Do(func() {
+		<-c.l.slots
+		c.l.give(c.addr)
+	})
 	return err
 }
 

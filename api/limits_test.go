@@ -118,7 +118,7 @@ func TestConnectionCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	limited := LimitListener(ln, 2, true)
+	limited := LimitListener(ln, 2, 0, true)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
 	go srv.Serve(limited)
 	t.Cleanup(func() { srv.Close() })
@@ -225,5 +225,60 @@ func TestWatcherCaps(t *testing.T) {
 			t.Fatalf("no watch after one ended: %v", err)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestConnectionCapPerAddress: one client address holds at most its share
+// of the connections; another address still gets in, and a closed
+// connection gives its address a place back.
+func TestConnectionCapPerAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := LimitListener(ln, 10, 2, true)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })}
+	go srv.Serve(limited)
+	t.Cleanup(func() { srv.Close() })
+	dial := func(from string) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		c, err := d.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	get := func(c net.Conn) int {
+		io.WriteString(c, "GET / HTTP/1.1\r\nHost: cupid\r\n\r\n")
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return 0
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	a1, a2 := dial("127.0.0.1"), dial("127.0.0.1")
+	if get(a1) != http.StatusOK || get(a2) != http.StatusOK {
+		t.Fatal("two connections of one address, within its share, were refused")
+	}
+	a3 := dial("127.0.0.1")
+	if out, _ := closedWithin(t, a3, 5*time.Second); !strings.Contains(out, "too many connections") {
+		t.Fatalf("a third connection of one address got %q", out)
+	}
+	if b := dial("127.0.0.2"); get(b) != http.StatusOK {
+		t.Fatal("another address was refused while the first held its share")
+	}
+	a1.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for limited.Open() != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d open after a close", limited.Open())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if get(dial("127.0.0.1")) != http.StatusOK {
+		t.Fatal("the address did not get its place back after a close")
 	}
 }

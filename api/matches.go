@@ -105,6 +105,18 @@ func matchEventOut(ev cupid.MatchEvent) *cupidv1.MatchEvent {
 	return out
 }
 
+// fail answers a MatchService call's error, naming the match by the
+// field every request of the service takes it in, "id" (the store names it
+// "match_id").
+func (h *matches) fail(err error) error {
+	return connectError(h.log, renameField(err, func(field string) string {
+		if field == "match_id" {
+			return "id"
+		}
+		return field
+	}))
+}
+
 // mayRead lets a player read only a match he plays in; keys (authorized
 // by the interceptor) and servers without authentication read any. The
 // check is here rather than in permissions.go because it needs the
@@ -128,7 +140,7 @@ func (h *matches) GetMatch(ctx context.Context, req *connect.Request[cupidv1.Get
 		err = h.mayRead(ctx, r)
 	}
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.GetMatchResponse{Match: matchRecordOut(r)}), nil
 }
@@ -156,7 +168,7 @@ func (h *matches) AssignMatch(ctx context.Context, req *connect.Request[cupidv1.
 	}
 	r, err := h.mm.AssignMatch(ctx, req.Msg.GetId(), cupid.Assignment{Server: a.GetServer(), SessionID: a.GetSessionId(), Connection: a.GetConnection()})
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.AssignMatchResponse{Match: matchRecordOut(r)}), nil
 }

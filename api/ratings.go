@@ -129,12 +129,20 @@ func (h *ratings) ListRatingHistory(ctx context.Context, req *connect.Request[cu
 	return connect.NewResponse(resp), nil
 }
 
+// MaxLowPriorityDuration bounds a low-priority mark by time: a year is
+// longer than any rule breaker's sentence, and a mark's end must stay a
+// time the stores and clients can write (ten thousand years is not).
+const MaxLowPriorityDuration = 366 * 24 * time.Hour
+
 func (h *ratings) SetLowPriority(ctx context.Context, req *connect.Request[cupidv1.SetLowPriorityRequest]) (*connect.Response[cupidv1.SetLowPriorityResponse], error) {
 	m := req.Msg
 	d := m.GetDuration()
 	if d != nil {
 		if err := d.CheckValid(); err != nil {
 			return nil, connectError(h.log, cupid.Invalid("duration", "%v", err))
+		}
+		if d.AsDuration() > MaxLowPriorityDuration {
+			return nil, connectError(h.log, cupid.Invalid("duration", "at most %s (366 days), got %s", MaxLowPriorityDuration, d.AsDuration()))
 		}
 	}
 	lp, err := h.svc.SetLowPriority(ctx, m.GetPlayerId(), d.AsDuration(), int(m.GetGames()), m.GetReason())

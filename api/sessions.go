@@ -40,15 +40,15 @@ func sessionOut(m *cupid.Match, out *cupidv1.Match) {
 func (h *matches) OpenBackfill(ctx context.Context, req *connect.Request[cupidv1.OpenBackfillRequest]) (*connect.Response[cupidv1.OpenBackfillResponse], error) {
 	options, err := optionsIn(req.Msg.GetMatchOptions())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	teams, err := backfillTeamsIn(req.Msg.GetTeams())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	r, err := h.mm.OpenBackfillWithTeams(ctx, req.Msg.GetId(), options, teams)
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.OpenBackfillResponse{Match: matchRecordOut(r)}), nil
 }
@@ -76,7 +76,7 @@ func backfillTeamsIn(in []*cupidv1.BackfillTeam) ([][]cupid.Player, error) {
 func (h *matches) CloseBackfill(ctx context.Context, req *connect.Request[cupidv1.CloseBackfillRequest]) (*connect.Response[cupidv1.CloseBackfillResponse], error) {
 	r, err := h.mm.CloseBackfill(ctx, req.Msg.GetId())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.CloseBackfillResponse{Match: matchRecordOut(r)}), nil
 }
@@ -84,7 +84,7 @@ func (h *matches) CloseBackfill(ctx context.Context, req *connect.Request[cupidv
 func (h *matches) ReportLeavers(ctx context.Context, req *connect.Request[cupidv1.ReportLeaversRequest]) (*connect.Response[cupidv1.ReportLeaversResponse], error) {
 	r, err := h.mm.ReportLeavers(ctx, req.Msg.GetId(), req.Msg.GetPlayerIds())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.ReportLeaversResponse{Match: matchRecordOut(r)}), nil
 }
@@ -92,7 +92,7 @@ func (h *matches) ReportLeavers(ctx context.Context, req *connect.Request[cupidv
 func (h *matches) EndSession(ctx context.Context, req *connect.Request[cupidv1.EndSessionRequest]) (*connect.Response[cupidv1.EndSessionResponse], error) {
 	r, err := h.mm.EndSession(ctx, req.Msg.GetId())
 	if err != nil {
-		return nil, connectError(h.log, err)
+		return nil, h.fail(err)
 	}
 	return connect.NewResponse(&cupidv1.EndSessionResponse{Match: matchRecordOut(r)}), nil
 }

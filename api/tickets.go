@@ -114,7 +114,9 @@ func (h *tickets) CancelTickets(ctx context.Context, req *connect.Request[cupidv
 	for i, c := range h.mm.CancelTickets(ctx, ids) {
 		r := &cupidv1.CancelTicketResult{}
 		if c.Err != nil {
-			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("ids[%d]", i), c.Err)
+			// The service names a ticket's id "id"; in this call the id
+			// is the item itself, ids[i].
+			r.ErrorCode, r.Error, r.ErrorField = h.bulkError(fmt.Sprintf("ids[%d]", i), renameField(c.Err, idIsItem))
 		} else {
 			r.Ticket = ticketOut(c.Ticket, nil, now)
 		}
@@ -180,4 +182,13 @@ func (h *tickets) WatchTicket(ctx context.Context, req *connect.Request[cupidv1.
 		return stream.Send(eventOut(ev))
 	})
 	return connectError(h.log, err)
+}
+
+// idIsItem renames the service's "id" to the item of a bulk call about
+// ids, whose path (ids[i]) names it already.
+func idIsItem(field string) string {
+	if field == "id" {
+		return ""
+	}
+	return field
 }

@@ -127,8 +127,8 @@ func TestBulkResultsCarryCodeAndField(t *testing.T) {
 	if cancelled[0].Err != nil || cancelled[0].Ticket.GetState() != cupidv1.TicketState_TICKET_STATE_CANCELLED {
 		t.Errorf("cancel of a waiting ticket: %+v", cancelled[0])
 	}
-	if connect.CodeOf(cancelled[1].Err) != connect.CodeNotFound || cancelled[1].Field != "ids[1].id" {
-		t.Errorf("cancel of an unknown ticket: %+v, want not_found on ids[1].id", cancelled[1])
+	if connect.CodeOf(cancelled[1].Err) != connect.CodeNotFound || cancelled[1].Field != "ids[1]" {
+		t.Errorf("cancel of an unknown ticket: %+v, want not_found on ids[1]", cancelled[1])
 	}
 	if _, err := c.CancelTicket(ctx, res[0].Ticket.GetId()); connect.CodeOf(err) != connect.CodeFailedPrecondition {
 		t.Errorf("second cancel: %v, want failed_precondition", err)

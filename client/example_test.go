@@ -87,7 +87,7 @@ func ExampleClient_CancelTickets() {
 	}
 	// Output:
 	// cancelled: carol
-	// ids[1].id refused: not_found: ids[1].id: no ticket "no-such-ticket"
+	// ids[1] refused: not_found: ids[1]: no ticket "no-such-ticket"
 }
 
 // An allocator follows a queue's matches, starts a game server for each

@@ -213,6 +213,11 @@ func TestEverySettingIsRead(t *testing.T) {
 		{"server.idle_timeout", oneQueue + "server: {idle_timeout: 6s}\n", func(c *Config) bool { return time.Duration(c.Server.IdleTimeout) == 6*time.Second }},
 		{"server.max_connections", oneQueue + "server: {max_connections: 7}\n", func(c *Config) bool { return c.Server.MaxConnections == 7 }},
 		{"server.max_request_bytes", oneQueue + "server: {max_request_bytes: 8192}\n", func(c *Config) bool { return c.Server.MaxRequestBytes == 8192 }},
+		{"server.max_connections_per_address", oneQueue + "server: {max_connections: 50, max_connections_per_address: 7}\n",
+			func(c *Config) bool {
+				return c.Server.MaxConnectionsPerAddress == 7 && c.Server.ConnectionsPerAddress() == 7
+			}},
+		{"server.max_header_bytes", oneQueue + "server: {max_header_bytes: 8192}\n", func(c *Config) bool { return c.Server.MaxHeaderBytes == 8192 }},
 		{"server.max_watchers_per_ticket", oneQueue + "server: {max_watchers_per_ticket: 9}\n", func(c *Config) bool { return c.Server.MaxWatchersPerTicket == 9 }},
 		{"server.max_watchers", oneQueue + "server: {max_watchers: 10}\n", func(c *Config) bool { return c.Server.MaxWatchers == 10 }},
 		{"server.cors.allowed_origins", oneQueue + "server: {cors: {allowed_origins: ['https://a.example']}}\n",

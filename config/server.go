@@ -33,6 +33,13 @@ type Server struct {
 	// MaxConnections bounds the connections open at once; one more is
 	// refused (closed at once).
 	MaxConnections int `yaml:"max_connections"`
+	// MaxConnectionsPerAddress bounds the connections one client address
+	// has open at once, so one client cannot take every slot; 0 (absent)
+	// is a quarter of MaxConnections, at least 100 (ConnectionsPerAddress).
+	MaxConnectionsPerAddress int `yaml:"max_connections_per_address"`
+	// MaxHeaderBytes bounds a request's headers, read before the caller is
+	// known: a slow client holds at most this much memory per connection.
+	MaxHeaderBytes int `yaml:"max_header_bytes"`
 	// MaxRequestBytes bounds a request body (one message).
 	MaxRequestBytes int `yaml:"max_request_bytes"`
 	// MaxWatchersPerTicket bounds the open watches (streams and WebSockets)
@@ -72,6 +79,7 @@ const (
 	DefaultIdleTimeout          = 2 * time.Minute
 	DefaultMaxConnections       = 10_000
 	DefaultMaxRequestBytes      = 1 << 20
+	DefaultMaxHeaderBytes       = 32 << 10
 	DefaultMaxWatchersPerTicket = 2 * cupid.MaxPlayersPerTicket
 	DefaultMaxWatchers          = 100_000
 	// MaxRequestBytesLimit is the most max_request_bytes may be.
@@ -107,12 +115,18 @@ func (s *Server) check(doc *document, dir string) {
 		def, max int
 	}{
 		{"server.max_connections", &s.MaxConnections, DefaultMaxConnections, 1 << 20},
+		{"server.max_connections_per_address", &s.MaxConnectionsPerAddress, 0, 1 << 20},
+		{"server.max_header_bytes", &s.MaxHeaderBytes, DefaultMaxHeaderBytes, 1 << 20},
 		{"server.max_request_bytes", &s.MaxRequestBytes, DefaultMaxRequestBytes, MaxRequestBytesLimit},
 		{"server.max_watchers_per_ticket", &s.MaxWatchersPerTicket, DefaultMaxWatchersPerTicket, 1 << 20},
 		{"server.max_watchers", &s.MaxWatchers, DefaultMaxWatchers, 1 << 24},
 	} {
 		if *n.v < 0 || *n.v > n.max {
-			doc.report(cupid.Invalid(n.field, "must be between 1 and %d (0 or absent means %d), got %d", n.max, n.def, *n.v))
+			def := fmt.Sprint(n.def)
+			if n.def == 0 {
+				def = "the default"
+			}
+			doc.report(cupid.Invalid(n.field, "must be between 1 and %d (0 or absent means %s), got %d", n.max, def, *n.v))
 			if n.v == &s.MaxRequestBytes {
 				requestBytesOK = false
 			}
@@ -123,6 +137,9 @@ func (s *Server) check(doc *document, dir string) {
 		}
 	}
 	s.RateLimits.check(doc)
+	if doc.known("server.max_header_bytes") && s.MaxHeaderBytes > 0 && s.MaxHeaderBytes < 4096 {
+		doc.report(cupid.Invalid("server.max_header_bytes", "must be at least 4096, got %d", s.MaxHeaderBytes))
+	}
 	if requestBytesOK && s.MaxRequestBytes < 1024 {
 		doc.report(cupid.Invalid("server.max_request_bytes", "must be at least 1024, got %d", s.MaxRequestBytes))
 	}
@@ -168,4 +185,17 @@ func CheckOrigin(o string) error {
 		return fmt.Errorf("%q is not an origin as browsers send it: write it in lower case", o)
 	}
 	return nil
+}
+
+// ConnectionsPerAddress is how many connections one client address may
+// have open at once: max_connections_per_address, or by default a quarter
+// of MaxConnections and at least 100 (never more than MaxConnections), so
+// that four clients are needed to fill the server and a test or a load
+// run from one machine is not cut short. Behind a load balancer every
+// client has its address: set it to max_connections there.
+func (s Server) ConnectionsPerAddress() int {
+	if s.MaxConnectionsPerAddress > 0 {
+		return min(s.MaxConnectionsPerAddress, s.MaxConnections)
+	}
+	return min(max(s.MaxConnections/4, 100), s.MaxConnections)
 }

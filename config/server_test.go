@@ -40,11 +40,31 @@ func TestServerBadValues(t *testing.T) {
 		{"server: {cors: {allowed_origins: ['https://A.example']}}", "lower case"},
 		{"server: {cors: {allowed_origins: 'https://a.example'}}", "server.cors.allowed_origins: must be a list"},
 		{"server: {tls: {cert_file: c.pem}}", "server.tls.key_file: is required with cert_file"},
+		{"server: {max_header_bytes: 100}", "server.max_header_bytes: must be at least 4096, got 100"},
+		{"server: {max_header_bytes: 2000000}", "server.max_header_bytes: must be between 1 and 1048576"},
+		{"server: {max_connections_per_address: -1}", "server.max_connections_per_address: must be between 1 and 1048576 (0 or absent means the default), got -1"},
 		{"server: {tls: {key_file: k.pem}}", "server.tls.cert_file: is required with key_file"},
 	} {
 		_, err := ParseConfig([]byte(oneQueue+c.yaml+"\n"), t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// TestConnectionsPerAddress: by default one address may hold a quarter of
+// the connections, at least 100 and never more than all of them.
+func TestConnectionsPerAddress(t *testing.T) {
+	for _, c := range []struct{ max, per, want int }{
+		{10000, 0, 2500},
+		{200, 0, 100},
+		{3, 0, 3},
+		{10000, 10000, 10000},
+		{10, 50, 10},
+	} {
+		s := Server{MaxConnections: c.max, MaxConnectionsPerAddress: c.per}
+		if got := s.ConnectionsPerAddress(); got != c.want {
+			t.Errorf("max %d, per address %d: %d, want %d", c.max, c.per, got, c.want)
 		}
 	}
 }

@@ -25,7 +25,7 @@ type ticketOut struct {
 	Queue      string         `json:"queue"`
 	Key        string         `json:"key"`
 	State      string         `json:"state"`
-	Players    []cupid.Player `json:"players"`
+	Players    []playerOut    `json:"players"`
 	CreatedAt  time.Time      `json:"created_at"`
 	ExpiresAt  time.Time      `json:"expires_at"`
 	UpdatedAt  time.Time      `json:"updated_at"`
@@ -40,10 +40,47 @@ type ticketOut struct {
 	Compatible int            `json:"compatible,omitempty"`
 }
 
+// playerOut is a player as the API shows one: attributes by name, each a
+// plain JSON number, string, list of strings or boolean, not the server's
+// own encoding of a value.
+type playerOut struct {
+	ID         string         `json:"id"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+func playersOut(in []cupid.Player) []playerOut {
+	out := make([]playerOut, len(in))
+	for i, p := range in {
+		out[i].ID = p.ID
+		for _, a := range p.Attributes {
+			if out[i].Attributes == nil {
+				out[i].Attributes = make(map[string]any, len(p.Attributes))
+			}
+			out[i].Attributes[a.Name] = plainValue(a.Value)
+		}
+	}
+	return out
+}
+
+// plainValue is an attribute value as JSON writes it.
+func plainValue(v cupid.Value) any {
+	switch v.Kind {
+	case cupid.KindNumber:
+		return v.Number
+	case cupid.KindString:
+		return v.String
+	case cupid.KindStrings:
+		return v.Strings
+	case cupid.KindBool:
+		return v.Bool
+	}
+	return nil
+}
+
 func ticketView(v *ticketsvc.TicketView, now time.Time) ticketOut {
 	t := v.Ticket
 	out := ticketOut{
-		ID: t.ID, Queue: t.Key.Queue, Key: t.Key.String(), State: string(t.State), Players: t.Players,
+		ID: t.ID, Queue: t.Key.Queue, Key: t.Key.String(), State: string(t.State), Players: playersOut(t.Players),
 		CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, UpdatedAt: t.UpdatedAt, Reason: t.Reason,
 		MatchID: t.MatchID, Match: v.Match,
 	}

@@ -14,6 +14,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/opponent"
 	"github.com/cupid-match/cupid/pairing"
+	"github.com/cupid-match/cupid/service/pairingsvc"
 )
 
 // heartbeat keeps an idle stream's connection open through proxies.
@@ -162,11 +163,36 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 	}
 }
 
+// eventStatus says in words what an event is doing: its phase, and why an
+// idle event starts no round (paused, or nobody in the lobby can be paired)
+// rather than always "waiting for the lobby to fill".
+func eventStatus(v *pairingsvc.EventView) string {
+	var s string
+	switch {
+	case v.Phase == pairing.PhaseIdle && v.Stale:
+		s = "idle: nobody in the lobby can be paired (they have all met); waiting for someone new"
+	case v.Phase == pairing.PhaseIdle:
+		s = "idle: waiting for the lobby to fill"
+	case v.Phase == pairing.PhaseCountdown:
+		s = "counting down to the next round"
+	case v.Phase == pairing.PhaseRound:
+		s = "round on"
+	default:
+		s = string(v.Phase)
+	}
+	if v.Paused {
+		s = "paused (every timer stopped); " + s
+	}
+	return s
+}
+
 // eventOut is a speed-dating event as the events page shows it.
 type eventOut struct {
 	ID           string             `json:"id"`
 	Name         string             `json:"name"`
 	Phase        pairing.Phase      `json:"phase"`
+	Status       string             `json:"status"`
+	Paused       bool               `json:"paused"`
 	Round        int                `json:"round"`
 	Remaining    float64            `json:"remaining_seconds"`
 	Rooms        int                `json:"rooms"`
@@ -215,7 +241,7 @@ func (s *server) events(ctx context.Context, id string) (any, error) {
 		return nil, err
 	}
 	e := eventOut{
-		ID: v.ID, Name: v.Name, Phase: v.Phase, Round: v.Round,
+		ID: v.ID, Name: v.Name, Phase: v.Phase, Status: eventStatus(v), Paused: v.Paused, Round: v.Round,
 		Rooms: v.Config.Rooms, RoundSeconds: v.Config.Round.Seconds(), Countdown: v.Config.Countdown.Seconds(), MinLobby: v.Config.MinLobby,
 		Participants: nonNil(v.Participants), Lobby: nonNil(v.Lobby), Pairs: v.Pairs, Graph: &g.MetGraph, GraphRound: g.Round,
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/opponent"
+	"github.com/cupid-match/cupid/pairing"
+	"github.com/cupid-match/cupid/service/pairingsvc"
 )
 
 func TestLabelWords(t *testing.T) {
@@ -46,5 +48,30 @@ func TestWhyWords(t *testing.T) {
 	e.NextRelaxation = time.Time{}
 	if got := whyWords(e, now); got[len(got)-1] != "Its rules do not relax any further." {
 		t.Fatalf("without relaxation: %q", got[len(got)-1])
+	}
+}
+
+// TestEventStatusSaysWhyNoRoundStarts: an idle event says whether it waits
+// for people or has nobody who may meet, and a paused one says it is
+// paused, whatever its phase.
+func TestEventStatusSaysWhyNoRoundStarts(t *testing.T) {
+	tests := []struct {
+		name string
+		v    pairingsvc.EventView
+		want string
+	}{
+		{"waiting for people", pairingsvc.EventView{Phase: pairing.PhaseIdle}, "idle: waiting for the lobby to fill"},
+		{"nobody can pair", pairingsvc.EventView{Phase: pairing.PhaseIdle, Stale: true}, "idle: nobody in the lobby can be paired (they have all met); waiting for someone new"},
+		{"paused with nobody to pair", pairingsvc.EventView{Phase: pairing.PhaseIdle, Stale: true, Paused: true},
+			"paused (every timer stopped); idle: nobody in the lobby can be paired (they have all met); waiting for someone new"},
+		{"paused in a round", pairingsvc.EventView{Phase: pairing.PhaseRound, Paused: true}, "paused (every timer stopped); round on"},
+		{"counting down", pairingsvc.EventView{Phase: pairing.PhaseCountdown}, "counting down to the next round"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := eventStatus(&tt.v); got != tt.want {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -111,7 +111,7 @@ func (e *Event) Extend(now time.Time, key string) ([]Notification, error) {
 	}
 	switch {
 	case e.cfg.Extension == 0:
-		return e.failed(cupid.Conflict("", "this event does not extend dates (settings.extension)"))
+		return e.failed(cupid.Conflict("settings.extension_seconds", "this event does not extend dates: it is 0"))
 	case p.state != StateRoom:
 		return e.failed(cupid.Conflict("participant", "%q is not on a date", key))
 	}

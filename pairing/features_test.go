@@ -418,3 +418,12 @@ func TestTwoSidedSteadyGroup(t *testing.T) {
 		}
 	}
 }
+
+// TestExtensionOffNamesTheSetting: asking for more time in an event without
+// extensions is refused naming the setting as the API spells it.
+func TestExtensionOffNamesTheSetting(t *testing.T) {
+	e := newFor(t, Config{Rooms: 2, Round: 5 * time.Minute}, []string{"a", "b"}, nil)
+	e.Advance(t0)
+	_, err := e.Extend(t0.Add(time.Minute), "a")
+	wantCode(t, err, cupid.CodeConflict, "settings.extension_seconds")
+}

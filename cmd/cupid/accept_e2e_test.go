@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -277,60 +275,4 @@ func readyCheckAcrossARestart(t *testing.T, store string) {
 	if ga := getTicket(t, s.c, a.GetId()); !ga.GetCreatedAt().AsTime().Equal(a.GetCreatedAt().AsTime()) {
 		t.Fatalf("to-a lost his age: %v", ga)
 	}
-}
-
-// readyCurlRe is curlRe with the player's token header the ready check's
-// examples carry (the server of the test runs without auth, and the body
-// names the player).
-var readyCurlRe = regexp.MustCompile(`(?s)curl -s localhost:7070(/\S+) -H 'Content-Type: application/json'\s*-H "Authorization: Bearer \$\w+"\s*-d '((?:[^']|'"'"')*)'`)
-
-// TestReadyCheckGuideCurlExamples runs the curl commands of the ready
-// check's section of docs/matches.md against a server whose duel queue
-// asks players to accept: <match id> is the match alice and bob were
-// proposed.
-func TestReadyCheckGuideCurlExamples(t *testing.T) {
-	b, err := os.ReadFile("../../docs/matches.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
-	start := strings.Index(text, "## Ready check")
-	if start < 0 {
-		t.Fatal("docs/matches.md has no ready check section")
-	}
-	section := text[start:]
-	if end := strings.Index(section[3:], "\n## "); end >= 0 {
-		section = section[:end+3]
-	}
-	if !strings.Contains(section, "acceptance:") || !strings.Contains(section, "timeout: 20s") {
-		t.Fatal("the section does not show the configuration the test runs")
-	}
-	calls := readyCurlRe.FindAllStringSubmatch(strings.ReplaceAll(section, "\\\n", " "), -1)
-	if len(calls) < 2 {
-		t.Fatalf("found %d curl examples in the ready check section", len(calls))
-	}
-	s := startConfigServer(t, t.TempDir(), readyQueues)
-	a, _ := duelPair(t, s.c, "duel", "alice", "bob")
-	wa := ticketWatch(t, s, a.GetId(), 0)
-	nextKind(t, wa, "created")
-	mid := nextKind(t, wa, "proposed").GetMatch().GetId()
-	var last struct {
-		Match struct {
-			State    string `json:"state"`
-			Accepted int    `json:"accepted"`
-		} `json:"match"`
-	}
-	for _, c := range calls {
-		body := strings.ReplaceAll(c[2], "<match id>", mid)
-		if !json.Valid([]byte(body)) {
-			t.Fatalf("%s: the guide's body is not JSON: %s", c[1], body)
-		}
-		if err := json.Unmarshal(postOK(t, s.url, c[1], body), &last); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if last.Match.State != "MATCH_STATE_FORMED" || last.Match.Accepted != 2 {
-		t.Fatalf("after the guide's answers the match is %+v", last.Match)
-	}
-	nextKind(t, wa, "matched")
 }

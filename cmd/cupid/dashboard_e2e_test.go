@@ -71,6 +71,8 @@ func openTab(t *testing.T, bctx context.Context, url string) *browserTab {
 	dir := os.Getenv("CUPID_DASHBOARD_SHOTS")
 	if dir == "" {
 		dir = t.TempDir()
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
 	l := newNetLog()
 	tab := &browserTab{log: l, dir: dir, base: url}

@@ -18,13 +18,23 @@ import (
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 )
 
-// TestMain lets the test binary play the cupid binary: with CUPID_EXEC set
+// TestMain lets the test binary play the cupid binary: with CUPID_EXEC=1
 // it runs the command line in CUPID_ARGS instead of the tests, so the kill
-// test can start a real server process without a separate build.
+// test can start a real server process without a separate build; with
+// CUPID_EXEC=argv it runs its own arguments, as the documentation's
+// examples call cupid; with CUPID_EXEC=websocat it is the examples'
+// websocat (docs_test.go).
 func TestMain(m *testing.M) {
-	if os.Getenv("CUPID_EXEC") == "1" {
-		var args []string
-		json.Unmarshal([]byte(os.Getenv("CUPID_ARGS")), &args)
+	switch os.Getenv("CUPID_EXEC") {
+	case "websocat":
+		os.Exit(websocatMain(os.Args[1:]))
+	case "1", "argv":
+		args := os.Args[1:]
+		if os.Getenv("CUPID_EXEC") == "1" {
+			args = nil
+			json.Unmarshal([]byte(os.Getenv("CUPID_ARGS")), &args)
+		}
+		args = docTarget(args)
 		root := rootCmd()
 		root.SetArgs(args)
 		if err := root.Execute(); err != nil {

@@ -30,6 +30,15 @@ func addNetFlags(cmd *cobra.Command, f *netFlags) {
 	cmd.Flags().StringSliceVar(&f.corsOrigins, "cors-origin", nil, `browser origin allowed to call the API and open WebSockets, as https://game.example.com, or "*" (repeat or separate with commas; replaces server.cors.allowed_origins)`)
 }
 
+// tlsSourceOf says where the certificate pair serve uses was given: the
+// flags win over the configuration's server.tls.
+func tlsSourceOf(f netFlags) tlsSource {
+	if f.tlsCert != "" {
+		return flagTLS
+	}
+	return configTLS
+}
+
 // serverSettings lays the flags over the configuration's server section,
 // checking what the flags give as the configuration checks its own.
 func serverSettings(s config.Server, f netFlags) (config.Server, error) {
@@ -72,10 +81,11 @@ func apiLimits(s config.Server) api.Limits {
 
 // listen opens the server's listener, capped at max_connections, and its
 // TLS configuration when a certificate is given (nil otherwise).
-func listen(addr string, s config.Server, log *slog.Logger) (net.Listener, *tls.Config, error) {
+// src says whether the pair came from the flags or the configuration.
+func listen(addr string, s config.Server, src tlsSource, log *slog.Logger) (net.Listener, *tls.Config, error) {
 	var tc *tls.Config
 	if s.TLS.CertFile != "" {
-		r, err := newCertReloader(s.TLS.CertFile, s.TLS.KeyFile, log)
+		r, err := newCertReloaderFrom(s.TLS.CertFile, s.TLS.KeyFile, src, log)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -85,7 +95,7 @@ func listen(addr string, s config.Server, log *slog.Logger) (net.Listener, *tls.
 	if err != nil {
 		return nil, nil, fmt.Errorf("--addr: %w", err)
 	}
-	return api.LimitListener(ln, s.MaxConnections, tc == nil), tc, nil
+	return api.LimitListener(ln, s.MaxConnections, s.ConnectionsPerAddress(), tc == nil), tc, nil
 }
 
 // configureServer applies the server section's timeouts and TLS to the
@@ -93,6 +103,9 @@ func listen(addr string, s config.Server, log *slog.Logger) (net.Listener, *tls.
 // (api.Limits), so that streams live on.
 func configureServer(srv *http.Server, s config.Server, tc *tls.Config) {
 	srv.ReadHeaderTimeout = time.Duration(s.ReadHeaderTimeout)
+	// Headers are read before the caller is known: Go's default lets
+	// each connection hold 1 MiB of them.
+	srv.MaxHeaderBytes = s.MaxHeaderBytes
 	srv.IdleTimeout = time.Duration(s.IdleTimeout)
 	if tc != nil {
 		srv.TLSConfig = tc

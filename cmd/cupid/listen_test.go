@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -67,5 +68,50 @@ func TestServeCapsConnections(t *testing.T) {
 	b, err := io.ReadAll(second)
 	if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 503") {
 		t.Fatalf("the second connection got %q, %v; want a 503 and a close", b, err)
+	}
+}
+
+// TestSlowClientsHoldLittle: headers are bounded (32 KiB by default, not
+// Go's 1 MiB, since they are read before anyone is authenticated), and one
+// client address that opens connections and stays silent takes only its
+// share: /healthz still answers another client.
+func TestSlowClientsHoldLittle(t *testing.T) {
+	cfg := writeConfig(t, "queues:\n  - name: duel\n    ruleset:\n      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}\n"+
+		"server: {max_connections: 6, max_connections_per_address: 3}\n")
+	s := startServer(t, serveFlags{config: cfg})
+	addr := strings.TrimPrefix(s.url, "http://")
+	dial := func(from string) net.Conn {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	get := func(c net.Conn, header string) (int, string) {
+		fmt.Fprintf(c, "GET /healthz HTTP/1.1\r\nHost: cupid\r\n%s\r\n", header)
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get(dial("127.0.0.2"), "X-Big: "+strings.Repeat("x", 40<<10)+"\r\n"); code != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("40 KiB of headers: %d %q, want 431", code, body)
+	}
+	// One address holds its three connections, silent, and asks a
+	// fourth: refused. Another address is served.
+	for range 3 {
+		dial("127.0.0.1")
+	}
+	if code, body := get(dial("127.0.0.1"), ""); code != http.StatusServiceUnavailable || !strings.Contains(body, "too many connections") {
+		t.Fatalf("a fourth connection of one address: %d %q", code, body)
+	}
+	if code, body := get(dial("127.0.0.3"), ""); code != http.StatusOK {
+		t.Fatalf("/healthz from another address while one holds its share: %d %q", code, body)
 	}
 }

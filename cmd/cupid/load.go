@@ -57,6 +57,11 @@ formed" (the match's commit time on the server) and from "ticket created" to
 				return err
 			}
 			fmt.Fprint(cmd.OutOrStdout(), rep.String())
+			if rep.Errors > 0 && rep.Errors >= int64(rep.Tickets) {
+				// Nothing was measured: say so in the exit status, so a
+				// script (or CI) running load does not take it for a run.
+				return fmt.Errorf("no ticket was created (%d errors; the first: %s)", rep.Errors, rep.FirstError)
+			}
 			return nil
 		},
 	}
@@ -75,9 +80,12 @@ formed" (the match's commit time on the server) and from "ticket created" to
 
 // loadReport is what a load run measured.
 type loadReport struct {
-	Tickets       int
-	Errors        int64
-	FirstError    string
+	Tickets    int
+	Errors     int64
+	FirstError string
+	// Watched says the tickets were watched for their matches; without
+	// it Notified and Unmatched were not measured.
+	Watched       bool
 	Notified      int
 	Unmatched     int
 	IntakeSeconds float64
@@ -96,7 +104,11 @@ type loadReport struct {
 func (r loadReport) String() string {
 	s := fmt.Sprintf("tickets created: %d in %.2fs = %.0f durable tickets/s (errors: %d)\n",
 		r.Tickets, r.IntakeSeconds, float64(r.Tickets)/r.IntakeSeconds, r.Errors)
-	s += fmt.Sprintf("matched and notified: %d (left waiting without a partner in range: %d)\n", r.Notified, r.Unmatched)
+	if r.Watched {
+		s += fmt.Sprintf("matched and notified: %d (left waiting without a partner in range: %d)\n", r.Notified, r.Unmatched)
+	} else {
+		s += "matched and notified: not watched (--watch=false)\n"
+	}
 	if r.FirstError != "" {
 		s += "first error: " + r.FirstError + "\n"
 	}
@@ -314,6 +326,7 @@ wait:
 	if e := firstErr.Load(); e != nil {
 		rep.FirstError = (*e).Error()
 	}
+	rep.Watched = f.watch
 	rep.Unmatched = n - rep.Notified
 	if f.hold {
 		rep.Unmatched = 0

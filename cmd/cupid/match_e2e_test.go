@@ -354,65 +354,6 @@ func TestUnassignedMatchIsCancelledWithAReason(t *testing.T) {
 	}
 }
 
-// TestMatchesGuideCurlExamples runs the curl commands of docs/matches.md, in
-// order, against the demo server: <alice's ticket id> is the first ticket
-// created, <match id> the first match listed. The list waits (with a
-// deadline) for the match to form, as a person typing would.
-func TestMatchesGuideCurlExamples(t *testing.T) {
-	calls := curlCalls(t, "../../docs/matches.md")
-	if len(calls) < 6 {
-		t.Fatalf("found %d curl examples in docs/matches.md; the pattern no longer matches them", len(calls))
-	}
-	s := startServer(t, serveFlags{})
-	var ticket, match string
-	for _, c := range calls {
-		body := strings.ReplaceAll(c.body, "'\"'\"'", "'")
-		body = strings.ReplaceAll(body, "<alice's ticket id>", ticket)
-		body = strings.ReplaceAll(body, "<match id>", match)
-		if !json.Valid([]byte(body)) {
-			t.Fatalf("%s: the guide's body is not JSON: %s", c.procedure, body)
-		}
-		var r struct {
-			Ticket  struct{ ID string } `json:"ticket"`
-			Matches []struct {
-				Match struct{ ID string } `json:"match"`
-			} `json:"matches"`
-			Match struct {
-				State      string `json:"state"`
-				Assignment struct {
-					Server string `json:"server"`
-				} `json:"assignment"`
-			} `json:"match"`
-		}
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			out := postOK(t, s.url, c.procedure, body)
-			if err := json.Unmarshal(out, &r); err != nil {
-				t.Fatalf("%s: %v: %s", c.procedure, err, out)
-			}
-			if !strings.HasSuffix(c.procedure, "/ListMatches") || len(r.Matches) > 0 {
-				break
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("no match formed within 30s of the guide's tickets")
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-		if ticket == "" {
-			ticket = r.Ticket.ID
-		}
-		if match == "" && len(r.Matches) > 0 {
-			match = r.Matches[0].Match.ID
-		}
-		if strings.HasSuffix(c.procedure, "/GetMatch") && (r.Match.State != "MATCH_STATE_ASSIGNED" || r.Match.Assignment.Server != "10.0.0.7:7777") {
-			t.Fatalf("GetMatch after the guide's assignment: %+v", r.Match)
-		}
-	}
-	if ticket == "" || match == "" {
-		t.Fatalf("the guide's calls made no ticket (%q) or match (%q)", ticket, match)
-	}
-}
-
 // TestHandoffOnPostgres: the stream resumes across a restart, the
 // assignment survives it and a release requeues, on PostgreSQL.
 func TestHandoffOnPostgres(t *testing.T) {
@@ -449,5 +390,27 @@ func TestHandoffOnPostgres(t *testing.T) {
 	}
 	if tk := getTicket(t, s.c, a.GetId()); tk.GetMatchId() != again.GetMatch().GetId() || !tk.GetCreatedAt().AsTime().Equal(a.GetCreatedAt().AsTime()) {
 		t.Fatalf("alice after requeue and restart: %v", tk)
+	}
+}
+
+// TestMatchServiceErrorsNameTheRequestField: every MatchService call takes
+// the match as "id", and its refusals about the match name "id" (in the
+// message and the Cupid-Field header), not the store's "match_id".
+func TestMatchServiceErrorsNameTheRequestField(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	for _, c := range []struct{ procedure, body string }{
+		{"GetMatch", `{"id":"nope"}`},
+		{"AssignMatch", `{"id":"nope","assignment":{"server":"10.0.0.7:7777"}}`},
+		{"AcceptMatch", `{"id":"nope","playerId":"alice","accept":true}`},
+		{"ReportLeavers", `{"id":"nope","playerIds":["bob"]}`},
+		{"OpenBackfill", `{"id":"nope"}`},
+		{"CloseBackfill", `{"id":"nope"}`},
+		{"EndSession", `{"id":"nope"}`},
+	} {
+		status, out, h := postService(t, s.url, "MatchService", c.procedure, c.body)
+		msg, _ := out["message"].(string)
+		if status != http.StatusNotFound || h.Get("Cupid-Field") != "id" || !strings.HasPrefix(msg, "id: ") {
+			t.Errorf("%s of an unknown match: %d %v, field %q; want not_found naming id", c.procedure, status, out, h.Get("Cupid-Field"))
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -322,4 +323,42 @@ func sorted(ss []string) []string {
 		}
 	}
 	return out
+}
+
+// TestRulesetPrecedenceIsVisible: a ruleset replaced at run time wins over
+// the file across a restart while the file's ruleset is unchanged, and the
+// file wins once it changes; config check --data says which, queue by
+// queue, as serve will decide.
+func TestRulesetPrecedenceIsVisible(t *testing.T) {
+	const head = "queues:\n  - name: duel\n    ruleset:\n      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}\n"
+	cfg := writeConfig(t, head+"      matching_rule: [{attribute: mmr, criteria: distance, reference: 100}]\n")
+	data := t.TempDir()
+	s := startServer(t, serveFlags{config: cfg, data: data})
+	replaced := `{"alliance":{"min_number":2,"max_number":2,"player_min_number":1,"player_max_number":1},"matching_rule":[{"attribute":"mmr","criteria":"distance","reference":900}]}`
+	body, _ := json.Marshal(map[string]string{"queue": "duel", "ruleset": replaced})
+	postOK(t, s.url, "/cupid.v1.RulesetService/PutRuleset", string(body))
+	s.stop()
+
+	out, err := run("config", "check", "--data", data, cfg)
+	if err != nil || !strings.Contains(out, "queues[duel]: the ruleset replaced at run time (version 2) is used over the configuration's, which has not changed since") {
+		t.Fatalf("config check, file unchanged: %v\n%s", err, out)
+	}
+	s = startServer(t, serveFlags{config: cfg, data: data})
+	if got := postOK(t, s.url, "/cupid.v1.RulesetService/GetRuleset", `{"queue":"duel"}`); !strings.Contains(string(got), `\"reference\":900`) {
+		t.Fatalf("after a restart on the same file: %s, want the replacement", got)
+	}
+	s.stop()
+
+	// The file's ruleset changes: the file wins, and both say so.
+	if err := os.WriteFile(cfg, []byte(head+"      matching_rule: [{attribute: mmr, criteria: distance, reference: 250}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err = run("config", "check", "--data", data, cfg)
+	if err != nil || !strings.Contains(out, "queues[duel]: the configuration's ruleset is used: it changed after the run-time replacement (version 2)") {
+		t.Fatalf("config check, file changed: %v\n%s", err, out)
+	}
+	s = startServer(t, serveFlags{config: cfg, data: data})
+	if got := postOK(t, s.url, "/cupid.v1.RulesetService/GetRuleset", `{"queue":"duel"}`); !strings.Contains(string(got), `\"reference\":250`) {
+		t.Fatalf("after the file changed: %s, want the file's", got)
+	}
 }

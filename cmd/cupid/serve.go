@@ -196,7 +196,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	mountDashboard(&apiOpts, mm, pairings, opponents, log, now)
 	handler := api.Handler(apiOpts)
 
-	ln, tlsConf, err := listen(f.addr, settings, log)
+	ln, tlsConf, err := listen(f.addr, settings, tlsSourceOf(f.net), log)
 	if err != nil {
 		return err
 	}

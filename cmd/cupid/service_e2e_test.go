@@ -329,13 +329,14 @@ func TestBulkCancelHasOneResultPerTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := res.Msg.GetResults()
-	want := []struct{ code, field string }{{"", ""}, {"not_found", "ids[1]"}, {"", ""}, {"failed_precondition", "ids[3]"}, {"invalid_argument", "ids[4].id"}}
+	want := []struct{ code, field string }{{"", ""}, {"not_found", "ids[1]"}, {"", ""}, {"failed_precondition", "ids[3]"}, {"invalid_argument", "ids[4]"}}
 	if len(rs) != len(want) {
 		t.Fatalf("%d results for %d ids", len(rs), len(want))
 	}
 	for i, w := range want {
 		r := rs[i]
-		if r.GetErrorCode() != w.code || !strings.HasPrefix(r.GetErrorField(), w.field) || (w.code == "") != (r.GetTicket() != nil) {
+		// The field is the id itself, ids[i]: a cancel has no other.
+		if r.GetErrorCode() != w.code || r.GetErrorField() != w.field || (w.code == "") != (r.GetTicket() != nil) {
 			t.Errorf("result %d: %v, want code %q field %q", i, r, w.code, w.field)
 		}
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -167,43 +166,5 @@ func TestSimRecordReplay(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "1v1.json,loose.json,FIFO,greedy" {
 		t.Errorf("runs %s", got)
-	}
-}
-
-// TestSimulatorDocCommands runs the cupid sim commands of
-// docs/simulator.md, shrunk to a few hundred players and an hour, with
-// their output files in a temporary directory: the page's commands work on
-// the files it names.
-func TestSimulatorDocCommands(t *testing.T) {
-	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "simulator.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	outFile := regexp.MustCompile(`(--json|--html) (\S+)`)
-	ran := 0
-	for _, line := range strings.Split(string(doc), "\n") {
-		line = strings.TrimSpace(line)
-		if !strings.HasPrefix(line, "cupid sim run ") {
-			continue
-		}
-		line = outFile.ReplaceAllStringFunc(line, func(m string) string {
-			parts := strings.Fields(m)
-			return parts[0] + " " + filepath.Join(dir, filepath.Base(parts[1]))
-		})
-		args := strings.Fields(strings.TrimPrefix(line, "cupid "))
-		for i, a := range args {
-			if strings.HasPrefix(a, "docs/") {
-				args[i] = filepath.Join("..", "..", a)
-			}
-		}
-		args = append(args, "--players", "400", "--hours", "1")
-		if out, err := run(args...); err != nil {
-			t.Errorf("%s: %v\n%s", line, err, out)
-		}
-		ran++
-	}
-	if ran < 2 {
-		t.Errorf("found %d cupid sim run commands in docs/simulator.md", ran)
 	}
 }

@@ -16,6 +16,7 @@ import (
 // keeps the one before in service and is logged.
 type certReloader struct {
 	certFile, keyFile string
+	src               tlsSource
 	log               *slog.Logger
 	interval          time.Duration
 
@@ -42,7 +43,20 @@ func stampOf(path string) (fileStamp, error) {
 // newCertReloader loads the pair once, so a bad certificate stops the
 // server at start rather than at the first handshake.
 func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader, error) {
-	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log, interval: time.Second}
+	return newCertReloaderFrom(certFile, keyFile, flagTLS, log)
+}
+
+// tlsSource names where a certificate pair was given, for its errors.
+type tlsSource struct{ cert, key string }
+
+var (
+	flagTLS   = tlsSource{"--tls-cert", "--tls-key"}
+	configTLS = tlsSource{"server.tls.cert_file", "server.tls.key_file"}
+)
+
+// newCertReloaderFrom is newCertReloader for a pair given by src.
+func newCertReloaderFrom(certFile, keyFile string, src tlsSource, log *slog.Logger) (*certReloader, error) {
+	r := &certReloader{certFile: certFile, keyFile: keyFile, src: src, log: log, interval: time.Second}
 	if err := r.load(); err != nil {
 		return nil, err
 	}
@@ -53,15 +67,15 @@ func newCertReloader(certFile, keyFile string, log *slog.Logger) (*certReloader,
 func (r *certReloader) load() error {
 	cs, err := stampOf(r.certFile)
 	if err != nil {
-		return fmt.Errorf("--tls-cert: %w", err)
+		return fmt.Errorf("%s: %w", r.src.cert, err)
 	}
 	ks, err := stampOf(r.keyFile)
 	if err != nil {
-		return fmt.Errorf("--tls-key: %w", err)
+		return fmt.Errorf("%s: %w", r.src.key, err)
 	}
 	cert, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
 	if err != nil {
-		return fmt.Errorf("--tls-cert %s, --tls-key %s: %w", r.certFile, r.keyFile, err)
+		return fmt.Errorf("%s %s, %s %s: %w", r.src.cert, r.certFile, r.src.key, r.keyFile, err)
 	}
 	r.cert, r.stamp = &cert, [2]fileStamp{cs, ks}
 	return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"io"
+	"log/slog"
 	"math/big"
 	"net"
 	"net/http"
@@ -161,5 +164,30 @@ func TestCertReloaderKeepsAGoodPair(t *testing.T) {
 	}
 	if _, err := newCertReloader(filepath.Join(dir, "none.pem"), key, nil); err == nil || !strings.Contains(err.Error(), "--tls-cert") {
 		t.Fatalf("a missing certificate: %v", err)
+	}
+}
+
+// TestTLSFilesOfTheConfiguration: certificate files named in the
+// configuration's server.tls are checked by config check as serve loads
+// them, and a failure names the setting they came from, not a flag nobody
+// gave.
+func TestTLSFilesOfTheConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, "queues:\n  - name: duel\n    ruleset:\n      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}\n"+
+		"server:\n  tls: {cert_file: "+filepath.Join(dir, "none.crt")+", key_file: "+filepath.Join(dir, "none.key")+"}\n")
+	out, err := run("config", "check", cfg)
+	if err == nil || !strings.Contains(out, "server.tls.cert_file") || strings.Contains(out, cfg+": ok") {
+		t.Fatalf("config check of missing TLS files: %v\n%s", err, out)
+	}
+	err = serve(context.Background(), serveFlags{addr: "127.0.0.1:0", data: t.TempDir(), config: cfg}, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err == nil || !strings.Contains(err.Error(), "server.tls.cert_file") || strings.Contains(err.Error(), "--tls-cert") {
+		t.Fatalf("serve with missing TLS files: %v", err)
+	}
+	// A good pair passes the check.
+	selfSigned(t, 1, filepath.Join(dir, "good.crt"), filepath.Join(dir, "good.key"))
+	good := writeConfig(t, "queues:\n  - name: duel\n    ruleset:\n      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}\n"+
+		"server:\n  tls: {cert_file: "+filepath.Join(dir, "good.crt")+", key_file: "+filepath.Join(dir, "good.key")+"}\n")
+	if out, err := run("config", "check", good); err != nil || !strings.Contains(out, good+": ok") {
+		t.Fatalf("config check of a good pair: %v\n%s", err, out)
 	}
 }

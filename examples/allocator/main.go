@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -42,17 +43,39 @@ import (
 func main() {
 	target := flag.String("target", "http://127.0.0.1:7070", "the Cupid server")
 	queue := flag.String("queue", "duel", "the queue whose matches to allocate")
-	state := flag.String("state", "allocator.seq", "file keeping the last match event handled")
+	state := flag.String("state", "", "file keeping the last match event handled (default: allocator-QUEUE.seq in the user's cache directory)")
 	length := flag.Duration("game-length", 0, "end each game session this long after it started (0: never)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if *state == "" {
+		path, err := defaultState(*queue)
+		if err != nil {
+			log.Fatal(err)
+		}
+		*state = path
+	}
 	c := client.New(*target, client.WithServerKey(os.Getenv("CUPID_KEY")))
 	a := &Allocator{Client: c, Queue: *queue, State: *state, Log: log.Printf, GameLength: *length}
 	if err := a.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
 		log.Fatal(err)
 	}
 	a.Close()
+}
+
+// defaultState is where the allocator keeps its place when --state is not
+// given: in the user's cache directory, not the current one, so running
+// the example from a checkout leaves nothing in the repository.
+func defaultState(queue string) (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	dir = filepath.Join(dir, "cupid")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "allocator-"+queue+".seq"), nil
 }
 
 // Allocator assigns every match of a queue a game server and runs the

@@ -133,3 +133,19 @@ func solo(id string, mmr float64) *cupidv1.CreateTicketRequest {
 		Id: id, Attributes: map[string]*structpb.Value{"mmr": structpb.NewNumberValue(mmr)},
 	}}}
 }
+
+// TestDefaultStateIsOutsideTheWorkingDirectory: run from a checkout without
+// --state, the allocator keeps its place in the user's cache directory
+// (here a temporary one), not beside the sources.
+func TestDefaultStateIsOutsideTheWorkingDirectory(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	t.Setenv("HOME", cache)
+	path, err := defaultState("duel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !filepath.IsAbs(path) || !strings.HasPrefix(path, cache) || filepath.Base(path) != "allocator-duel.seq" {
+		t.Fatalf("default state %q, want allocator-duel.seq under %s", path, cache)
+	}
+}

@@ -207,9 +207,18 @@ func TestReleaseOnTimeoutRequeuesWithOriginalAge(t *testing.T) {
 	if r.State != cupid.MatchReleased || !strings.Contains(r.Reason, "30s") {
 		t.Fatalf("after the timeout %+v", r)
 	}
+	// The release requeued both: their logs say so, in order. Their pool
+	// may have matched them again already (it runs on its own), so the
+	// state now is waiting or matched in another match; either way the
+	// ticket kept its original age and left the released match.
 	for _, want := range []*cupid.Ticket{a, b} {
+		evs, err := h.store.Events(ctx, want.ID, 0)
+		if err != nil || !strings.HasPrefix(kinds(evs), "created matched requeued") {
+			t.Fatalf("events of %s: %s (%v)", want.ID, kinds(evs), err)
+		}
 		got := h.state(t, want.ID)
-		if got.State != cupid.StateWaiting || !got.CreatedAt.Equal(want.CreatedAt) || got.MatchID != "" {
+		if !got.CreatedAt.Equal(want.CreatedAt) || got.MatchID == mid ||
+			(got.State != cupid.StateWaiting && got.State != cupid.StateMatched) {
 			t.Fatalf("requeued %+v", got)
 		}
 	}

@@ -3,6 +3,8 @@ package ticketsvc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -11,10 +13,39 @@ import (
 )
 
 // rulesetDoc is how a run-time ruleset replacement is stored, so it
-// survives a restart.
+// survives a restart. Over is the hash of the configuration's ruleset it
+// replaced: the replacement wins over the configuration while the
+// configuration's ruleset is that one, and loses once the file changes
+// (empty in replacements stored before Cupid recorded it: they win).
 type rulesetDoc struct {
 	Version int             `json:"version"`
 	Ruleset json.RawMessage `json:"ruleset"`
+	Over    string          `json:"over,omitempty"`
+}
+
+// rulesetHash identifies a ruleset document by its compact form, so that
+// spacing alone is not a change.
+func rulesetHash(src []byte) string {
+	sum := sha256.Sum256(compactJSON(src))
+	return hex.EncodeToString(sum[:])
+}
+
+// RulesetPrecedence says, for a queue whose configuration's ruleset is
+// configured, whether a stored run-time replacement (a ruleset document's
+// body) is used over it, and why, in words for the log and config check.
+func RulesetPrecedence(configured, stored []byte) (replacementWins bool, why string, err error) {
+	var doc rulesetDoc
+	if err := json.Unmarshal(stored, &doc); err != nil {
+		return false, "", err
+	}
+	switch {
+	case doc.Over == "":
+		return true, fmt.Sprintf("the ruleset replaced at run time (version %d) is used over the configuration's: it was stored before Cupid recorded which configuration it replaced, so it wins until the next replacement", doc.Version), nil
+	case doc.Over == rulesetHash(configured):
+		return true, fmt.Sprintf("the ruleset replaced at run time (version %d) is used over the configuration's, which has not changed since", doc.Version), nil
+	default:
+		return false, fmt.Sprintf("the configuration's ruleset is used: it changed after the run-time replacement (version %d), which is set aside", doc.Version), nil
+	}
 }
 
 const rulesetKind = "ruleset"
@@ -70,7 +101,7 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 	q.version = cur.version + 1
 	q.keepSettings(cur)
 	if s.docs != nil {
-		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data))})
+		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data)), Over: s.configuredHash(name, cur)})
 		if err != nil {
 			return 0, cupid.Invalid("ruleset", "%v", err)
 		}
@@ -163,8 +194,25 @@ func (p *pool) setRuleset(q *queue) {
 	}
 }
 
-// loadRulesets applies run-time replacements stored before a restart.
+// configuredHash is the hash of the configuration's ruleset of a queue;
+// cur, the queue now, stands for it before Start recorded them.
+func (s *Service) configuredHash(name string, cur *queue) string {
+	if h, ok := s.configured[name]; ok {
+		return h
+	}
+	return rulesetHash(cur.source)
+}
+
+// loadRulesets applies run-time replacements stored before a restart,
+// unless the configuration's ruleset of their queue changed since
+// (RulesetPrecedence); the log says which ruleset each queue runs.
 func (s *Service) loadRulesets(ctx context.Context) error {
+	s.mu.Lock()
+	s.configured = make(map[string]string, len(s.queues))
+	for name, q := range s.queues {
+		s.configured[name] = rulesetHash(q.source)
+	}
+	s.mu.Unlock()
 	if s.docs == nil {
 		return nil
 	}
@@ -181,6 +229,11 @@ func (s *Service) loadRulesets(ctx context.Context) error {
 		if err := json.Unmarshal(d.Body, &doc); err != nil {
 			return fmt.Errorf("matchmaker: stored ruleset of %s: %w", d.ID, err)
 		}
+		wins, why, _ := RulesetPrecedence(cur.source, d.Body)
+		if !wins {
+			s.log.Warn(why, "queue", d.ID)
+			continue
+		}
 		q, probs := compileQueue(d.ID, doc.Ruleset, nil, doc.Version)
 		if len(probs) > 0 {
 			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.ID, "err", probs)
@@ -190,7 +243,7 @@ func (s *Service) loadRulesets(ctx context.Context) error {
 		s.mu.Lock()
 		s.queues[d.ID] = q
 		s.mu.Unlock()
-		s.log.Info("using the ruleset replaced at run time", "queue", d.ID, "version", doc.Version)
+		s.log.Info(why, "queue", d.ID, "version", doc.Version)
 	}
 	return nil
 }

@@ -124,6 +124,9 @@ type Service struct {
 	pools  map[cupid.QueueKey]*pool
 	// putMu serialises ruleset replacements, which write to the store.
 	putMu sync.Mutex
+	// configured is the hash of each queue's ruleset in the configuration
+	// (rulesets.go): a replacement made over it wins until it changes.
+	configured map[string]string
 
 	// shared, fences and onFenced are the node's part when several nodes
 	// share the store (cluster.go); fences is guarded by mu.
@@ -825,11 +828,16 @@ func (s *Service) Wake() {
 }
 
 // Ready reports whether the service can take tickets: the store must accept
-// a durable write. The answer is kept for a second so that probes cost the
-// store little.
+// a durable write. A success is kept for readyFresh and a failure for a
+// second, so that probes cost the store little (one write per 100 ms at
+// most) while a store that stops taking writes is seen at once.
 func (s *Service) Ready(ctx context.Context) error {
 	return s.ready.check(ctx, s.now(), s.store.Ping)
 }
+
+// readyFresh is how long a successful write probe answers for the next
+// ones.
+const readyFresh = 100 * time.Millisecond
 
 // readiness caches the result of the last write probe.
 type readiness struct {
@@ -841,7 +849,11 @@ type readiness struct {
 func (r *readiness) check(ctx context.Context, now time.Time, ping func(context.Context) error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if !r.at.IsZero() && now.Sub(r.at) < time.Second && now.After(r.at) {
+	keep := readyFresh
+	if r.err != nil {
+		keep = time.Second
+	}
+	if !r.at.IsZero() && now.Sub(r.at) < keep && now.After(r.at) {
 		return r.err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)

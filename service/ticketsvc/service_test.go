@@ -1,6 +1,7 @@
 package ticketsvc
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -302,6 +303,15 @@ func TestStoreFailures(t *testing.T) {
 		if err := h.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
+		// A store that stops taking writes is seen by the next probe
+		// a moment later, not a second later: a success is kept only
+		// for readyFresh, so a flood of probes costs one write each
+		// 100 ms at most.
+		h.store.Fail("Ping", full)
+		h.clock.advance(readyFresh)
+		if err := h.Ready(context.Background()); err == nil {
+			t.Fatalf("ready %v after the store stopped taking writes", readyFresh)
+		}
 	})
 }
 
@@ -459,5 +469,34 @@ func TestBatchResultsAreEachTheirOwn(t *testing.T) {
 	h.wait(0)
 	if s := h.state(t, res[0].Ticket.ID).State; s != cupid.StateMatched {
 		t.Fatalf("batch tickets: %s, want matched", s)
+	}
+}
+
+// TestConfigurationChangeWinsOverAReplacedRuleset: a ruleset replaced at
+// run time is kept across a restart while the configuration's ruleset is
+// the one it replaced; once the configuration's changes, the file wins.
+func TestConfigurationChangeWinsOverAReplacedRuleset(t *testing.T) {
+	ctx := context.Background()
+	store := memstore.New()
+	twoAside := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`
+	h := start(t, store, queues(0))
+	if _, err := h.PutRuleset(ctx, "big", []byte(twoAside), 0); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+
+	// Same configuration: the replacement is kept.
+	h = start(t, store, queues(0))
+	if src, v, _ := h.Ruleset("big"); v != 2 || !bytes.Equal(compactJSON(src), compactJSON([]byte(twoAside))) {
+		t.Fatalf("after a restart on the same configuration: version %d %s, want the replacement", v, src)
+	}
+	h.Close()
+
+	// The configuration's ruleset changed since: the file wins.
+	changed := queues(0)
+	changed[1].Ruleset = []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 3}}`)
+	h = start(t, store, changed)
+	if src, _, _ := h.Ruleset("big"); !bytes.Equal(compactJSON(src), compactJSON(changed[1].Ruleset)) {
+		t.Fatalf("after the configuration changed: %s, want the configuration's", src)
 	}
 }

@@ -38,7 +38,7 @@ export function show(app, overview, args) {
 }
 
 function eventBox(e) {
-  const phase = { idle: 'idle: waiting for the lobby to fill', countdown: 'counting down to the next round', round: 'round on' }[e.phase] || e.phase;
+  const phase = e.status || e.phase;
   const rooms = [];
   for (let n = 1; n <= e.rooms; n++) {
     const p = e.pairs.find((x) => x.room === n);

@@ -15,11 +15,11 @@ import (
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 )
 
-// TestRatingDocsCurlExamples runs every curl command of docs/ratings.md, in
-// order, against a server running the document's configuration, and
-// expects each to succeed; "<match id>" takes the id of the match the two
-// tickets made. It then checks what the text says the calls did.
-func TestRatingDocsCurlExamples(t *testing.T) {
+// TestRatingResultsThroughTheServer plays docs/ratings.md's worked example
+// through the Go client on the page's configuration (TestDocs runs the
+// page's own commands) and checks what the page says the calls did, the
+// refusals it quotes and the metrics it lists.
+func TestRatingResultsThroughTheServer(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/ratings.md")
 	if err != nil {
 		t.Fatal(err)
@@ -35,23 +35,34 @@ func TestRatingDocsCurlExamples(t *testing.T) {
 	s := startServer(t, serveFlags{config: path})
 	c := client.New(s.url)
 	ctx := context.Background()
-	seen := map[string]bool{}
-	matchID := ""
-	for _, call := range curlCalls(t, "../../docs/ratings.md") {
-		seen[call.procedure[strings.LastIndexByte(call.procedure, '/')+1:]] = true
-		body := call.body
-		if strings.Contains(body, "<match id>") {
-			if matchID == "" {
-				matchID = formedMatches(t, c, new(int64), 1)[0].GetId()
-			}
-			body = strings.ReplaceAll(body, "<match id>", matchID)
+	for _, p := range []string{"alice", "bob"} {
+		if _, err := c.CreateTicket(ctx, &cupidv1.CreateTicketRequest{Queue: "ranked", Players: []*cupidv1.Player{{Id: p}}}); err != nil {
+			t.Fatal(err)
 		}
-		postOK(t, s.url, call.procedure, body)
 	}
-	for _, p := range []string{"CreateTicket", "AssignMatch", "ReportResult", "GetPlayerRatings", "ListRatingHistory", "SetLowPriority", "ClearLowPriority"} {
-		if !seen[p] {
-			t.Errorf("docs/ratings.md has no curl example of %s", p)
+	matchID := formedMatches(t, c, new(int64), 1)[0].GetId()
+	if _, err := c.AssignMatch(ctx, matchID, &cupidv1.Assignment{Server: "10.0.0.7:7777"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, TeamScores: []float64{13, 7}}); err != nil {
+		t.Fatal(err)
+	}
+	// A mark is at most a year long: ten thousand years is refused, naming
+	// the field, and marks nobody.
+	for _, d := range []string{"315360000000s", "31622401s", "-1s"} {
+		status, out, h := postService(t, s.url, "RatingService", "SetLowPriority", `{"player_id":"carol","duration":"`+d+`"}`)
+		if status != http.StatusBadRequest || h.Get("Cupid-Field") != "duration" {
+			t.Errorf("a low-priority mark of %s: %d %v, want invalid_argument on duration", d, status, out)
 		}
+	}
+	if carol, err := c.GetPlayerRatings(ctx, "carol"); err != nil || carol.GetLowPriority() != nil {
+		t.Fatalf("carol after refused marks: %v, %v", carol, err)
+	}
+	if _, err := c.Ratings.SetLowPriority(ctx, connect.NewRequest(&cupidv1.SetLowPriorityRequest{PlayerId: "bob", Games: 5})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Ratings.ClearLowPriority(ctx, connect.NewRequest(&cupidv1.ClearLowPriorityRequest{PlayerId: "bob"})); err != nil {
+		t.Fatal(err)
 	}
 	alice, err := c.GetPlayerRatings(ctx, "alice")
 	if err != nil {
