@@ -3,9 +3,12 @@ package ratingsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
@@ -111,8 +114,8 @@ type applied struct {
 }
 
 // apply works out what a normalised report's sides do under rating r,
-// changing st in memory; it reads and writes nothing else. After an error
-// st may be changed in part: the caller reads it again.
+// changing st in memory; it reads and writes nothing else, and changes st
+// only when it succeeds.
 func (r *Rating) apply(st *state, matchID string, units []unit, sides []rating.Side, now time.Time) (*applied, error) {
 	before := map[string]PlayerRating{}
 	for _, u := range units {
@@ -143,11 +146,9 @@ func (r *Rating) apply(st *state, matchID string, units []unit, sides []rating.S
 				LeagueBefore: b.League, LeagueAfter: p.League, DivisionBefore: b.Division, DivisionAfter: p.Division, Flags: p.Flags,
 			}
 			a.outcome.Players = append(a.outcome.Players, ch)
-			hb, err := json.Marshal(ch)
-			if err != nil {
-				return nil, err
-			}
-			a.history = append(a.history, cupid.RatingEntry{Rating: r.Name, Player: id, MatchID: matchID, At: now, Body: hb})
+			// The body is the change as JSON, encoded with the batch's
+			// (encode).
+			a.history = append(a.history, cupid.RatingEntry{Rating: r.Name, Player: id, MatchID: matchID, At: now})
 		}
 	}
 	leavers := map[string]bool{}
@@ -303,38 +304,58 @@ func (r *Rating) countLowPriority(st *state, ids []string, leaver map[string]boo
 
 // rows are the rows the batch changed, in (kind, id) order, each guarded
 // by the body it was read with; a low-priority mark that no longer holds
-// is deleted.
+// is deleted. The bodies are encoded on every core at once: JSON is most
+// of a result's cost to the server.
 func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
-	var out []cupid.RatingRow
-	for _, k := range cupid.SortedKeys(st.dirty) {
-		var row cupid.RatingRow
+	keys := cupid.SortedKeys(st.dirty)
+	out := make([]cupid.RatingRow, len(keys))
+	errs := make([]error, len(keys))
+	inParallel(len(keys), func(i int) {
+		kind, id, _ := strings.Cut(keys[i], "\x00")
 		var v any
-		kind, id, _ := strings.Cut(k, "\x00")
+		row := cupid.RatingRow{Kind: kind, ID: id, Guard: true}
 		switch kind {
 		case kindPlayer:
 			p := st.players[id]
-			row, v = cupid.RatingRow{Prev: p.read}, p
+			row.Prev, v = p.read, p
 		case kindLeagueDay:
 			d := st.days[id]
-			row, v = cupid.RatingRow{Prev: d.read}, d
+			row.Prev, v = d.read, d
 		case kindLowPriority:
 			m := st.lows[id]
-			row = cupid.RatingRow{Prev: m.read}
+			row.Prev = m.read
 			if m.lp.Active(now) {
 				v = m.lp
 			}
 		}
-		row.Kind, row.ID, row.Guard = kind, id, true
 		if v != nil {
-			b, err := json.Marshal(v)
-			if err != nil {
-				return nil, err
-			}
-			row.Body = b
+			row.Body, errs[i] = json.Marshal(v)
 		}
-		out = append(out, row)
+		out[i] = row
+	})
+	return out, errors.Join(errs...)
+}
+
+// inParallel calls f for every i in [0, n), in GOMAXPROCS goroutines each
+// taking a contiguous part; small n stay on the caller's goroutine.
+func inParallel(n int, f func(i int)) {
+	parts := min(runtime.GOMAXPROCS(0), n/16)
+	if parts <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
 	}
-	return out, nil
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := k*n/parts, (k+1)*n/parts
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // readState reads the rows a batch of results needs in three queries: the
@@ -375,12 +396,19 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	for _, row := range rows {
-		p := &PlayerRating{read: row.Body}
-		if err := json.Unmarshal(row.Body, p); err != nil {
-			return nil, fmt.Errorf("ratingsvc: decode rating %s: %w", row.ID, err)
+	decoded := make([]*PlayerRating, len(rows))
+	errs := make([]error, len(rows))
+	inParallel(len(rows), func(i int) {
+		decoded[i] = &PlayerRating{read: rows[i].Body}
+		if err := json.Unmarshal(rows[i].Body, decoded[i]); err != nil {
+			errs[i] = fmt.Errorf("ratingsvc: decode rating %s: %w", rows[i].ID, err)
 		}
-		st.players[row.ID] = p
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, row := range rows {
+		st.players[row.ID] = decoded[i]
 	}
 	for _, k := range playerKeys {
 		r := ratingOf[k]

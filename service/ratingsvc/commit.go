@@ -3,6 +3,8 @@ package ratingsvc
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"slices"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
@@ -151,25 +153,68 @@ type batchPlan struct {
 	history []cupid.RatingEntry
 }
 
-// plan works every report of the batch out in turn. failed reports that
-// one could not be, and was answered: st is then not to be written.
+// plan works every report of the batch out in turn, then encodes what
+// they write. failed reports that one could not be, and was answered: st
+// is then not to be written.
 func (s *Service) plan(st *state, batch []*request, now time.Time) (p batchPlan, failed bool) {
-	for i, q := range batch {
+	for _, q := range batch {
 		a, err := q.rating.apply(st, q.match.ID, q.units, q.sides, now)
-		var body []byte
-		if err == nil {
-			body, err = json.Marshal(storedResult{Digest: q.digest, Report: q.report, Outcome: a.outcome})
-		}
-		if err != nil {
+		if err != nil { // st is unchanged: the others go on
 			q.finish(nil, false, err)
-			return batchPlan{ok: append(p.ok, batch[i+1:]...)}, true
+			continue
 		}
 		p.ok = append(p.ok, q)
 		p.applied = append(p.applied, a)
-		p.results = append(p.results, cupid.ResultRecord{MatchID: q.match.ID, At: now, Body: body})
+	}
+	p.results = make([]cupid.ResultRecord, len(p.ok))
+	errs := make([]error, len(p.ok))
+	inParallel(len(p.ok), func(i int) {
+		p.results[i], errs[i] = encode(p.ok[i], p.applied[i], now)
+	})
+	for i, err := range errs {
+		if err != nil {
+			p.ok[i].finish(nil, false, err)
+			return batchPlan{ok: slices.Delete(p.ok, i, i+1)}, true
+		}
+	}
+	for _, a := range p.applied {
 		p.history = append(p.history, a.history...)
 	}
 	return p, false
+}
+
+// encode gives a planned result its bodies: each player's change (his
+// history line) once, and the stored result holding those same bytes.
+func encode(q *request, a *applied, now time.Time) (cupid.ResultRecord, error) {
+	out := storedResultBody{Digest: q.digest, Report: q.report, Outcome: outcomeBody{MatchID: a.outcome.MatchID, Rating: a.outcome.Rating, At: a.outcome.At}}
+	for i, ch := range a.outcome.Players {
+		b, err := json.Marshal(ch)
+		if err != nil {
+			return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the change of %s: %w", ch.Player, err)
+		}
+		a.history[i].Body = b
+		out.Outcome.Players = append(out.Outcome.Players, b)
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the result of %s: %w", q.match.ID, err)
+	}
+	return cupid.ResultRecord{MatchID: q.match.ID, At: now, Body: body}, nil
+}
+
+// storedResultBody is storedResult as written: the same JSON, with each
+// change encoded once for both the result and the history.
+type storedResultBody struct {
+	Digest  string      `json:"digest,omitempty"`
+	Report  Report      `json:"report"`
+	Outcome outcomeBody `json:"outcome"`
+}
+
+type outcomeBody struct {
+	MatchID string            `json:"match_id"`
+	Rating  string            `json:"rating"`
+	At      time.Time         `json:"at"`
+	Players []json.RawMessage `json:"players"`
 }
 
 // rated answers a report the batch stored, and counts it.
