@@ -276,8 +276,8 @@ type PlayerRating struct {
 	Day         string `json:"day,omitempty"`
 	LossesToday int    `json:"losses_today"`
 	// Recent are the last games as the fair-play checks read them.
-	Recent []rating.Outcome `json:"recent,omitempty"`
-	Flags  rating.Flags     `json:"flags"`
+	Recent recentGames  `json:"recent,omitempty"`
+	Flags  rating.Flags `json:"flags"`
 	// PeriodStart and Pending are a Glicko-2 rating period in progress.
 	PeriodStart time.Time     `json:"period_start,omitzero"`
 	Pending     []rating.Game `json:"pending,omitempty"`
