@@ -9,7 +9,9 @@ import (
 	"github.com/cupid-match/cupid/rating"
 )
 
-func o(expected, score float64) rating.Outcome { return rating.Outcome{Expected: expected, Score: score} }
+func o(expected, score float64) rating.Outcome {
+	return rating.Outcome{Expected: expected, Score: score}
+}
 
 func TestRecentGamesEncoding(t *testing.T) {
 	games := recentGames{{Expected: 0.81292055125681, Score: 1}, {Expected: 0.5, Score: 0.5}, {Expected: 0.12345, Score: 0}}
