@@ -164,7 +164,8 @@ func (r *Rating) apply(st *state, matchID string, units []unit, sides []rating.S
 // rate moves every player's rating by the rating package's rule for the
 // model (rating.PlacesFor decides what a leaver's game looks like to each
 // player), at once or into his Glicko-2 rating period, and returns each
-// player's score and expected score, unit by unit.
+// player's score and expected score, unit by unit. It changes st only when
+// it succeeds.
 func (r *Rating) rate(st *state, units []unit, sides []rating.Side) ([][]rating.Rated, error) {
 	players := make([][]*PlayerRating, len(units))
 	for i, u := range units {
@@ -172,54 +173,55 @@ func (r *Rating) rate(st *state, units []unit, sides []rating.Side) ([][]rating.
 			players[i] = append(players[i], st.players[playerKey(r.Name, id)])
 		}
 	}
-	if r.Model != Glicko2 {
-		teams := make([][]rating.Skill, len(units))
-		for i := range players {
-			for _, p := range players[i] {
-				teams[i] = append(teams[i], *p.Skill)
-			}
-		}
-		out, rated, err := r.wengLin().RateSides(teams, sides)
-		if err != nil {
-			return nil, fmt.Errorf("ratingsvc: %w", err)
-		}
-		for i := range players {
-			for j, p := range players[i] {
-				p.Skill = &out[i][j]
-			}
-		}
-		return rated, nil
+	if r.Model == Glicko2 {
+		return r.rateGlicko(players, sides)
 	}
-	teams := make([][]rating.Glicko2, len(units))
+	teams := make([][]rating.Skill, len(players))
+	for i := range players {
+		for _, p := range players[i] {
+			teams[i] = append(teams[i], *p.Skill)
+		}
+	}
+	out, rated, err := r.wengLin().RateSides(teams, sides)
+	if err != nil {
+		return nil, fmt.Errorf("ratingsvc: %w", err)
+	}
+	for i := range players {
+		for j, p := range players[i] {
+			p.Skill = &out[i][j]
+		}
+	}
+	return rated, nil
+}
+
+// rateGlicko rates each player's games against the other sides at once,
+// or adds them to his rating period.
+func (r *Rating) rateGlicko(players [][]*PlayerRating, sides []rating.Side) ([][]rating.Rated, error) {
+	teams := make([][]rating.Glicko2, len(players))
 	for i := range players {
 		for _, p := range players[i] {
 			teams[i] = append(teams[i], *p.Glicko)
 		}
 	}
-	games, rated, err := rating.GlickoGames(teams, sides)
+	if r.Period > 0 {
+		games, rated, err := rating.GlickoGames(teams, sides)
+		if err != nil {
+			return nil, fmt.Errorf("ratingsvc: %w", err)
+		}
+		for i := range players {
+			for j, p := range players[i] {
+				p.Pending = append(p.Pending, games[i][j]...)
+			}
+		}
+		return rated, nil
+	}
+	out, rated, err := r.glicko().RateSides(teams, sides)
 	if err != nil {
 		return nil, fmt.Errorf("ratingsvc: %w", err)
 	}
-	next := make([][]rating.Glicko2, len(units))
-	for i := range players {
-		for j := range players[i] {
-			if r.Period > 0 {
-				continue
-			}
-			g, err := r.glicko().Period(teams[i][j], games[i][j])
-			if err != nil {
-				return nil, fmt.Errorf("ratingsvc: %w", err)
-			}
-			next[i] = append(next[i], g)
-		}
-	}
 	for i := range players {
 		for j, p := range players[i] {
-			if r.Period > 0 {
-				p.Pending = append(p.Pending, games[i][j]...)
-			} else {
-				p.Glicko = &next[i][j]
-			}
+			p.Glicko = &out[i][j]
 		}
 	}
 	return rated, nil
@@ -363,36 +365,8 @@ func inParallel(n int, f func(i int)) {
 // rolled to now), every division's day of their ratings, their marks.
 func (s *Service) readState(ctx context.Context, batch []*request, now time.Time) (*state, error) {
 	st := &state{players: map[string]*PlayerRating{}, days: map[string]*leagueDay{}, lows: map[string]*lowMark{}, dirty: map[string]bool{}}
-	day := now.Format(time.DateOnly)
-	ratingOf := map[string]*Rating{}
-	var playerKeys, dayKeys, ids []string
-	for _, q := range batch {
-		r := q.rating
-		for _, u := range q.units {
-			for _, id := range u.players {
-				k := playerKey(r.Name, id)
-				if ratingOf[k] == nil {
-					ratingOf[k] = r
-					playerKeys = append(playerKeys, k)
-				}
-				if st.lows[id] == nil {
-					st.lows[id] = &lowMark{}
-					ids = append(ids, id)
-				}
-			}
-		}
-		leagues := []string{""}
-		for _, d := range r.League.Divisions {
-			leagues = append(leagues, d.Name)
-		}
-		for _, l := range leagues {
-			if k := leagueDayKey(r.Name, l, day); st.days[k] == nil {
-				st.days[k] = &leagueDay{}
-				dayKeys = append(dayKeys, k)
-			}
-		}
-	}
-	rows, err := s.store.RatingRows(ctx, kindPlayer, playerKeys)
+	k := st.keys(batch, now.Format(time.DateOnly))
+	rows, err := s.store.RatingRows(ctx, kindPlayer, k.players)
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -410,14 +384,14 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 	for i, row := range rows {
 		st.players[row.ID] = decoded[i]
 	}
-	for _, k := range playerKeys {
-		r := ratingOf[k]
-		if st.players[k] == nil {
-			st.players[k] = r.newPlayer(k[len(r.Name)+1:])
+	for _, key := range k.players {
+		r := k.ratingOf[key]
+		if st.players[key] == nil {
+			st.players[key] = r.newPlayer(key[len(r.Name)+1:])
 		}
-		r.roll(st.players[k], now)
+		r.roll(st.players[key], now)
 	}
-	if rows, err = s.store.RatingRows(ctx, kindLeagueDay, dayKeys); err != nil {
+	if rows, err = s.store.RatingRows(ctx, kindLeagueDay, k.days); err != nil {
 		return nil, s.storeError(err)
 	}
 	for _, row := range rows {
@@ -426,7 +400,7 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 		}
 		st.days[row.ID].read = row.Body
 	}
-	lows, err := s.lowPriorities(ctx, ids)
+	lows, err := s.lowPriorities(ctx, k.lows)
 	if err != nil {
 		return nil, err
 	}
@@ -434,6 +408,44 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 		st.lows[id] = &lowMark{lp: lp, read: lp.read}
 	}
 	return st, nil
+}
+
+// batchKeys are the rows a batch reads, each once.
+type batchKeys struct {
+	players, days, lows []string
+	ratingOf            map[string]*Rating // by player key
+}
+
+// keys lists the rows a batch reads and makes room in st for the league
+// days and marks (which may not exist yet); day is today.
+func (st *state) keys(batch []*request, day string) batchKeys {
+	k := batchKeys{ratingOf: map[string]*Rating{}}
+	for _, q := range batch {
+		r := q.rating
+		for _, u := range q.units {
+			for _, id := range u.players {
+				if key := playerKey(r.Name, id); k.ratingOf[key] == nil {
+					k.ratingOf[key] = r
+					k.players = append(k.players, key)
+				}
+				if st.lows[id] == nil {
+					st.lows[id] = &lowMark{}
+					k.lows = append(k.lows, id)
+				}
+			}
+		}
+		leagues := []string{""}
+		for _, d := range r.League.Divisions {
+			leagues = append(leagues, d.Name)
+		}
+		for _, l := range leagues {
+			if key := leagueDayKey(r.Name, l, day); st.days[key] == nil {
+				st.days[key] = &leagueDay{}
+				k.days = append(k.days, key)
+			}
+		}
+	}
+	return k
 }
 
 // roll closes the Glicko-2 rating periods of p that ended by now: each
