@@ -46,16 +46,23 @@ type ResultRecord struct {
 
 // RatingStore keeps what the ratings service learns from match results.
 // The store does not know what a rating is: the service reads rows, works
-// out every change a result makes in Go, and hands them back to be written
-// in one transaction, so a result, the ratings it moved, their history and
-// the flags and league counts it changed are stored together or not at all.
-// Like the ticket store, it expects one writer per row (the ratings service
-// serialises the results it applies).
+// out every change a batch of results makes in Go, and hands them back to
+// be written in one transaction, so a result, the ratings it moved, their
+// history and the flags and league counts it changed are stored together
+// or not at all. Several writers (servers sharing the database, or two
+// services over one store) may write the same rows: the guards (RatingRow)
+// make the one who read a row before another wrote it read it again.
 type RatingStore interface {
-	// SaveResult stores a match's result with the rows it changes and the
-	// history it adds, atomically. A match that has a result already is a
-	// conflict (CodeConflict on match_id), and so is a guarded row changed
-	// since it was read (CodeConflict on rating_rows); nothing changes then.
+	// SaveResults stores the results of several matches with the rows
+	// they change and the history they add, atomically: one transaction,
+	// so one durable write for the batch (the ratings service's group
+	// commit). It is all or nothing: a match that has a result already, or
+	// is given twice, is a conflict (CodeConflict on match_id), and so is a
+	// guarded row changed since it was read (CodeConflict on rating_rows);
+	// nothing changes then. Rows name each (kind, id) at most once;
+	// history is stored in the order given, so its Seq follows it.
+	SaveResults(ctx context.Context, results []ResultRecord, rows []RatingRow, history []RatingEntry) error
+	// SaveResult is SaveResults of one result.
 	SaveResult(ctx context.Context, r ResultRecord, rows []RatingRow, history []RatingEntry) error
 	// Result returns a match's stored result, or not_found.
 	Result(ctx context.Context, matchID string) (ResultRecord, error)

@@ -17,7 +17,7 @@
 // "Tickets", "WaitingTickets", "FinishTicket", "CommitMatches", "Match",
 // "Events", "MatchRecord", "Matches", "MatchEvents", "AssignMatch",
 // "ReleaseMatch", "Ping", "PutDocument", "DeleteDocument", "Documents", and
-// the rating store's "SaveResult", "Result", "PutRatingRows", "RatingRows",
+// the rating store's "SaveResult", "SaveResults", "Result", "PutRatingRows", "RatingRows",
 // "RatingHistory" (ratings.go).
 //
 //   - Fail(op, err) makes every later call of op return err, changing

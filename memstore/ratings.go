@@ -10,7 +10,7 @@ import (
 
 // The rating store's operations, for Fail, FailNext and Block.
 func init() {
-	for _, op := range []string{"SaveResult", "Result", "PutRatingRows", "RatingRows", "RatingHistory"} {
+	for _, op := range []string{"SaveResult", "SaveResults", "Result", "PutRatingRows", "RatingRows", "RatingHistory"} {
 		ops[op] = true
 	}
 }
@@ -66,23 +66,42 @@ func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cup
 		return err
 	}
 	defer s.end(nil)
-	s.rt.init()
-	if _, ok := s.rt.results[r.MatchID]; ok {
-		return cupid.Conflict("match_id", "match %s has a result already", r.MatchID)
-	}
-	if err := s.rt.check(rows); err != nil {
+	return s.rt.save([]cupid.ResultRecord{r}, rows, history)
+}
+
+// SaveResults stores results with their rows and history, all or nothing.
+func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
+	if err := s.begin(ctx, "SaveResults"); err != nil {
 		return err
 	}
-	r.At = r.At.UTC()
-	r.Body = slices.Clone(r.Body)
-	s.rt.results[r.MatchID] = r
-	s.rt.put(rows)
+	defer s.end(nil)
+	return s.rt.save(results, rows, history)
+}
+
+func (r *ratingState) save(results []cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
+	r.init()
+	seen := map[string]bool{}
+	for _, res := range results {
+		if _, ok := r.results[res.MatchID]; ok || seen[res.MatchID] {
+			return cupid.Conflict("match_id", "match %s has a result already", res.MatchID)
+		}
+		seen[res.MatchID] = true
+	}
+	if err := r.check(rows); err != nil {
+		return err
+	}
+	for _, res := range results {
+		res.At = res.At.UTC()
+		res.Body = slices.Clone(res.Body)
+		r.results[res.MatchID] = res
+	}
+	r.put(rows)
 	for _, h := range history {
-		s.rt.seq++
-		h.Seq = s.rt.seq
+		r.seq++
+		h.Seq = r.seq
 		h.At = h.At.UTC()
 		h.Body = slices.Clone(h.Body)
-		s.rt.history = append(s.rt.history, h)
+		r.history = append(r.history, h)
 	}
 	return nil
 }

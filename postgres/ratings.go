@@ -51,45 +51,73 @@ func checkRows(rows []cupid.RatingRow) error {
 
 // SaveResult stores a result with its rows and history in one transaction.
 func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
+	return s.SaveResults(ctx, []cupid.ResultRecord{r}, rows, history)
+}
+
+// SaveResults stores results with their rows and history in one
+// transaction, all or nothing: each kind of write is one statement over
+// arrays (unnest), whose count of rows says whether it all held.
+func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
 	if err := checkRows(rows); err != nil {
 		return err
 	}
-	if !storable(r.MatchID) {
-		return cupid.Invalid("match_id", "must be UTF-8 without NUL bytes")
+	ids := make([]string, len(results))
+	ats := make([]int64, len(results))
+	bodies := make([][]byte, len(results))
+	for i, r := range results {
+		if !storable(r.MatchID) {
+			return cupid.Invalid("match_id", "must be UTF-8 without NUL bytes")
+		}
+		ids[i], ats[i], bodies[i] = r.MatchID, r.At.UnixNano(), nonNil(r.Body)
 	}
+	var hRating, hPlayer, hMatch []string
+	var hAt []int64
+	var hBody [][]byte
 	for _, h := range history {
-		if !storable(h.Rating) || !storable(h.Player) {
+		if !storable(h.Rating) || !storable(h.Player) || !storable(h.MatchID) {
 			return cupid.Invalid("player", "must be UTF-8 without NUL bytes")
 		}
+		hRating, hPlayer, hMatch = append(hRating, h.Rating), append(hPlayer, h.Player), append(hMatch, h.MatchID)
+		hAt, hBody = append(hAt, h.At.UnixNano()), append(hBody, nonNil(h.Body))
 	}
 	err := retry(ctx, func() error {
 		return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-			tag, err := tx.Exec(ctx, `INSERT INTO rating_results (match_id, at, body) VALUES ($1, $2, $3) ON CONFLICT (match_id) DO NOTHING`,
-				r.MatchID, r.At.UnixNano(), nonNil(r.Body))
-			if err != nil {
-				return err
-			}
-			if tag.RowsAffected() == 0 {
-				return cupid.Conflict("match_id", "match %s has a result already", r.MatchID)
+			if len(results) > 0 {
+				tag, err := tx.Exec(ctx, `INSERT INTO rating_results (match_id, at, body)
+					SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[]) ON CONFLICT (match_id) DO NOTHING`, ids, ats, bodies)
+				if err != nil {
+					return err
+				}
+				if tag.RowsAffected() != int64(len(results)) {
+					return resultsConflict(results)
+				}
 			}
 			if err := putRatingRows(ctx, tx, rows); err != nil {
 				return err
 			}
-			b := &pgx.Batch{}
-			for _, h := range history {
-				b.Queue(`INSERT INTO rating_history (rating, player, match_id, at, body) VALUES ($1, $2, $3, $4, $5)`,
-					h.Rating, h.Player, h.MatchID, h.At.UnixNano(), nonNil(h.Body))
-			}
-			if b.Len() == 0 {
+			if len(history) == 0 {
 				return nil
 			}
-			return tx.SendBatch(ctx, b).Close()
+			// WITH ORDINALITY keeps the given order, so Seq follows it.
+			_, err := tx.Exec(ctx, `INSERT INTO rating_history (rating, player, match_id, at, body)
+				SELECT r, p, m, a, b FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::bytea[]) WITH ORDINALITY AS h(r, p, m, a, b, n) ORDER BY n`,
+				hRating, hPlayer, hMatch, hAt, hBody)
+			return err
 		})
 	})
 	if err != nil {
-		return wrap("save the result of match "+r.MatchID, err)
+		return wrap("save the results of matches", err)
 	}
 	return nil
+}
+
+// resultsConflict is the conflict of a batch with a match that has a
+// result already (or is in it twice), naming the match when there is one.
+func resultsConflict(results []cupid.ResultRecord) error {
+	if len(results) == 1 {
+		return cupid.Conflict("match_id", "match %s has a result already", results[0].MatchID)
+	}
+	return cupid.Conflict("match_id", "one of the %d matches has a result already", len(results))
 }
 
 func nonNil(b []byte) []byte {
@@ -100,41 +128,84 @@ func nonNil(b []byte) []byte {
 }
 
 // putRatingRows writes rows; a guarded row only over the body it was read
-// with (see cupid.RatingRow), or the call is a conflict. Each guarded row
-// is its own statement, whose count of rows says whether the guard held;
-// under READ COMMITTED an UPDATE or DELETE ... WHERE body = prev waits for
-// a concurrent writer of the row and then finds its body changed, and an
-// INSERT ... DO NOTHING finds the row a concurrent writer inserted.
+// with (see cupid.RatingRow), or the call is a conflict. The guarded rows,
+// the whole of a batch of results, are first locked in (kind, id) order, so
+// two servers writing overlapping batches wait for each other instead of
+// deadlocking; then one insert of the rows none was read for and one
+// update of the rows over their bodies, whose counts say whether every
+// guard held. Under READ COMMITTED the update, having waited for a
+// concurrent writer, finds its body changed, and the insert finds the row
+// a concurrent writer inserted. Guarded deletes and an operator's
+// unguarded writes are one statement each.
 func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error {
+	var insKind, insID, updKind, updID, lockKind, lockID []string
+	var insBody, updPrev, updBody [][]byte
 	for _, row := range rows {
 		var tag pgconn.CommandTag
 		var err error
-		guarded := true
 		switch {
 		case row.Guard && row.Prev == nil && row.Body == nil:
 			continue
 		case row.Guard && row.Prev == nil:
-			tag, err = tx.Exec(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES ($1, $2, $3) ON CONFLICT (kind, id) DO NOTHING`, row.Kind, row.ID, row.Body)
-		case row.Guard && row.Body == nil:
-			tag, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev)
+			insKind, insID, insBody = append(insKind, row.Kind), append(insID, row.ID), append(insBody, row.Body)
+			continue
+		case row.Guard && row.Body != nil:
+			updKind, updID = append(updKind, row.Kind), append(updID, row.ID)
+			updPrev, updBody = append(updPrev, row.Prev), append(updBody, row.Body)
+			lockKind, lockID = append(lockKind, row.Kind), append(lockID, row.ID)
+			continue
 		case row.Guard:
-			tag, err = tx.Exec(ctx, `UPDATE rating_rows SET body = $4 WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev, row.Body)
+			tag, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev)
+			if err == nil && tag.RowsAffected() != 1 {
+				return cupid.RowsChanged(row.Kind, row.ID)
+			}
 		case row.Body == nil:
-			guarded = false
 			_, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2`, row.Kind, row.ID)
 		default:
-			guarded = false
 			_, err = tx.Exec(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES ($1, $2, $3)
 				ON CONFLICT (kind, id) DO UPDATE SET body = EXCLUDED.body`, row.Kind, row.ID, row.Body)
 		}
 		if err != nil {
 			return err
 		}
-		if guarded && tag.RowsAffected() != 1 {
-			return cupid.RowsChanged(row.Kind, row.ID)
+	}
+	if len(lockKind) > 1 {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM rating_rows r JOIN unnest($1::text[], $2::text[]) AS v(kind, id)
+			ON r.kind = v.kind AND r.id = v.id ORDER BY r.kind, r.id FOR UPDATE OF r`, lockKind, lockID); err != nil {
+			return err
+		}
+	}
+	if len(insKind) > 0 {
+		tag, err := tx.Exec(ctx, `INSERT INTO rating_rows (kind, id, body)
+			SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[]) ORDER BY 1, 2 ON CONFLICT (kind, id) DO NOTHING`, insKind, insID, insBody)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != int64(len(insKind)) {
+			return rowsConflict(len(insKind), insKind[0], insID[0])
+		}
+	}
+	if len(updKind) > 0 {
+		tag, err := tx.Exec(ctx, `UPDATE rating_rows r SET body = v.body
+			FROM unnest($1::text[], $2::text[], $3::bytea[], $4::bytea[]) AS v(kind, id, prev, body)
+			WHERE r.kind = v.kind AND r.id = v.id AND r.body = v.prev`, updKind, updID, updPrev, updBody)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() != int64(len(updKind)) {
+			return rowsConflict(len(updKind), updKind[0], updID[0])
 		}
 	}
 	return nil
+}
+
+// rowsConflict is the conflict of n guarded rows one of which changed,
+// naming it when there is only one.
+func rowsConflict(n int, kind, id string) error {
+	if n == 1 {
+		return cupid.RowsChanged(kind, id)
+	}
+	return cupid.Conflict("rating_rows", "one of %d rows changed since it was read; read them again", n)
 }
 
 // Result returns a match's stored result, or not_found.

@@ -40,33 +40,99 @@ CREATE INDEX rating_history_player ON rating_history (rating, player, seq);`
 
 // SaveResult stores a result with its rows and history in one transaction.
 func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
-	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO rating_results (match_id, at, body) VALUES (?, ?, ?) ON CONFLICT (match_id) DO NOTHING`,
-			r.MatchID, r.At.UnixNano(), r.Body)
-		if err != nil {
-			return fmt.Errorf("sqlite: store the result of match %s: %w", r.MatchID, err)
+	return s.SaveResults(ctx, []cupid.ResultRecord{r}, rows, history)
+}
+
+// The multi-row statements of the ratings. They are built per call rather
+// than prepared at Open: a batch of results runs a handful of them, so
+// parsing is a small part of its cost.
+var (
+	insertResults = &multiKind{name: "insert results",
+		head: `INSERT INTO rating_results (match_id, at, body) VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `, tail: ` ON CONFLICT (match_id) DO NOTHING`}
+	insertRatingRows = &multiKind{name: "insert rating rows",
+		head: `INSERT INTO rating_rows (kind, id, body) VALUES `,
+		row:  `(?, ?, ?)`, sep: `, `, tail: ` ON CONFLICT (kind, id) DO NOTHING`}
+	// updateRatingRows writes (kind, id, prev, body) rows over the bodies
+	// they were read with; a row whose body changed is not counted.
+	updateRatingRows = &multiKind{name: "update rating rows",
+		head: `UPDATE rating_rows SET body = v.column4 FROM (VALUES `,
+		row:  `(?, ?, ?, ?)`, sep: `, `,
+		tail: `) AS v WHERE rating_rows.kind = v.column1 AND rating_rows.id = v.column2 AND rating_rows.body = v.column3`}
+	insertHistory = &multiKind{name: "insert rating history",
+		head: `INSERT INTO rating_history (rating, player, match_id, at, body) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`, sep: `, `}
+)
+
+// ratingChunk bounds the rows of one multi-row statement of the ratings
+// (5 values a row, far below SQLite's 32,766).
+const ratingChunk = 500
+
+// execRows runs kind over n rows in chunks, args(i) giving row i's values,
+// and returns how many rows the statements changed.
+func execRows(ctx context.Context, tx *sql.Tx, kind *multiKind, n int, args func(i int) []any) (int64, error) {
+	var changed int64
+	for lo := 0; lo < n; lo += ratingChunk {
+		hi := min(lo+ratingChunk, n)
+		var vals []any
+		for i := lo; i < hi; i++ {
+			vals = append(vals, args(i)...)
 		}
-		if n, err := res.RowsAffected(); err != nil {
+		res, err := tx.ExecContext(ctx, kind.sql(hi-lo), vals...)
+		if err != nil {
+			return 0, fmt.Errorf("sqlite: %s: %w", kind.name, err)
+		}
+		c, err := res.RowsAffected()
+		if err != nil {
+			return 0, err
+		}
+		changed += c
+	}
+	return changed, nil
+}
+
+// SaveResults stores results with their rows and history in one
+// transaction, all or nothing, in a few multi-row statements.
+func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		n, err := execRows(ctx, tx, insertResults, len(results), func(i int) []any {
+			r := results[i]
+			return []any{r.MatchID, r.At.UnixNano(), r.Body}
+		})
+		if err != nil {
 			return err
-		} else if n == 0 {
-			return cupid.Conflict("match_id", "match %s has a result already", r.MatchID)
+		}
+		if n != int64(len(results)) {
+			return resultsConflict(results)
 		}
 		if err := putRatingRows(ctx, tx, rows); err != nil {
 			return err
 		}
-		for _, h := range history {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO rating_history (rating, player, match_id, at, body) VALUES (?, ?, ?, ?, ?)`,
-				h.Rating, h.Player, h.MatchID, h.At.UnixNano(), h.Body); err != nil {
-				return fmt.Errorf("sqlite: store rating history: %w", err)
-			}
-		}
-		return nil
+		_, err = execRows(ctx, tx, insertHistory, len(history), func(i int) []any {
+			h := history[i]
+			return []any{h.Rating, h.Player, h.MatchID, h.At.UnixNano(), h.Body}
+		})
+		return err
 	})
 }
 
+// resultsConflict is the conflict of a batch with a match that has a
+// result already (or is in it twice), naming the match when there is one.
+func resultsConflict(results []cupid.ResultRecord) error {
+	if len(results) == 1 {
+		return cupid.Conflict("match_id", "match %s has a result already", results[0].MatchID)
+	}
+	return cupid.Conflict("match_id", "one of the %d matches has a result already", len(results))
+}
+
 // putRatingRows writes rows; a guarded row only over the body it was read
-// with (see cupid.RatingRow), or the call is a conflict.
+// with (see cupid.RatingRow), or the call is a conflict. Guarded rows, the
+// whole of a batch of results, go in two multi-row statements whose counts
+// say whether every guard held: an insert of rows none was read for, and
+// an update of rows over their bodies. The rest, an operator's writes and
+// guarded deletes, are one statement each.
 func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) error {
+	var inserts, updates []cupid.RatingRow
 	for _, row := range rows {
 		var res sql.Result
 		var err error
@@ -74,11 +140,13 @@ func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) erro
 		case row.Guard && row.Prev == nil && row.Body == nil:
 			continue
 		case row.Guard && row.Prev == nil:
-			res, err = tx.ExecContext(ctx, `INSERT INTO rating_rows (kind, id, body) VALUES (?, ?, ?) ON CONFLICT (kind, id) DO NOTHING`, row.Kind, row.ID, row.Body)
-		case row.Guard && row.Body == nil:
-			res, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ? AND body = ?`, row.Kind, row.ID, row.Prev)
+			inserts = append(inserts, row)
+			continue
+		case row.Guard && row.Body != nil:
+			updates = append(updates, row)
+			continue
 		case row.Guard:
-			res, err = tx.ExecContext(ctx, `UPDATE rating_rows SET body = ? WHERE kind = ? AND id = ? AND body = ?`, row.Body, row.Kind, row.ID, row.Prev)
+			res, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ? AND body = ?`, row.Kind, row.ID, row.Prev)
 		case row.Body == nil:
 			_, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ?`, row.Kind, row.ID)
 		default:
@@ -96,7 +164,35 @@ func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) erro
 			}
 		}
 	}
+	n, err := execRows(ctx, tx, insertRatingRows, len(inserts), func(i int) []any {
+		return []any{inserts[i].Kind, inserts[i].ID, inserts[i].Body}
+	})
+	if err != nil {
+		return err
+	}
+	if n != int64(len(inserts)) {
+		return rowsConflict(inserts)
+	}
+	n, err = execRows(ctx, tx, updateRatingRows, len(updates), func(i int) []any {
+		u := updates[i]
+		return []any{u.Kind, u.ID, u.Prev, u.Body}
+	})
+	if err != nil {
+		return err
+	}
+	if n != int64(len(updates)) {
+		return rowsConflict(updates)
+	}
 	return nil
+}
+
+// rowsConflict is the conflict of guarded rows one of which changed,
+// naming it when there is only one.
+func rowsConflict(rows []cupid.RatingRow) error {
+	if len(rows) == 1 {
+		return cupid.RowsChanged(rows[0].Kind, rows[0].ID)
+	}
+	return cupid.Conflict("rating_rows", "one of %d rows changed since it was read; read them again", len(rows))
 }
 
 // Result returns a match's stored result, or not_found.

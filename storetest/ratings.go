@@ -22,11 +22,96 @@ import (
 //   - A guarded row is written only over the body it was read with (no
 //     row, when Prev is nil); otherwise the whole call is CodeConflict on
 //     rating_rows and changes nothing.
+//   - SaveResults stores a batch of results all or nothing: one match with
+//     a result already, one match given twice or one stale guard among
+//     many rows refuses the whole batch; history keeps the order given.
 func RunRatings(t *testing.T, open func(t *testing.T) cupid.RatingStore) {
 	t.Run("ResultsAreOncePerMatch", func(t *testing.T) { testResultsOnce(t, open(t)) })
 	t.Run("Rows", func(t *testing.T) { testRatingRows(t, open(t)) })
 	t.Run("History", func(t *testing.T) { testRatingHistory(t, open(t)) })
 	t.Run("GuardedRows", func(t *testing.T) { testGuardedRows(t, open(t)) })
+	t.Run("Batches", func(t *testing.T) { testResultBatches(t, open(t)) })
+}
+
+func testResultBatches(t *testing.T, s cupid.RatingStore) {
+	ctx := context.Background()
+	res := func(ids ...string) []cupid.ResultRecord {
+		var out []cupid.ResultRecord
+		for _, id := range ids {
+			out = append(out, cupid.ResultRecord{MatchID: id, At: T0, Body: []byte(`{"m":"` + id + `"}`)})
+		}
+		return out
+	}
+	line := func(match string, i int) cupid.RatingEntry {
+		return cupid.RatingEntry{Rating: "r", Player: "a", MatchID: match, At: T0, Body: []byte(fmt.Sprintf(`{"i":%d}`, i))}
+	}
+	var rows []cupid.RatingRow
+	for i := range 40 {
+		rows = append(rows, cupid.RatingRow{Kind: "player", ID: fmt.Sprintf("p%02d", i), Body: []byte(`{"v":1}`), Guard: true})
+	}
+	if err := s.SaveResults(ctx, res("b1", "b2", "b3"), rows, []cupid.RatingEntry{line("b1", 0), line("b2", 1), line("b3", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"b1", "b2", "b3"} {
+		if r, err := s.Result(ctx, id); err != nil || string(r.Body) != `{"m":"`+id+`"}` {
+			t.Fatalf("result of %s: %+v, %v", id, r, err)
+		}
+	}
+	h, err := s.RatingHistory(ctx, "r", "a", 0, 10)
+	if err != nil || len(h) != 3 || h[0].MatchID != "b3" || h[2].MatchID != "b1" {
+		t.Fatalf("history of the batch %+v, %v; want b3, b2, b1", h, err)
+	}
+	// Every row moves from v1 to v2 over what was read, but one of them
+	// was read stale.
+	update := func(stale int) []cupid.RatingRow {
+		out := make([]cupid.RatingRow, len(rows))
+		for i, r := range rows {
+			out[i] = cupid.RatingRow{Kind: r.Kind, ID: r.ID, Body: []byte(`{"v":2}`), Guard: true, Prev: []byte(`{"v":1}`)}
+			if i == stale {
+				out[i].Prev = []byte(`{"v":0}`)
+			}
+		}
+		return append(out, cupid.RatingRow{Kind: "player", ID: "new", Body: []byte(`{"v":1}`), Guard: true})
+	}
+	for _, c := range []struct {
+		name    string
+		results []cupid.ResultRecord
+		rows    []cupid.RatingRow
+		field   string
+	}{
+		{"one match rated already", res("c1", "b2", "c2"), update(-1), "match_id"},
+		{"one match twice", res("c1", "c2", "c1"), update(-1), "match_id"},
+		{"one stale row among many", res("c1", "c2"), update(17), "rating_rows"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			err := s.SaveResults(ctx, c.results, c.rows, []cupid.RatingEntry{line("c1", 3), line("c2", 4)})
+			var e *cupid.Error
+			if !errors.As(err, &e) || e.Code != cupid.CodeConflict || e.Field != c.field {
+				t.Fatalf("error %v, want conflict on %s", err, c.field)
+			}
+			for _, id := range []string{"c1", "c2"} {
+				if _, err := s.Result(ctx, id); cupid.ErrorCode(err) != cupid.CodeNotFound {
+					t.Fatalf("the refused batch stored %s", id)
+				}
+			}
+			got, err := s.RatingRows(ctx, "player", []string{"p00", "p17", "p39", "new"})
+			if err != nil || len(got) != 3 || string(got[0].Body) != `{"v":1}` || string(got[2].Body) != `{"v":1}` {
+				t.Fatalf("the refused batch changed rows: %+v, %v", got, err)
+			}
+			if h, _ := s.RatingHistory(ctx, "r", "a", 0, 10); len(h) != 3 {
+				t.Fatalf("the refused batch added history: %d lines", len(h))
+			}
+		})
+	}
+	if err := s.SaveResults(ctx, res("c1", "c2"), update(-1), []cupid.RatingEntry{line("c1", 3), line("c2", 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.RatingRows(ctx, "player", []string{"p00", "p39", "new"}); err != nil || len(got) != 3 || string(got[1].Body) != `{"v":2}` {
+		t.Fatalf("rows after the batch: %+v, %v", got, err)
+	}
+	if err := s.SaveResults(ctx, nil, nil, nil); err != nil {
+		t.Fatalf("an empty batch: %v", err)
+	}
 }
 
 func testResultsOnce(t *testing.T, s cupid.RatingStore) {

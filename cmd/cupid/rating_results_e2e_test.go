@@ -89,6 +89,17 @@ func TestRatingResultsThroughTheServer(t *testing.T) {
 	if err != nil || !rep.GetRepeated() {
 		t.Fatalf("the same report again: %v, %v", rep, err)
 	}
+	// The same report in another form: places follow from the scores.
+	rep, err = c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamScores: []float64{13, 7}})
+	if err != nil || !rep.GetRepeated() {
+		t.Fatalf("the same report as scores alone: %v, %v", rep, err)
+	}
+	// A different one is refused naming the field and both values.
+	_, err = c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{2, 1}, TeamScores: []float64{13, 7}})
+	if connect.CodeOf(err) != connect.CodeFailedPrecondition || !strings.Contains(err.Error(), "team_places: match "+matchID+" has a different result already") ||
+		!strings.Contains(err.Error(), "team_places was [1,2], this report says [2,1]") {
+		t.Fatalf("a different report: %v", err)
+	}
 	if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: matchID, TeamPlaces: []int32{1, 2}, Leavers: []string{"zed"}}); connect.CodeOf(err) != connect.CodeInvalidArgument {
 		t.Fatalf("a leaver not in the match: %v", err)
 	}
@@ -101,7 +112,7 @@ func TestRatingResultsThroughTheServer(t *testing.T) {
 	res.Body.Close()
 	for _, want := range []string{
 		`cupid_rating_results_total{outcome="rated",rating="ranked-1v1"} 1`,
-		`cupid_rating_results_total{outcome="repeated",rating="ranked-1v1"} 1`,
+		`cupid_rating_results_total{outcome="repeated",rating="ranked-1v1"} 2`,
 		`cupid_rating_updates_total{rating="ranked-1v1"} 2`,
 	} {
 		if !strings.Contains(string(body), want) {

@@ -3,22 +3,17 @@ package ratingsvc
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
-
+	"strings"
+	"sync"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/rating"
 )
-
-// plan is everything one result changes, ready for SaveResult.
-type plan struct {
-	outcome Outcome
-	rows    []cupid.RatingRow
-	history []cupid.RatingEntry
-	raised  map[string]int
-}
 
 // unit is one side of a rated game: a team, or a player in a free-for-all.
 type unit struct {
@@ -27,29 +22,11 @@ type unit struct {
 	place   int
 }
 
-// recentKept is how many recent games a player's state must keep for the
-// fair-play checks: the smurf window, or a losing streak and the games it
-// eases, whichever is longer (with rating.FairPlay's defaults: 20). The
-// state is rewritten at every game, so it keeps no more.
-func recentKept(f rating.FairPlay) int {
-	window, streak, games := f.SmurfWindow, f.StreakLength, f.StreakGames
-	if window <= 0 {
-		window = 20
-	}
-	if streak <= 0 {
-		streak = 5
-	}
-	if games <= 0 {
-		games = 3
-	}
-	return max(window, streak+games)
-}
-
-// apply works out what a normalised report does, reading the players'
-// current state; it writes nothing.
-func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Report, now time.Time) (*plan, error) {
-	// Each team's players: those who finished, then those who left its
-	// session; a leaver without a place of his own places last.
+// gameSides turns a normalised report into the game's sides: each team's
+// players (those who finished, then those who left its session), or each
+// player on his own when the report places players; a leaver without a
+// place of his own places last. Leavers are marked as rating reads them.
+func gameSides(m *cupid.Match, rep Report) ([]unit, []rating.Side, error) {
 	players := make([][]string, len(m.Teams))
 	for ti, t := range m.Teams {
 		players[ti] = slices.Clone(t.PlayerIDs)
@@ -78,139 +55,234 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 		}
 	}
 	if len(units) < 2 {
-		return nil, cupid.Invalid("team_places", "match %s has fewer than two sides with players to rate", m.ID)
+		return nil, nil, cupid.Invalid("team_places", "match %s has fewer than two sides with players to rate", m.ID)
 	}
-	var ids []string
-	for _, u := range units {
-		ids = append(ids, u.players...)
-	}
-	state, err := s.load(ctx, r, ids, now)
-	if err != nil {
-		return nil, err
-	}
-	leaver := map[string]bool{}
-	for _, p := range rep.Leavers {
-		leaver[p] = true
-	}
-	// Each unit's score: its share of wins against every other unit.
-	score := make([]float64, len(units))
+	sides := make([]rating.Side, len(units))
 	for i, u := range units {
-		for j, v := range units {
-			switch {
-			case i == j:
-			case u.place < v.place:
-				score[i]++
-			case u.place == v.place:
-				score[i] += 0.5
-			}
+		sides[i] = rating.Side{Place: u.place, Left: make([]bool, len(u.players))}
+		for j, p := range u.players {
+			sides[i].Left[j] = slices.Contains(rep.Leavers, p)
 		}
-		score[i] /= float64(len(units) - 1)
 	}
-	worst := 0
-	for _, u := range units {
-		worst = max(worst, u.place)
-	}
-	before := map[string]PlayerRating{}
-	for id, p := range state {
-		before[id] = *p
-	}
-	expected, err := s.rate(r, units, state, leaver, worst+1, now)
-	if err != nil {
-		return nil, err
-	}
+	return units, sides, nil
+}
 
-	pl := &plan{raised: map[string]int{}, outcome: Outcome{MatchID: m.ID, Rating: r.Name, At: now}}
-	fp := r.FairPlay
-	days, err := s.leagueDays(ctx, r, before, now)
-	if err != nil {
-		return nil, err
+// recentKept is how many recent games a player's state must keep for the
+// fair-play checks: the smurf window, or a losing streak and the games it
+// eases, whichever is longer (with rating.FairPlay's defaults: 20). The
+// state is rewritten at every game, so it keeps no more.
+func recentKept(f rating.FairPlay) int {
+	window, streak, games := f.SmurfWindow, f.StreakLength, f.StreakGames
+	if window <= 0 {
+		window = 20
 	}
-	lows, err := s.lowPriorities(ctx, ids)
-	if err != nil {
-		return nil, err
+	if streak <= 0 {
+		streak = 5
 	}
-	day := now.Format(time.DateOnly)
-	for ui, u := range units {
+	if games <= 0 {
+		games = 3
+	}
+	return max(window, streak+games)
+}
+
+// state is what a batch of results reads and changes: the players'
+// ratings, the divisions' days and the low-priority marks, each with the
+// body it was read with (the guard of its rewrite). Results change it in
+// memory one after the other, so the second result of a player in a batch
+// starts from the first one's outcome; rows gives what to write.
+type state struct {
+	players map[string]*PlayerRating // by playerKey
+	days    map[string]*leagueDay    // by leagueDayKey
+	lows    map[string]*lowMark      // by player
+	dirty   map[string]bool          // kind + "\x00" + id of every row changed
+}
+
+// lowMark is a player's low-priority mark as a batch holds it: nil when
+// he has none.
+type lowMark struct {
+	lp   *LowPriority
+	read []byte
+}
+
+func (st *state) touch(kind, id string) { st.dirty[kind+"\x00"+id] = true }
+
+// applied is what one result did.
+type applied struct {
+	outcome Outcome
+	history []cupid.RatingEntry
+	raised  map[string]int
+}
+
+// apply works out what a normalised report's sides do under rating r,
+// changing st in memory; it reads and writes nothing else, and changes st
+// only when it succeeds.
+func (r *Rating) apply(st *state, matchID string, units []unit, sides []rating.Side, now time.Time) (*applied, error) {
+	before := map[string]PlayerRating{}
+	for _, u := range units {
 		for _, id := range u.players {
-			p, b := state[id], before[id]
-			sc := score[ui]
-			if leaver[id] {
-				sc = 0
-				p.Leaves++
-			}
-			p.Games++
-			switch {
-			case sc > 0.5:
-				p.Wins++
-			case sc < 0.5:
-				p.Losses++
-			default:
-				p.Draws++
-			}
-			first := p.Day != day
-			if first {
-				p.Day, p.LossesToday = day, 0
-			}
-			ld := days[leagueDayKey(r.Name, b.League, day)]
-			if first {
-				ld.Players++
-			}
-			if sc < 0.5 {
-				ld.Losses++
-				p.LossesToday++
-			}
-			p.Recent = append(p.Recent, rating.Outcome{Expected: expected[id], Score: sc})
-			if n, keep := len(p.Recent), recentKept(fp); n > keep {
-				p.Recent = slices.Clone(p.Recent[n-keep:])
-			}
-			avg := float64(ld.Losses) / float64(max(ld.Players, 1))
-			was := p.Flags
-			p.Flags = fp.Check(p.Recent, p.LossesToday, avg)
-			if p.Flags.Tanking && !was.Tanking {
-				pl.raised["tanking"]++
-			}
-			if p.Flags.Smurf && !was.Smurf {
-				pl.raised["smurf"]++
-			}
-			if p.Flags.Ease > 0 && was.Ease == 0 {
-				pl.raised["losing-streak"]++
-			}
-			p.Value = p.conservative(r.K)
-			if len(r.League.Divisions) > 0 {
-				p.Division = r.League.Place(p.Division, p.Value)
-				p.League = r.League.Divisions[p.Division].Name
+			before[id] = *st.players[playerKey(r.Name, id)]
+		}
+	}
+	rated, err := r.rate(st, units, sides)
+	if err != nil {
+		return nil, err
+	}
+	a := &applied{raised: map[string]int{}, outcome: Outcome{MatchID: matchID, Rating: r.Name, At: now}}
+	day := now.Format(time.DateOnly)
+	var ids []string
+	for ui, u := range units {
+		for j, id := range u.players {
+			ids = append(ids, id)
+			p, b := st.players[playerKey(r.Name, id)], before[id]
+			ld := st.days[leagueDayKey(r.Name, b.League, day)]
+			if r.record(p, rated[ui][j], sides[ui].Left[j], ld, day, a.raised) {
+				st.touch(kindLeagueDay, leagueDayKey(r.Name, b.League, day))
 			}
 			p.UpdatedAt = now
+			st.touch(kindPlayer, playerKey(r.Name, id))
 			ch := PlayerChange{
-				Player: id, Team: u.team, Place: u.place, Score: sc, Expected: expected[id], Leaver: leaver[id],
+				Player: id, Team: u.team, Place: u.place, Score: rated[ui][j].Score, Expected: rated[ui][j].Expected, Leaver: sides[ui].Left[j],
 				Before: b.Value, After: p.Value, Pending: len(p.Pending), Skill: p.Skill, Glicko: p.Glicko,
 				LeagueBefore: b.League, LeagueAfter: p.League, DivisionBefore: b.Division, DivisionAfter: p.Division, Flags: p.Flags,
 			}
-			pl.outcome.Players = append(pl.outcome.Players, ch)
-			body, err := json.Marshal(p)
-			if err != nil {
-				return nil, err
-			}
-			pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindPlayer, ID: playerKey(r.Name, id), Body: body, Guard: true, Prev: b.read})
-			hb, err := json.Marshal(ch)
-			if err != nil {
-				return nil, err
-			}
-			pl.history = append(pl.history, cupid.RatingEntry{Rating: r.Name, Player: id, MatchID: m.ID, At: now, Body: hb})
+			a.outcome.Players = append(a.outcome.Players, ch)
+			// The body is the change as JSON, encoded with the batch's
+			// (encode).
+			a.history = append(a.history, cupid.RatingEntry{Rating: r.Name, Player: id, MatchID: matchID, At: now})
 		}
 	}
-	for _, k := range cupid.SortedKeys(days) {
-		b, _ := json.Marshal(days[k])
-		pl.rows = append(pl.rows, cupid.RatingRow{Kind: kindLeagueDay, ID: k, Body: b, Guard: true, Prev: days[k].read})
+	leavers := map[string]bool{}
+	for i, s := range sides {
+		for j, left := range s.Left {
+			leavers[units[i].players[j]] = left
+		}
 	}
-	// Low priority: every game counts down a mark by games; a leaver may
-	// earn one.
+	r.countLowPriority(st, ids, leavers, matchID, now)
+	return a, nil
+}
+
+// rate moves every player's rating by the rating package's rule for the
+// model (rating.PlacesFor decides what a leaver's game looks like to each
+// player), at once or into his Glicko-2 rating period, and returns each
+// player's score and expected score, unit by unit. It changes st only when
+// it succeeds.
+func (r *Rating) rate(st *state, units []unit, sides []rating.Side) ([][]rating.Rated, error) {
+	players := make([][]*PlayerRating, len(units))
+	for i, u := range units {
+		for _, id := range u.players {
+			players[i] = append(players[i], st.players[playerKey(r.Name, id)])
+		}
+	}
+	if r.Model == Glicko2 {
+		return r.rateGlicko(players, sides)
+	}
+	teams := make([][]rating.Skill, len(players))
+	for i := range players {
+		for _, p := range players[i] {
+			teams[i] = append(teams[i], *p.Skill)
+		}
+	}
+	out, rated, err := r.wengLin().RateSides(teams, sides)
+	if err != nil {
+		return nil, fmt.Errorf("ratingsvc: %w", err)
+	}
+	for i := range players {
+		for j, p := range players[i] {
+			p.Skill = &out[i][j]
+		}
+	}
+	return rated, nil
+}
+
+// rateGlicko rates each player's games against the other sides at once,
+// or adds them to his rating period.
+func (r *Rating) rateGlicko(players [][]*PlayerRating, sides []rating.Side) ([][]rating.Rated, error) {
+	teams := make([][]rating.Glicko2, len(players))
+	for i := range players {
+		for _, p := range players[i] {
+			teams[i] = append(teams[i], *p.Glicko)
+		}
+	}
+	if r.Period > 0 {
+		games, rated, err := rating.GlickoGames(teams, sides)
+		if err != nil {
+			return nil, fmt.Errorf("ratingsvc: %w", err)
+		}
+		for i := range players {
+			for j, p := range players[i] {
+				p.Pending = append(p.Pending, games[i][j]...)
+			}
+		}
+		return rated, nil
+	}
+	out, rated, err := r.glicko().RateSides(teams, sides)
+	if err != nil {
+		return nil, fmt.Errorf("ratingsvc: %w", err)
+	}
+	for i := range players {
+		for j, p := range players[i] {
+			p.Glicko = &out[i][j]
+		}
+	}
+	return rated, nil
+}
+
+// record counts one rated game in a player's state and his division's
+// day, runs the fair-play checks and places him in his league; raised
+// counts the flags it raises. It reports whether the day's counts changed
+// (his first game of the day, or a loss).
+func (r *Rating) record(p *PlayerRating, g rating.Rated, left bool, ld *leagueDay, day string, raised map[string]int) (dayChanged bool) {
+	if left {
+		p.Leaves++
+	}
+	p.Games++
+	switch {
+	case g.Score > 0.5:
+		p.Wins++
+	case g.Score < 0.5:
+		p.Losses++
+	default:
+		p.Draws++
+	}
+	if p.Day != day {
+		p.Day, p.LossesToday = day, 0
+		ld.Players++
+		dayChanged = true
+	}
+	if g.Score < 0.5 {
+		ld.Losses++
+		p.LossesToday++
+		dayChanged = true
+	}
+	p.Recent = append(p.Recent, rating.Outcome{Expected: g.Expected, Score: g.Score})
+	if n, keep := len(p.Recent), recentKept(r.FairPlay); n > keep {
+		p.Recent = slices.Clone(p.Recent[n-keep:])
+	}
+	was := p.Flags
+	p.Flags = r.FairPlay.Check(p.Recent, p.LossesToday, float64(ld.Losses)/float64(max(ld.Players, 1)))
+	if p.Flags.Tanking && !was.Tanking {
+		raised["tanking"]++
+	}
+	if p.Flags.Smurf && !was.Smurf {
+		raised["smurf"]++
+	}
+	if p.Flags.Ease > 0 && was.Ease == 0 {
+		raised["losing-streak"]++
+	}
+	p.Value = p.conservative(r.K)
+	if len(r.League.Divisions) > 0 {
+		p.Division = r.League.Place(p.Division, p.Value)
+		p.League = r.League.Divisions[p.Division].Name
+	}
+	return dayChanged
+}
+
+// countLowPriority counts a game down on every player's mark by games,
+// and marks a leaver when the rating says to.
+func (r *Rating) countLowPriority(st *state, ids []string, leaver map[string]bool, matchID string, now time.Time) {
 	for _, id := range ids {
-		lp := lows[id]
-		var prev []byte
-		if lp != nil {
-			prev = lp.read
-		}
+		m := st.lows[id]
+		lp := m.lp
 		changed := false
 		if lp != nil && lp.Games > 0 {
 			lp.Games--
@@ -221,117 +293,159 @@ func (s *Service) apply(ctx context.Context, r *Rating, m *cupid.Match, rep Repo
 				lp = &LowPriority{Player: id}
 			}
 			lp.Games += r.LeaverLowPriorityGames
-			lp.Reason = fmt.Sprintf("left match %s", m.ID)
+			lp.Reason = fmt.Sprintf("left match %s", matchID)
 			lp.SetAt = now
 			changed = true
 		}
-		if !changed {
-			continue
+		if changed {
+			m.lp = lp
+			st.touch(kindLowPriority, id)
 		}
-		row := cupid.RatingRow{Kind: kindLowPriority, ID: id, Guard: true, Prev: prev}
-		if lp.Active(now) {
-			row.Body, _ = json.Marshal(lp)
-		}
-		pl.rows = append(pl.rows, row)
 	}
-	return pl, nil
 }
 
-// rate moves every player's rating and returns each player's expected
-// score. A leaver is rated as if his side had placed last (at lastPlace).
-func (s *Service) rate(r *Rating, units []unit, state map[string]*PlayerRating, leaver map[string]bool, lastPlace int, now time.Time) (map[string]float64, error) {
-	expected := map[string]float64{}
-	if r.Model == Glicko2 {
-		return expected, s.rateGlicko(r, units, state, leaver, expected, now)
-	}
-	w := r.wengLin()
-	teams := make([][]rating.Skill, len(units))
-	ranks := make([]int, len(units))
-	for i, u := range units {
-		for _, id := range u.players {
-			teams[i] = append(teams[i], *state[id].Skill)
+// rows are the rows the batch changed, in (kind, id) order, each guarded
+// by the body it was read with; a low-priority mark that no longer holds
+// is deleted. The bodies are encoded on every core at once: JSON is most
+// of a result's cost to the server.
+func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
+	keys := cupid.SortedKeys(st.dirty)
+	out := make([]cupid.RatingRow, len(keys))
+	errs := make([]error, len(keys))
+	inParallel(len(keys), func(i int) {
+		kind, id, _ := strings.Cut(keys[i], "\x00")
+		var v any
+		row := cupid.RatingRow{Kind: kind, ID: id, Guard: true}
+		switch kind {
+		case kindPlayer:
+			p := st.players[id]
+			row.Prev, v = p.read, p
+		case kindLeagueDay:
+			d := st.days[id]
+			row.Prev, v = d.read, d
+		case kindLowPriority:
+			m := st.lows[id]
+			row.Prev = m.read
+			if m.lp.Active(now) {
+				v = m.lp
+			}
 		}
-		ranks[i] = u.place
+		if v != nil {
+			row.Body, errs[i] = json.Marshal(v)
+		}
+		out[i] = row
+	})
+	return out, errors.Join(errs...)
+}
+
+// inParallel calls f for every i in [0, n), in GOMAXPROCS goroutines each
+// taking a contiguous part; small n stay on the caller's goroutine.
+func inParallel(n int, f func(i int)) {
+	parts := min(runtime.GOMAXPROCS(0), n/16)
+	if parts <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
 	}
-	exp := w.Expected(teams)
-	out, err := w.Rate(teams, ranks)
+	var wg sync.WaitGroup
+	for k := range parts {
+		lo, hi := k*n/parts, (k+1)*n/parts
+		wg.Go(func() {
+			for i := lo; i < hi; i++ {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// readState reads the rows a batch of results needs in three queries: the
+// players' ratings (new players get the model's start; rating periods are
+// rolled to now), every division's day of their ratings, their marks.
+func (s *Service) readState(ctx context.Context, batch []*request, now time.Time) (*state, error) {
+	st := &state{players: map[string]*PlayerRating{}, days: map[string]*leagueDay{}, lows: map[string]*lowMark{}, dirty: map[string]bool{}}
+	k := st.keys(batch, now.Format(time.DateOnly))
+	rows, err := s.store.RatingRows(ctx, kindPlayer, k.players)
 	if err != nil {
-		return nil, fmt.Errorf("ratingsvc: %w", err)
+		return nil, s.storeError(err)
 	}
-	for i, u := range units {
-		var left []rating.Skill // the leavers' ratings had their side lost
-		for j, id := range u.players {
-			expected[id] = exp[i]
-			if !leaver[id] || u.place == lastPlace {
-				continue
-			}
-			if left == nil {
-				lost := slices.Clone(ranks)
-				lost[i] = lastPlace
-				all, err := w.Rate(teams, lost)
-				if err != nil {
-					return nil, fmt.Errorf("ratingsvc: %w", err)
-				}
-				left = all[i]
-			}
-			out[i][j] = left[j]
+	decoded := make([]*PlayerRating, len(rows))
+	errs := make([]error, len(rows))
+	inParallel(len(rows), func(i int) {
+		decoded[i] = &PlayerRating{read: rows[i].Body}
+		if err := json.Unmarshal(rows[i].Body, decoded[i]); err != nil {
+			errs[i] = fmt.Errorf("ratingsvc: decode rating %s: %w", rows[i].ID, err)
 		}
-		for j, id := range u.players {
-			sk := out[i][j]
-			state[id].Skill = &sk
-		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
-	return expected, nil
+	for i, row := range rows {
+		st.players[row.ID] = decoded[i]
+	}
+	for _, key := range k.players {
+		r := k.ratingOf[key]
+		if st.players[key] == nil {
+			st.players[key] = r.newPlayer(key[len(r.Name)+1:])
+		}
+		r.roll(st.players[key], now)
+	}
+	if rows, err = s.store.RatingRows(ctx, kindLeagueDay, k.days); err != nil {
+		return nil, s.storeError(err)
+	}
+	for _, row := range rows {
+		if err := json.Unmarshal(row.Body, st.days[row.ID]); err != nil {
+			return nil, fmt.Errorf("ratingsvc: decode league day %s: %w", row.ID, err)
+		}
+		st.days[row.ID].read = row.Body
+	}
+	lows, err := s.lowPriorities(ctx, k.lows)
+	if err != nil {
+		return nil, err
+	}
+	for id, lp := range lows {
+		st.lows[id] = &lowMark{lp: lp, read: lp.read}
+	}
+	return st, nil
 }
 
-// rateGlicko rates each player against every other side as one composite
-// opponent, at once or into his rating period.
-func (s *Service) rateGlicko(r *Rating, units []unit, state map[string]*PlayerRating, leaver map[string]bool, expected map[string]float64, now time.Time) error {
-	composite := make([]rating.Glicko2, len(units))
-	for i, u := range units {
-		var team []rating.Glicko2
-		for _, id := range u.players {
-			team = append(team, *state[id].Glicko)
+// batchKeys are the rows a batch reads, each once.
+type batchKeys struct {
+	players, days, lows []string
+	ratingOf            map[string]*Rating // by player key
+}
+
+// keys lists the rows a batch reads and makes room in st for the league
+// days and marks (which may not exist yet); day is today.
+func (st *state) keys(batch []*request, day string) batchKeys {
+	k := batchKeys{ratingOf: map[string]*Rating{}}
+	for _, q := range batch {
+		r := q.rating
+		for _, u := range q.units {
+			for _, id := range u.players {
+				if key := playerKey(r.Name, id); k.ratingOf[key] == nil {
+					k.ratingOf[key] = r
+					k.players = append(k.players, key)
+				}
+				if st.lows[id] == nil {
+					st.lows[id] = &lowMark{}
+					k.lows = append(k.lows, id)
+				}
+			}
 		}
-		composite[i] = rating.Composite(team)
-	}
-	next := map[string]rating.Glicko2{}
-	for i, u := range units {
-		for _, id := range u.players {
-			p := state[id]
-			var games []rating.Game
-			var exp float64
-			for j, v := range units {
-				if j == i {
-					continue
-				}
-				sc := 0.0
-				switch {
-				case leaver[id]:
-				case u.place < v.place:
-					sc = 1
-				case u.place == v.place:
-					sc = 0.5
-				}
-				games = append(games, rating.Game{Opponent: composite[j], Score: sc})
-				exp += p.Glicko.Expected(composite[j])
+		leagues := []string{""}
+		for _, d := range r.League.Divisions {
+			leagues = append(leagues, d.Name)
+		}
+		for _, l := range leagues {
+			if key := leagueDayKey(r.Name, l, day); st.days[key] == nil {
+				st.days[key] = &leagueDay{}
+				k.days = append(k.days, key)
 			}
-			expected[id] = exp / float64(len(units)-1)
-			if r.Period > 0 {
-				p.Pending = append(p.Pending, games...)
-				continue
-			}
-			g, err := r.glicko().Period(*p.Glicko, games)
-			if err != nil {
-				return fmt.Errorf("ratingsvc: %w", err)
-			}
-			next[id] = g
 		}
 	}
-	for id, g := range next {
-		state[id].Glicko = &g
-	}
-	return nil
+	return k
 }
 
 // roll closes the Glicko-2 rating periods of p that ended by now: each
@@ -391,31 +505,6 @@ func leagueDayKey(ratingName, league, day string) string {
 		league = "all"
 	}
 	return ratingName + "/" + league + "/" + day
-}
-
-// leagueDays reads today's counts of the players' divisions.
-func (s *Service) leagueDays(ctx context.Context, r *Rating, players map[string]PlayerRating, now time.Time) (map[string]*leagueDay, error) {
-	day := now.Format(time.DateOnly)
-	out := map[string]*leagueDay{}
-	var keys []string
-	for _, p := range players {
-		k := leagueDayKey(r.Name, p.League, day)
-		if out[k] == nil {
-			out[k] = &leagueDay{}
-			keys = append(keys, k)
-		}
-	}
-	rows, err := s.store.RatingRows(ctx, kindLeagueDay, keys)
-	if err != nil {
-		return nil, s.storeError(err)
-	}
-	for _, row := range rows {
-		if err := json.Unmarshal(row.Body, out[row.ID]); err != nil {
-			return nil, fmt.Errorf("ratingsvc: decode league day %s: %w", row.ID, err)
-		}
-		out[row.ID].read = row.Body
-	}
-	return out, nil
 }
 
 // lowPriorities reads the players' low-priority marks.

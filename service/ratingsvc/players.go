@@ -108,8 +108,6 @@ func (s *Service) SetLowPriority(ctx context.Context, player string, forTime tim
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if err := s.store.PutRatingRows(ctx, []cupid.RatingRow{{Kind: kindLowPriority, ID: player, Body: body}}); err != nil {
 		return nil, s.storeError(err)
 	}
@@ -122,8 +120,6 @@ func (s *Service) ClearLowPriority(ctx context.Context, player string) error {
 	if player == "" {
 		return cupid.Invalid("player_id", "required")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	return s.storeError(s.store.PutRatingRows(ctx, []cupid.RatingRow{{Kind: kindLowPriority, ID: player}}))
 }
 

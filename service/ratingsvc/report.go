@@ -3,6 +3,8 @@ package ratingsvc
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -67,24 +69,32 @@ type PlayerChange struct {
 }
 
 // storedResult is a result's body in the store: the report as given
-// (normalised) and its outcome.
+// (normalised), its digest, and its outcome.
 type storedResult struct {
+	// Digest identifies the normalised report (digest): a report with the
+	// same digest is the same report. Empty in results stored before it
+	// was kept; it is then worked out from Report.
+	Digest  string  `json:"digest,omitempty"`
 	Report  Report  `json:"report"`
 	Outcome Outcome `json:"outcome"`
 }
 
 // ReportResult rates a played match's players from its result, once. The
-// same report again returns the first outcome (repeated is true); a
-// different one for a match that has a result is failed_precondition. An
+// same report again (in any order or encoding: see canonical) returns the
+// first outcome (repeated is true); a different one for a match that has a
+// result is failed_precondition naming the first field that differs. An
 // unknown match is not_found; a match that was not played (not assigned:
 // formed, released …) is failed_precondition; a player not in the match is
 // invalid_argument naming him.
+//
+// The checks run in the caller's goroutine, with no lock; the rating and
+// the write go through the group commit (commit.go), so reports arriving
+// together share one transaction, and the answer comes only once the
+// result is durable.
 func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, repeated bool, err error) {
 	if rep.MatchID == "" {
 		return nil, false, cupid.Invalid("match_id", "required")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	rec, err := s.matches.MatchRecord(ctx, rep.MatchID)
 	if err != nil {
 		if cupid.ErrorCode(err) == cupid.CodeNotFound {
@@ -96,8 +106,12 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 	if err != nil {
 		return nil, false, err
 	}
+	dig, err := digest(norm)
+	if err != nil {
+		return nil, false, err
+	}
 	if prev, err := s.store.Result(ctx, rep.MatchID); err == nil {
-		return s.repeat(prev, norm)
+		return s.repeat(prev, norm, dig)
 	} else if cupid.ErrorCode(err) != cupid.CodeNotFound {
 		return nil, false, s.storeError(err)
 	}
@@ -108,65 +122,134 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 	if !ok {
 		return nil, false, cupid.Conflict("match_id", "match %s is of queue %q, which has no rating", rep.MatchID, rec.Match.Key.Queue)
 	}
-	r := s.ratings[q.Rating]
-	var plan *plan
-	for attempt := 1; ; attempt++ {
-		now := s.now().UTC()
-		if plan, err = s.apply(ctx, r, rec.Match, norm, now); err != nil {
-			return nil, false, err
-		}
-		var body []byte
-		if body, err = json.Marshal(storedResult{Report: norm, Outcome: plan.outcome}); err != nil {
-			return nil, false, err
-		}
-		err = s.store.SaveResult(ctx, cupid.ResultRecord{MatchID: rep.MatchID, At: now, Body: body}, plan.rows, plan.history)
-		// Another server changed a row this result read: work it out
-		// again from the new rows.
-		if rowsChanged(err) && attempt < maxAttempts {
-			s.metrics.retries.WithLabelValues(r.Name).Inc()
-			continue
-		}
-		break
-	}
-	if cupid.ErrorCode(err) == cupid.CodeConflict && !rowsChanged(err) {
-		// Another server stored one first.
-		prev, rerr := s.store.Result(ctx, rep.MatchID)
-		if rerr != nil {
-			return nil, false, s.storeError(rerr)
-		}
-		return s.repeat(prev, norm)
-	}
-	if rowsChanged(err) {
-		return nil, false, cupid.Errorf(cupid.CodeUnavailable, "", "the players' ratings kept changing under this result; try again")
-	}
+	units, sides, err := gameSides(rec.Match, norm)
 	if err != nil {
-		return nil, false, s.storeError(err)
+		return nil, false, err
 	}
-	s.metrics.results.WithLabelValues(r.Name, "rated").Inc()
-	s.metrics.updates.WithLabelValues(r.Name).Add(float64(len(plan.outcome.Players)))
-	for flag, n := range plan.raised {
-		s.metrics.flags.WithLabelValues(r.Name, flag).Add(float64(n))
-	}
-	return &plan.outcome, false, nil
+	return s.submit(ctx, &request{rating: s.ratings[q.Rating], match: rec.Match, report: norm, digest: dig, units: units, sides: sides})
 }
 
-// repeat answers a report for a match that has a result.
-func (s *Service) repeat(prev cupid.ResultRecord, norm Report) (*Outcome, bool, error) {
+// repeat answers a report for a match that has a result: the first
+// outcome when it is the same report (the same digest), else a refusal
+// naming the first field that differs.
+func (s *Service) repeat(prev cupid.ResultRecord, norm Report, dig string) (*Outcome, bool, error) {
 	var st storedResult
 	if err := json.Unmarshal(prev.Body, &st); err != nil {
 		return nil, false, fmt.Errorf("ratingsvc: decode the result of %s: %w", prev.MatchID, err)
 	}
-	a, _ := json.Marshal(st.Report)
-	b, _ := json.Marshal(norm)
-	if !bytes.Equal(a, b) {
-		return nil, false, cupid.Conflict("match_id", "match %s has a different result already (reported at %s)", prev.MatchID, prev.At.Format(time.RFC3339))
+	if st.Digest == "" {
+		st.Digest, _ = digest(canonical(st.Report))
+	}
+	if st.Digest != dig {
+		field, was, now := difference(canonical(st.Report), norm)
+		return nil, false, cupid.Conflict(field, "match %s has a different result already (reported at %s): %s was %s, this report says %s",
+			prev.MatchID, prev.At.Format(time.RFC3339), field, was, now)
 	}
 	s.metrics.results.WithLabelValues(st.Outcome.Rating, "repeated").Inc()
 	return &st.Outcome, true, nil
 }
 
+// digest identifies a normalised report: the SHA-256 of its JSON, which is
+// canonical (struct fields in order, map keys sorted, places ranked,
+// leavers sorted, no negative zero), so the same report in another order
+// or encoding has the same digest.
+func digest(norm Report) (string, error) {
+	b, err := json.Marshal(norm)
+	if err != nil {
+		return "", fmt.Errorf("ratingsvc: encode a normalised report: %w", err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// difference names the first field in which two canonical reports differ,
+// with both values as JSON.
+func difference(a, b Report) (field, was, now string) {
+	for _, f := range []struct {
+		name string
+		a, b any
+	}{
+		{"team_places", a.TeamPlaces, b.TeamPlaces},
+		{"player_places", a.PlayerPlaces, b.PlayerPlaces},
+		{"team_scores", a.TeamScores, b.TeamScores},
+		{"player_scores", a.PlayerScores, b.PlayerScores},
+		{"leavers", a.Leavers, b.Leavers},
+	} {
+		x, _ := json.Marshal(f.a)
+		y, _ := json.Marshal(f.b)
+		if !bytes.Equal(x, y) {
+			return f.name, string(x), string(y)
+		}
+	}
+	return "match_id", "", ""
+}
+
+// canonical gives a checked report the one form its digest reads: places
+// as ranks (1 for the best, equal places equal, the next after a tie
+// skipping: 1, 2, 2, 4), so [0, 1] and [1, 2] are one result; leavers
+// sorted; empty lists absent; negative zero scores zero.
+func canonical(rep Report) Report {
+	if len(rep.TeamPlaces) > 0 {
+		rep.TeamPlaces = ranks(rep.TeamPlaces)
+	}
+	if len(rep.PlayerPlaces) > 0 {
+		keys := cupid.SortedKeys(rep.PlayerPlaces)
+		places := make([]int, len(keys))
+		for i, k := range keys {
+			places[i] = rep.PlayerPlaces[k]
+		}
+		rep.PlayerPlaces = map[string]int{}
+		for i, r := range ranks(places) {
+			rep.PlayerPlaces[keys[i]] = r
+		}
+	}
+	rep.TeamScores = slices.Clone(rep.TeamScores)
+	for i, v := range rep.TeamScores {
+		rep.TeamScores[i] = v + 0 // -0 + 0 is 0
+	}
+	if len(rep.PlayerScores) > 0 {
+		scores := make(map[string]float64, len(rep.PlayerScores))
+		for k, v := range rep.PlayerScores {
+			scores[k] = v + 0
+		}
+		rep.PlayerScores = scores
+	}
+	rep.Leavers = slices.Sorted(slices.Values(rep.Leavers))
+	if len(rep.Leavers) == 0 {
+		rep.Leavers = nil
+	}
+	if len(rep.TeamPlaces) == 0 {
+		rep.TeamPlaces = nil
+	}
+	if len(rep.TeamScores) == 0 {
+		rep.TeamScores = nil
+	}
+	if len(rep.PlayerPlaces) == 0 {
+		rep.PlayerPlaces = nil
+	}
+	if len(rep.PlayerScores) == 0 {
+		rep.PlayerScores = nil
+	}
+	return rep
+}
+
+// ranks turns places into standard competition ranks: one more than the
+// number of places strictly better.
+func ranks(places []int) []int {
+	out := make([]int, len(places))
+	for i, p := range places {
+		out[i] = 1
+		for _, q := range places {
+			if q < p {
+				out[i]++
+			}
+		}
+	}
+	return out
+}
+
 // normalise checks a report against its match and gives it one form:
-// places filled in from scores, leavers sorted.
+// places filled in from scores, then canonical.
 func normalise(rep Report, m *cupid.Match) (Report, error) {
 	in := map[string]bool{}
 	var all []string
@@ -213,10 +296,6 @@ func normalise(rep Report, m *cupid.Match) (Report, error) {
 			return rep, cupid.Invalid(fmt.Sprintf("leavers[%d]", i), "player %q is named twice", p)
 		}
 		seen[p] = true
-	}
-	rep.Leavers = slices.Sorted(slices.Values(rep.Leavers))
-	if len(rep.Leavers) == 0 {
-		rep.Leavers = nil
 	}
 	for i, v := range rep.TeamScores {
 		if !cupid.Finite(v) {
@@ -276,7 +355,7 @@ func normalise(rep Report, m *cupid.Match) (Report, error) {
 			return rep, cupid.Invalid("team_places", "match %s has one team: give player_places to rate its players against each other", m.ID)
 		}
 	}
-	return rep, nil
+	return canonical(rep), nil
 }
 
 // placesFromScores ranks keys by score, highest first, from 1; equal

@@ -9,11 +9,13 @@
 //
 // Everything one result changes — the result, every player's new rating,
 // history lines, flags, league counts, low-priority games left — is stored
-// in one transaction (cupid.RatingStore.SaveResult). Results are applied
-// one at a time on a server (a mutex), and every row a result rewrites is
-// guarded by the body it was read with, so servers sharing a database
-// never lose an update: a result whose rows another server changed
-// meanwhile is worked out again from the new rows.
+// in one transaction (cupid.RatingStore.SaveResults), and results reported
+// together share it: a group commit, one durable write for the batch, as
+// ticket intake has. No lock is held across the store's reads and writes:
+// every row a result rewrites is guarded by the body it was read with, so
+// services sharing a store (servers sharing a database) never lose an
+// update: a batch whose rows another writer changed meanwhile is worked out
+// again from the new rows.
 package ratingsvc
 
 import (
@@ -134,8 +136,12 @@ type Service struct {
 	now     func() time.Time
 	metrics *metrics
 
-	// mu serialises results and low-priority changes.
-	mu sync.Mutex
+	// The group commit's queue (commit.go): reports checked and waiting
+	// to be rated, and whether a goroutine is committing them. commitMu
+	// guards only these, never a store call.
+	commitMu   sync.Mutex
+	queue      []*request
+	committing bool
 }
 
 // New checks the configuration and builds the service.
@@ -270,8 +276,8 @@ type PlayerRating struct {
 	Day         string `json:"day,omitempty"`
 	LossesToday int    `json:"losses_today"`
 	// Recent are the last games as the fair-play checks read them.
-	Recent []rating.Outcome `json:"recent,omitempty"`
-	Flags  rating.Flags     `json:"flags"`
+	Recent recentGames  `json:"recent,omitempty"`
+	Flags  rating.Flags `json:"flags"`
 	// PeriodStart and Pending are a Glicko-2 rating period in progress.
 	PeriodStart time.Time     `json:"period_start,omitzero"`
 	Pending     []rating.Game `json:"pending,omitempty"`

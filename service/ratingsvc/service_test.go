@@ -171,8 +171,9 @@ func TestReportOnceAndRefusals(t *testing.T) {
 		code  cupid.Code
 		field string
 	}{
-		{"a different result", Report{MatchID: "m", TeamPlaces: []int{1, 2}}, cupid.CodeConflict, "match_id"},
-		{"the same places with scores", Report{MatchID: "m", TeamPlaces: []int{2, 1}, TeamScores: []float64{3, 7}}, cupid.CodeConflict, "match_id"},
+		{"a different result", Report{MatchID: "m", TeamPlaces: []int{1, 2}}, cupid.CodeConflict, "team_places"},
+		{"the same places with scores", Report{MatchID: "m", TeamPlaces: []int{2, 1}, TeamScores: []float64{3, 7}}, cupid.CodeConflict, "team_scores"},
+		{"the same places with a leaver", Report{MatchID: "m", TeamPlaces: []int{2, 1}, Leavers: []string{"b"}}, cupid.CodeConflict, "leavers"},
 		{"unknown match", Report{MatchID: "nope", TeamPlaces: []int{1, 2}}, cupid.CodeNotFound, "match_id"},
 		{"no match id", Report{TeamPlaces: []int{1, 2}}, cupid.CodeInvalid, "match_id"},
 		{"formed, not played", Report{MatchID: "formed", TeamPlaces: []int{1, 2}}, cupid.CodeConflict, "match_id"},
@@ -203,7 +204,7 @@ func TestFailingStoreChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	f.matches.add("m", "duel", cupid.MatchAssigned, []string{"a"}, []string{"b"})
 	boom := errors.New("disk full")
-	for _, op := range []string{"SaveResult", "RatingRows", "Result"} {
+	for _, op := range []string{"SaveResults", "RatingRows", "Result"} {
 		f.store.FailNext(op, boom)
 		_, _, err := f.svc.ReportResult(ctx, Report{MatchID: "m", TeamPlaces: []int{1, 2}})
 		if cupid.ErrorCode(err) != cupid.CodeUnavailable || strings.Contains(err.Error(), "disk") {
@@ -547,7 +548,7 @@ func TestTwoServersLoseNoUpdate(t *testing.T) {
 	ctx := context.Background()
 	f.matches.add("m1", "duel", cupid.MatchAssigned, []string{"a"}, []string{"b"})
 	f.matches.add("m2", "duel", cupid.MatchAssigned, []string{"a"}, []string{"c"})
-	arrived, release := f.store.Block("SaveResult")
+	arrived, release := f.store.Block("SaveResults")
 	done := make(chan error, 1)
 	go func() {
 		_, _, err := f.svc.ReportResult(ctx, Report{MatchID: "m1", TeamPlaces: []int{1, 2}})
@@ -591,5 +592,30 @@ func TestLowPriorityWaitHoldsTheTicket(t *testing.T) {
 	}
 	if _, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: []QueueRating{{Queue: "duel", Rating: "ranked", Attribute: "mmr", LowPriority: "later"}}}); err == nil {
 		t.Fatal("an unknown low_priority was accepted")
+	}
+}
+
+// TestWinnerWhoLeftLosesAndHisOpponentWins: in a one-against-one game
+// whose reported winner is also a leaver, the leaver loses rating and his
+// opponent gains, in every model (docs/ratings.md, "Leavers").
+func TestWinnerWhoLeftLosesAndHisOpponentWins(t *testing.T) {
+	for _, m := range []Model{OpenSkillPL, OpenSkillBT, Glicko2} {
+		t.Run(string(m), func(t *testing.T) {
+			f := newFixture(t, []Rating{{Name: "ranked", Model: m}}, rankedQueue)
+			f.matches.add("m", "duel", cupid.MatchAssigned, []string{"a"}, []string{"b"})
+			out, _, err := f.svc.ReportResult(context.Background(), Report{MatchID: "m", TeamPlaces: []int{1, 2}, Leavers: []string{"a"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range out.Players {
+				want := map[string]float64{"a": 0, "b": 1}[p.Player]
+				if p.Score != want || (want == 1) != (p.After > p.Before) {
+					t.Errorf("%s: score %v, value %.2f → %.2f; want score %v and a %s", p.Player, p.Score, p.Before, p.After, want, map[bool]string{true: "gain", false: "loss"}[want == 1])
+				}
+			}
+			if a, b := f.rating(t, "a"), f.rating(t, "b"); a.Losses != 1 || a.Leaves != 1 || b.Wins != 1 {
+				t.Fatalf("leaver: %d losses, %d leaves; opponent: %d wins", a.Losses, a.Leaves, b.Wins)
+			}
+		})
 	}
 }
