@@ -177,10 +177,10 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		}
 		r.comps = append(r.comps, cr)
 	}
-	for i, col := range c.Collections {
+	for _, col := range c.Collections {
 		r.colls = append(r.colls, collRule{
 			attr: col.Attribute, contains: col.Operation == ruleset.CollectionContains, value: col.Value,
-			maxCount: col.MaxCount, team: col.Scope == ruleset.ScopeTeam, path: ruleIndex("collection_rule", i),
+			maxCount: col.MaxCount, team: col.Scope == ruleset.ScopeTeam, path: col.Path,
 		})
 	}
 	r.teams = c.Teams

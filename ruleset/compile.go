@@ -38,7 +38,10 @@ type Compiled struct {
 	Roles *Roles
 	// CrossPlay is nil when the ruleset does not restrict platforms.
 	CrossPlay *CrossPlayKeys
-	// Filters and Scores are the compiled expressions.
+	// Filters and Scores are the compiled expressions. Filters also holds
+	// the filters other rules compile to (team_sizes, counting collection
+	// rules, compound rules), and leaves out the filters a compound rule
+	// consumes.
 	Filters []*Expr
 	Scores  []*Expr
 	// Quality is the match-quality configuration with defaults filled in.
@@ -98,8 +101,11 @@ func compareNumbers(a float64, op string, b float64) bool {
 	return false
 }
 
-// Collection is one compiled collection rule.
+// Collection is one compiled collection rule. The rules that count players
+// (contains with a count, player_ids) are not here: they compile to filters.
 type Collection struct {
+	// Path is where the rule was written ("collection_rule[2]").
+	Path      string
 	Attribute string
 	Operation string
 	// Value is what "contains" looks for.
@@ -197,8 +203,13 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		}
 		c.Comparisons = append(c.Comparisons, cmp)
 	}
-	for _, r := range rs.CollectionRule {
-		col := Collection{Attribute: r.Attribute, Operation: r.Operation, Value: r.Value, Scope: r.Scope, MaxCount: -1}
+	for i, r := range rs.CollectionRule {
+		if countsPlayers(r) {
+			// Judged by a generated filter (derived.go).
+			continue
+		}
+		col := Collection{Attribute: r.Attribute, Operation: r.Operation, Value: r.Value, Scope: r.Scope, MaxCount: -1,
+			Path: index("collection_rule", i)}
 		if col.Scope == "" {
 			col.Scope = ScopeMatch
 		}
@@ -236,7 +247,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		c.CrossPlay = &k
 	}
 	var err error
-	if c.Filters, err = compileExprs(rs.Filter, false); err != nil {
+	if c.Filters, err = compileExprs(effectiveFilters(rs), false); err != nil {
 		return nil, err
 	}
 	if c.Scores, err = compileExprs(rs.Score, true); err != nil {

@@ -232,7 +232,7 @@ var rulesetKeys = []string{
 	"region_latency_initial_range_ms", "region_expansion_range_ms", "region_expansion_rate_ms",
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
-	"filter", "score", "quality",
+	"filter", "score", "quality", "team_sizes", "compound_rule",
 }
 
 func (d *decoder) ruleset(n *node) *Ruleset {
@@ -311,6 +311,12 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 			})
 		case "quality":
 			rs.Quality = d.quality(v, p)
+		case "team_sizes":
+			rs.TeamSizes = d.str(v, p)
+		case "compound_rule":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.CompoundRule = append(rs.CompoundRule, d.compoundRule(e, p))
+			})
 		}
 	})
 	return rs
@@ -582,6 +588,23 @@ func (d *decoder) exprRule(n *node, path string) ExprRule {
 		}
 	})
 	return e
+}
+
+var compoundKeys = []string{"name", "statement", "disable_after"}
+
+func (d *decoder) compoundRule(n *node, path string) CompoundRule {
+	var c CompoundRule
+	d.object(n, path, compoundKeys, func(key string, v *node, p string) {
+		switch key {
+		case "name":
+			c.Name = d.str(v, p)
+		case "statement":
+			c.Statement = d.str(v, p)
+		case "disable_after":
+			c.DisableAfter = d.integer(v, p)
+		}
+	})
+	return c
 }
 
 var qualityKeys = []string{

@@ -110,6 +110,16 @@ type Ruleset struct {
 	// the match quality score. Cupid extension.
 	Score []ExprRule `json:"score,omitempty"`
 
+	// TeamSizes says how team sizes may differ within one match: "equal"
+	// (4v4, never 4v5) or "within_one"; empty lets them differ as far as
+	// the alliance allows. Cupid extension (FlexMatch's equal team sizes).
+	TeamSizes string `json:"team_sizes,omitempty"`
+
+	// CompoundRule combines filters with and, or, xor and not. A filter
+	// named in a statement applies only through it. Cupid extension
+	// (FlexMatch's compound rules).
+	CompoundRule []CompoundRule `json:"compound_rule,omitempty"`
+
 	// Quality weighs the criteria of a good match (after the War Robots
 	// article on match quality) into the one score the engine maximises. Cupid
 	// extension.
@@ -265,8 +275,14 @@ const (
 	// CollectionIntersection: the lists of the tickets in scope must have
 	// between MinCount and MaxCount values in common.
 	CollectionIntersection = "intersection"
-	// CollectionContains: every ticket's list must contain Value.
+	// CollectionContains: every ticket's list must contain Value; with
+	// MinCount or MaxCount, the number of players whose list (or string)
+	// holds Value must lie between them instead ("at most 5 medics").
 	CollectionContains = "contains"
+	// CollectionPlayerIDs: the number of the scope's players whose id is in
+	// some list of the scope's players must lie between MinCount (default
+	// 0) and MaxCount: block lists (max 0) and wanted players (min 1).
+	CollectionPlayerIDs = "player_ids"
 )
 
 // Scopes say over which tickets a rule is evaluated.
@@ -282,7 +298,7 @@ const (
 type CollectionRule struct {
 	// Attribute is the string-list attribute.
 	Attribute string `json:"attribute"`
-	// Operation is "intersection" or "contains".
+	// Operation is "intersection", "contains" or "player_ids".
 	Operation string `json:"operation"`
 	// Value is the string that "contains" looks for.
 	Value string `json:"value,omitempty"`
@@ -296,6 +312,28 @@ type CollectionRule struct {
 	Scope string `json:"scope,omitempty"`
 	// Flexing lowers MinCount over time; each Value is a count.
 	Flexing []Flex `json:"flexing,omitempty"`
+}
+
+// Team size policies for Ruleset.TeamSizes.
+const (
+	// TeamSizesEqual: every team of a match has the same number of players.
+	TeamSizesEqual = "equal"
+	// TeamSizesWithinOne: team sizes differ by at most one player.
+	TeamSizesWithinOne = "within_one"
+)
+
+// CompoundRule is a boolean statement over the names of filters, such as
+// "or(close_skill, same_map)". The filters it names must share one scope.
+type CompoundRule struct {
+	// Name identifies the rule in reports; unique among filters and
+	// compound rules.
+	Name string `json:"name"`
+	// Statement is and(…), or(…), xor(…), not(…) over filter names,
+	// nested freely.
+	Statement string `json:"statement"`
+	// DisableAfter turns the rule off once the ticket has waited this many
+	// seconds. Zero: never.
+	DisableAfter int `json:"disable_after,omitempty"`
 }
 
 // Aggregates for TeamRule and MatchTotalRule.

@@ -195,6 +195,8 @@ func (v *validator) run() {
 	v.roles()
 	v.crossPlay()
 	v.exprRules("filter", rs.Filter, false)
+	v.teamSizes()
+	v.compoundRules()
 	v.exprRules("score", rs.Score, true)
 	v.quality()
 }
@@ -576,7 +578,46 @@ func (v *validator) comparison(p string, c ComparisonRule) {
 	v.flexSteps(p+".flexing", c.Flexing, c.Value.Number, dir, false)
 }
 
-var collectionOps = []string{CollectionIntersection, CollectionContains}
+var collectionOps = []string{CollectionIntersection, CollectionContains, CollectionPlayerIDs}
+
+// countingCollection checks a collection rule that counts players: contains
+// with a count, or player_ids. Its counts are bounds on a number of players,
+// and it does not flex (FlexMatch's avoid lists flex by replacing the rule,
+// which a second rule with disable_after… is not; keep it simple and say so).
+func (v *validator) countingCollection(p string, c CollectionRule) {
+	if c.Operation == CollectionContains && c.Value == "" {
+		v.add(p+".value", "required by \"contains\": the string counted")
+	}
+	if c.Operation == CollectionPlayerIDs {
+		if c.Value != "" {
+			v.add(p+".value", "applies only to \"contains\"")
+		}
+		if c.MinCount == nil && c.MaxCount == nil {
+			v.add(p+".max_count", "required by \"player_ids\" unless min_count is given (0 for a block list)")
+		}
+	}
+	if c.MinCount != nil && *c.MinCount < 0 {
+		v.add(p+".min_count", "must be ≥ 0 (got %d)", *c.MinCount)
+	}
+	if c.MaxCount != nil {
+		switch {
+		case *c.MaxCount < 0:
+			v.add(p+".max_count", "must be ≥ 0 (got %d)", *c.MaxCount)
+		case c.MinCount != nil && *c.MaxCount < *c.MinCount:
+			v.add(p+".max_count", "must be ≥ min_count (%d < %d)", *c.MaxCount, *c.MinCount)
+		}
+	}
+	if len(c.Flexing) > 0 {
+		v.add(p+".flexing", "applies only to \"intersection\" (a rule that counts players does not flex)")
+	}
+	if v.hasProblemUnder(p) {
+		return
+	}
+	f := collectionFilter(p, c)
+	if _, err := compileExpr(f.src, f.scope, false); err != nil {
+		v.add(p, "%v", err)
+	}
+}
 
 var scopes = []string{ScopeMatch, ScopeTeam}
 
@@ -590,15 +631,13 @@ func (v *validator) collection(p string, c CollectionRule) {
 	if !v.oneOf(p+".operation", c.Operation, collectionOps...) {
 		return
 	}
+	if countsPlayers(c) {
+		v.countingCollection(p, c)
+		return
+	}
 	if c.Operation == CollectionContains {
 		if c.Value == "" {
 			v.add(p+".value", "required by \"contains\": the string every list must hold")
-		}
-		if c.MinCount != nil {
-			v.add(p+".min_count", "applies only to \"intersection\"")
-		}
-		if c.MaxCount != nil {
-			v.add(p+".max_count", "applies only to \"intersection\"")
 		}
 		if len(c.Flexing) > 0 {
 			v.add(p+".flexing", "applies only to \"intersection\"")
@@ -890,6 +929,90 @@ func (v *validator) exprRules(list string, rules []ExprRule, score bool) {
 			if e.DisableAfter < 0 || e.DisableAfter > maxFlexSeconds {
 				v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, e.DisableAfter)
 			}
+		}
+	}
+}
+
+func (v *validator) teamSizes() {
+	rs := v.rs
+	if rs.TeamSizes == "" && !v.written("team_sizes") {
+		return
+	}
+	if !v.oneOf("team_sizes", rs.TeamSizes, TeamSizesEqual, TeamSizesWithinOne) {
+		return
+	}
+	if rs.Alliance.MaxNumber < 2 {
+		v.add("team_sizes", "needs at least two teams (alliance.max_number is %d)", rs.Alliance.MaxNumber)
+	}
+}
+
+// compoundRules checks each statement: it parses, names filters that exist
+// and share one scope, and the combined expression stays in budget.
+func (v *validator) compoundRules() {
+	rs := v.rs
+	byName := map[string]ExprRule{}
+	for _, f := range rs.Filter {
+		byName[f.Name] = f
+	}
+	seen := map[string]int{}
+	for i, c := range rs.CompoundRule {
+		p := index("compound_rule", i)
+		if v.name(p+".name", c.Name) {
+			if _, dup := byName[c.Name]; dup {
+				v.add(p+".name", "%q is already the name of a filter", c.Name)
+			} else if j, dup := seen[c.Name]; dup {
+				v.add(p+".name", "%q is already the name of compound_rule[%d]", c.Name, j)
+			}
+			seen[c.Name] = i
+		}
+		if c.DisableAfter < 0 || c.DisableAfter > maxFlexSeconds {
+			v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, c.DisableAfter)
+		}
+		if c.Statement == "" {
+			v.add(p+".statement", "required: and(…), or(…), xor(…) or not(…) over filter names")
+			continue
+		}
+		st, err := parseStatement(c.Statement)
+		if err != nil {
+			v.add(p+".statement", "%v", err)
+			continue
+		}
+		scope, ok := "", true
+		for _, n := range st.names() {
+			f, found := byName[n]
+			if !found {
+				msg := fmt.Sprintf("%q is not the name of a filter", n)
+				names := make([]string, 0, len(byName))
+				for k := range byName {
+					names = append(names, k)
+				}
+				if s := suggest(n, names); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				v.add(p+".statement", "%s", msg)
+				ok = false
+				continue
+			}
+			if f.DisableAfter != 0 {
+				v.add(p+".statement", "filter %q has disable_after; in a compound rule, set disable_after on the compound rule instead", n)
+				ok = false
+			}
+			s := exprScope(f, false)
+			if scope != "" && s != scope {
+				v.add(p+".statement", "mixes %q and %q filters (%q is %q): a statement judges either pairs or matches", scope, s, n, s)
+				ok = false
+			}
+			scope = s
+		}
+		if !ok || v.hasProblemUnder("filter") {
+			continue
+		}
+		srcs := map[string]string{}
+		for _, n := range st.names() {
+			srcs[n] = byName[n].Expr
+		}
+		if _, err := compileExpr(st.source(srcs), scope, false); err != nil {
+			v.add(p+".statement", "the combined expression %v", err)
 		}
 	}
 }

@@ -1,0 +1,174 @@
+package engine
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The rules that compile to generated filters (ruleset/derived.go):
+// team_sizes, collection rules that count players, compound rules. These
+// tests run them through the engine on tickets whose outcome the rule states.
+
+// stepAll steps the pool at sec and returns the matches formed.
+func stepAll(t *testing.T, p *Pool, sec float64) []string {
+	t.Helper()
+	return matchIDs(p.Step(at(sec)))
+}
+
+func TestTeamSizesEqual(t *testing.T) {
+	// docs/rulesets.md: two teams of 4 to 8 players; nine players waiting
+	// with team_sizes "equal" make 4v4 and one waits (without it, 5v4).
+	for _, tc := range []struct {
+		policy string
+		sizes  [2]int
+	}{
+		{`"equal"`, [2]int{4, 4}},
+		{`"within_one"`, [2]int{4, 5}},
+	} {
+		t.Run(tc.policy, func(t *testing.T) {
+			p := newPool(t, `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 4, "player_max_number": 8},
+				"team_sizes": `+tc.policy+`}`)
+			for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"} {
+				ticket(id, 0).add(t, p)
+			}
+			got := stepAll(t, p, 1)
+			if len(got) != 1 {
+				t.Fatalf("matches = %v, want one", got)
+			}
+			var sizes []int
+			for _, team := range strings.Split(got[0], "|") {
+				sizes = append(sizes, strings.Count(team, "+")+1)
+			}
+			slices.Sort(sizes)
+			if !slices.Equal(sizes, tc.sizes[:]) {
+				t.Errorf("match %s: team sizes %v, want %v", got[0], sizes, tc.sizes)
+			}
+		})
+	}
+}
+
+func TestContainsMaxCount(t *testing.T) {
+	// One team of four, at most one medic: three medics and three others
+	// can only form a match with one medic in it.
+	const rules = `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 4, "player_max_number": 4},
+		"collection_rule": [{"attribute": "character", "operation": "contains", "value": "medic", "max_count": 1}]}`
+	p := newPool(t, rules)
+	for _, id := range []string{"m1", "m2", "m3"} {
+		ticket(id, 0).str("character", "medic").add(t, p)
+	}
+	for _, id := range []string{"x1", "x2", "x3"} {
+		ticket(id, 0).list("character", "sniper", "scout").add(t, p)
+	}
+	got := stepAll(t, p, 1)
+	if len(got) != 1 {
+		t.Fatalf("matches = %v, want one", got)
+	}
+	if n := strings.Count(got[0], "m"); n != 1 {
+		t.Errorf("match %s has %d medics, want 1", got[0], n)
+	}
+}
+
+func TestContainsMinCountPerTeam(t *testing.T) {
+	// Every team of two needs a medic; two medics and two others give
+	// medic+other against medic+other, never the medics together.
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2},
+		"collection_rule": [{"attribute": "character", "operation": "contains", "value": "medic", "min_count": 1, "scope": "team"}]}`
+	p := newPool(t, rules)
+	ticket("m1", 0).str("character", "medic").add(t, p)
+	ticket("m2", 0).str("character", "medic").add(t, p)
+	ticket("x1", 0).str("character", "tank").add(t, p)
+	ticket("x2", 0).str("character", "tank").add(t, p)
+	got := stepAll(t, p, 1)
+	if len(got) != 1 {
+		t.Fatalf("matches = %v, want one", got)
+	}
+	for _, team := range strings.Split(got[0], "|") {
+		if strings.Count(team, "m") != 1 {
+			t.Errorf("match %s: team %s does not have exactly one medic", got[0], team)
+		}
+	}
+}
+
+func TestPlayerIDsBlockList(t *testing.T) {
+	// 1v1: a blocks b's player. a and b never meet, whichever anchors;
+	// a meets c.
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"collection_rule": [{"attribute": "blocked", "operation": "player_ids", "max_count": 0}]}`
+	p := newPool(t, rules)
+	ticket("a", 0).list("blocked", "b.p0").add(t, p)
+	ticket("b", 1).list("blocked").add(t, p)
+	if got := stepAll(t, p, 2); len(got) != 0 {
+		t.Fatalf("a blocked b, yet %v", got)
+	}
+	ticket("c", 3).list("blocked").add(t, p)
+	got := stepAll(t, p, 4)
+	if len(got) != 1 || got[0] == "a|b" || got[0] == "b|a" {
+		t.Fatalf("matches = %v, want a or b with c", got)
+	}
+}
+
+func TestPlayerIDsMinCount(t *testing.T) {
+	// A match of three needs someone named in a "friends" list.
+	const rules = `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 3, "player_max_number": 3},
+		"collection_rule": [{"attribute": "friends", "operation": "player_ids", "min_count": 1}]}`
+	p := newPool(t, rules)
+	ticket("a", 0).list("friends").add(t, p)
+	ticket("b", 0).list("friends").add(t, p)
+	ticket("c", 0).list("friends").add(t, p)
+	if got := stepAll(t, p, 1); len(got) != 0 {
+		t.Fatalf("nobody is anybody's friend, yet %v", got)
+	}
+	p2 := newPool(t, rules)
+	ticket("a", 0).list("friends", "c.p0").add(t, p2)
+	ticket("b", 0).list("friends").add(t, p2)
+	ticket("c", 0).list("friends").add(t, p2)
+	if got := stepAll(t, p2, 1); !slices.Equal(got, []string{"a+b+c"}) {
+		t.Fatalf("matches = %v, want a+b+c", got)
+	}
+}
+
+func TestCompoundOr(t *testing.T) {
+	// 1v1: a pair matches when skills are close OR the maps agree.
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"filter": [
+			{"name": "close", "expr": "abs(ticket.attr.skill - candidate.attr.skill) <= 10"},
+			{"name": "same_map", "expr": "ticket.players[0].map == candidate.players[0].map"}
+		],
+		"compound_rule": [{"name": "close_or_same_map", "statement": "or(close, same_map)"}]}`
+	for _, tc := range []struct {
+		name       string
+		skillB     float64
+		mapA, mapB string
+		match      bool
+	}{
+		{"close, other map", 105, "x", "y", true},
+		{"far, same map", 500, "x", "x", true},
+		{"far, other map", 500, "x", "y", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool(t, rules)
+			ticket("a", 0).num("skill", 100).str("map", tc.mapA).add(t, p)
+			ticket("b", 0).num("skill", tc.skillB).str("map", tc.mapB).add(t, p)
+			if got := stepAll(t, p, 1); (len(got) == 1) != tc.match {
+				t.Errorf("matches = %v, want match %v", got, tc.match)
+			}
+		})
+	}
+}
+
+func TestCompoundDisableAfter(t *testing.T) {
+	// not(same_map) for the first 30 s: different maps only, then anyone.
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"filter": [{"name": "same_map", "expr": "ticket.players[0].map == candidate.players[0].map"}],
+		"compound_rule": [{"name": "new_map", "statement": "not(same_map)", "disable_after": 30}]}`
+	p := newPool(t, rules)
+	ticket("a", 0).str("map", "x").add(t, p)
+	ticket("b", 0).str("map", "x").add(t, p)
+	if got := stepAll(t, p, 29); len(got) != 0 {
+		t.Fatalf("at 29 s: %v, want none", got)
+	}
+	if got := stepAll(t, p, 30); len(got) != 1 {
+		t.Fatalf("at 30 s: %v, want a|b", got)
+	}
+}
