@@ -172,3 +172,35 @@ func TestCompoundDisableAfter(t *testing.T) {
 		t.Fatalf("at 30 s: %v, want a|b", got)
 	}
 }
+
+func TestAttributeDefaults(t *testing.T) {
+	// skill defaults to 10: a ticket without it is accepted and matches a
+	// skill of 15 within 10, not one of 30. A ticket's own value wins.
+	const rules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"attribute_defaults": [{"name": "skill", "value": 10}, {"name": "maps", "value": ["dust"]}],
+		"matching_rule": [{"attribute": "skill", "criteria": "distance", "reference": 10}],
+		"collection_rule": [{"attribute": "maps", "operation": "intersection"}]}`
+	p := newPool(t, rules)
+	bare := ticket("bare", 0).t
+	if err := p.Check(bare); err != nil {
+		t.Fatalf("Check refuses a ticket the defaults complete: %v", err)
+	}
+	if len(bare.Players[0].Attributes) != 0 {
+		t.Fatalf("Check modified the caller's ticket: %v", bare.Players[0].Attributes)
+	}
+	ticket("bare", 0).add(t, p)
+	ticket("far", 0).num("skill", 30).add(t, p)
+	if got := stepAll(t, p, 1); len(got) != 0 {
+		t.Fatalf("default 10 vs 30 matched: %v", got)
+	}
+	ticket("near", 0).num("skill", 15).list("maps", "dust", "inferno").add(t, p)
+	got := stepAll(t, p, 2)
+	if len(got) != 1 || !strings.Contains(got[0], "bare") || !strings.Contains(got[0], "near") {
+		t.Fatalf("matches = %v, want bare with near", got)
+	}
+	// An explicit value is not overridden: far keeps 30 and waits.
+	ticket("other", 0).num("skill", 28).list("maps", "dust").add(t, p)
+	if got := stepAll(t, p, 3); len(got) != 1 || !strings.Contains(got[0], "far") {
+		t.Fatalf("matches = %v, want far with other", got)
+	}
+}

@@ -276,7 +276,7 @@ func (p *Pool) Key() cupid.QueueKey { return p.key }
 // not have…). It compares only the queue name of the key, so one pool per
 // queue can check tickets of every version; Add also requires the full key.
 func (p *Pool) Check(t *cupid.Ticket) error {
-	if err := p.check(t); err != nil {
+	if err := p.check(p.withDefaults(t)); err != nil {
 		return err
 	}
 	if _, dup := p.lookupID(t.ID); dup {
@@ -292,6 +292,7 @@ func (p *Pool) Check(t *cupid.Ticket) error {
 // the Ticket itself: proposals and Tickets return tickets rebuilt from it,
 // equal to t but for RequestID and UpdatedAt, with times in UTC.
 func (p *Pool) Add(t *cupid.Ticket) error {
+	t = p.withDefaults(t)
 	if err := p.Check(t); err != nil {
 		return err
 	}
@@ -449,11 +450,12 @@ func (p *Pool) Return(tickets []*cupid.Ticket) (refused []Eviction) {
 		if _, dup := p.lookupID(t.ID); dup {
 			continue
 		}
-		if err := p.check(t); err != nil {
+		filled := p.withDefaults(t)
+		if err := p.check(filled); err != nil {
 			refused = append(refused, Eviction{Ticket: t, Err: err})
 			continue
 		}
-		p.insert(t)
+		p.insert(filled)
 		p.stats.Returned++
 	}
 	return refused
@@ -543,11 +545,12 @@ func (p *Pool) SetRuleset(rs *ruleset.Compiled) (evicted []Eviction, err error) 
 	}
 	fresh.setRules(r)
 	for _, t := range old {
-		if err := fresh.check(t); err != nil {
+		filled := fresh.withDefaults(t)
+		if err := fresh.check(filled); err != nil {
 			evicted = append(evicted, Eviction{Ticket: t, Err: err})
 			continue
 		}
-		fresh.insert(t)
+		fresh.insert(filled)
 	}
 	fresh.allDirty = true
 	// Open sessions stay open under the new rules; one they can no longer

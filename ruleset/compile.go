@@ -46,6 +46,9 @@ type Compiled struct {
 	Scores  []*Expr
 	// Quality is the match-quality configuration with defaults filled in.
 	Quality Quality
+	// Defaults are the attribute defaults, applied to a ticket's players
+	// before any rule reads them.
+	Defaults []AttributeDefault
 
 	// changes holds every wait at which some schedule steps, sorted and
 	// unique; latency expansion, being periodic, is computed apart.
@@ -169,6 +172,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		Latency:            compileLatency(rs),
 		Roles:              compileRoles(rs.Roles),
 		Quality:            compileQuality(rs),
+		Defaults:           rs.AttributeDefaults,
 	}
 	for _, m := range rs.MatchingRule {
 		w := 1.0

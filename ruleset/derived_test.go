@@ -1,6 +1,8 @@
 package ruleset
 
 import (
+	"encoding/json"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -113,5 +115,47 @@ func TestStatementSource(t *testing.T) {
 	want := "(((A) ? 1 : 0) + (!(B) ? 1 : 0) + (((C) && (D)) ? 1 : 0) == 1)"
 	if got != want {
 		t.Errorf("source = %s\nwant     %s", got, want)
+	}
+}
+
+func TestAttributeDefaultProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"bool value", with(`"attribute_defaults": [{"name": "x", "value": true}]`),
+			"attribute_defaults[0].value: must be a number, a string or a list of strings, not a boolean"},
+		{"no value", with(`"attribute_defaults": [{"name": "x"}]`),
+			"attribute_defaults[0].value: required: a number, a string or a list of strings"},
+		{"twice", with(`"attribute_defaults": [{"name": "x", "value": 1}, {"name": "x", "value": 2}]`),
+			`attribute_defaults[1].name: "x" already has a default (attribute_defaults[0])`},
+		{"reserved", with(`"attribute_defaults": [{"name": "role", "value": "tank"}]`),
+			`attribute_defaults[0].name: "role" is a reserved ticket key; it takes no default`},
+		{"list of numbers", with(`"attribute_defaults": [{"name": "x", "value": [1]}]`),
+			"attribute_defaults[0].value[0]: must be a string, not a number"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := problemsOf(t, tc.in); !slices.Contains(got, tc.want) {
+				t.Errorf("problems = %q\nwant among them %q", got, tc.want)
+			}
+		})
+	}
+	// A ruleset with defaults survives encoding/json both ways.
+	c, err := Load([]byte(with(`"attribute_defaults": [{"name": "skill", "value": 10}, {"name": "mode", "value": "casual"}, {"name": "maps", "value": ["a", "b"]}]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(c.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Load(data)
+	if err != nil {
+		t.Fatalf("reloading %s: %v", data, err)
+	}
+	if !reflect.DeepEqual(back.Defaults, c.Defaults) {
+		t.Errorf("defaults after a round trip = %+v, want %+v", back.Defaults, c.Defaults)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Parse reads a ruleset document strictly: the text must be JSON (no
@@ -232,7 +234,7 @@ var rulesetKeys = []string{
 	"region_latency_initial_range_ms", "region_expansion_range_ms", "region_expansion_rate_ms",
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
-	"filter", "score", "quality", "team_sizes", "compound_rule",
+	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults",
 }
 
 func (d *decoder) ruleset(n *node) *Ruleset {
@@ -311,6 +313,10 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 			})
 		case "quality":
 			rs.Quality = d.quality(v, p)
+		case "attribute_defaults":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.AttributeDefaults = append(rs.AttributeDefaults, d.attributeDefault(e, p))
+			})
 		case "team_sizes":
 			rs.TeamSizes = d.str(v, p)
 		case "compound_rule":
@@ -588,6 +594,37 @@ func (d *decoder) exprRule(n *node, path string) ExprRule {
 		}
 	})
 	return e
+}
+
+var defaultKeys = []string{"name", "value"}
+
+func (d *decoder) attributeDefault(n *node, path string) AttributeDefault {
+	var a AttributeDefault
+	d.object(n, path, defaultKeys, func(key string, v *node, p string) {
+		switch key {
+		case "name":
+			a.Name = d.str(v, p)
+		case "value":
+			if !d.present(v, p) {
+				return
+			}
+			switch v.kind {
+			case kindNumber:
+				a.Value = cupid.Number(v.number)
+			case kindString:
+				a.Value = cupid.String(v.text)
+			case kindArray:
+				list := []string{}
+				d.array(v, p, func(_ int, e *node, p string) {
+					list = append(list, d.str(e, p))
+				})
+				a.Value = cupid.Strings(list...)
+			default:
+				d.wrongType(v, p, "a number, a string or a list of strings")
+			}
+		}
+	})
+	return a
 }
 
 var compoundKeys = []string{"name", "statement", "disable_after"}

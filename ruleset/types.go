@@ -18,6 +18,8 @@ package ruleset
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Ruleset is one ruleset document as written by a studio. Its zero values mean
@@ -109,6 +111,11 @@ type Ruleset struct {
 	// Score lists expr-lang numeric expressions that add custom criteria to
 	// the match quality score. Cupid extension.
 	Score []ExprRule `json:"score,omitempty"`
+
+	// AttributeDefaults give a player attribute its value when a ticket
+	// leaves it out, before any rule reads it. Cupid extension (FlexMatch's
+	// player attribute defaults).
+	AttributeDefaults []AttributeDefault `json:"attribute_defaults,omitempty"`
 
 	// TeamSizes says how team sizes may differ within one match: "equal"
 	// (4v4, never 4v5) or "within_one"; empty lets them differ as far as
@@ -312,6 +319,62 @@ type CollectionRule struct {
 	Scope string `json:"scope,omitempty"`
 	// Flexing lowers MinCount over time; each Value is a count.
 	Flexing []Flex `json:"flexing,omitempty"`
+}
+
+// AttributeDefault is the value a player attribute takes when neither the
+// player nor the ticket sets it.
+type AttributeDefault struct {
+	// Name is the attribute.
+	Name string
+	// Value is a number, a string or a list of strings.
+	Value cupid.Value
+}
+
+// MarshalJSON writes the default as it is written in a ruleset:
+// {"name": …, "value": 10 | "x" | ["a", "b"]}.
+func (a AttributeDefault) MarshalJSON() ([]byte, error) {
+	var v any
+	switch a.Value.Kind {
+	case cupid.KindNumber:
+		v = a.Value.Number
+	case cupid.KindString:
+		v = a.Value.String
+	case cupid.KindStrings:
+		v = a.Value.Strings
+		if a.Value.Strings == nil {
+			v = []string{}
+		}
+	}
+	return json.Marshal(struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	}{a.Name, v})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (a *AttributeDefault) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	a.Name = raw.Name
+	var f float64
+	var s string
+	var list []string
+	switch {
+	case json.Unmarshal(raw.Value, &f) == nil:
+		a.Value = cupid.Number(f)
+	case json.Unmarshal(raw.Value, &s) == nil:
+		a.Value = cupid.String(s)
+	case json.Unmarshal(raw.Value, &list) == nil:
+		a.Value = cupid.Strings(list...)
+	default:
+		return fmt.Errorf("value must be a number, a string or a list of strings")
+	}
+	return nil
 }
 
 // Team size policies for Ruleset.TeamSizes.

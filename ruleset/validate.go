@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Limits on the shape of a match. They are far above any real game and keep
@@ -196,6 +198,7 @@ func (v *validator) run() {
 	v.crossPlay()
 	v.exprRules("filter", rs.Filter, false)
 	v.teamSizes()
+	v.attributeDefaults()
 	v.compoundRules()
 	v.exprRules("score", rs.Score, true)
 	v.quality()
@@ -928,6 +931,31 @@ func (v *validator) exprRules(list string, rules []ExprRule, score bool) {
 			}
 			if e.DisableAfter < 0 || e.DisableAfter > maxFlexSeconds {
 				v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, e.DisableAfter)
+			}
+		}
+	}
+}
+
+func (v *validator) attributeDefaults() {
+	seen := map[string]int{}
+	for i, a := range v.rs.AttributeDefaults {
+		p := index("attribute_defaults", i)
+		if v.name(p+".name", a.Name) {
+			if j, dup := seen[a.Name]; dup {
+				v.add(p+".name", "%q already has a default (attribute_defaults[%d])", a.Name, j)
+			}
+			seen[a.Name] = i
+			if _, reserved := reservedKeys[a.Name]; reserved {
+				v.add(p+".name", "%q is a reserved ticket key; it takes no default", a.Name)
+			}
+		}
+		switch a.Value.Kind {
+		case cupid.KindNumber:
+			v.finiteAt(p+".value", a.Value.Number)
+		case cupid.KindString, cupid.KindStrings:
+		default:
+			if !v.hasProblemUnder(p + ".value") {
+				v.add(p+".value", "required: a number, a string or a list of strings")
 			}
 		}
 	}
