@@ -48,13 +48,13 @@ func FlexMatch(src []byte) *Result {
 }
 
 type fmRuleSet struct {
-	Name                string          `json:"name"`
-	RuleLanguageVersion string          `json:"ruleLanguageVersion"`
-	PlayerAttributes    []fmAttribute   `json:"playerAttributes"`
-	Algorithm           *fmAlgorithm    `json:"algorithm"`
-	Teams               []fmTeam        `json:"teams"`
-	Rules               []fmRule        `json:"rules"`
-	Expansions          []fmExpansion   `json:"expansions"`
+	Name                string        `json:"name"`
+	RuleLanguageVersion string        `json:"ruleLanguageVersion"`
+	PlayerAttributes    []fmAttribute `json:"playerAttributes"`
+	Algorithm           *fmAlgorithm  `json:"algorithm"`
+	Teams               []fmTeam      `json:"teams"`
+	Rules               []fmRule      `json:"rules"`
+	Expansions          []fmExpansion `json:"expansions"`
 }
 
 type fmAttribute struct {
