@@ -204,3 +204,20 @@ func TestAttributeDefaults(t *testing.T) {
 		t.Fatalf("matches = %v, want far with other", got)
 	}
 }
+
+func TestContainsMaxCountSmallerMatch(t *testing.T) {
+	// One team of 3 to 4, at most one medic: two medics and two others
+	// cannot make four, but the group search leaves the second medic out
+	// and three form a match.
+	const rules = `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 3, "player_max_number": 4},
+		"collection_rule": [{"attribute": "character", "operation": "contains", "value": "medic", "max_count": 1}]}`
+	p := newPool(t, rules)
+	ticket("m1", 0).str("character", "medic").add(t, p)
+	ticket("m2", 0).str("character", "medic").add(t, p)
+	ticket("x1", 0).str("character", "tank").add(t, p)
+	ticket("x2", 0).str("character", "tank").add(t, p)
+	got := stepAll(t, p, 1)
+	if len(got) != 1 || strings.Count(got[0], "m") != 1 || strings.Count(got[0], "+") != 2 {
+		t.Fatalf("matches = %v, want one medic and the two others", got)
+	}
+}

@@ -63,6 +63,7 @@ type group struct {
 	uniq         [][]uint32 // per "unique" option: values taken
 	plat, accept uint64
 	coll         [][]uint32 // per collection rule: shared values
+	counts       []int32    // per count limit: players holding the value
 	roleMasks    []uint64   // every player's acceptable roles
 	rolePrefs    []int8
 	// roleCnt counts the group's players by acceptable-role set and
@@ -81,6 +82,10 @@ func (g *group) reset(p *Pool, anchor cand) {
 	}
 	g.anySet, g.uniq, g.coll = g.anySet[:0], g.uniq[:0], g.coll[:0]
 	g.plat, g.accept = 0, ^uint64(0)
+	g.counts = g.counts[:0]
+	for range p.r.counts {
+		g.counts = append(g.counts, 0)
+	}
 	g.roleMasks, g.rolePrefs = g.roleMasks[:0], g.rolePrefs[:0]
 	g.roleCnt = [1 << maxHallRoles]int32{}
 	g.add(p, anchor)
@@ -132,6 +137,9 @@ func (g *group) add(p *Pool, c cand) {
 	}
 	g.plat |= x.plat
 	g.accept &= x.accept
+	for i, n := range x.counts {
+		g.counts[i] += n
+	}
 	g.roleMasks = append(g.roleMasks, x.roles...)
 	g.rolePrefs = append(g.rolePrefs, x.pref...)
 	if p.r.roles != nil && len(p.r.roles.names) <= maxHallRoles {
@@ -205,6 +213,11 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	}
 	for i, col := range p.r.colls {
 		if !col.contains && !col.team && countCommon(g.coll[i], x.colls[i]) < env.collMin[i] {
+			return false
+		}
+	}
+	for i, cl := range p.r.counts {
+		if int(g.counts[i]+x.counts[i]) > cl.Max {
 			return false
 		}
 	}

@@ -29,6 +29,7 @@ type rules struct {
 	comps   []compRule
 	colls   []collRule
 	teams   []ruleset.TeamAggregate
+	counts  []ruleset.CountLimit
 	totals  []ruleset.Total
 	roles   *roleRule
 	cross   *ruleset.CrossPlayKeys
@@ -184,6 +185,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		})
 	}
 	r.teams = c.Teams
+	r.counts = c.CountLimits
 	r.totals = c.Totals
 	if c.Roles != nil && len(c.Roles.Quotas) > 0 {
 		if len(c.Roles.Quotas) > 64 {

@@ -98,6 +98,7 @@ type extra struct {
 	uniq    [][]uint32          // per "unique" option: every player's value ids
 	eqIDs   []uint32            // per comparison rule between tickets: the value's id
 	colls   [][]uint32          // per intersection rule: the values every player has
+	counts  []int32             // per count limit: players holding the value
 	plat    uint64              // platforms of the players (bit per platform)
 	accept  uint64              // platforms every player accepts
 	roles   []uint64            // per player: acceptable roles
@@ -285,6 +286,15 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 			}
 		}
 		x.colls = append(x.colls, set)
+	}
+	for _, cl := range r.counts {
+		n := int32(0)
+		for i := range t.Players {
+			if vals, _, _ := strs(t, i, cl.Attribute); slices.Contains(vals, cl.Value) {
+				n++
+			}
+		}
+		x.counts = append(x.counts, n)
 	}
 	if c := r.cross; c != nil {
 		x.accept = ^uint64(0)

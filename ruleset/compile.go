@@ -49,6 +49,12 @@ type Compiled struct {
 	// Defaults are the attribute defaults, applied to a ticket's players
 	// before any rule reads them.
 	Defaults []AttributeDefault
+	// CountLimits are the counting collection rules with a max_count over
+	// the whole match ("at most 5 medics"). Their filter judges a finished
+	// match; the engine also keeps a running count while it builds a group,
+	// so a candidate that would pass the limit is left out and a smaller
+	// match can still form, instead of the whole group failing at the end.
+	CountLimits []CountLimit
 
 	// changes holds every wait at which some schedule steps, sorted and
 	// unique; latency expansion, being periodic, is computed apart.
@@ -102,6 +108,13 @@ func compareNumbers(a float64, op string, b float64) bool {
 		return a > b
 	}
 	return false
+}
+
+// CountLimit bounds how many players of a match hold Value in Attribute.
+type CountLimit struct {
+	Attribute string
+	Value     string
+	Max       int
 }
 
 // Collection is one compiled collection rule. The rules that count players
@@ -210,6 +223,9 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 	for i, r := range rs.CollectionRule {
 		if countsPlayers(r) {
 			// Judged by a generated filter (derived.go).
+			if r.Operation == CollectionContains && r.MaxCount != nil && r.Scope != ScopeTeam {
+				c.CountLimits = append(c.CountLimits, CountLimit{Attribute: r.Attribute, Value: r.Value, Max: *r.MaxCount})
+			}
 			continue
 		}
 		col := Collection{Attribute: r.Attribute, Operation: r.Operation, Value: r.Value, Scope: r.Scope, MaxCount: -1,
