@@ -19,7 +19,7 @@ func TestGolden(t *testing.T) {
 	for _, from := range Sources {
 		files, _ := filepath.Glob(filepath.Join("testdata", from, "*"))
 		for _, path := range files {
-			if strings.HasSuffix(path, ".cupid.json") || strings.HasSuffix(path, ".report.txt") {
+			if strings.HasSuffix(path, ".cupid.json") || strings.HasSuffix(path, ".report.txt") || strings.HasSuffix(path, ".cupid.yaml") {
 				continue
 			}
 			t.Run(from+"/"+filepath.Base(path), func(t *testing.T) {
@@ -34,6 +34,7 @@ func TestGolden(t *testing.T) {
 				base := strings.TrimSuffix(path, filepath.Ext(path))
 				golden(t, base+".report.txt", []byte(res.Report.Text(filepath.Base(path))))
 				golden(t, base+".cupid.json", res.Ruleset)
+				golden(t, base+".cupid.yaml", res.Config)
 			})
 		}
 	}

@@ -10,8 +10,6 @@
 package importer
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -146,8 +144,12 @@ func (r *Report) Text(name string) string {
 // Result is a finished import.
 type Result struct {
 	// Ruleset is the Cupid ruleset, indented JSON that ruleset.Load accepts;
-	// nil when the import was refused.
+	// nil when the import was refused (or, for Open Match, when the profile
+	// has several pools: see Config).
 	Ruleset []byte
+	// Config is a configuration's queues section (YAML), for imports that
+	// write queues: Open Match's pools.
+	Config []byte
 	// Report says what became what.
 	Report Report
 }
@@ -162,15 +164,11 @@ func finish(rs *ruleset.Ruleset, rep Report) *Result {
 		return res
 	}
 	// Expressions hold < and >: no HTML escaping, the file is read by people.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(rs); err != nil {
+	data, err := encodeRuleset(rs)
+	if err != nil {
 		res.Report.Refused = "encoding the ruleset: " + err.Error()
 		return res
 	}
-	data := buf.Bytes()
 	if ps := ruleset.Check(data); ps != nil {
 		res.Report.Refused = "the ruleset written does not load: " + strings.TrimSpace(ruleset.FormatProblems("ruleset", ps))
 		return res

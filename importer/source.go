@@ -86,15 +86,21 @@ func (f lineFinder) key(key string, from int) (int, int) {
 // named is the line of the object whose "name" is name, searched after
 // offset from (the start of its section).
 func (f lineFinder) named(name string, from int) int {
+	line, _ := f.namedAt(name, from)
+	return line
+}
+
+// namedAt is named with the offset found (-1 when absent).
+func (f lineFinder) namedAt(name string, from int) (int, int) {
 	if from < 0 {
 		from = 0
 	}
 	re := regexp.MustCompile(`"name"\s*:\s*` + regexp.QuoteMeta(strconv.Quote(name)))
 	loc := re.FindStringIndex(f.text[from:])
 	if loc == nil {
-		return 0
+		return 0, -1
 	}
-	return f.lineAt(from + loc[0])
+	return f.lineAt(from + loc[0]), from + loc[0]
 }
 
 // number is a JSON number or a string holding one: FlexMatch's own examples
