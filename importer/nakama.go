@@ -226,7 +226,7 @@ func (n *nkBuilder) query() {
 		if own, ok := n.req.StringProperties[t.field]; ok && t.occur == '+' && t.op == "" && own == t.value {
 			n.rs.ComparisonRule = append(n.rs.ComparisonRule, ruleset.ComparisonRule{Attribute: t.field, Operator: ruleset.OpEqual})
 			n.rep.add(qline, src, fmt.Sprintf("comparison_rule[%d]", len(n.rs.ComparisonRule)-1), Approximate,
-				"the sample's own %s is %q, so each ticket asks for its own value: every ticket of a match has the same %s (Nakama checks the anchor's query only, unless rev_precision)", t.field, own, t.field)
+				"read as \"the same as mine\", since the sample's own %s is %q: every ticket of a match has the same %s; if every client asks for %q whatever its own, make it a gate (\"value\": %q)", t.field, own, t.field, own, own)
 			continue
 		}
 		lit := &ruleset.Literal{IsString: true, String: t.value}
@@ -318,7 +318,7 @@ func (n *nkBuilder) windows(terms []nkTerm, used map[int]bool, line int) {
 		used[k[0]-1], used[k[1]-1] = true, true
 		n.rs.MatchingRule = append(n.rs.MatchingRule, ruleset.MatchingRule{Attribute: f, Criteria: ruleset.CriteriaDistance, Reference: own - lo})
 		n.rep.add(line, fmt.Sprintf("query clauses %s %s", terms[k[0]-1].text, terms[k[1]-1].text),
-			fmt.Sprintf("matching_rule[%d]", len(n.rs.MatchingRule)-1), Exact,
-			"a window of %s around the sample's own %s (%s): every ticket within %s of the anchor's %s, as the anchor's own query asks", fmtNum(own-lo), f, fmtNum(own), fmtNum(own-lo), f)
+			fmt.Sprintf("matching_rule[%d]", len(n.rs.MatchingRule)-1), Approximate,
+			"read as \"within %s of mine\", the window around the sample's own %s (%s): every ticket within %s of the anchor's (the oldest ticket's) %s; for every pair within %s, use criteria \"spread\"", fmtNum(own-lo), f, fmtNum(own), fmtNum(own-lo), f, fmtNum(own-lo))
 	}
 }
