@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cupid-match/cupid/ruleset"
 )
 
 // docFence matches an HTML comment naming a file (<!-- file: NAME --> or
@@ -86,5 +90,53 @@ func TestImportingDocs(t *testing.T) {
 		if !froms[from] {
 			t.Errorf("docs/importing.md has no example of --from %s", from)
 		}
+	}
+}
+
+// TestImportingDocsAPI runs the curl example of docs/importing.md against a
+// real server and checks what the page says it answers.
+func TestImportingDocsAPI(t *testing.T) {
+	calls := curlCalls(t, "../../docs/importing.md")
+	if len(calls) != 1 {
+		t.Fatalf("docs/importing.md has %d curl examples, want 1", len(calls))
+	}
+	s := startServer(t, serveFlags{})
+	var out struct {
+		Outcome string `json:"outcome"`
+		Ruleset string `json:"ruleset"`
+		Entries []struct {
+			Line   int    `json:"line"`
+			Source string `json:"source"`
+			Became string `json:"became"`
+			Status string `json:"status"`
+		} `json:"entries"`
+		Report string `json:"report"`
+	}
+	body := postOK(t, s.url, calls[0].procedure, calls[0].body)
+	if err := json.Unmarshal(body, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Outcome != "exact" || len(out.Entries) != 3 || !strings.HasPrefix(out.Report, "source:1: min_count 2, max_count 2 -> alliance: exact") {
+		t.Fatalf("answer %s", body)
+	}
+	if e := out.Entries[1]; e.Line != 1 || e.Source != "query clause +properties.mode:ranked" || e.Became != "comparison_rule[0]" || e.Status != "exact" {
+		t.Errorf("entries[1] = %+v", e)
+	}
+	if _, err := ruleset.Load([]byte(out.Ruleset)); err != nil {
+		t.Errorf("the ruleset answered does not load: %v", err)
+	}
+	// The refusals the page describes.
+	for _, tc := range []struct{ body, field string }{
+		{`{"from":"x","source":"{}"}`, "from"},
+		{`{"from":"flexmatch"}`, "source"},
+	} {
+		status, ans, _ := postService(t, s.url, "RulesetService", "ImportRuleset", tc.body)
+		if status != http.StatusBadRequest || !strings.HasPrefix(ans["message"].(string), tc.field+":") {
+			t.Errorf("%s: %d %v, want invalid_argument naming %s", tc.body, status, ans, tc.field)
+		}
+	}
+	status, ans, _ := postService(t, s.url, "RulesetService", "ImportRuleset", `{"from":"flexmatch","source":"not json"}`)
+	if status != http.StatusOK || ans["outcome"] != "refused" || ans["refused"] == "" {
+		t.Errorf("an unreadable source: %d %v, want outcome refused", status, ans)
 	}
 }
