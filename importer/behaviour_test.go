@@ -264,3 +264,15 @@ func TestFlexMatchLargeMatch(t *testing.T) {
 		t.Fatalf("at 120 s: %d matches, want one of the 60 players", len(got))
 	}
 }
+
+// TestFlexMatchUnevenLatency: maxLatency 50, 100 at 10 s, 300 at 25 s.
+func TestFlexMatchUnevenLatency(t *testing.T) {
+	p := imported(t, "flexmatch", "uneven_latency.json")
+	addAll(t, p, player{id: "a", lat: map[string]int32{"eu": 150}}, player{id: "b", lat: map[string]int32{"eu": 150}})
+	if got := p.Step(at(24.9)); len(got) != 0 {
+		t.Fatalf("150 ms matched at 24.9 s, under a 100 ms limit: %v", teamsOf(got))
+	}
+	if got := p.Step(at(25)); len(got) != 1 {
+		t.Fatalf("at 25 s (300 ms): %v, want a match", teamsOf(got))
+	}
+}

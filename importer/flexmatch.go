@@ -664,9 +664,8 @@ func (b *fmBuilder) latency(r fmRule) (string, Status, string) {
 		if p != "maxLatency" {
 			return Dropped, "only maxLatency expands"
 		}
-		// Cupid expands latency by equal steps at equal intervals: exact
-		// when the steps are so, else the even expansion that reaches the
-		// last value at the last step's wait.
+		// Even steps are AccelByte's expansion (a range every rate);
+		// uneven ones region_latency_flexing. Both are exact.
 		prevV, prevW := float64(ms), 0
 		delta, rate := 0.0, 0
 		even := true
@@ -694,11 +693,12 @@ func (b *fmBuilder) latency(r fmRule) (string, Status, string) {
 			b.rs.RegionExpansionRateMs = rate * 1000
 			return Exact, fmt.Sprintf("region latency from %d ms, +%d ms every %d s, up to %d ms", ms, int(delta), rate, int(lastV))
 		}
-		n := len(steps)
-		rate = stepWait(last) / n
-		b.rs.RegionExpansionRateMs = max(rate, 1) * 1000
-		b.rs.RegionExpansionRangeMs = int((lastV - float64(ms) + float64(n) - 1) / float64(n))
-		return Approximate, fmt.Sprintf("uneven steps: Cupid expands by %d ms every %d s, reaching %d ms at %d s", b.rs.RegionExpansionRangeMs, max(rate, 1), int(lastV), max(rate, 1)*n)
+		b.rs.RegionLatencyFlexing = nil
+		for _, s := range steps {
+			v, _ := stepNumber(s)
+			b.rs.RegionLatencyFlexing = append(b.rs.RegionLatencyFlexing, ruleset.Flex{Duration: stepWait(s), Value: v})
+		}
+		return Exact, fmt.Sprintf("uneven steps: region_latency_flexing from %d ms up to %d ms", ms, int(lastV))
 	}
 	return "region_latency_max_ms", st, why
 }

@@ -73,6 +73,12 @@ type Ruleset struct {
 	// region is above it never matches. Zero turns latency rules off.
 	RegionLatencyMaxMs int `json:"region_latency_max_ms,omitempty"`
 
+	// RegionLatencyFlexing widens the accepted latency at waits of your
+	// choosing, {duration (s), value (ms)} each, instead of the even
+	// expansion of RegionExpansionRangeMs every RegionExpansionRateMs. Cupid
+	// extension (FlexMatch's latency expansions).
+	RegionLatencyFlexing []Flex `json:"region_latency_flexing,omitempty"`
+
 	// DisableBidirectionalLatencyAfterMs lets a pivot ticket older than this
 	// many milliseconds skip the bidirectional check (the candidate must also
 	// have expanded to the pivot's region). Zero or negative: always check.

@@ -467,7 +467,7 @@ func (v *validator) latency() {
 	if !ok {
 		return
 	}
-	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0
+	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0 || len(rs.RegionLatencyFlexing) > 0
 	if rs.RegionLatencyMaxMs == 0 {
 		if set {
 			v.add("region_latency_max_ms", "required when region latency rules are set: without a maximum, latency does not restrict matching")
@@ -487,6 +487,21 @@ func (v *validator) latency() {
 		v.add("region_expansion_range_ms", "must be > 0 when region_expansion_rate_ms is set: it is what each expansion adds")
 	case rs.RegionExpansionRateMs > maxFlexSeconds*1000:
 		v.add("region_expansion_rate_ms", "must be at most %d ms (a day), got %d", maxFlexSeconds*1000, rs.RegionExpansionRateMs)
+	}
+	if len(rs.RegionLatencyFlexing) > 0 {
+		switch {
+		case rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0:
+			v.add("region_latency_flexing", "replaces region_expansion_range_ms and region_expansion_rate_ms: give one or the other")
+		case rs.RegionLatencyInitialRangeMs == 0:
+			v.add("region_latency_initial_range_ms", "required by region_latency_flexing: the range before the first step")
+		default:
+			v.flexSteps("region_latency_flexing", rs.RegionLatencyFlexing, float64(rs.RegionLatencyInitialRangeMs), up, true)
+			for i, f := range rs.RegionLatencyFlexing {
+				if f.Value > float64(rs.RegionLatencyMaxMs) {
+					v.add(index("region_latency_flexing", i)+".value", "must be ≤ region_latency_max_ms (%s > %d)", num(f.Value), rs.RegionLatencyMaxMs)
+				}
+			}
+		}
 	}
 	if rs.DisableBidirectionalLatencyAfterMs > maxFlexSeconds*1000 {
 		v.add("disable_bidirectional_latency_after_ms", "must be at most %d ms (a day), got %d", maxFlexSeconds*1000, rs.DisableBidirectionalLatencyAfterMs)
