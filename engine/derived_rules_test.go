@@ -221,3 +221,20 @@ func TestContainsMaxCountSmallerMatch(t *testing.T) {
 		t.Fatalf("matches = %v, want one medic and the two others", got)
 	}
 }
+
+func TestMatchingRulePartyAggregate(t *testing.T) {
+	// A party of 1000 and 1400 against a solo 1050, within 100: by the
+	// average (1200) they are 150 apart, by the party's minimum 50.
+	for _, tc := range []struct {
+		agg   string
+		match bool
+	}{{"", false}, {`, "party_aggregate": "avg"`, false}, {`, "party_aggregate": "min"`, true}, {`, "party_aggregate": "max"`, false}} {
+		p := newPool(t, `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 3, "player_max_number": 3},
+			"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 100`+tc.agg+`}]}`)
+		ticket("duo", 0).party(2).num("mmr", 1000, 1400).add(t, p)
+		ticket("solo", 0).num("mmr", 1050).add(t, p)
+		if got := stepAll(t, p, 1); (len(got) == 1) != tc.match {
+			t.Errorf("party_aggregate%s: matches %v, want a match %v", tc.agg, got, tc.match)
+		}
+	}
+}

@@ -77,6 +77,9 @@ type distRule struct {
 	// max is the rule's max, the attribute's largest value (0: none): a
 	// ticket beyond it is refused (check.go).
 	max float64
+	// party reduces a party's players to the ticket's value: avg, min or
+	// max.
+	party string
 }
 
 // Match option kinds, as AccelByte's match rulesets define them. all: the
@@ -133,6 +136,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		d := distRule{
 			attr: m.Attribute, spread: m.Criteria == ruleset.CriteriaSpread,
 			ref0: m.Reference.At(0), weight: m.Weight, path: ruleIndex("matching_rule", i),
+			party: m.PartyAggregate,
 		}
 		d.scale = m.Max
 		d.max = m.Max

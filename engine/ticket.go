@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -171,12 +172,19 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	r := p.r
 	n := float64(len(t.Players))
 	for di, d := range r.dist {
-		s := 0.0
+		s, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 		for i := range t.Players {
 			v, _ := number(t, i, d.attr, "")
-			s += v
+			s, lo, hi = s+v, min(lo, v), max(hi, v)
 		}
-		nums[di] = s / n
+		switch d.party {
+		case ruleset.AggregateMin:
+			nums[di] = lo
+		case ruleset.AggregateMax:
+			nums[di] = hi
+		default:
+			nums[di] = s / n
+		}
 	}
 	if len(r.dist) > 0 {
 		e.key = nums[0]

@@ -394,7 +394,7 @@ func (b *fmBuilder) rule(r fmRule) {
 	default:
 		st, why = Dropped, fmt.Sprintf("unknown rule type %q", r.Type)
 	}
-	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" {
+	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" && r.Type != "batchDistance" {
 		if r.PartyAggregation != "avg" {
 			st, why = Approximate, join(why, fmt.Sprintf("partyAggregation %q: Cupid reads a party's numeric attribute as its players' average (team rules take party_aggregate)", r.PartyAggregation))
 		}
@@ -424,7 +424,8 @@ func (b *fmBuilder) batchDistance(r fmRule) (string, Status, string) {
 		return fmt.Sprintf("comparison_rule[%d]", len(b.rs.ComparisonRule)-1), Exact, "every player has the same value"
 	}
 	i := len(b.rs.MatchingRule)
-	b.rs.MatchingRule = append(b.rs.MatchingRule, ruleset.MatchingRule{Attribute: attr, Criteria: ruleset.CriteriaSpread, Reference: r.MaxDistance.v})
+	b.rs.MatchingRule = append(b.rs.MatchingRule, ruleset.MatchingRule{Attribute: attr, Criteria: ruleset.CriteriaSpread, Reference: r.MaxDistance.v,
+		PartyAggregate: r.PartyAggregation})
 	b.flex[r.Name] = func(p string, steps []fmStep) (Status, string) {
 		if p != "maxDistance" {
 			return Dropped, "only maxDistance expands"

@@ -73,6 +73,8 @@ type Matching struct {
 	Balancing bool
 	// Reference is the allowed difference over time.
 	Reference Schedule
+	// PartyAggregate reduces a party to one value: avg, min or max.
+	PartyAggregate string
 }
 
 // Comparison is one compiled comparison rule. With a nil Value, tickets are
@@ -193,12 +195,13 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 			w = *m.Weight
 		}
 		c.Matching = append(c.Matching, Matching{
-			Attribute: m.Attribute,
-			Criteria:  m.Criteria,
-			Max:       m.Max,
-			Weight:    w,
-			Balancing: m.IsForBalancing,
-			Reference: referenceSchedule(m, rs.FlexingRule),
+			Attribute:      m.Attribute,
+			Criteria:       m.Criteria,
+			Max:            m.Max,
+			Weight:         w,
+			Balancing:      m.IsForBalancing,
+			Reference:      referenceSchedule(m, rs.FlexingRule),
+			PartyAggregate: cmpOr(m.PartyAggregate, AggregateAvg),
 		})
 	}
 	for i, m := range c.Matching {
@@ -275,6 +278,13 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 	}
 	c.changes = c.collectChanges()
 	return c, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func compileTotal(r MatchTotalRule) Total {

@@ -53,6 +53,8 @@ func TestDerivedRuleProblems(t *testing.T) {
 			{"name": "e", "expr": "all(ticket.players, {.x > 5})"}],
 			"compound_rule": [{"name": "all5", "statement": "and(a, b, c, d, e)"}]`),
 			[]string{`compound_rule[0].statement: the combined expression uses 5 predicates (all, any, map, filter, …), more than the limit of 4`}},
+		{"party aggregate misspelt", with(`"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 100, "party_aggregate": "mean"}]`),
+			[]string{`matching_rule[0].party_aggregate: must be one of "avg", "min", "max", not "mean" (did you mean "min"?)`}},
 		{"compound unknown field", with(`"compound_rule": [{"name": "c", "statment": "x"}]`),
 			[]string{`compound_rule[0].statment: unknown field (did you mean "statement"?)`}},
 	}

@@ -353,7 +353,7 @@ func (d *decoder) allianceField(key string, v *node, p string, a *Alliance) {
 	}
 }
 
-var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing"}
+var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing", "party_aggregate"}
 
 func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 	var m MatchingRule
@@ -371,6 +371,8 @@ func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 			m.Weight = d.optNumber(v, p)
 		case "is_for_balancing":
 			m.IsForBalancing = d.boolean(v, p)
+		case "party_aggregate":
+			m.PartyAggregate = d.str(v, p)
 		}
 	})
 	return m

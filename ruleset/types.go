@@ -197,6 +197,10 @@ type MatchingRule struct {
 	// IsForBalancing makes the attribute count when teams are rebalanced.
 	// When no rule sets it, the first matching rule is used.
 	IsForBalancing bool `json:"is_for_balancing,omitempty"`
+	// PartyAggregate is how a party's players reduce to the one value this
+	// rule compares: "avg" (empty: the default), "min" or "max". Cupid
+	// extension (FlexMatch's partyAggregation).
+	PartyAggregate string `json:"party_aggregate,omitempty"`
 }
 
 // FlexingRule is one step of flexing_rule: after Duration seconds the

@@ -341,6 +341,9 @@ func (v *validator) matchingRules() {
 		if m.Weight != nil {
 			v.nonNegative(p+".weight", *m.Weight)
 		}
+		if m.PartyAggregate != "" || v.written(p+".party_aggregate") {
+			v.oneOf(p+".party_aggregate", m.PartyAggregate, partyAggregates...)
+		}
 		key := m.Attribute + "\x00" + m.Criteria
 		if j, dup := seen[key]; dup && m.Attribute != "" {
 			v.add(p, "repeats matching_rule[%d] (attribute %q, criteria %q): flexing_rule could not tell them apart", j, m.Attribute, m.Criteria)
