@@ -35,13 +35,17 @@ func FlexMatch(src []byte) *Result {
 	if err := json.Unmarshal(clean, &doc); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			rep.Refused = fmt.Sprintf("line %d: not JSON: %v", lineFinder{string(clean)}.lineAt(int(se.Offset)), err)
+			rep.Refused = fmt.Sprintf("line %d: not JSON: %v", newLineFinder(string(clean)).lineAt(int(se.Offset)), err)
 		} else {
 			rep.Refused = "not a FlexMatch rule set: " + err.Error()
 		}
 		return finish(nil, rep)
 	}
-	b := &fmBuilder{doc: doc, lines: lineFinder{string(clean)}, rs: &ruleset.Ruleset{}, rep: rep,
+	if why := doc.tooLarge(); why != "" {
+		rep.Refused = why
+		return finish(nil, rep)
+	}
+	b := &fmBuilder{doc: doc, lines: newLineFinder(string(clean)), rs: &ruleset.Ruleset{}, rep: rep,
 		attrTypes: map[string]string{}, teams: teamIndex{}, flex: map[string]flexer{}, filterOf: map[string]string{}, filterIndex: map[string]int{}}
 	b.run(clean)
 	return finish(b.rs, b.rep)
@@ -55,6 +59,40 @@ type fmRuleSet struct {
 	Teams               []fmTeam      `json:"teams"`
 	Rules               []fmRule      `json:"rules"`
 	Expansions          []fmExpansion `json:"expansions"`
+}
+
+// maxList bounds every list of a source, as Cupid bounds a ruleset's lists:
+// an import is work done for whoever sends the file.
+const maxList = 256
+
+// maxTeams is the most teams a Cupid match has.
+const maxTeams = 100
+
+func (d *fmRuleSet) tooLarge() string {
+	for _, l := range []struct {
+		name string
+		n    int
+	}{{"playerAttributes", len(d.PlayerAttributes)}, {"teams", len(d.Teams)}, {"rules", len(d.Rules)}, {"expansions", len(d.Expansions)}} {
+		if l.n > maxList {
+			return fmt.Sprintf("%s has %d entries, more than %d", l.name, l.n, maxList)
+		}
+	}
+	teams := 0
+	for _, t := range d.Teams {
+		if t.Quantity > maxTeams || t.Quantity < 0 {
+			return fmt.Sprintf("team %q has quantity %d: a Cupid match has at most %d teams", t.Name, t.Quantity, maxTeams)
+		}
+		teams += max(t.Quantity, 1)
+	}
+	if teams > maxTeams {
+		return fmt.Sprintf("%d teams: a Cupid match has at most %d", teams, maxTeams)
+	}
+	for _, e := range d.Expansions {
+		if len(e.Steps) > maxList {
+			return fmt.Sprintf("expansion %s has %d steps, more than %d", e.Target, len(e.Steps), maxList)
+		}
+	}
+	return ""
 }
 
 type fmAttribute struct {
@@ -116,7 +154,7 @@ type flexer func(prop string, steps []fmStep) (Status, string)
 
 type fmBuilder struct {
 	doc   fmRuleSet
-	lines lineFinder
+	lines *lineFinder
 	rs    *ruleset.Ruleset
 	rep   Report
 

@@ -66,3 +66,22 @@ func golden(t *testing.T, path string, got []byte) {
 		t.Errorf("%s differs (run with -update and read the diff):\n--- got\n%s\n--- want\n%s", path, got, want)
 	}
 }
+
+// TestRefusesHugeSources: a source asking for more than Cupid's limits is
+// refused at once, before any work proportional to what it asks.
+func TestRefusesHugeSources(t *testing.T) {
+	for _, tc := range []struct{ from, src, want string }{
+		{"flexmatch", `{"teams": [{"name": "a", "minPlayers": 1, "maxPlayers": 1, "quantity": 1000000000}]}`, "at most 100 teams"},
+		{"flexmatch", `{"teams": [{"name": "a", "minPlayers": 1, "maxPlayers": 1, "quantity": 60}, {"name": "b", "minPlayers": 1, "maxPlayers": 1, "quantity": 60}]}`, "120 teams"},
+		{"flexmatch", `{"rules": [` + strings.Repeat(`{},`, 300) + `{}]}`, "rules has 301 entries"},
+		{"openmatch", `{"pools": [` + strings.Repeat(`{},`, 300) + `{}]}`, "301 pools"},
+	} {
+		res, err := Import(tc.from, []byte(tc.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Report.Refused, tc.want) {
+			t.Errorf("%s: refused %q, want %q", tc.src[:40], res.Report.Refused, tc.want)
+		}
+	}
+}

@@ -37,7 +37,7 @@ func Nakama(src []byte) *Result {
 		rep.Refused = "not a Nakama matchmaker request (query, min_count, max_count, count_multiple, string_properties, numeric_properties): " + err.Error()
 		return finish(nil, rep)
 	}
-	lines := lineFinder{string(src)}
+	lines := newLineFinder(string(src))
 	rs := &ruleset.Ruleset{}
 	n := nkBuilder{req: req, rs: rs, rep: &rep, lines: lines}
 	if !n.counts() {
@@ -60,7 +60,7 @@ type nkBuilder struct {
 	req   nkRequest
 	rs    *ruleset.Ruleset
 	rep   *Report
-	lines lineFinder
+	lines *lineFinder
 }
 
 // counts turns min_count, max_count and count_multiple into the alliance.
@@ -172,7 +172,12 @@ func (n *nkBuilder) query() {
 		return
 	}
 	var terms []nkTerm
-	for _, s := range splitQuery(q) {
+	clauses := splitQuery(q)
+	if len(clauses) > maxList {
+		n.rep.add(qline, "query", "", Dropped, "%d clauses, more than %d: not imported", len(clauses), maxList)
+		return
+	}
+	for _, s := range clauses {
 		t, err := parseTerm(s)
 		if err != nil {
 			n.rep.add(qline, "query clause "+s, "", Dropped, "%v", err)

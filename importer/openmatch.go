@@ -43,7 +43,17 @@ func OpenMatch(src []byte) *Result {
 		rep.Refused = "not an Open Match MatchProfile: " + err.Error()
 		return finish(nil, rep)
 	}
-	lines := lineFinder{string(src)}
+	lines := newLineFinder(string(src))
+	if len(prof.Pools) > maxList {
+		rep.Refused = fmt.Sprintf("%d pools, more than %d", len(prof.Pools), maxList)
+		return finish(nil, rep)
+	}
+	for _, p := range prof.Pools {
+		if n := len(p.DoubleRangeFilters) + len(p.StringEqualsFilters) + len(p.TagPresentFilters); n > maxList {
+			rep.Refused = fmt.Sprintf("pool %s has %d filters, more than %d", p.Name, n, maxList)
+			return finish(nil, rep)
+		}
+	}
 	if len(prof.Pools) == 0 {
 		rep.Refused = "the profile has no pools"
 		return finish(nil, rep)
@@ -176,7 +186,7 @@ func queueName(pool string, i int) string {
 }
 
 // filterLine finds the line of a filter by its argument, after the pool.
-func filterLine(lines lineFinder, camel, snake, arg string, poolLine, from int) int {
+func filterLine(lines *lineFinder, camel, snake, arg string, poolLine, from int) int {
 	from = max(from, 0)
 	for _, k := range []string{camel, snake} {
 		re := regexp.MustCompile(`"` + k + `"\s*:\s*"` + regexp.QuoteMeta(arg) + `"`)

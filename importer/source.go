@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -59,19 +60,41 @@ var trailingComma = regexp.MustCompile(`,(\s*[\]}])`)
 // parts are distinctive enough to find again in the text.
 type lineFinder struct {
 	text string
+	// names maps every "name": "…" value to its offsets, in order: one
+	// pass over the text however many parts are looked up.
+	names map[string][]int
+	// lineStarts are the offsets of every line's first byte.
+	lineStarts []int
 }
 
+func newLineFinder(text string) *lineFinder {
+	f := &lineFinder{text: text, names: map[string][]int{}, lineStarts: []int{0}}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			f.lineStarts = append(f.lineStarts, i+1)
+		}
+	}
+	for _, m := range nameRE.FindAllStringSubmatchIndex(text, -1) {
+		if v, err := strconv.Unquote(text[m[2]:m[3]]); err == nil {
+			f.names[v] = append(f.names[v], m[0])
+		}
+	}
+	return f
+}
+
+var nameRE = regexp.MustCompile(`"name"\s*:\s*("(?:[^"\\]|\\.)*")`)
+
 // lineAt is the 1-based line of byte offset off.
-func (f lineFinder) lineAt(off int) int {
+func (f *lineFinder) lineAt(off int) int {
 	if off < 0 {
 		return 0
 	}
-	return strings.Count(f.text[:off], "\n") + 1
+	return sort.SearchInts(f.lineStarts, off+1)
 }
 
 // key is the line of the first occurrence of "key": after offset from, and
 // its offset; 0, -1 when absent.
-func (f lineFinder) key(key string, from int) (int, int) {
+func (f *lineFinder) key(key string, from int) (int, int) {
 	if from < 0 {
 		from = 0
 	}
@@ -85,22 +108,19 @@ func (f lineFinder) key(key string, from int) (int, int) {
 
 // named is the line of the object whose "name" is name, searched after
 // offset from (the start of its section).
-func (f lineFinder) named(name string, from int) int {
+func (f *lineFinder) named(name string, from int) int {
 	line, _ := f.namedAt(name, from)
 	return line
 }
 
 // namedAt is named with the offset found (-1 when absent).
-func (f lineFinder) namedAt(name string, from int) (int, int) {
-	if from < 0 {
-		from = 0
-	}
-	re := regexp.MustCompile(`"name"\s*:\s*` + regexp.QuoteMeta(strconv.Quote(name)))
-	loc := re.FindStringIndex(f.text[from:])
-	if loc == nil {
+func (f *lineFinder) namedAt(name string, from int) (int, int) {
+	offs := f.names[name]
+	i := sort.SearchInts(offs, max(from, 0))
+	if i == len(offs) {
 		return 0, -1
 	}
-	return f.lineAt(from + loc[0]), from + loc[0]
+	return f.lineAt(offs[i]), offs[i]
 }
 
 // number is a JSON number or a string holding one: FlexMatch's own examples
