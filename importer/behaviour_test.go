@@ -276,3 +276,58 @@ func TestFlexMatchUnevenLatency(t *testing.T) {
 		t.Fatalf("at 25 s (300 ms): %v, want a match", teamsOf(got))
 	}
 }
+
+// TestNakamaRanked: "+properties.region:europe +properties.rank:>=5
+// +properties.rank:<=9 -properties.mode:casual", read from a sample of rank
+// 7 in europe as "my region, my rank ± 2, not casual".
+func TestNakamaRanked(t *testing.T) {
+	p := imported(t, "nakama", "ranked.json")
+	props := func(region string, rank float64, mode string) map[string]cupid.Value {
+		return map[string]cupid.Value{"region": cupid.String(region), "rank": num(rank), "mode": cupid.String(mode), "voice": cupid.String("no")}
+	}
+	if err := p.Check(player{id: "casual", attrs: props("europe", 7, "casual")}.ticket()); err == nil {
+		t.Fatal("a casual ticket was accepted")
+	}
+	addAll(t, p, player{id: "a", attrs: props("europe", 7, "ranked")}, player{id: "far", attrs: props("europe", 10, "ranked")},
+		player{id: "us", attrs: props("us", 7, "ranked")})
+	if got := p.Step(at(1)); len(got) != 0 {
+		t.Fatalf("rank 10 is 3 from 7, us is not europe, yet %v", teamsOf(got))
+	}
+	addAll(t, p, player{id: "b", created: 1, attrs: props("europe", 9, "ranked")})
+	got := teamsOf(p.Step(at(2)))
+	if len(got) != 1 || !slices.Contains(got[0][0], "a") || !slices.Contains(got[0][0], "b") || slices.Contains(got[0][0], "us") {
+		t.Fatalf("matches %v: want a with b", got)
+	}
+	if slices.Contains(got[0][0], "far") {
+		t.Errorf("far (rank 10) joined a match anchored at rank 7: %v", got)
+	}
+}
+
+// TestOpenMatchPool: the veterans pool takes level above 30 up to 100.
+func TestOpenMatchPool(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "openmatch", "mode_profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := OpenMatch(src)
+	c, err := ruleset.Load(res.Ruleset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.New(cupid.QueueKey{Queue: "q"}, c, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(id string, mmr float64, mode string, tags ...string) player {
+		return player{id: id, attrs: map[string]cupid.Value{"mmr": num(mmr), "mode": cupid.String(mode), "tags": cupid.Strings(tags...)}}
+	}
+	for _, out := range []player{in("low", 999, "demo", "beta"), in("other", 1500, "ranked", "beta"), in("untagged", 1500, "demo")} {
+		if err := p.Check(out.ticket()); err == nil {
+			t.Errorf("%s is outside the pool, yet accepted", out.id)
+		}
+	}
+	addAll(t, p, in("x", 1000, "demo", "beta"), in("y", 2000, "demo", "beta", "vip"))
+	if got := p.Step(at(1)); len(got) != 1 {
+		t.Fatalf("two tickets of the pool: %v, want a match", teamsOf(got))
+	}
+}
