@@ -238,3 +238,32 @@ func TestMatchingRulePartyAggregate(t *testing.T) {
 		}
 	}
 }
+
+func TestLatencySpread(t *testing.T) {
+	// Three players, latencies at most 100 ms and within 50 ms of each
+	// other. In eu they are 20, 30 and 90 ms apart (a spread of 70); in us
+	// 60, 70 and 80 (20): the match is hosted in us, though eu is faster
+	// for two of them.
+	const rules = `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 3, "player_max_number": 3},
+		"region_latency_max_ms": 100, "region_latency_spread_ms": 50}`
+	p := newPool(t, rules)
+	ticket("a", 0).lat("eu", 20, "us", 60).add(t, p)
+	ticket("b", 0).lat("eu", 30, "us", 70).add(t, p)
+	ticket("c", 0).lat("eu", 90, "us", 80).add(t, p)
+	props := p.Step(at(1))
+	if len(props) != 1 || props[0].Match.Region != "us" {
+		t.Fatalf("matches %v, want a+b+c in us", matchIDs(props))
+	}
+	// Only eu: c (90 ms) is 70 from a; d (40 ms) takes the place.
+	p = newPool(t, rules)
+	ticket("a", 0).lat("eu", 20).add(t, p)
+	ticket("b", 0).lat("eu", 30).add(t, p)
+	ticket("c", 0).lat("eu", 90).add(t, p)
+	if got := stepAll(t, p, 1); len(got) != 0 {
+		t.Fatalf("a spread of 70 matched: %v", got)
+	}
+	ticket("d", 1).lat("eu", 40).add(t, p)
+	if got := stepAll(t, p, 2); len(got) != 1 || got[0] != "a+b+d" {
+		t.Fatalf("matches %v, want a+b+d", got)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -64,6 +65,9 @@ type group struct {
 	plat, accept uint64
 	coll         [][]uint32 // per collection rule: shared values
 	counts       []int32    // per count limit: players holding the value
+	// latLo and latHi are, per region still in mask, the lowest and
+	// highest latency of the group's tickets there (latency spread).
+	latLo, latHi [64]int32
 	roleMasks    []uint64   // every player's acceptable roles
 	rolePrefs    []int8
 	// roleCnt counts the group's players by acceptable-role set and
@@ -135,6 +139,20 @@ func (g *group) add(p *Pool, c cand) {
 			ui++
 		}
 	}
+	if sp := p.r.spread; sp > 0 {
+		if !first {
+			g.mask = g.spreadMask(x, g.mask, sp)
+		}
+		for m := g.mask; m != 0; m &= m - 1 {
+			reg := bits.TrailingZeros64(m)
+			ms := latencyTo(x.lats, uint8(reg))
+			if first {
+				g.latLo[reg], g.latHi[reg] = ms, ms
+			} else {
+				g.latLo[reg], g.latHi[reg] = min(g.latLo[reg], ms), max(g.latHi[reg], ms)
+			}
+		}
+	}
 	g.plat |= x.plat
 	g.accept &= x.accept
 	for i, n := range x.counts {
@@ -161,6 +179,20 @@ func (g *group) add(p *Pool, c cand) {
 	}
 }
 
+// spreadMask is the regions of mask where a ticket with these latencies
+// keeps the group's latencies within spread of each other.
+func (g *group) spreadMask(x *extra, mask uint64, spread int32) uint64 {
+	out := mask
+	for m := mask; m != 0; m &= m - 1 {
+		reg := bits.TrailingZeros64(m)
+		ms := latencyTo(x.lats, uint8(reg))
+		if ms < 0 || max(g.latHi[reg], ms)-min(g.latLo[reg], ms) > spread {
+			out &^= 1 << reg
+		}
+	}
+	return out
+}
+
 // removeLast takes the last party out again, recomputing the running state
 // (groups are small, and this is rare).
 func (g *group) removeLast(p *Pool) {
@@ -180,6 +212,11 @@ func (g *group) removeLast(p *Pool) {
 func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	if g.mask&c.mask == 0 {
 		return false
+	}
+	if sp := p.r.spread; sp > 0 {
+		if x := p.entries[c.slot].x; x != nil && g.spreadMask(x, g.mask&c.mask, sp) == 0 {
+			return false
+		}
 	}
 	if p.anySpread {
 		nums := p.numsOf(c.slot)

@@ -26,6 +26,9 @@ type rules struct {
 	dist    []distRule
 	options []optionRule
 	lat     *ruleset.Latency
+	// spread bounds the players' latencies to the hosting region apart
+	// (region_latency_spread_ms); 0: no bound.
+	spread int32
 	comps   []compRule
 	colls   []collRule
 	teams   []ruleset.TeamAggregate
@@ -174,6 +177,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 	if c.Latency.Enabled {
 		l := c.Latency
 		r.lat = &l
+		r.spread = int32(l.SpreadMs)
 	}
 	for i, cmp := range c.Comparisons {
 		cr := compRule{attr: cmp.Attribute, op: cmp.Operator, path: ruleIndex("comparison_rule", i)}

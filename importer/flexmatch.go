@@ -697,7 +697,11 @@ func (b *fmBuilder) latency(r fmRule) (string, Status, string) {
 	b.rs.RegionLatencyInitialRangeMs = ms
 	st, why := Exact, "every player's latency to the match's region at most maxLatency"
 	if r.MaxDistance.set {
-		st, why = Approximate, join(why, "maxDistance (the spread of the players' latencies) is not carried over: Cupid bounds each player's latency, not their spread")
+		b.rs.RegionLatencySpreadMs = int(r.MaxDistance.v)
+		why = join(why, "maxDistance: region_latency_spread_ms, the slowest player at most that much above the fastest")
+		if r.DistanceReference != "" && r.DistanceReference != "min" {
+			st, why = Approximate, join(why, fmt.Sprintf("distanceReference %q: Cupid measures from the fastest player (min)", r.DistanceReference))
+		}
 	}
 	b.flex[r.Name] = func(p string, steps []fmStep) (Status, string) {
 		if p != "maxLatency" {

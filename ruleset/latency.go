@@ -22,6 +22,9 @@ type Latency struct {
 	StepMs    int
 	RateMs    int
 	MaxMs     int
+	// SpreadMs bounds the difference between the players' latencies to
+	// the hosting region (region_latency_spread_ms); 0: no bound.
+	SpreadMs int
 	// Steps, when set (region_latency_flexing), is the range over time and
 	// replaces the even expansion of StepMs every RateMs.
 	Steps Schedule
@@ -38,6 +41,7 @@ func compileLatency(rs *Ruleset) Latency {
 		StepMs:    rs.RegionExpansionRangeMs,
 		RateMs:    rs.RegionExpansionRateMs,
 		MaxMs:     rs.RegionLatencyMaxMs,
+		SpreadMs:  rs.RegionLatencySpreadMs,
 	}
 	if len(rs.RegionLatencyFlexing) > 0 {
 		l.Steps = flexSchedule(float64(rs.RegionLatencyInitialRangeMs), rs.RegionLatencyFlexing)

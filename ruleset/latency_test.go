@@ -164,6 +164,10 @@ func TestLatencyFlexing(t *testing.T) {
 			t.Errorf("NextChange(%v) = %v, %v; want %v, %v", tc.wait, next, ok, tc.next, tc.ok)
 		}
 	}
+	if got := problemsOf(t, `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}, "region_latency_spread_ms": 30}`); len(got) != 1 ||
+		!strings.HasPrefix(got[0], "region_latency_max_ms: required") {
+		t.Errorf("a spread without a maximum: %q", got)
+	}
 	for _, tc := range []struct{ extra, want string }{
 		{`"region_expansion_range_ms": 10, "region_expansion_rate_ms": 1000,`, "region_latency_flexing: replaces region_expansion_range_ms and region_expansion_rate_ms: give one or the other"},
 		{`"region_latency_initial_range_ms": 0,`, "region_latency_initial_range_ms: required by region_latency_flexing: the range before the first step"},

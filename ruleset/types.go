@@ -79,6 +79,12 @@ type Ruleset struct {
 	// extension (FlexMatch's latency expansions).
 	RegionLatencyFlexing []Flex `json:"region_latency_flexing,omitempty"`
 
+	// RegionLatencySpreadMs bounds how far apart the players' latencies to
+	// the match's region may be: the fastest and the slowest differ by at
+	// most this many milliseconds. Zero: no bound. Cupid extension
+	// (FlexMatch's latency maxDistance).
+	RegionLatencySpreadMs int `json:"region_latency_spread_ms,omitempty"`
+
 	// DisableBidirectionalLatencyAfterMs lets a pivot ticket older than this
 	// many milliseconds skip the bidirectional check (the candidate must also
 	// have expanded to the pivot's region). Zero or negative: always check.

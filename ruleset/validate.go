@@ -456,6 +456,7 @@ func (v *validator) latency() {
 		{"region_expansion_range_ms", rs.RegionExpansionRangeMs},
 		{"region_expansion_rate_ms", rs.RegionExpansionRateMs},
 		{"region_latency_max_ms", rs.RegionLatencyMaxMs},
+		{"region_latency_spread_ms", rs.RegionLatencySpreadMs},
 	}
 	ok := true
 	for _, f := range fields {
@@ -470,7 +471,8 @@ func (v *validator) latency() {
 	if !ok {
 		return
 	}
-	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0 || len(rs.RegionLatencyFlexing) > 0
+	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0 || len(rs.RegionLatencyFlexing) > 0 ||
+		rs.RegionLatencySpreadMs > 0
 	if rs.RegionLatencyMaxMs == 0 {
 		if set {
 			v.add("region_latency_max_ms", "required when region latency rules are set: without a maximum, latency does not restrict matching")
