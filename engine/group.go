@@ -68,7 +68,7 @@ type group struct {
 	// latLo and latHi are, per region still in mask, the lowest and
 	// highest latency of the group's tickets there (latency spread).
 	latLo, latHi [64]int32
-	roleMasks    []uint64   // every player's acceptable roles
+	roleMasks    []uint64 // every player's acceptable roles
 	rolePrefs    []int8
 	// roleCnt counts the group's players by acceptable-role set and
 	// roleCap the slots of each role set (rolesFit), for few roles.

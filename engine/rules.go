@@ -28,7 +28,7 @@ type rules struct {
 	lat     *ruleset.Latency
 	// spread bounds the players' latencies to the hosting region apart
 	// (region_latency_spread_ms); 0: no bound.
-	spread int32
+	spread  int32
 	comps   []compRule
 	colls   []collRule
 	teams   []ruleset.TeamAggregate
