@@ -65,15 +65,15 @@ type group struct {
 	plat, accept uint64
 	coll         [][]uint32 // per collection rule: shared values
 	counts       []int32    // per count limit: players holding the value
-	// latLo and latHi are, per region still in mask, the lowest and
-	// highest latency of the group's tickets there (latency spread).
-	latLo, latHi [64]int32
-	roleMasks    []uint64 // every player's acceptable roles
+	roleMasks    []uint64   // every player's acceptable roles
 	rolePrefs    []int8
 	// roleCnt counts the group's players by acceptable-role set and
 	// roleCap the slots of each role set (rolesFit), for few roles.
 	roleCnt [1 << maxHallRoles]int32
 	roleCap [1 << maxHallRoles]int
+	// latLo and latHi are, per region still in mask, the lowest and
+	// highest latency of the group's tickets there (latency spread).
+	latLo, latHi [64]int32
 }
 
 func (g *group) reset(p *Pool, anchor cand) {
