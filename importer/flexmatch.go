@@ -432,7 +432,7 @@ func (b *fmBuilder) rule(r fmRule) {
 	default:
 		st, why = Dropped, fmt.Sprintf("unknown rule type %q", r.Type)
 	}
-	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" && r.Type != "batchDistance" {
+	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" && r.Type != "batchDistance" && r.Type != "comparison" {
 		if r.PartyAggregation != "avg" {
 			st, why = Approximate, join(why, fmt.Sprintf("partyAggregation %q: Cupid reads a party's numeric attribute as its players' average (team rules take party_aggregate)", r.PartyAggregation))
 		}
@@ -525,7 +525,19 @@ func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
 			}
 			return Exact, ""
 		}
-		return fmt.Sprintf("comparison_rule[%d]", i), Exact, ""
+		// Cupid holds every player of a party to the gate; FlexMatch
+		// compares the party's aggregate (avg by default). The two agree
+		// for solo players, and for min against > or >=, max against < or
+		// <=.
+		agg := r.PartyAggregation
+		if agg == "" {
+			agg = "avg"
+		}
+		if agg == "min" && (op == ">" || op == ">=") || agg == "max" && (op == "<" || op == "<=") || !lit.isNum {
+			return fmt.Sprintf("comparison_rule[%d]", i), Exact, ""
+		}
+		return fmt.Sprintf("comparison_rule[%d]", i), Approximate,
+			fmt.Sprintf("in a party every player must pass it; FlexMatch compares the party's %s (the same for players alone)", agg)
 	}
 	// Everyone equal.
 	if mp.plainAttr() && !hasRef && op == "=" {
