@@ -331,3 +331,26 @@ func TestOpenMatchPool(t *testing.T) {
 		t.Fatalf("two tickets of the pool: %v, want a match", teamsOf(got))
 	}
 }
+
+// TestFlexMatchBatchDistance: a large match of 50 to 60, everyone within
+// 500 skill (800 after 30 s), a party judged by its best player, one game
+// mode.
+func TestFlexMatchBatchDistance(t *testing.T) {
+	p := imported(t, "flexmatch", "batch_distance.json")
+	var players []player
+	for i := range 49 {
+		players = append(players, player{id: fmt.Sprintf("p%02d", i), attrs: map[string]cupid.Value{"SkillRating": num(1000 + float64(i))}})
+	}
+	// The fiftieth is 700 above the others: too far until 30 s.
+	players = append(players, player{id: "pro", attrs: map[string]cupid.Value{"SkillRating": num(1748)}})
+	// Another game mode never joins.
+	players = append(players, player{id: "duo", attrs: map[string]cupid.Value{"SkillRating": num(1000), "GameMode": cupid.String("duo")}})
+	addAll(t, p, players...)
+	if got := p.Step(at(29)); len(got) != 0 {
+		t.Fatalf("a spread of 700 matched at 29 s")
+	}
+	got := teamsOf(p.Step(at(30)))
+	if len(got) != 1 || len(got[0][0]) != 50 || slices.Contains(got[0][0], "duo") {
+		t.Fatalf("at 30 s: %d matches, want the 50 solo-mode players", len(got))
+	}
+}
