@@ -104,6 +104,12 @@ func (g *group) add(p *Pool, c cand) {
 	g.sizes = append(g.sizes, int(e.size))
 	g.total += int(e.size)
 	g.mask &= c.mask
+	if len(p.r.counts) > 0 {
+		nums := p.numsOf(c.slot)
+		for i := range p.r.counts {
+			g.counts[i] += int32(nums[p.countBase+i])
+		}
+	}
 	if p.anySpread {
 		// Running bounds, for the spread rules.
 		nums := p.numsOf(c.slot)
@@ -155,9 +161,6 @@ func (g *group) add(p *Pool, c cand) {
 	}
 	g.plat |= x.plat
 	g.accept &= x.accept
-	for i, n := range x.counts {
-		g.counts[i] += n
-	}
 	g.roleMasks = append(g.roleMasks, x.roles...)
 	g.rolePrefs = append(g.rolePrefs, x.pref...)
 	if p.r.roles != nil && len(p.r.roles.names) <= maxHallRoles {
@@ -253,9 +256,12 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 			return false
 		}
 	}
-	for i, cl := range p.r.counts {
-		if int(g.counts[i]+x.counts[i]) > cl.Max {
-			return false
+	if len(p.r.counts) > 0 {
+		nums := p.numsOf(c.slot)
+		for i, cl := range p.r.counts {
+			if int(g.counts[i])+int(nums[p.countBase+i]) > cl.Max {
+				return false
+			}
 		}
 	}
 	if p.r.roles != nil && !g.rolesFit(p, x, env) {

@@ -143,6 +143,10 @@ type Pool struct {
 	ids    idTable
 	seq    uint64
 
+	// countBase is where a slot's count-limit columns start in nums: the
+	// players of the ticket holding each limit's value (group.go).
+	countBase int
+
 	// order lists slots oldest first (by CreatedAt, then arrival);
 	// orderSorted is false after an out-of-order Add until the next sort.
 	order       []int32
@@ -238,6 +242,8 @@ func (p *Pool) setRules(r *rules) {
 			p.stride += 2
 		}
 	}
+	p.countBase = p.stride
+	p.stride += len(r.counts)
 	p.anySpread = false
 	for _, d := range r.dist {
 		p.anySpread = p.anySpread || d.spread

@@ -99,7 +99,6 @@ type extra struct {
 	uniq    [][]uint32          // per "unique" option: every player's value ids
 	eqIDs   []uint32            // per comparison rule between tickets: the value's id
 	colls   [][]uint32          // per intersection rule: the values every player has
-	counts  []int32             // per count limit: players holding the value
 	plat    uint64              // platforms of the players (bit per platform)
 	accept  uint64              // platforms every player accepts
 	roles   []uint64            // per player: acceptable roles
@@ -207,6 +206,15 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 		nums[gate], nums[gate+1] = lo, hi
 		gate += 2
 	}
+	for ci, cl := range r.counts {
+		n := 0
+		for i := range t.Players {
+			if vals, _, _ := strs(t, i, cl.Attribute); slices.Contains(vals, cl.Value) {
+				n++
+			}
+		}
+		nums[p.countBase+ci] = float64(n)
+	}
 	if !p.needsExtra {
 		return
 	}
@@ -294,15 +302,6 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 			}
 		}
 		x.colls = append(x.colls, set)
-	}
-	for _, cl := range r.counts {
-		n := int32(0)
-		for i := range t.Players {
-			if vals, _, _ := strs(t, i, cl.Attribute); slices.Contains(vals, cl.Value) {
-				n++
-			}
-		}
-		x.counts = append(x.counts, n)
 	}
 	if c := r.cross; c != nil {
 		x.accept = ^uint64(0)
