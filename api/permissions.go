@@ -86,6 +86,9 @@ var rules = map[string]rule{
 	cupidv1connect.RulesetServiceValidateRulesetProcedure: {anyone: true},
 	cupidv1connect.RulesetServiceGetRulesetProcedure:      {anyone: true},
 	cupidv1connect.RulesetServicePutRulesetProcedure:      {scope: ScopeRulesets},
+	// An import changes nothing, but it is an operator's tool (the
+	// dashboard's editor), not a game client's.
+	cupidv1connect.RulesetServiceImportRulesetProcedure: {scope: ScopeAdmin},
 
 	cupidv1connect.PairingServiceCreateEventProcedure: {scope: ScopeEvents},
 	cupidv1connect.PairingServiceGetEventProcedure:    {scope: ScopeEvents},

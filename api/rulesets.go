@@ -6,8 +6,11 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/importer"
+	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -44,4 +47,31 @@ func (h *rulesets) PutRuleset(ctx context.Context, req *connect.Request[cupidv1.
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.PutRulesetResponse{Version: int32(v)}), nil
+}
+
+func (h *rulesets) ImportRuleset(_ context.Context, req *connect.Request[cupidv1.ImportRulesetRequest]) (*connect.Response[cupidv1.ImportRulesetResponse], error) {
+	src := req.Msg.GetSource()
+	if len(src) > ruleset.MaxSourceBytes {
+		return nil, connectError(h.log, cupid.Invalid("source", "%d bytes, more than the limit of %d", len(src), ruleset.MaxSourceBytes))
+	}
+	if src == "" {
+		return nil, connectError(h.log, cupid.Invalid("source", "required: the file to import"))
+	}
+	res, err := importer.Import(req.Msg.GetFrom(), []byte(src))
+	if err != nil {
+		return nil, connectError(h.log, cupid.Invalid("from", "%v", err))
+	}
+	out := &cupidv1.ImportRulesetResponse{
+		Outcome: res.Report.Outcome().String(),
+		Ruleset: string(res.Ruleset),
+		Queues:  string(res.Config),
+		Refused: res.Report.Refused,
+		Report:  res.Report.Text("source"),
+	}
+	for _, e := range res.Report.Entries {
+		out.Entries = append(out.Entries, &cupidv1.ImportEntry{
+			Line: int32(e.Line), Source: e.Source, Became: e.Became, Status: string(e.Status), Why: e.Why,
+		})
+	}
+	return connect.NewResponse(out), nil
 }

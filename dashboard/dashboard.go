@@ -146,6 +146,7 @@ func newServer(o Options) (http.Handler, *server) {
 	mux.HandleFunc("PUT "+APIPrefix+"rulesets/{queue}", s.putRuleset)
 	mux.HandleFunc("POST "+APIPrefix+"check", s.check)
 	mux.HandleFunc("POST "+APIPrefix+"try", s.try)
+	mux.HandleFunc("POST "+APIPrefix+"import", s.importRuleset)
 	mux.HandleFunc(APIPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cupid.NotFound("", "no dashboard endpoint %s %s", r.Method, r.URL.Path), 0)
 	})

@@ -259,3 +259,44 @@ func jsonQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+func TestImportEndpoint(t *testing.T) {
+	f := newFixture(t, Options{})
+	post := func(body string) (int, map[string]any) {
+		res, err := http.Post(f.url+APIPrefix+"import", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, out
+	}
+	nakama := `{"query": "+properties.level:>=10", "min_count": 2, "max_count": 2}`
+	status, out := post(`{"from": "nakama", "source": ` + jsonQuote(nakama) + `}`)
+	if status != http.StatusOK || out["outcome"] != "exact" || !strings.Contains(out["ruleset"].(string), `"comparison_rule"`) {
+		t.Fatalf("import: %d %v", status, out)
+	}
+	// What the editor gets is a ruleset the check endpoint finds valid.
+	res, err := http.Post(f.url+APIPrefix+"check", "application/json", strings.NewReader(`{"ruleset": `+jsonQuote(out["ruleset"].(string))+`}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var chk struct{ Valid bool }
+	json.NewDecoder(res.Body).Decode(&chk)
+	res.Body.Close()
+	if !chk.Valid {
+		t.Errorf("the imported ruleset does not check")
+	}
+	for _, tc := range []struct{ body, field string }{
+		{`{"from": "nakama"}`, "source"},
+		{`{"from": "elsewhere", "source": "{}"}`, "from"},
+	} {
+		status, out := post(tc.body)
+		if status != http.StatusBadRequest || out["field"] != tc.field {
+			t.Errorf("%s: %d %v, want invalid_argument on %s", tc.body, status, out, tc.field)
+		}
+	}
+}

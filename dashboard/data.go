@@ -14,6 +14,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/importer"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sim"
@@ -276,6 +277,44 @@ func (s *server) check(w http.ResponseWriter, r *http.Request) {
 	}
 	ps := s.o.Tickets.ValidateRuleset([]byte(in.Ruleset))
 	writeJSON(w, map[string]any{"valid": len(ps) == 0, "problems": problems(ps)})
+}
+
+// importIn is the body of POST import.
+type importIn struct {
+	From   string `json:"from"`
+	Source string `json:"source"`
+}
+
+// importRuleset converts a FlexMatch rule set, a Nakama request or an Open
+// Match profile for the editor, as RulesetService.ImportRuleset does; it
+// changes nothing on the server.
+func (s *server) importRuleset(w http.ResponseWriter, r *http.Request) {
+	var in importIn
+	if err := readJSON(r, &in); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if in.Source == "" {
+		s.fail(w, r, cupid.Invalid("source", "required: the file to import"))
+		return
+	}
+	if len(in.Source) > ruleset.MaxSourceBytes {
+		s.fail(w, r, cupid.Invalid("source", "%d bytes, more than the limit of %d", len(in.Source), ruleset.MaxSourceBytes))
+		return
+	}
+	res, err := importer.Import(in.From, []byte(in.Source))
+	if err != nil {
+		s.fail(w, r, cupid.Invalid("from", "%v", err))
+		return
+	}
+	entries := res.Report.Entries
+	if entries == nil {
+		entries = []importer.Entry{}
+	}
+	writeJSON(w, map[string]any{
+		"outcome": res.Report.Outcome().String(), "ruleset": string(res.Ruleset), "queues": string(res.Config),
+		"refused": res.Report.Refused, "entries": entries, "report": res.Report.Text("source"),
+	})
 }
 
 // putRuleset puts an edited ruleset live; a ruleset with problems is

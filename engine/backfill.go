@@ -209,7 +209,7 @@ type backfill struct {
 // a player id missing or twice, no region under latency rules, a match option
 // or an attribute a rule reads of the wrong kind.
 func (p *Pool) OpenSession(s Session) error {
-	bs, err := p.prepareSession(s)
+	bs, err := p.prepareSession(p.sessionDefaults(s))
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,15 @@
 //     other player has.
 //   - Comparisons between tickets: "=" holds across the whole match (same
 //     game_version), "!=" across teams (clanmates never face each other).
+//   - Attribute defaults are given to a ticket's players before Check and
+//     Add read it (defaults.go); the caller's ticket is never modified.
+//   - Rules the ruleset compiles to filters (team_sizes, counting
+//     collection rules, compound rules) are judged like any filter; a
+//     count with a maximum over the match and the latency spread are also
+//     kept while a group is built (group.go), so a candidate that would
+//     break them is left out and a smaller match can still form. Match
+//     filters and minimum counts are judged only on a finished group: the
+//     largest group found is the one tried.
 //   - client_version: the server splits pools by it, putting it in
 //     QueueKey.Version; Check refuses a ticket whose client_version differs
 //     from its pool's version.

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -63,12 +64,16 @@ type group struct {
 	uniq         [][]uint32 // per "unique" option: values taken
 	plat, accept uint64
 	coll         [][]uint32 // per collection rule: shared values
+	counts       []int32    // per count limit: players holding the value
 	roleMasks    []uint64   // every player's acceptable roles
 	rolePrefs    []int8
 	// roleCnt counts the group's players by acceptable-role set and
 	// roleCap the slots of each role set (rolesFit), for few roles.
 	roleCnt [1 << maxHallRoles]int32
 	roleCap [1 << maxHallRoles]int
+	// latLo and latHi are, per region still in mask, the lowest and
+	// highest latency of the group's tickets there (latency spread).
+	latLo, latHi [64]int32
 }
 
 func (g *group) reset(p *Pool, anchor cand) {
@@ -81,6 +86,10 @@ func (g *group) reset(p *Pool, anchor cand) {
 	}
 	g.anySet, g.uniq, g.coll = g.anySet[:0], g.uniq[:0], g.coll[:0]
 	g.plat, g.accept = 0, ^uint64(0)
+	g.counts = g.counts[:0]
+	for range p.r.counts {
+		g.counts = append(g.counts, 0)
+	}
 	g.roleMasks, g.rolePrefs = g.roleMasks[:0], g.rolePrefs[:0]
 	g.roleCnt = [1 << maxHallRoles]int32{}
 	g.add(p, anchor)
@@ -95,6 +104,12 @@ func (g *group) add(p *Pool, c cand) {
 	g.sizes = append(g.sizes, int(e.size))
 	g.total += int(e.size)
 	g.mask &= c.mask
+	if len(p.r.counts) > 0 {
+		nums := p.numsOf(c.slot)
+		for i := range p.r.counts {
+			g.counts[i] += int32(nums[p.countBase+i])
+		}
+	}
 	if p.anySpread {
 		// Running bounds, for the spread rules.
 		nums := p.numsOf(c.slot)
@@ -130,6 +145,20 @@ func (g *group) add(p *Pool, c cand) {
 			ui++
 		}
 	}
+	if sp := p.r.spread; sp > 0 {
+		if !first {
+			g.mask = g.spreadMask(x, g.mask, sp)
+		}
+		for m := g.mask; m != 0; m &= m - 1 {
+			reg := bits.TrailingZeros64(m)
+			ms := latencyTo(x.lats, uint8(reg))
+			if first {
+				g.latLo[reg], g.latHi[reg] = ms, ms
+			} else {
+				g.latLo[reg], g.latHi[reg] = min(g.latLo[reg], ms), max(g.latHi[reg], ms)
+			}
+		}
+	}
 	g.plat |= x.plat
 	g.accept &= x.accept
 	g.roleMasks = append(g.roleMasks, x.roles...)
@@ -153,6 +182,20 @@ func (g *group) add(p *Pool, c cand) {
 	}
 }
 
+// spreadMask is the regions of mask where a ticket with these latencies
+// keeps the group's latencies within spread of each other.
+func (g *group) spreadMask(x *extra, mask uint64, spread int32) uint64 {
+	out := mask
+	for m := mask; m != 0; m &= m - 1 {
+		reg := bits.TrailingZeros64(m)
+		ms := latencyTo(x.lats, uint8(reg))
+		if ms < 0 || max(g.latHi[reg], ms)-min(g.latLo[reg], ms) > spread {
+			out &^= 1 << reg
+		}
+	}
+	return out
+}
+
 // removeLast takes the last party out again, recomputing the running state
 // (groups are small, and this is rare).
 func (g *group) removeLast(p *Pool) {
@@ -172,6 +215,11 @@ func (g *group) removeLast(p *Pool) {
 func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	if g.mask&c.mask == 0 {
 		return false
+	}
+	if sp := p.r.spread; sp > 0 {
+		if x := p.entries[c.slot].x; x != nil && g.spreadMask(x, g.mask&c.mask, sp) == 0 {
+			return false
+		}
 	}
 	if p.anySpread {
 		nums := p.numsOf(c.slot)
@@ -206,6 +254,14 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	for i, col := range p.r.colls {
 		if !col.contains && !col.team && countCommon(g.coll[i], x.colls[i]) < env.collMin[i] {
 			return false
+		}
+	}
+	if len(p.r.counts) > 0 {
+		nums := p.numsOf(c.slot)
+		for i, cl := range p.r.counts {
+			if int(g.counts[i])+int(nums[p.countBase+i]) > cl.Max {
+				return false
+			}
 		}
 	}
 	if p.r.roles != nil && !g.rolesFit(p, x, env) {

@@ -143,6 +143,10 @@ type Pool struct {
 	ids    idTable
 	seq    uint64
 
+	// countBase is where a slot's count-limit columns start in nums: the
+	// players of the ticket holding each limit's value (group.go).
+	countBase int
+
 	// order lists slots oldest first (by CreatedAt, then arrival);
 	// orderSorted is false after an out-of-order Add until the next sort.
 	order       []int32
@@ -238,6 +242,8 @@ func (p *Pool) setRules(r *rules) {
 			p.stride += 2
 		}
 	}
+	p.countBase = p.stride
+	p.stride += len(r.counts)
 	p.anySpread = false
 	for _, d := range r.dist {
 		p.anySpread = p.anySpread || d.spread
@@ -276,7 +282,7 @@ func (p *Pool) Key() cupid.QueueKey { return p.key }
 // not have…). It compares only the queue name of the key, so one pool per
 // queue can check tickets of every version; Add also requires the full key.
 func (p *Pool) Check(t *cupid.Ticket) error {
-	if err := p.check(t); err != nil {
+	if err := p.check(p.withDefaults(t)); err != nil {
 		return err
 	}
 	if _, dup := p.lookupID(t.ID); dup {
@@ -292,6 +298,7 @@ func (p *Pool) Check(t *cupid.Ticket) error {
 // the Ticket itself: proposals and Tickets return tickets rebuilt from it,
 // equal to t but for RequestID and UpdatedAt, with times in UTC.
 func (p *Pool) Add(t *cupid.Ticket) error {
+	t = p.withDefaults(t)
 	if err := p.Check(t); err != nil {
 		return err
 	}
@@ -449,11 +456,12 @@ func (p *Pool) Return(tickets []*cupid.Ticket) (refused []Eviction) {
 		if _, dup := p.lookupID(t.ID); dup {
 			continue
 		}
-		if err := p.check(t); err != nil {
+		filled := p.withDefaults(t)
+		if err := p.check(filled); err != nil {
 			refused = append(refused, Eviction{Ticket: t, Err: err})
 			continue
 		}
-		p.insert(t)
+		p.insert(filled)
 		p.stats.Returned++
 	}
 	return refused
@@ -543,11 +551,12 @@ func (p *Pool) SetRuleset(rs *ruleset.Compiled) (evicted []Eviction, err error) 
 	}
 	fresh.setRules(r)
 	for _, t := range old {
-		if err := fresh.check(t); err != nil {
+		filled := fresh.withDefaults(t)
+		if err := fresh.check(filled); err != nil {
 			evicted = append(evicted, Eviction{Ticket: t, Err: err})
 			continue
 		}
-		fresh.insert(t)
+		fresh.insert(filled)
 	}
 	fresh.allDirty = true
 	// Open sessions stay open under the new rules; one they can no longer

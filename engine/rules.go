@@ -26,9 +26,13 @@ type rules struct {
 	dist    []distRule
 	options []optionRule
 	lat     *ruleset.Latency
+	// spread bounds the players' latencies to the hosting region apart
+	// (region_latency_spread_ms); 0: no bound.
+	spread  int32
 	comps   []compRule
 	colls   []collRule
 	teams   []ruleset.TeamAggregate
+	counts  []ruleset.CountLimit
 	totals  []ruleset.Total
 	roles   *roleRule
 	cross   *ruleset.CrossPlayKeys
@@ -76,6 +80,9 @@ type distRule struct {
 	// max is the rule's max, the attribute's largest value (0: none): a
 	// ticket beyond it is refused (check.go).
 	max float64
+	// party reduces a party's players to the ticket's value: avg, min or
+	// max.
+	party string
 }
 
 // Match option kinds, as AccelByte's match rulesets define them. all: the
@@ -132,6 +139,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		d := distRule{
 			attr: m.Attribute, spread: m.Criteria == ruleset.CriteriaSpread,
 			ref0: m.Reference.At(0), weight: m.Weight, path: ruleIndex("matching_rule", i),
+			party: m.PartyAggregate,
 		}
 		d.scale = m.Max
 		d.max = m.Max
@@ -169,6 +177,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 	if c.Latency.Enabled {
 		l := c.Latency
 		r.lat = &l
+		r.spread = int32(l.SpreadMs)
 	}
 	for i, cmp := range c.Comparisons {
 		cr := compRule{attr: cmp.Attribute, op: cmp.Operator, path: ruleIndex("comparison_rule", i)}
@@ -177,13 +186,14 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		}
 		r.comps = append(r.comps, cr)
 	}
-	for i, col := range c.Collections {
+	for _, col := range c.Collections {
 		r.colls = append(r.colls, collRule{
 			attr: col.Attribute, contains: col.Operation == ruleset.CollectionContains, value: col.Value,
-			maxCount: col.MaxCount, team: col.Scope == ruleset.ScopeTeam, path: ruleIndex("collection_rule", i),
+			maxCount: col.MaxCount, team: col.Scope == ruleset.ScopeTeam, path: col.Path,
 		})
 	}
 	r.teams = c.Teams
+	r.counts = c.CountLimits
 	r.totals = c.Totals
 	if c.Roles != nil && len(c.Roles.Quotas) > 0 {
 		if len(c.Roles.Quotas) > 64 {

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -170,12 +171,19 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	r := p.r
 	n := float64(len(t.Players))
 	for di, d := range r.dist {
-		s := 0.0
+		s, lo, hi := 0.0, math.Inf(1), math.Inf(-1)
 		for i := range t.Players {
 			v, _ := number(t, i, d.attr, "")
-			s += v
+			s, lo, hi = s+v, min(lo, v), max(hi, v)
 		}
-		nums[di] = s / n
+		switch d.party {
+		case ruleset.AggregateMin:
+			nums[di] = lo
+		case ruleset.AggregateMax:
+			nums[di] = hi
+		default:
+			nums[di] = s / n
+		}
 	}
 	if len(r.dist) > 0 {
 		e.key = nums[0]
@@ -197,6 +205,15 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 		}
 		nums[gate], nums[gate+1] = lo, hi
 		gate += 2
+	}
+	for ci, cl := range r.counts {
+		n := 0
+		for i := range t.Players {
+			if vals, _, _ := strs(t, i, cl.Attribute); slices.Contains(vals, cl.Value) {
+				n++
+			}
+		}
+		nums[p.countBase+ci] = float64(n)
 	}
 	if !p.needsExtra {
 		return

@@ -38,11 +38,23 @@ type Compiled struct {
 	Roles *Roles
 	// CrossPlay is nil when the ruleset does not restrict platforms.
 	CrossPlay *CrossPlayKeys
-	// Filters and Scores are the compiled expressions.
+	// Filters and Scores are the compiled expressions. Filters also holds
+	// the filters other rules compile to (team_sizes, counting collection
+	// rules, compound rules), and leaves out the filters a compound rule
+	// consumes.
 	Filters []*Expr
 	Scores  []*Expr
 	// Quality is the match-quality configuration with defaults filled in.
 	Quality Quality
+	// Defaults are the attribute defaults, applied to a ticket's players
+	// before any rule reads them.
+	Defaults []AttributeDefault
+	// CountLimits are the counting collection rules with a max_count over
+	// the whole match ("at most 5 medics"). Their filter judges a finished
+	// match; the engine also keeps a running count while it builds a group,
+	// so a candidate that would pass the limit is left out and a smaller
+	// match can still form, instead of the whole group failing at the end.
+	CountLimits []CountLimit
 
 	// changes holds every wait at which some schedule steps, sorted and
 	// unique; latency expansion, being periodic, is computed apart.
@@ -61,6 +73,8 @@ type Matching struct {
 	Balancing bool
 	// Reference is the allowed difference over time.
 	Reference Schedule
+	// PartyAggregate reduces a party to one value: avg, min or max.
+	PartyAggregate string
 }
 
 // Comparison is one compiled comparison rule. With a nil Value, tickets are
@@ -98,8 +112,18 @@ func compareNumbers(a float64, op string, b float64) bool {
 	return false
 }
 
-// Collection is one compiled collection rule.
+// CountLimit bounds how many players of a match hold Value in Attribute.
+type CountLimit struct {
+	Attribute string
+	Value     string
+	Max       int
+}
+
+// Collection is one compiled collection rule. The rules that count players
+// (contains with a count, player_ids) are not here: they compile to filters.
 type Collection struct {
+	// Path is where the rule was written ("collection_rule[2]").
+	Path      string
 	Attribute string
 	Operation string
 	// Value is what "contains" looks for.
@@ -163,6 +187,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		Latency:            compileLatency(rs),
 		Roles:              compileRoles(rs.Roles),
 		Quality:            compileQuality(rs),
+		Defaults:           rs.AttributeDefaults,
 	}
 	for _, m := range rs.MatchingRule {
 		w := 1.0
@@ -170,12 +195,13 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 			w = *m.Weight
 		}
 		c.Matching = append(c.Matching, Matching{
-			Attribute: m.Attribute,
-			Criteria:  m.Criteria,
-			Max:       m.Max,
-			Weight:    w,
-			Balancing: m.IsForBalancing,
-			Reference: referenceSchedule(m, rs.FlexingRule),
+			Attribute:      m.Attribute,
+			Criteria:       m.Criteria,
+			Max:            m.Max,
+			Weight:         w,
+			Balancing:      m.IsForBalancing,
+			Reference:      referenceSchedule(m, rs.FlexingRule),
+			PartyAggregate: cmpOr(m.PartyAggregate, AggregateAvg),
 		})
 	}
 	for i, m := range c.Matching {
@@ -197,8 +223,16 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		}
 		c.Comparisons = append(c.Comparisons, cmp)
 	}
-	for _, r := range rs.CollectionRule {
-		col := Collection{Attribute: r.Attribute, Operation: r.Operation, Value: r.Value, Scope: r.Scope, MaxCount: -1}
+	for i, r := range rs.CollectionRule {
+		if countsPlayers(r) {
+			// Judged by a generated filter (derived.go).
+			if r.Operation == CollectionContains && r.MaxCount != nil && r.Scope != ScopeTeam {
+				c.CountLimits = append(c.CountLimits, CountLimit{Attribute: r.Attribute, Value: r.Value, Max: *r.MaxCount})
+			}
+			continue
+		}
+		col := Collection{Attribute: r.Attribute, Operation: r.Operation, Value: r.Value, Scope: r.Scope, MaxCount: -1,
+			Path: index("collection_rule", i)}
 		if col.Scope == "" {
 			col.Scope = ScopeMatch
 		}
@@ -236,7 +270,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		c.CrossPlay = &k
 	}
 	var err error
-	if c.Filters, err = compileExprs(rs.Filter, false); err != nil {
+	if c.Filters, err = compileExprs(effectiveFilters(rs), false); err != nil {
 		return nil, err
 	}
 	if c.Scores, err = compileExprs(rs.Score, true); err != nil {
@@ -244,6 +278,13 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 	}
 	c.changes = c.collectChanges()
 	return c, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func compileTotal(r MatchTotalRule) Total {

@@ -52,7 +52,7 @@ func TestDocCoversEveryField(t *testing.T) {
 	doc, _, _ := docBlocks(t)
 	lists := [][]string{
 		rulesetKeys, allianceKeys, allianceFlexKeys, matchingRuleKeys, flexingRuleKeys, comparisonKeys,
-		collectionKeys, teamRuleKeys, matchTotalKeys, exprRuleKeys, qualityKeys,
+		collectionKeys, teamRuleKeys, matchTotalKeys, exprRuleKeys, qualityKeys, compoundKeys, defaultKeys,
 		{"options", "name", "type", "quotas", "min", "max", "flexing", "accepted_attribute", "current_attribute", "value"},
 	}
 	for _, list := range lists {

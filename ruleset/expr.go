@@ -68,6 +68,9 @@ type TicketView struct {
 	Players []map[string]any `expr:"players"`
 	// Latencies maps a region to the ticket's latency there, in ms.
 	Latencies map[string]float64 `expr:"latencies"`
+	// PlayerIDs are the ids of the ticket's players, in order: what block
+	// lists name.
+	PlayerIDs []string `expr:"player_ids"`
 }
 
 // TeamView is what a match-scope expression sees of one team.
@@ -117,6 +120,7 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 		Attr:      map[string]any{},
 		Players:   make([]map[string]any, len(t.Players)),
 		Latencies: make(map[string]float64, len(t.Latencies)),
+		PlayerIDs: make([]string, len(t.Players)),
 	}
 	sums := map[string]float64{}
 	counts := map[string]int{}
@@ -131,6 +135,7 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 			}
 		}
 		v.Players[i] = attrs
+		v.PlayerIDs[i] = p.ID
 	}
 	for k, sum := range sums {
 		v.Attr[k] = sum / float64(counts[k])

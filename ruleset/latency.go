@@ -22,6 +22,12 @@ type Latency struct {
 	StepMs    int
 	RateMs    int
 	MaxMs     int
+	// SpreadMs bounds the difference between the players' latencies to
+	// the hosting region (region_latency_spread_ms); 0: no bound.
+	SpreadMs int
+	// Steps, when set (region_latency_flexing), is the range over time and
+	// replaces the even expansion of StepMs every RateMs.
+	Steps Schedule
 	// BidirectionalUntil is the wait from which a pivot ticket skips the
 	// bidirectional check (disable_bidirectional_latency_after_ms); zero
 	// means the check always applies.
@@ -35,6 +41,10 @@ func compileLatency(rs *Ruleset) Latency {
 		StepMs:    rs.RegionExpansionRangeMs,
 		RateMs:    rs.RegionExpansionRateMs,
 		MaxMs:     rs.RegionLatencyMaxMs,
+		SpreadMs:  rs.RegionLatencySpreadMs,
+	}
+	if len(rs.RegionLatencyFlexing) > 0 {
+		l.Steps = flexSchedule(float64(rs.RegionLatencyInitialRangeMs), rs.RegionLatencyFlexing)
 	}
 	if rs.DisableBidirectionalLatencyAfterMs > 0 {
 		l.BidirectionalUntil = time.Duration(rs.DisableBidirectionalLatencyAfterMs) * time.Millisecond
@@ -51,6 +61,9 @@ func compileLatency(rs *Ruleset) Latency {
 // expansion) would accept nothing under that formula; it is read as "the
 // maximum applies from the start", which is what its author means.
 func (l Latency) RangeAt(wait time.Duration) int {
+	if len(l.Steps) > 0 {
+		return min(int(l.Steps.At(wait)), l.MaxMs)
+	}
 	if l.InitialMs <= 0 && (l.StepMs <= 0 || l.RateMs <= 0) {
 		return l.MaxMs
 	}
@@ -77,6 +90,9 @@ func (l Latency) nextChange(wait time.Duration) (time.Duration, bool) {
 	if l.StepMs > 0 && l.RateMs > 0 && l.RangeAt(wait) < l.MaxMs {
 		rate := time.Duration(l.RateMs) * time.Millisecond
 		next, found = (max(wait, 0)/rate+1)*rate, true
+	}
+	if len(l.Steps) > 0 {
+		next, found = l.Steps.Next(wait)
 	}
 	if l.BidirectionalUntil > wait && (!found || l.BidirectionalUntil < next) {
 		next, found = l.BidirectionalUntil, true

@@ -2,6 +2,7 @@ package ruleset
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -129,5 +130,52 @@ func TestLatencyMaxOnly(t *testing.T) {
 	}
 	if _, ok := l.nextChange(0); ok {
 		t.Error("a fixed range reports a change")
+	}
+}
+
+func TestLatencyFlexing(t *testing.T) {
+	// FlexMatch's uneven expansions: 50 ms, 100 ms after 10 s, 300 ms after
+	// 15 s, capped by the maximum.
+	c, err := Load([]byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"region_latency_initial_range_ms": 50, "region_latency_max_ms": 250,
+		"region_latency_flexing": [{"duration": 10, "value": 100}, {"duration": 15, "value": 300}]}`))
+	if err == nil {
+		t.Fatal("a step above region_latency_max_ms loaded")
+	}
+	c, err = Load([]byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"region_latency_initial_range_ms": 50, "region_latency_max_ms": 300,
+		"region_latency_flexing": [{"duration": 10, "value": 100}, {"duration": 15, "value": 300}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		wait time.Duration
+		want int
+	}{{0, 50}, {9999 * time.Millisecond, 50}, {10 * time.Second, 100}, {14 * time.Second, 100}, {15 * time.Second, 300}, {time.Hour, 300}} {
+		if got := c.LatencyRangeAt(tc.wait); got != tc.want {
+			t.Errorf("range at %v = %d, want %d", tc.wait, got, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		wait, next time.Duration
+		ok         bool
+	}{{0, 10 * time.Second, true}, {10 * time.Second, 15 * time.Second, true}, {15 * time.Second, 0, false}} {
+		if next, ok := c.NextChange(tc.wait); next != tc.next || ok != tc.ok {
+			t.Errorf("NextChange(%v) = %v, %v; want %v, %v", tc.wait, next, ok, tc.next, tc.ok)
+		}
+	}
+	if got := problemsOf(t, `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}, "region_latency_spread_ms": 30}`); len(got) != 1 ||
+		!strings.HasPrefix(got[0], "region_latency_max_ms: required") {
+		t.Errorf("a spread without a maximum: %q", got)
+	}
+	for _, tc := range []struct{ extra, want string }{
+		{`"region_expansion_range_ms": 10, "region_expansion_rate_ms": 1000,`, "region_latency_flexing: replaces region_expansion_range_ms and region_expansion_rate_ms: give one or the other"},
+		{`"region_latency_initial_range_ms": 0,`, "region_latency_initial_range_ms: required by region_latency_flexing: the range before the first step"},
+	} {
+		src := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}, ` + tc.extra +
+			` "region_latency_max_ms": 300, "region_latency_flexing": [{"duration": 10, "value": 100}]}`
+		if !strings.Contains(strings.Join(problemsOf(t, src), "\n"), tc.want) {
+			t.Errorf("%s: problems %q, want %q", tc.extra, problemsOf(t, src), tc.want)
+		}
 	}
 }

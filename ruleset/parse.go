@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Parse reads a ruleset document strictly: the text must be JSON (no
@@ -232,7 +234,7 @@ var rulesetKeys = []string{
 	"region_latency_initial_range_ms", "region_expansion_range_ms", "region_expansion_rate_ms",
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
-	"filter", "score", "quality",
+	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms",
 }
 
 func (d *decoder) ruleset(n *node) *Ruleset {
@@ -311,6 +313,20 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 			})
 		case "quality":
 			rs.Quality = d.quality(v, p)
+		case "region_latency_spread_ms":
+			rs.RegionLatencySpreadMs = d.integer(v, p)
+		case "region_latency_flexing":
+			rs.RegionLatencyFlexing = d.flexList(v, p)
+		case "attribute_defaults":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.AttributeDefaults = append(rs.AttributeDefaults, d.attributeDefault(e, p))
+			})
+		case "team_sizes":
+			rs.TeamSizes = d.str(v, p)
+		case "compound_rule":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.CompoundRule = append(rs.CompoundRule, d.compoundRule(e, p))
+			})
 		}
 	})
 	return rs
@@ -339,7 +355,7 @@ func (d *decoder) allianceField(key string, v *node, p string, a *Alliance) {
 	}
 }
 
-var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing"}
+var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing", "party_aggregate"}
 
 func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 	var m MatchingRule
@@ -357,6 +373,8 @@ func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 			m.Weight = d.optNumber(v, p)
 		case "is_for_balancing":
 			m.IsForBalancing = d.boolean(v, p)
+		case "party_aggregate":
+			m.PartyAggregate = d.str(v, p)
 		}
 	})
 	return m
@@ -582,6 +600,54 @@ func (d *decoder) exprRule(n *node, path string) ExprRule {
 		}
 	})
 	return e
+}
+
+var defaultKeys = []string{"name", "value"}
+
+func (d *decoder) attributeDefault(n *node, path string) AttributeDefault {
+	var a AttributeDefault
+	d.object(n, path, defaultKeys, func(key string, v *node, p string) {
+		switch key {
+		case "name":
+			a.Name = d.str(v, p)
+		case "value":
+			if !d.present(v, p) {
+				return
+			}
+			switch v.kind {
+			case kindNumber:
+				a.Value = cupid.Number(v.number)
+			case kindString:
+				a.Value = cupid.String(v.text)
+			case kindArray:
+				list := []string{}
+				d.array(v, p, func(_ int, e *node, p string) {
+					list = append(list, d.str(e, p))
+				})
+				a.Value = cupid.Strings(list...)
+			default:
+				d.wrongType(v, p, "a number, a string or a list of strings")
+			}
+		}
+	})
+	return a
+}
+
+var compoundKeys = []string{"name", "statement", "disable_after"}
+
+func (d *decoder) compoundRule(n *node, path string) CompoundRule {
+	var c CompoundRule
+	d.object(n, path, compoundKeys, func(key string, v *node, p string) {
+		switch key {
+		case "name":
+			c.Name = d.str(v, p)
+		case "statement":
+			c.Statement = d.str(v, p)
+		case "disable_after":
+			c.DisableAfter = d.integer(v, p)
+		}
+	})
+	return c
 }
 
 var qualityKeys = []string{

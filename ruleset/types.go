@@ -18,6 +18,8 @@ package ruleset
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Ruleset is one ruleset document as written by a studio. Its zero values mean
@@ -71,6 +73,18 @@ type Ruleset struct {
 	// region is above it never matches. Zero turns latency rules off.
 	RegionLatencyMaxMs int `json:"region_latency_max_ms,omitempty"`
 
+	// RegionLatencyFlexing widens the accepted latency at waits of your
+	// choosing, {duration (s), value (ms)} each, instead of the even
+	// expansion of RegionExpansionRangeMs every RegionExpansionRateMs. Cupid
+	// extension (FlexMatch's latency expansions).
+	RegionLatencyFlexing []Flex `json:"region_latency_flexing,omitempty"`
+
+	// RegionLatencySpreadMs bounds how far apart the players' latencies to
+	// the match's region may be: the fastest and the slowest differ by at
+	// most this many milliseconds. Zero: no bound. Cupid extension
+	// (FlexMatch's latency maxDistance).
+	RegionLatencySpreadMs int `json:"region_latency_spread_ms,omitempty"`
+
 	// DisableBidirectionalLatencyAfterMs lets a pivot ticket older than this
 	// many milliseconds skip the bidirectional check (the candidate must also
 	// have expanded to the pivot's region). Zero or negative: always check.
@@ -109,6 +123,21 @@ type Ruleset struct {
 	// Score lists expr-lang numeric expressions that add custom criteria to
 	// the match quality score. Cupid extension.
 	Score []ExprRule `json:"score,omitempty"`
+
+	// AttributeDefaults give a player attribute its value when a ticket
+	// leaves it out, before any rule reads it. Cupid extension (FlexMatch's
+	// player attribute defaults).
+	AttributeDefaults []AttributeDefault `json:"attribute_defaults,omitempty"`
+
+	// TeamSizes says how team sizes may differ within one match: "equal"
+	// (4v4, never 4v5) or "within_one"; empty lets them differ as far as
+	// the alliance allows. Cupid extension (FlexMatch's equal team sizes).
+	TeamSizes string `json:"team_sizes,omitempty"`
+
+	// CompoundRule combines filters with and, or, xor and not. A filter
+	// named in a statement applies only through it. Cupid extension
+	// (FlexMatch's compound rules).
+	CompoundRule []CompoundRule `json:"compound_rule,omitempty"`
 
 	// Quality weighs the criteria of a good match (after the War Robots
 	// article on match quality) into the one score the engine maximises. Cupid
@@ -174,6 +203,10 @@ type MatchingRule struct {
 	// IsForBalancing makes the attribute count when teams are rebalanced.
 	// When no rule sets it, the first matching rule is used.
 	IsForBalancing bool `json:"is_for_balancing,omitempty"`
+	// PartyAggregate is how a party's players reduce to the one value this
+	// rule compares: "avg" (empty: the default), "min" or "max". Cupid
+	// extension (FlexMatch's partyAggregation).
+	PartyAggregate string `json:"party_aggregate,omitempty"`
 }
 
 // FlexingRule is one step of flexing_rule: after Duration seconds the
@@ -265,8 +298,14 @@ const (
 	// CollectionIntersection: the lists of the tickets in scope must have
 	// between MinCount and MaxCount values in common.
 	CollectionIntersection = "intersection"
-	// CollectionContains: every ticket's list must contain Value.
+	// CollectionContains: every ticket's list must contain Value; with
+	// MinCount or MaxCount, the number of players whose list (or string)
+	// holds Value must lie between them instead ("at most 5 medics").
 	CollectionContains = "contains"
+	// CollectionPlayerIDs: the number of the scope's players whose id is in
+	// some list of the scope's players must lie between MinCount (default
+	// 0) and MaxCount: block lists (max 0) and wanted players (min 1).
+	CollectionPlayerIDs = "player_ids"
 )
 
 // Scopes say over which tickets a rule is evaluated.
@@ -282,7 +321,7 @@ const (
 type CollectionRule struct {
 	// Attribute is the string-list attribute.
 	Attribute string `json:"attribute"`
-	// Operation is "intersection" or "contains".
+	// Operation is "intersection", "contains" or "player_ids".
 	Operation string `json:"operation"`
 	// Value is the string that "contains" looks for.
 	Value string `json:"value,omitempty"`
@@ -296,6 +335,84 @@ type CollectionRule struct {
 	Scope string `json:"scope,omitempty"`
 	// Flexing lowers MinCount over time; each Value is a count.
 	Flexing []Flex `json:"flexing,omitempty"`
+}
+
+// AttributeDefault is the value a player attribute takes when neither the
+// player nor the ticket sets it.
+type AttributeDefault struct {
+	// Name is the attribute.
+	Name string
+	// Value is a number, a string or a list of strings.
+	Value cupid.Value
+}
+
+// MarshalJSON writes the default as it is written in a ruleset:
+// {"name": …, "value": 10 | "x" | ["a", "b"]}.
+func (a AttributeDefault) MarshalJSON() ([]byte, error) {
+	var v any
+	switch a.Value.Kind {
+	case cupid.KindNumber:
+		v = a.Value.Number
+	case cupid.KindString:
+		v = a.Value.String
+	case cupid.KindStrings:
+		v = a.Value.Strings
+		if a.Value.Strings == nil {
+			v = []string{}
+		}
+	}
+	return json.Marshal(struct {
+		Name  string `json:"name"`
+		Value any    `json:"value"`
+	}{a.Name, v})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (a *AttributeDefault) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	a.Name = raw.Name
+	var f float64
+	var s string
+	var list []string
+	switch {
+	case json.Unmarshal(raw.Value, &f) == nil:
+		a.Value = cupid.Number(f)
+	case json.Unmarshal(raw.Value, &s) == nil:
+		a.Value = cupid.String(s)
+	case json.Unmarshal(raw.Value, &list) == nil:
+		a.Value = cupid.Strings(list...)
+	default:
+		return fmt.Errorf("value must be a number, a string or a list of strings")
+	}
+	return nil
+}
+
+// Team size policies for Ruleset.TeamSizes.
+const (
+	// TeamSizesEqual: every team of a match has the same number of players.
+	TeamSizesEqual = "equal"
+	// TeamSizesWithinOne: team sizes differ by at most one player.
+	TeamSizesWithinOne = "within_one"
+)
+
+// CompoundRule is a boolean statement over the names of filters, such as
+// "or(close_skill, same_map)". The filters it names must share one scope.
+type CompoundRule struct {
+	// Name identifies the rule in reports; unique among filters and
+	// compound rules.
+	Name string `json:"name"`
+	// Statement is and(…), or(…), xor(…), not(…) over filter names,
+	// nested freely.
+	Statement string `json:"statement"`
+	// DisableAfter turns the rule off once the ticket has waited this many
+	// seconds. Zero: never.
+	DisableAfter int `json:"disable_after,omitempty"`
 }
 
 // Aggregates for TeamRule and MatchTotalRule.

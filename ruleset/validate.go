@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cupid-match/cupid"
 )
 
 // Limits on the shape of a match. They are far above any real game and keep
@@ -195,6 +197,9 @@ func (v *validator) run() {
 	v.roles()
 	v.crossPlay()
 	v.exprRules("filter", rs.Filter, false)
+	v.teamSizes()
+	v.attributeDefaults()
+	v.compoundRules()
 	v.exprRules("score", rs.Score, true)
 	v.quality()
 }
@@ -336,6 +341,9 @@ func (v *validator) matchingRules() {
 		if m.Weight != nil {
 			v.nonNegative(p+".weight", *m.Weight)
 		}
+		if m.PartyAggregate != "" || v.written(p+".party_aggregate") {
+			v.oneOf(p+".party_aggregate", m.PartyAggregate, partyAggregates...)
+		}
 		key := m.Attribute + "\x00" + m.Criteria
 		if j, dup := seen[key]; dup && m.Attribute != "" {
 			v.add(p, "repeats matching_rule[%d] (attribute %q, criteria %q): flexing_rule could not tell them apart", j, m.Attribute, m.Criteria)
@@ -448,6 +456,7 @@ func (v *validator) latency() {
 		{"region_expansion_range_ms", rs.RegionExpansionRangeMs},
 		{"region_expansion_rate_ms", rs.RegionExpansionRateMs},
 		{"region_latency_max_ms", rs.RegionLatencyMaxMs},
+		{"region_latency_spread_ms", rs.RegionLatencySpreadMs},
 	}
 	ok := true
 	for _, f := range fields {
@@ -462,7 +471,8 @@ func (v *validator) latency() {
 	if !ok {
 		return
 	}
-	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0
+	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0 || len(rs.RegionLatencyFlexing) > 0 ||
+		rs.RegionLatencySpreadMs > 0
 	if rs.RegionLatencyMaxMs == 0 {
 		if set {
 			v.add("region_latency_max_ms", "required when region latency rules are set: without a maximum, latency does not restrict matching")
@@ -482,6 +492,21 @@ func (v *validator) latency() {
 		v.add("region_expansion_range_ms", "must be > 0 when region_expansion_rate_ms is set: it is what each expansion adds")
 	case rs.RegionExpansionRateMs > maxFlexSeconds*1000:
 		v.add("region_expansion_rate_ms", "must be at most %d ms (a day), got %d", maxFlexSeconds*1000, rs.RegionExpansionRateMs)
+	}
+	if len(rs.RegionLatencyFlexing) > 0 {
+		switch {
+		case rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0:
+			v.add("region_latency_flexing", "replaces region_expansion_range_ms and region_expansion_rate_ms: give one or the other")
+		case rs.RegionLatencyInitialRangeMs == 0:
+			v.add("region_latency_initial_range_ms", "required by region_latency_flexing: the range before the first step")
+		default:
+			v.flexSteps("region_latency_flexing", rs.RegionLatencyFlexing, float64(rs.RegionLatencyInitialRangeMs), up, true)
+			for i, f := range rs.RegionLatencyFlexing {
+				if f.Value > float64(rs.RegionLatencyMaxMs) {
+					v.add(index("region_latency_flexing", i)+".value", "must be ≤ region_latency_max_ms (%s > %d)", num(f.Value), rs.RegionLatencyMaxMs)
+				}
+			}
+		}
 	}
 	if rs.DisableBidirectionalLatencyAfterMs > maxFlexSeconds*1000 {
 		v.add("disable_bidirectional_latency_after_ms", "must be at most %d ms (a day), got %d", maxFlexSeconds*1000, rs.DisableBidirectionalLatencyAfterMs)
@@ -576,7 +601,46 @@ func (v *validator) comparison(p string, c ComparisonRule) {
 	v.flexSteps(p+".flexing", c.Flexing, c.Value.Number, dir, false)
 }
 
-var collectionOps = []string{CollectionIntersection, CollectionContains}
+var collectionOps = []string{CollectionIntersection, CollectionContains, CollectionPlayerIDs}
+
+// countingCollection checks a collection rule that counts players: contains
+// with a count, or player_ids. Its counts are bounds on a number of players,
+// and it does not flex (FlexMatch's avoid lists flex by replacing the rule,
+// which a second rule with disable_after… is not; keep it simple and say so).
+func (v *validator) countingCollection(p string, c CollectionRule) {
+	if c.Operation == CollectionContains && c.Value == "" {
+		v.add(p+".value", "required by \"contains\": the string counted")
+	}
+	if c.Operation == CollectionPlayerIDs {
+		if c.Value != "" {
+			v.add(p+".value", "applies only to \"contains\"")
+		}
+		if c.MinCount == nil && c.MaxCount == nil {
+			v.add(p+".max_count", "required by \"player_ids\" unless min_count is given (0 for a block list)")
+		}
+	}
+	if c.MinCount != nil && *c.MinCount < 0 {
+		v.add(p+".min_count", "must be ≥ 0 (got %d)", *c.MinCount)
+	}
+	if c.MaxCount != nil {
+		switch {
+		case *c.MaxCount < 0:
+			v.add(p+".max_count", "must be ≥ 0 (got %d)", *c.MaxCount)
+		case c.MinCount != nil && *c.MaxCount < *c.MinCount:
+			v.add(p+".max_count", "must be ≥ min_count (%d < %d)", *c.MaxCount, *c.MinCount)
+		}
+	}
+	if len(c.Flexing) > 0 {
+		v.add(p+".flexing", "applies only to \"intersection\" (a rule that counts players does not flex)")
+	}
+	if v.hasProblemUnder(p) {
+		return
+	}
+	f := collectionFilter(p, c)
+	if _, err := compileExpr(f.src, f.scope, false); err != nil {
+		v.add(p, "%v", err)
+	}
+}
 
 var scopes = []string{ScopeMatch, ScopeTeam}
 
@@ -590,15 +654,13 @@ func (v *validator) collection(p string, c CollectionRule) {
 	if !v.oneOf(p+".operation", c.Operation, collectionOps...) {
 		return
 	}
+	if countsPlayers(c) {
+		v.countingCollection(p, c)
+		return
+	}
 	if c.Operation == CollectionContains {
 		if c.Value == "" {
 			v.add(p+".value", "required by \"contains\": the string every list must hold")
-		}
-		if c.MinCount != nil {
-			v.add(p+".min_count", "applies only to \"intersection\"")
-		}
-		if c.MaxCount != nil {
-			v.add(p+".max_count", "applies only to \"intersection\"")
 		}
 		if len(c.Flexing) > 0 {
 			v.add(p+".flexing", "applies only to \"intersection\"")
@@ -890,6 +952,115 @@ func (v *validator) exprRules(list string, rules []ExprRule, score bool) {
 			if e.DisableAfter < 0 || e.DisableAfter > maxFlexSeconds {
 				v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, e.DisableAfter)
 			}
+		}
+	}
+}
+
+func (v *validator) attributeDefaults() {
+	seen := map[string]int{}
+	for i, a := range v.rs.AttributeDefaults {
+		p := index("attribute_defaults", i)
+		if v.name(p+".name", a.Name) {
+			if j, dup := seen[a.Name]; dup {
+				v.add(p+".name", "%q already has a default (attribute_defaults[%d])", a.Name, j)
+			}
+			seen[a.Name] = i
+			if _, reserved := reservedKeys[a.Name]; reserved {
+				v.add(p+".name", "%q is a reserved ticket key; it takes no default", a.Name)
+			}
+		}
+		switch a.Value.Kind {
+		case cupid.KindNumber:
+			v.finiteAt(p+".value", a.Value.Number)
+		case cupid.KindString, cupid.KindStrings:
+		default:
+			if !v.hasProblemUnder(p + ".value") {
+				v.add(p+".value", "required: a number, a string or a list of strings")
+			}
+		}
+	}
+}
+
+func (v *validator) teamSizes() {
+	rs := v.rs
+	if rs.TeamSizes == "" && !v.written("team_sizes") {
+		return
+	}
+	if !v.oneOf("team_sizes", rs.TeamSizes, TeamSizesEqual, TeamSizesWithinOne) {
+		return
+	}
+	if rs.Alliance.MaxNumber < 2 {
+		v.add("team_sizes", "needs at least two teams (alliance.max_number is %d)", rs.Alliance.MaxNumber)
+	}
+}
+
+// compoundRules checks each statement: it parses, names filters that exist
+// and share one scope, and the combined expression stays in budget.
+func (v *validator) compoundRules() {
+	rs := v.rs
+	byName := map[string]ExprRule{}
+	for _, f := range rs.Filter {
+		byName[f.Name] = f
+	}
+	seen := map[string]int{}
+	for i, c := range rs.CompoundRule {
+		p := index("compound_rule", i)
+		if v.name(p+".name", c.Name) {
+			if _, dup := byName[c.Name]; dup {
+				v.add(p+".name", "%q is already the name of a filter", c.Name)
+			} else if j, dup := seen[c.Name]; dup {
+				v.add(p+".name", "%q is already the name of compound_rule[%d]", c.Name, j)
+			}
+			seen[c.Name] = i
+		}
+		if c.DisableAfter < 0 || c.DisableAfter > maxFlexSeconds {
+			v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, c.DisableAfter)
+		}
+		if c.Statement == "" {
+			v.add(p+".statement", "required: and(…), or(…), xor(…) or not(…) over filter names")
+			continue
+		}
+		st, err := parseStatement(c.Statement)
+		if err != nil {
+			v.add(p+".statement", "%v", err)
+			continue
+		}
+		scope, ok := "", true
+		for _, n := range st.names() {
+			f, found := byName[n]
+			if !found {
+				msg := fmt.Sprintf("%q is not the name of a filter", n)
+				names := make([]string, 0, len(byName))
+				for k := range byName {
+					names = append(names, k)
+				}
+				if s := suggest(n, names); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				v.add(p+".statement", "%s", msg)
+				ok = false
+				continue
+			}
+			if f.DisableAfter != 0 {
+				v.add(p+".statement", "filter %q has disable_after; in a compound rule, set disable_after on the compound rule instead", n)
+				ok = false
+			}
+			s := exprScope(f, false)
+			if scope != "" && s != scope {
+				v.add(p+".statement", "mixes %q and %q filters (%q is %q): a statement judges either pairs or matches", scope, s, n, s)
+				ok = false
+			}
+			scope = s
+		}
+		if !ok || v.hasProblemUnder("filter") {
+			continue
+		}
+		srcs := map[string]string{}
+		for _, n := range st.names() {
+			srcs[n] = byName[n].Expr
+		}
+		if _, err := compileExpr(st.source(srcs), scope, false); err != nil {
+			v.add(p+".statement", "the combined expression %v", err)
 		}
 	}
 }

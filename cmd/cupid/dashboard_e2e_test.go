@@ -221,6 +221,15 @@ func TestDashboardInTheBrowser(t *testing.T) {
 		b.until(t, "valid again", `document.getElementById('check-status').textContent === 'valid' && !document.querySelector('.gutter .ln.bad')`)
 		b.do(t, "try again", chromedp.Click(chromedp.CSS(`#try`)))
 		b.until(t, "ann and bob matched in the try", `[...document.querySelectorAll('tr.try-match')].some(r => r.textContent.includes('ann') && r.textContent.includes('bob'))`)
+		// Import…: a FlexMatch rule set lands in the editor with its report.
+		src, err := filepath.Abs(filepath.Join("..", "..", "importer", "testdata", "flexmatch", "block_list.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eval[any](t, b, `(() => { document.getElementById('import-from').value = 'flexmatch'; return null; })()`)
+		b.do(t, "import a FlexMatch rule set", chromedp.SetUploadFiles(chromedp.CSS(`#import-file`), []string{src}))
+		b.until(t, "the import in the editor", `document.getElementById('editor').value.includes('player_ids') && document.getElementById('import-report')?.textContent.includes('-> collection_rule[0]: exact')`)
+		b.until(t, "the import checked", `document.getElementById('check-status').textContent === 'valid'`)
 	})
 
 	t.Run("the met-graph draws who met whom", func(t *testing.T) {

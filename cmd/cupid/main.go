@@ -3,6 +3,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -11,9 +12,32 @@ import (
 
 func main() {
 	if err := rootCmd().Execute(); err != nil {
+		var ex *exitStatus
+		if errors.As(err, &ex) {
+			// The command has said everything already.
+			if ex.msg != "" {
+				fmt.Fprintln(os.Stderr, "cupid:", ex.msg)
+			}
+			os.Exit(ex.code)
+		}
 		fmt.Fprintln(os.Stderr, "cupid:", err)
 		os.Exit(1)
 	}
+}
+
+// exitStatus is an error that asks for a particular exit status, for
+// commands whose status means more than success or failure (ruleset import:
+// 0 exact, 1 approximate, 2 refused).
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatus) Error() string {
+	if e.msg != "" {
+		return e.msg
+	}
+	return fmt.Sprintf("exit status %d", e.code)
 }
 
 func rootCmd() *cobra.Command {

@@ -41,6 +41,6 @@ func rulesetCmd() *cobra.Command {
 			}
 			return nil
 		},
-	}, tryCmd())
+	}, tryCmd(), importCmd())
 	return cmd
 }

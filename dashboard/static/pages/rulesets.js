@@ -25,13 +25,20 @@ export function show(app, overview, args) {
   let version = 0;
 
   const put = h('button', { id: 'put', onclick: putLive }, 'Put live');
+  // Import…: a FlexMatch rule set, a Nakama request or an Open Match
+  // profile, converted on the server into the editor, with its report.
+  const importFrom = h('select', { id: 'import-from', title: 'the product the file comes from' },
+    ['flexmatch', 'nakama', 'openmatch'].map((p) => h('option', { value: p }, p)));
+  const importFile = h('input', { type: 'file', id: 'import-file', accept: '.json,.txt', hidden: 'hidden', onchange: importIt });
+  const importBtn = h('button', { id: 'import', onclick: () => importFile.click() }, 'Import…');
+  const importOut = h('div', { id: 'import-out' });
   app.append(h('h1', {}, 'Rulesets'), tabs, err,
     h('div', { class: 'cols' },
       h('div', { class: 'col-main' },
         section('Ruleset of ' + queue,
           h('div', { class: 'editor' }, gutter, editor),
-          h('div', { class: 'bar' }, status, put),
-          problems),
+          h('div', { class: 'bar' }, status, importFrom, importBtn, importFile, put),
+          problems, importOut),
         section('Try it on sample tickets',
           h('p', { class: 'muted' }, 'Tickets as "cupid ruleset try" takes them: id, at (second of arrival), attributes, party, options, latencies, cancel. The engine runs in virtual time; nothing is stored.'),
           tickets, h('div', { class: 'bar' }, h('button', { id: 'try', onclick: tryIt }, 'Try')), tryOut)),
@@ -119,6 +126,23 @@ export function show(app, overview, args) {
     } catch (e) {
       if (e.body.problems) showProblems(e.body.problems);
       err.textContent = e.message;
+    }
+  }
+
+  async function importIt() {
+    const file = importFile.files[0];
+    importFile.value = '';
+    if (!file) return;
+    clear(importOut);
+    try {
+      const res = await api('import', { method: 'POST', body: { from: importFrom.value, source: await file.text() } });
+      if (res.ruleset) { editor.value = res.ruleset; gutterLines(); schedule(); }
+      importOut.append(
+        h('p', { class: res.outcome === 'exact' ? 'ok' : 'error' }, `${file.name}: ${res.outcome}` + (res.ruleset ? ', now in the editor (not live yet)' : '')),
+        h('pre', { class: 'report', id: 'import-report' }, res.report),
+        res.queues ? h('pre', { class: 'report' }, res.queues) : null);
+    } catch (e) {
+      importOut.append(h('p', { class: 'error' }, e.message));
     }
   }
 

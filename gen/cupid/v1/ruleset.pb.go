@@ -397,6 +397,235 @@ func (x *PutRulesetResponse) GetVersion() int32 {
 	return 0
 }
 
+type ImportRulesetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The source product: "flexmatch", "nakama" or "openmatch".
+	From string `protobuf:"bytes,1,opt,name=from,proto3" json:"from,omitempty"`
+	// The source document as its file holds it (at most 1 MiB).
+	Source        string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportRulesetRequest) Reset() {
+	*x = ImportRulesetRequest{}
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportRulesetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportRulesetRequest) ProtoMessage() {}
+
+func (x *ImportRulesetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportRulesetRequest.ProtoReflect.Descriptor instead.
+func (*ImportRulesetRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ruleset_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ImportRulesetRequest) GetFrom() string {
+	if x != nil {
+		return x.From
+	}
+	return ""
+}
+
+func (x *ImportRulesetRequest) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+type ImportRulesetResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "exact", "approximate" or "refused": the exit status of
+	// `cupid ruleset import` (0, 1, 2) in words.
+	Outcome string `protobuf:"bytes,1,opt,name=outcome,proto3" json:"outcome,omitempty"`
+	// The Cupid ruleset, JSON; empty when refused, and for an Open Match
+	// profile of several pools (see queues).
+	Ruleset string `protobuf:"bytes,2,opt,name=ruleset,proto3" json:"ruleset,omitempty"`
+	// For Open Match: a configuration's queues section, YAML, one queue per
+	// pool.
+	Queues string `protobuf:"bytes,3,opt,name=queues,proto3" json:"queues,omitempty"`
+	// The report, one entry per part of the source, in source order.
+	Entries []*ImportEntry `protobuf:"bytes,4,rep,name=entries,proto3" json:"entries,omitempty"`
+	// Why nothing could be written, when refused.
+	Refused string `protobuf:"bytes,5,opt,name=refused,proto3" json:"refused,omitempty"`
+	// The report as `cupid ruleset import` prints it.
+	Report        string `protobuf:"bytes,6,opt,name=report,proto3" json:"report,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportRulesetResponse) Reset() {
+	*x = ImportRulesetResponse{}
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportRulesetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportRulesetResponse) ProtoMessage() {}
+
+func (x *ImportRulesetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportRulesetResponse.ProtoReflect.Descriptor instead.
+func (*ImportRulesetResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ruleset_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ImportRulesetResponse) GetOutcome() string {
+	if x != nil {
+		return x.Outcome
+	}
+	return ""
+}
+
+func (x *ImportRulesetResponse) GetRuleset() string {
+	if x != nil {
+		return x.Ruleset
+	}
+	return ""
+}
+
+func (x *ImportRulesetResponse) GetQueues() string {
+	if x != nil {
+		return x.Queues
+	}
+	return ""
+}
+
+func (x *ImportRulesetResponse) GetEntries() []*ImportEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *ImportRulesetResponse) GetRefused() string {
+	if x != nil {
+		return x.Refused
+	}
+	return ""
+}
+
+func (x *ImportRulesetResponse) GetReport() string {
+	if x != nil {
+		return x.Report
+	}
+	return ""
+}
+
+// ImportEntry is one line of an import report.
+type ImportEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The line of the source the part starts on; 0 for the whole source.
+	Line int32 `protobuf:"varint,1,opt,name=line,proto3" json:"line,omitempty"`
+	// The part: "rules[FairTeamSkill] (distance)".
+	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
+	// What it became ("team_rule[0]"); empty when dropped.
+	Became string `protobuf:"bytes,3,opt,name=became,proto3" json:"became,omitempty"`
+	// "exact", "approximate" or "dropped".
+	Status string `protobuf:"bytes,4,opt,name=status,proto3" json:"status,omitempty"`
+	// How an approximation differs, or why a part was dropped.
+	Why           string `protobuf:"bytes,5,opt,name=why,proto3" json:"why,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ImportEntry) Reset() {
+	*x = ImportEntry{}
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ImportEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ImportEntry) ProtoMessage() {}
+
+func (x *ImportEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ruleset_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ImportEntry.ProtoReflect.Descriptor instead.
+func (*ImportEntry) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ruleset_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ImportEntry) GetLine() int32 {
+	if x != nil {
+		return x.Line
+	}
+	return 0
+}
+
+func (x *ImportEntry) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *ImportEntry) GetBecame() string {
+	if x != nil {
+		return x.Became
+	}
+	return ""
+}
+
+func (x *ImportEntry) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ImportEntry) GetWhy() string {
+	if x != nil {
+		return x.Why
+	}
+	return ""
+}
+
 var File_cupid_v1_ruleset_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_ruleset_proto_rawDesc = "" +
@@ -423,13 +652,30 @@ const file_cupid_v1_ruleset_proto_rawDesc = "" +
 	"\aruleset\x18\x02 \x01(\tR\aruleset\x12)\n" +
 	"\x10expected_version\x18\x03 \x01(\x05R\x0fexpectedVersion\".\n" +
 	"\x12PutRulesetResponse\x12\x18\n" +
-	"\aversion\x18\x01 \x01(\x05R\aversion2\x86\x02\n" +
+	"\aversion\x18\x01 \x01(\x05R\aversion\"B\n" +
+	"\x14ImportRulesetRequest\x12\x12\n" +
+	"\x04from\x18\x01 \x01(\tR\x04from\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\"\xc6\x01\n" +
+	"\x15ImportRulesetResponse\x12\x18\n" +
+	"\aoutcome\x18\x01 \x01(\tR\aoutcome\x12\x18\n" +
+	"\aruleset\x18\x02 \x01(\tR\aruleset\x12\x16\n" +
+	"\x06queues\x18\x03 \x01(\tR\x06queues\x12/\n" +
+	"\aentries\x18\x04 \x03(\v2\x15.cupid.v1.ImportEntryR\aentries\x12\x18\n" +
+	"\arefused\x18\x05 \x01(\tR\arefused\x12\x16\n" +
+	"\x06report\x18\x06 \x01(\tR\x06report\"{\n" +
+	"\vImportEntry\x12\x12\n" +
+	"\x04line\x18\x01 \x01(\x05R\x04line\x12\x16\n" +
+	"\x06source\x18\x02 \x01(\tR\x06source\x12\x16\n" +
+	"\x06became\x18\x03 \x01(\tR\x06became\x12\x16\n" +
+	"\x06status\x18\x04 \x01(\tR\x06status\x12\x10\n" +
+	"\x03why\x18\x05 \x01(\tR\x03why2\xdd\x02\n" +
 	"\x0eRulesetService\x12[\n" +
 	"\x0fValidateRuleset\x12 .cupid.v1.ValidateRulesetRequest\x1a!.cupid.v1.ValidateRulesetResponse\"\x03\x90\x02\x01\x12L\n" +
 	"\n" +
 	"GetRuleset\x12\x1b.cupid.v1.GetRulesetRequest\x1a\x1c.cupid.v1.GetRulesetResponse\"\x03\x90\x02\x01\x12I\n" +
 	"\n" +
-	"PutRuleset\x12\x1b.cupid.v1.PutRulesetRequest\x1a\x1c.cupid.v1.PutRulesetResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"PutRuleset\x12\x1b.cupid.v1.PutRulesetRequest\x1a\x1c.cupid.v1.PutRulesetResponse\"\x00\x12U\n" +
+	"\rImportRuleset\x12\x1e.cupid.v1.ImportRulesetRequest\x1a\x1f.cupid.v1.ImportRulesetResponse\"\x03\x90\x02\x01B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_ruleset_proto_rawDescOnce sync.Once
@@ -443,7 +689,7 @@ func file_cupid_v1_ruleset_proto_rawDescGZIP() []byte {
 	return file_cupid_v1_ruleset_proto_rawDescData
 }
 
-var file_cupid_v1_ruleset_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_cupid_v1_ruleset_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_cupid_v1_ruleset_proto_goTypes = []any{
 	(*ValidateRulesetRequest)(nil),  // 0: cupid.v1.ValidateRulesetRequest
 	(*ValidateRulesetResponse)(nil), // 1: cupid.v1.ValidateRulesetResponse
@@ -452,20 +698,26 @@ var file_cupid_v1_ruleset_proto_goTypes = []any{
 	(*GetRulesetResponse)(nil),      // 4: cupid.v1.GetRulesetResponse
 	(*PutRulesetRequest)(nil),       // 5: cupid.v1.PutRulesetRequest
 	(*PutRulesetResponse)(nil),      // 6: cupid.v1.PutRulesetResponse
+	(*ImportRulesetRequest)(nil),    // 7: cupid.v1.ImportRulesetRequest
+	(*ImportRulesetResponse)(nil),   // 8: cupid.v1.ImportRulesetResponse
+	(*ImportEntry)(nil),             // 9: cupid.v1.ImportEntry
 }
 var file_cupid_v1_ruleset_proto_depIdxs = []int32{
 	2, // 0: cupid.v1.ValidateRulesetResponse.problems:type_name -> cupid.v1.RulesetProblem
-	0, // 1: cupid.v1.RulesetService.ValidateRuleset:input_type -> cupid.v1.ValidateRulesetRequest
-	3, // 2: cupid.v1.RulesetService.GetRuleset:input_type -> cupid.v1.GetRulesetRequest
-	5, // 3: cupid.v1.RulesetService.PutRuleset:input_type -> cupid.v1.PutRulesetRequest
-	1, // 4: cupid.v1.RulesetService.ValidateRuleset:output_type -> cupid.v1.ValidateRulesetResponse
-	4, // 5: cupid.v1.RulesetService.GetRuleset:output_type -> cupid.v1.GetRulesetResponse
-	6, // 6: cupid.v1.RulesetService.PutRuleset:output_type -> cupid.v1.PutRulesetResponse
-	4, // [4:7] is the sub-list for method output_type
-	1, // [1:4] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	9, // 1: cupid.v1.ImportRulesetResponse.entries:type_name -> cupid.v1.ImportEntry
+	0, // 2: cupid.v1.RulesetService.ValidateRuleset:input_type -> cupid.v1.ValidateRulesetRequest
+	3, // 3: cupid.v1.RulesetService.GetRuleset:input_type -> cupid.v1.GetRulesetRequest
+	5, // 4: cupid.v1.RulesetService.PutRuleset:input_type -> cupid.v1.PutRulesetRequest
+	7, // 5: cupid.v1.RulesetService.ImportRuleset:input_type -> cupid.v1.ImportRulesetRequest
+	1, // 6: cupid.v1.RulesetService.ValidateRuleset:output_type -> cupid.v1.ValidateRulesetResponse
+	4, // 7: cupid.v1.RulesetService.GetRuleset:output_type -> cupid.v1.GetRulesetResponse
+	6, // 8: cupid.v1.RulesetService.PutRuleset:output_type -> cupid.v1.PutRulesetResponse
+	8, // 9: cupid.v1.RulesetService.ImportRuleset:output_type -> cupid.v1.ImportRulesetResponse
+	6, // [6:10] is the sub-list for method output_type
+	2, // [2:6] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ruleset_proto_init() }
@@ -479,7 +731,7 @@ func file_cupid_v1_ruleset_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ruleset_proto_rawDesc), len(file_cupid_v1_ruleset_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   7,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -42,6 +42,9 @@ const (
 	// RulesetServicePutRulesetProcedure is the fully-qualified name of the RulesetService's PutRuleset
 	// RPC.
 	RulesetServicePutRulesetProcedure = "/cupid.v1.RulesetService/PutRuleset"
+	// RulesetServiceImportRulesetProcedure is the fully-qualified name of the RulesetService's
+	// ImportRuleset RPC.
+	RulesetServiceImportRulesetProcedure = "/cupid.v1.RulesetService/ImportRuleset"
 )
 
 // RulesetServiceClient is a client for the cupid.v1.RulesetService service.
@@ -54,6 +57,11 @@ type RulesetServiceClient interface {
 	// PutRuleset replaces a queue's ruleset; it is refused with every
 	// problem when invalid, and changes nothing then.
 	PutRuleset(context.Context, *connect.Request[v1.PutRulesetRequest]) (*connect.Response[v1.PutRulesetResponse], error)
+	// ImportRuleset converts another matchmaker's configuration — a FlexMatch
+	// rule set, a Nakama matchmaker request, an Open Match profile — into a
+	// Cupid ruleset (or queues), with a report of what became what. It
+	// changes nothing on the server (docs/importing.md).
+	ImportRuleset(context.Context, *connect.Request[v1.ImportRulesetRequest]) (*connect.Response[v1.ImportRulesetResponse], error)
 }
 
 // NewRulesetServiceClient constructs a client for the cupid.v1.RulesetService service. By default,
@@ -87,6 +95,13 @@ func NewRulesetServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithSchema(rulesetServiceMethods.ByName("PutRuleset")),
 			connect.WithClientOptions(opts...),
 		),
+		importRuleset: connect.NewClient[v1.ImportRulesetRequest, v1.ImportRulesetResponse](
+			httpClient,
+			baseURL+RulesetServiceImportRulesetProcedure,
+			connect.WithSchema(rulesetServiceMethods.ByName("ImportRuleset")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -95,6 +110,7 @@ type rulesetServiceClient struct {
 	validateRuleset *connect.Client[v1.ValidateRulesetRequest, v1.ValidateRulesetResponse]
 	getRuleset      *connect.Client[v1.GetRulesetRequest, v1.GetRulesetResponse]
 	putRuleset      *connect.Client[v1.PutRulesetRequest, v1.PutRulesetResponse]
+	importRuleset   *connect.Client[v1.ImportRulesetRequest, v1.ImportRulesetResponse]
 }
 
 // ValidateRuleset calls cupid.v1.RulesetService.ValidateRuleset.
@@ -112,6 +128,11 @@ func (c *rulesetServiceClient) PutRuleset(ctx context.Context, req *connect.Requ
 	return c.putRuleset.CallUnary(ctx, req)
 }
 
+// ImportRuleset calls cupid.v1.RulesetService.ImportRuleset.
+func (c *rulesetServiceClient) ImportRuleset(ctx context.Context, req *connect.Request[v1.ImportRulesetRequest]) (*connect.Response[v1.ImportRulesetResponse], error) {
+	return c.importRuleset.CallUnary(ctx, req)
+}
+
 // RulesetServiceHandler is an implementation of the cupid.v1.RulesetService service.
 type RulesetServiceHandler interface {
 	// ValidateRuleset reports every problem of a ruleset document, each with
@@ -122,6 +143,11 @@ type RulesetServiceHandler interface {
 	// PutRuleset replaces a queue's ruleset; it is refused with every
 	// problem when invalid, and changes nothing then.
 	PutRuleset(context.Context, *connect.Request[v1.PutRulesetRequest]) (*connect.Response[v1.PutRulesetResponse], error)
+	// ImportRuleset converts another matchmaker's configuration — a FlexMatch
+	// rule set, a Nakama matchmaker request, an Open Match profile — into a
+	// Cupid ruleset (or queues), with a report of what became what. It
+	// changes nothing on the server (docs/importing.md).
+	ImportRuleset(context.Context, *connect.Request[v1.ImportRulesetRequest]) (*connect.Response[v1.ImportRulesetResponse], error)
 }
 
 // NewRulesetServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -151,6 +177,13 @@ func NewRulesetServiceHandler(svc RulesetServiceHandler, opts ...connect.Handler
 		connect.WithSchema(rulesetServiceMethods.ByName("PutRuleset")),
 		connect.WithHandlerOptions(opts...),
 	)
+	rulesetServiceImportRulesetHandler := connect.NewUnaryHandler(
+		RulesetServiceImportRulesetProcedure,
+		svc.ImportRuleset,
+		connect.WithSchema(rulesetServiceMethods.ByName("ImportRuleset")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.RulesetService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case RulesetServiceValidateRulesetProcedure:
@@ -159,6 +192,8 @@ func NewRulesetServiceHandler(svc RulesetServiceHandler, opts ...connect.Handler
 			rulesetServiceGetRulesetHandler.ServeHTTP(w, r)
 		case RulesetServicePutRulesetProcedure:
 			rulesetServicePutRulesetHandler.ServeHTTP(w, r)
+		case RulesetServiceImportRulesetProcedure:
+			rulesetServiceImportRulesetHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -178,4 +213,8 @@ func (UnimplementedRulesetServiceHandler) GetRuleset(context.Context, *connect.R
 
 func (UnimplementedRulesetServiceHandler) PutRuleset(context.Context, *connect.Request[v1.PutRulesetRequest]) (*connect.Response[v1.PutRulesetResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.RulesetService.PutRuleset is not implemented"))
+}
+
+func (UnimplementedRulesetServiceHandler) ImportRuleset(context.Context, *connect.Request[v1.ImportRulesetRequest]) (*connect.Response[v1.ImportRulesetResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.RulesetService.ImportRuleset is not implemented"))
 }

@@ -1,0 +1,356 @@
+package importer
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/ruleset"
+)
+
+// These tests run imported rulesets through the engine on tickets whose
+// outcome the source product's documentation states: who must and must not
+// end up together, and when expansions take effect.
+
+var t0 = time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+// imported imports testdata/<from>/<name> and starts a pool on the result.
+func imported(t *testing.T, from, name string) *engine.Pool {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", from, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Import(from, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Ruleset == nil {
+		t.Fatalf("import refused: %s", res.Report.Refused)
+	}
+	c, err := ruleset.Load(res.Ruleset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.New(cupid.QueueKey{Queue: "q"}, c, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// player is one solo ticket.
+type player struct {
+	id      string
+	created float64
+	attrs   map[string]cupid.Value
+	lat     map[string]int32
+}
+
+func (pl player) ticket() *cupid.Ticket {
+	t := &cupid.Ticket{ID: pl.id, Key: cupid.QueueKey{Queue: "q"}, CreatedAt: at(pl.created), State: cupid.StateWaiting,
+		Players: []cupid.Player{{ID: pl.id}}, Latencies: pl.lat}
+	keys := make([]string, 0, len(pl.attrs))
+	for k := range pl.attrs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		t.Players[0].Attributes.Set(k, pl.attrs[k])
+	}
+	return t
+}
+
+func addAll(t *testing.T, p *engine.Pool, players ...player) {
+	t.Helper()
+	for _, pl := range players {
+		if err := p.Add(pl.ticket()); err != nil {
+			t.Fatalf("add %s: %v", pl.id, err)
+		}
+	}
+}
+
+// teamsOf renders each proposal's teams as sorted ticket ids.
+func teamsOf(props []engine.Proposal) [][][]string {
+	var out [][][]string
+	for _, pr := range props {
+		var m [][]string
+		for _, tm := range pr.Match.Teams {
+			ids := slices.Clone(tm.TicketIDs)
+			slices.Sort(ids)
+			m = append(m, ids)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func num(v float64) cupid.Value { return cupid.Number(v) }
+
+// TestFlexMatchEvenTeams: "the average skill of players in each team is
+// within 10 points from the average skill of all players", relaxed to 50 at
+// 5 s and 100 at 15 s; teams of equal size. Six players of skill 0, one
+// without skill (the default, 10, applies) and one of 400: the best split
+// has team averages 100 and 2.5, each 48.75 from the match average, so they
+// match from 5 s on, not before.
+func TestFlexMatchEvenTeams(t *testing.T) {
+	p := imported(t, "flexmatch", "two_even_teams.json")
+	var players []player
+	for i := range 6 {
+		players = append(players, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"skill": num(0)}})
+	}
+	players = append(players, player{id: "star", attrs: map[string]cupid.Value{"skill": num(400)}}, player{id: "nodefault"})
+	addAll(t, p, players...)
+	if got := p.Step(at(4.9)); len(got) != 0 {
+		t.Fatalf("at 4.9 s, before the first expansion: %v", teamsOf(got))
+	}
+	got := teamsOf(p.Step(at(5)))
+	if len(got) != 1 || len(got[0]) != 2 || len(got[0][0]) != 4 || len(got[0][1]) != 4 {
+		t.Fatalf("at 5 s: %v, want one 4v4 match", got)
+	}
+}
+
+// TestFlexMatchEqualTeamSizes: nine players of one skill make a 4v4 and one
+// waits; FlexMatch's EqualTeamSizes refuses 5v4.
+func TestFlexMatchEqualTeamSizes(t *testing.T) {
+	p := imported(t, "flexmatch", "two_even_teams.json")
+	for i := range 9 {
+		addAll(t, p, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"skill": num(50)}})
+	}
+	got := teamsOf(p.Step(at(1)))
+	if len(got) != 1 || len(got[0][0]) != len(got[0][1]) || len(got[0][0]) != 4 {
+		t.Fatalf("matches %v: want one 4v4", got)
+	}
+}
+
+// TestFlexMatchThreeTeams: three teams of 3–5, sizes within one, at most 5
+// medics in the game, latency 50 ms widening to 100 ms at 10 s.
+func TestFlexMatchThreeTeams(t *testing.T) {
+	p := imported(t, "flexmatch", "three_teams.json")
+	var players []player
+	for i := range 6 {
+		players = append(players, player{id: fmt.Sprintf("medic%d", i), attrs: map[string]cupid.Value{"character": cupid.Strings("medic")},
+			lat: map[string]int32{"eu": 80}})
+	}
+	for i := range 3 {
+		players = append(players, player{id: fmt.Sprintf("tank%d", i), attrs: map[string]cupid.Value{"character": cupid.Strings("tank")},
+			lat: map[string]int32{"eu": 80}})
+	}
+	addAll(t, p, players...)
+	if got := p.Step(at(9.9)); len(got) != 0 {
+		t.Fatalf("at 9.9 s, with 80 ms and a 50 ms limit: %v", teamsOf(got))
+	}
+	if got := p.Step(at(10)); len(got) != 0 {
+		t.Fatalf("nine players, six of them medics, matched: %v", teamsOf(got))
+	}
+	// A tenth player: five medics and the four others make 3v3v3.
+	addAll(t, p, player{id: "scout", created: 10, attrs: map[string]cupid.Value{"character": cupid.Strings("scout")}, lat: map[string]int32{"eu": 80}})
+	got := teamsOf(p.Step(at(21)))
+	if len(got) != 1 {
+		t.Fatalf("at 21 s: %v, want one match", got)
+	}
+	medics, sizes := 0, []int{}
+	for _, team := range got[0] {
+		sizes = append(sizes, len(team))
+		for _, id := range team {
+			if strings.HasPrefix(id, "medic") {
+				medics++
+			}
+		}
+	}
+	slices.Sort(sizes)
+	if medics > 5 || sizes[len(sizes)-1]-sizes[0] > 1 || len(sizes) != 3 {
+		t.Errorf("match %v: %d medics, team sizes %v", got[0], medics, sizes)
+	}
+}
+
+// TestFlexMatchBlockList: nobody is matched with a player on his block list.
+func TestFlexMatchBlockList(t *testing.T) {
+	p := imported(t, "flexmatch", "block_list.json")
+	var players []player
+	for i := range 9 {
+		players = append(players, player{id: fmt.Sprintf("p%d", i)})
+	}
+	players = append(players, player{id: "grumpy", attrs: map[string]cupid.Value{"BlockList": cupid.Strings("p3")}})
+	addAll(t, p, players...)
+	if got := p.Step(at(1)); len(got) != 0 {
+		t.Fatalf("grumpy blocks p3, the only ten: %v", teamsOf(got))
+	}
+	addAll(t, p, player{id: "p9", created: 1})
+	got := teamsOf(p.Step(at(2)))
+	if len(got) != 1 {
+		t.Fatalf("eleven players, one pair blocked: %v, want one match", got)
+	}
+	all := slices.Concat(got[0]...)
+	if slices.Contains(all, "grumpy") && slices.Contains(all, "p3") {
+		t.Errorf("grumpy and p3 in one match: %v", got[0])
+	}
+}
+
+// TestFlexMatchExplicitSort: experience at least 10, 5 after 30 s.
+func TestFlexMatchExplicitSort(t *testing.T) {
+	p := imported(t, "flexmatch", "explicit_sort.json")
+	var players []player
+	for i := range 6 {
+		players = append(players, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"skill": num(float64(10 * i)), "experience": num(7)}})
+	}
+	addAll(t, p, players...)
+	if got := p.Step(at(29)); len(got) != 0 {
+		t.Fatalf("experience 7 < 10 matched at 29 s: %v", teamsOf(got))
+	}
+	if got := p.Step(at(30)); len(got) != 1 {
+		t.Fatalf("at 30 s (referenceValue 5): %v, want one match", teamsOf(got))
+	}
+}
+
+// TestFlexMatchCompound: close in skill or the same character.
+func TestFlexMatchCompound(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		skill func(i int) float64
+		char  func(i int) string
+		match bool
+	}{
+		{"close skill, mixed characters", func(i int) float64 { return 100 + float64(i) }, func(i int) string { return fmt.Sprint("c", i) }, true},
+		{"far skill, same character", func(i int) float64 { return float64(100 * i) }, func(int) string { return "knight" }, true},
+		{"far skill, mixed characters", func(i int) float64 { return float64(100 * i) }, func(i int) string { return fmt.Sprint("c", i) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := imported(t, "flexmatch", "compound.json")
+			for i := range 10 {
+				addAll(t, p, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"skill": num(tc.skill(i)), "character": cupid.String(tc.char(i))}})
+			}
+			if got := p.Step(at(1)); (len(got) == 1) != tc.match {
+				t.Errorf("matches %v, want a match: %v", teamsOf(got), tc.match)
+			}
+		})
+	}
+}
+
+// TestFlexMatchPreferredOpponents: every character in play is on every
+// player's preferred list.
+func TestFlexMatchPreferredOpponents(t *testing.T) {
+	p := imported(t, "flexmatch", "preferred_opponents.json")
+	likes := cupid.Strings("orc", "elf", "dwarf")
+	for i, c := range []string{"orc", "elf", "dwarf", "orc", "elf"} {
+		addAll(t, p, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"myCharacter": cupid.Strings(c), "preferredOpponents": likes}})
+	}
+	addAll(t, p, player{id: "odd", attrs: map[string]cupid.Value{"myCharacter": cupid.Strings("troll"), "preferredOpponents": likes}})
+	got := teamsOf(p.Step(at(1)))
+	if len(got) != 1 || slices.Contains(got[0][0], "odd") {
+		t.Fatalf("matches %v: want p0…p4 without the troll nobody asked for", got)
+	}
+}
+
+// TestFlexMatchLargeMatch: 100 players, or 50 after 120 s.
+func TestFlexMatchLargeMatch(t *testing.T) {
+	p := imported(t, "flexmatch", "large_match.json")
+	for i := range 60 {
+		addAll(t, p, player{id: fmt.Sprintf("p%02d", i), attrs: map[string]cupid.Value{"skill": num(float64(i))}, lat: map[string]int32{"us": 120}})
+	}
+	if got := p.Step(at(119)); len(got) != 0 {
+		t.Fatalf("60 of 100 players matched at 119 s")
+	}
+	got := teamsOf(p.Step(at(120)))
+	if len(got) != 1 || len(got[0][0]) != 60 {
+		t.Fatalf("at 120 s: %d matches, want one of the 60 players", len(got))
+	}
+}
+
+// TestFlexMatchUnevenLatency: maxLatency 50, 100 at 10 s, 300 at 25 s.
+func TestFlexMatchUnevenLatency(t *testing.T) {
+	p := imported(t, "flexmatch", "uneven_latency.json")
+	addAll(t, p, player{id: "a", lat: map[string]int32{"eu": 150}}, player{id: "b", lat: map[string]int32{"eu": 150}})
+	if got := p.Step(at(24.9)); len(got) != 0 {
+		t.Fatalf("150 ms matched at 24.9 s, under a 100 ms limit: %v", teamsOf(got))
+	}
+	if got := p.Step(at(25)); len(got) != 1 {
+		t.Fatalf("at 25 s (300 ms): %v, want a match", teamsOf(got))
+	}
+}
+
+// TestNakamaRanked: "+properties.region:europe +properties.rank:>=5
+// +properties.rank:<=9 -properties.mode:casual", read from a sample of rank
+// 7 in europe as "my region, my rank ± 2, not casual".
+func TestNakamaRanked(t *testing.T) {
+	p := imported(t, "nakama", "ranked.json")
+	props := func(region string, rank float64, mode string) map[string]cupid.Value {
+		return map[string]cupid.Value{"region": cupid.String(region), "rank": num(rank), "mode": cupid.String(mode), "voice": cupid.String("no")}
+	}
+	if err := p.Check(player{id: "casual", attrs: props("europe", 7, "casual")}.ticket()); err == nil {
+		t.Fatal("a casual ticket was accepted")
+	}
+	addAll(t, p, player{id: "a", attrs: props("europe", 7, "ranked")}, player{id: "far", attrs: props("europe", 10, "ranked")},
+		player{id: "us", attrs: props("us", 7, "ranked")})
+	if got := p.Step(at(1)); len(got) != 0 {
+		t.Fatalf("rank 10 is 3 from 7, us is not europe, yet %v", teamsOf(got))
+	}
+	addAll(t, p, player{id: "b", created: 1, attrs: props("europe", 9, "ranked")})
+	got := teamsOf(p.Step(at(2)))
+	if len(got) != 1 || !slices.Contains(got[0][0], "a") || !slices.Contains(got[0][0], "b") || slices.Contains(got[0][0], "us") {
+		t.Fatalf("matches %v: want a with b", got)
+	}
+	if slices.Contains(got[0][0], "far") {
+		t.Errorf("far (rank 10) joined a match anchored at rank 7: %v", got)
+	}
+}
+
+// TestOpenMatchPool: the veterans pool takes level above 30 up to 100.
+func TestOpenMatchPool(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "openmatch", "mode_profile.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := OpenMatch(src)
+	c, err := ruleset.Load(res.Ruleset)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := engine.New(cupid.QueueKey{Queue: "q"}, c, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := func(id string, mmr float64, mode string, tags ...string) player {
+		return player{id: id, attrs: map[string]cupid.Value{"mmr": num(mmr), "mode": cupid.String(mode), "tags": cupid.Strings(tags...)}}
+	}
+	for _, out := range []player{in("low", 999, "demo", "beta"), in("other", 1500, "ranked", "beta"), in("untagged", 1500, "demo")} {
+		if err := p.Check(out.ticket()); err == nil {
+			t.Errorf("%s is outside the pool, yet accepted", out.id)
+		}
+	}
+	addAll(t, p, in("x", 1000, "demo", "beta"), in("y", 2000, "demo", "beta", "vip"))
+	if got := p.Step(at(1)); len(got) != 1 {
+		t.Fatalf("two tickets of the pool: %v, want a match", teamsOf(got))
+	}
+}
+
+// TestFlexMatchBatchDistance: a large match of 50 to 60, everyone within
+// 500 skill (800 after 30 s), a party judged by its best player, one game
+// mode.
+func TestFlexMatchBatchDistance(t *testing.T) {
+	p := imported(t, "flexmatch", "batch_distance.json")
+	var players []player
+	for i := range 49 {
+		players = append(players, player{id: fmt.Sprintf("p%02d", i), attrs: map[string]cupid.Value{"SkillRating": num(1000 + float64(i))}})
+	}
+	// The fiftieth is 700 above the others: too far until 30 s.
+	players = append(players, player{id: "pro", attrs: map[string]cupid.Value{"SkillRating": num(1748)}})
+	// Another game mode never joins.
+	players = append(players, player{id: "duo", attrs: map[string]cupid.Value{"SkillRating": num(1000), "GameMode": cupid.String("duo")}})
+	addAll(t, p, players...)
+	if got := p.Step(at(29)); len(got) != 0 {
+		t.Fatalf("a spread of 700 matched at 29 s")
+	}
+	got := teamsOf(p.Step(at(30)))
+	if len(got) != 1 || len(got[0][0]) != 50 || slices.Contains(got[0][0], "duo") {
+		t.Fatalf("at 30 s: %d matches, want the 50 solo-mode players", len(got))
+	}
+}
