@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 
 	cupid "github.com/cupid-match/cupid"
 )
@@ -19,6 +22,8 @@ type createReq struct {
 	index   int // position in the caller's batch
 	res     Created
 	done    chan struct{}
+	// span is the request's span (trace.go).
+	span trace.SpanContext
 }
 
 // maxIntakeBatch bounds one group commit (but for one call's tickets,
@@ -58,14 +63,21 @@ func (s *Service) runIntake() {
 
 func (s *Service) commitIntake(batch []*createReq) {
 	nts := make([]cupid.NewTicket, len(batch))
+	var links []trace.Link
 	for i, r := range batch {
 		nts[i] = cupid.NewTicket{Ticket: r.t, Replace: r.replace}
+		if r.span.IsSampled() && (i == 0 || !batch[i-1].span.Equal(r.span)) {
+			links = append(links, trace.Link{SpanContext: r.span})
+		}
 	}
+	_, span := s.trace.start(s.ctx, "cupid.intake", links, attribute.Int("cupid.batch", len(batch)))
+	defer span.End()
 	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 	results, events, err := s.store.CreateTickets(ctx, nts)
 	cancel()
 	if err != nil {
 		s.log.Error("storing tickets failed", "tickets", len(batch), "err", err)
+		span.SetStatus(codes.Error, err.Error())
 		s.ready.failed()
 		for _, r := range batch {
 			s.release(r.pool, 1)
@@ -97,6 +109,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 			// the store's answer: the answer is the caller's to drop, so a
 			// waiting ticket is held once, not twice.
 			byPool[r.pool] = append(byPool[r.pool], r.t)
+			s.trace.remember(r.t.ID, r.span)
 			s.metrics.tickets.WithLabelValues(res.Ticket.Key.Queue, string(cupid.StateWaiting)).Inc()
 			for _, old := range res.Replaced {
 				s.metrics.tickets.WithLabelValues(old.Key.Queue, string(cupid.StateCancelled)).Inc()

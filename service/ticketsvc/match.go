@@ -9,6 +9,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/lifecycle"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // The hand-off of matches to game servers. A backend (a director, an
@@ -203,6 +204,8 @@ func (s *Service) checkQueue(name string) error {
 // watchers hear it. Assigning a match twice, or one released, is refused
 // with failed_precondition and changes nothing.
 func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (*cupid.MatchRecord, error) {
+	ctx, span := s.trace.start(ctx, "cupid.AssignMatch", nil, attribute.String("cupid.match_id", id))
+	defer span.End()
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}

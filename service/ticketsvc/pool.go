@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
@@ -383,6 +385,13 @@ func (p *pool) step(now time.Time) {
 		p.sessionize(&m)
 		ms[i] = &m
 	}
+	var ids []string
+	for _, m := range ms {
+		ids = append(ids, m.TicketIDs()...)
+	}
+	tctx, span := p.s.trace.start(p.ctx, "cupid.commit", p.s.trace.links(ids, false),
+		attribute.String("cupid.queue", p.key.Queue), attribute.Int("cupid.matches", len(ms)))
+	defer span.End()
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	results, events, err := p.s.store.CommitMatches(ctx, p.fence, ms)
 	cancel()
@@ -391,6 +400,7 @@ func (p *pool) step(now time.Time) {
 		if !errors.Is(err, context.Canceled) {
 			p.s.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
 		}
+		span.SetStatus(codes.Error, err.Error())
 		p.s.ready.failed()
 		for i := range props {
 			p.giveBack(props[i].Tickets(), nil, now)
@@ -406,6 +416,7 @@ func (p *pool) step(now time.Time) {
 			continue
 		}
 		p.committed(ms[i], &props[i], now)
+		p.s.trace.links(ms[i].TicketIDs(), true) // matched: their spans are no longer needed
 		p.formedSession(ms[i], &props[i], res.Formed)
 		for _, t := range res.Cancelled {
 			p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
@@ -414,7 +425,9 @@ func (p *pool) step(now time.Time) {
 	}
 	// Bookkeeping and metrics first, then the events: a watcher told
 	// "matched" finds the match counted.
+	_, notify := p.s.trace.start(tctx, "cupid.notify", nil, attribute.Int("cupid.events", len(events)))
 	p.s.hub.publish(events...)
+	notify.End()
 	p.s.matchesFormed(results)
 }
 

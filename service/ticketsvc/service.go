@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
@@ -86,6 +88,9 @@ type Options struct {
 	// is given (Gain) and hears of other nodes' writes (Changed). See
 	// cluster.go.
 	Shared SharedStore
+	// Tracer makes the spans that follow tickets and matches (trace.go);
+	// none when nil.
+	Tracer trace.Tracer
 }
 
 // Intake is a step of every ticket's way in, after the ticket's own
@@ -102,6 +107,8 @@ type Intake interface {
 type Service struct {
 	// statsRec holds the queue statistics people watch (stats.go).
 	statsRec *statsRecorder
+	// trace follows tickets and matches in spans (trace.go).
+	trace    *tracing
 	store    cupid.Store
 	docs     cupid.DocumentStore
 	log      *slog.Logger
@@ -196,6 +203,7 @@ func New(o Options) (*Service, error) {
 		s.idlePool = DefaultIdlePool
 	}
 	s.statsRec = newStatsRecorder()
+	s.trace = newTracing(o.Tracer)
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
 	for _, qc := range o.Queues {
 		if qc.Name == "" {
@@ -436,6 +444,8 @@ type Created struct {
 // then the queue's engine (Check), then the store; nothing is acknowledged
 // that a pool would refuse.
 func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
+	ctx, span := s.trace.start(ctx, "cupid.CreateTickets", nil, attribute.Int("cupid.tickets", len(ts)))
+	defer span.End()
 	out := make([]Created, len(ts))
 	var reqs []*createReq
 	for i, nt := range ts {
@@ -444,7 +454,7 @@ func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
 			out[i].Err = err
 			continue
 		}
-		r.index = i
+		r.index, r.span = i, span.SpanContext()
 		reqs = append(reqs, r)
 	}
 	if len(reqs) == 0 {
@@ -611,6 +621,7 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 // ended tells a ticket's pool that the ticket left the waiting state
 // elsewhere (cancelled by its owner, replaced, matched in another queue).
 func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
+	s.trace.forget(ts...)
 	for _, t := range ts {
 		if from != nil && from.key == t.Key {
 			from.drop(t.ID)
