@@ -553,3 +553,33 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 		t.Fatalf("fay took a seat of a closed session")
 	}
 }
+
+// TestClusterTakeOverKeepsOpenSessions: the node that takes a queue over
+// reads its sessions open to backfill (only that queue's) before its
+// tickets, and fills them first.
+func TestClusterTakeOverKeepsOpenSessions(t *testing.T) {
+	c := newCluster(t, 2, squadQueues(0))
+	a, b := c.nodes[0], c.nodes[1]
+	a.Gain(LeaseName("squad"), fence("squad", 1))
+	ann := a.create(t, ticket("squad", 1500, "ann"))
+	a.create(t, ticket("squad", 1500, "ben"))
+	c.notify(t)
+	c.wake(0)
+	id := a.state(t, ann.ID).MatchID
+	if rec := a.record(t, id); !rec.Match.Backfill || count(rec.Match) != 2 {
+		t.Fatalf("the session: %s backfill=%v, want two players and open", players(rec.Match), rec.Match.Backfill)
+	}
+	c.notify(t)
+	a.Lose(LeaseName("squad"))
+	cat := b.create(t, ticket("squad", 1500, "cat"))
+	dan := b.create(t, ticket("squad", 1500, "dan"))
+	b.Gain(LeaseName("duel"), fence("duel", 1)) // another queue's sessions are not read
+	b.Gain(LeaseName("squad"), fence("squad", 2))
+	c.notify(t)
+	c.wake(0)
+	for _, tk := range []*cupid.Ticket{cat, dan} {
+		if got := b.state(t, tk.ID); got.State != cupid.StateMatched || got.MatchID != id {
+			t.Fatalf("%s: %s in %q, want a seat in the open session %s", tk.Players[0].ID, got.State, got.MatchID, id)
+		}
+	}
+}
