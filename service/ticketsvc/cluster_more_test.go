@@ -583,3 +583,50 @@ func TestClusterTakeOverKeepsOpenSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestClusterBackfillIntoASessionClosedElsewhere: a session closed through
+// another node before this one heard of it refuses the backfill the pool
+// proposes; the newcomer waits on, the pool lets the session go, and the
+// newcomer is matched with the next player instead.
+func TestClusterBackfillIntoASessionClosedElsewhere(t *testing.T) {
+	c := newCluster(t, 2, squadQueues(0))
+	a, b := c.nodes[0], c.nodes[1]
+	a.Gain(LeaseName("squad"), fence("squad", 1))
+	ann := b.create(t, ticket("squad", 1500, "ann"))
+	b.create(t, ticket("squad", 1500, "ben"))
+	c.notify(t)
+	c.wake(0)
+	id := a.state(t, ann.ID).MatchID
+	c.notify(t)
+	if _, err := b.CloseBackfill(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	// Node a has not heard of the close: it still offers the seats.
+	c.matchSeen["squad"] = lastMatchEvent(t, c, "squad")
+	fay := b.create(t, ticket("squad", 1500, "fay"))
+	c.notify(t)
+	c.wake(0)
+	if got := a.state(t, fay.ID); got.State != cupid.StateWaiting {
+		t.Fatalf("fay: %s in %q, want waiting: the session is closed", got.State, got.MatchID)
+	}
+	if n := a.existingPool(cupid.QueueKey{Queue: "squad"}).heldSessions.Load(); n != 0 {
+		t.Fatalf("node a still holds %d sessions after the store refused the backfill", n)
+	}
+	gus := b.create(t, ticket("squad", 1500, "gus"))
+	c.notify(t)
+	c.wake(0)
+	gf, gg := a.state(t, fay.ID), a.state(t, gus.ID)
+	if gf.State != cupid.StateMatched || gf.MatchID != gg.MatchID || gf.MatchID == id {
+		t.Fatalf("fay %s in %q, gus %s in %q: want a new match together", gf.State, gf.MatchID, gg.State, gg.MatchID)
+	}
+}
+
+// lastMatchEvent is the sequence number of a queue's last match event.
+func lastMatchEvent(t *testing.T, c *cluster, queue string) int64 {
+	t.Helper()
+	evs, err := c.store.MatchEvents(context.Background(), queue, 0, 1000)
+	if err != nil || len(evs) == 0 {
+		t.Fatalf("match events of %s: %d %v", queue, len(evs), err)
+	}
+	return evs[len(evs)-1].Seq
+}
