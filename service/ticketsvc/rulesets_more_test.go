@@ -1,0 +1,133 @@
+package ticketsvc
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/memstore"
+)
+
+// TestPutRulesetRefusalsChangeNothing: a refused replacement names the
+// field, leaves the queue at its version and notes no history.
+func TestPutRulesetRefusalsChangeNothing(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		queue    string
+		ruleset  string
+		expected int
+		fail     string // a store operation that fails
+		code     cupid.Code
+		field    string
+		mention  string
+	}{
+		{"unknown queue", "nope", duelRules, 0, "", cupid.CodeNotFound, "queue", "nope"},
+		{"ruleset that does not load", "duel", `{"alliance": 3}`, 0, "", cupid.CodeInvalid, "ruleset", "alliance"},
+		{"not JSON", "duel", `{`, 0, "", cupid.CodeInvalid, "ruleset", ""},
+		{"stale version", "duel", duelRules, 2, "", cupid.CodeConflict, "expected_version", "version 1"},
+		{"store refuses the write", "duel", duelRules, 1, "PutDocument", cupid.CodeUnavailable, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.fail != "" {
+				h.store.FailNext(tc.fail, errDiskFull)
+			}
+			_, err := h.PutRuleset(ctx, tc.queue, []byte(tc.ruleset), tc.expected)
+			wantErr(t, err, tc.code, tc.field, tc.mention)
+			if src, v, _ := h.Ruleset("duel"); v != 1 || string(src) != duelRules {
+				t.Fatalf("after a refused put the queue is at version %d", v)
+			}
+		})
+	}
+	hist, err := h.RulesetHistory(ctx, "duel")
+	if err != nil || len(hist) != 1 || hist[0].Version != 1 {
+		t.Fatalf("history after refusals: %+v %v, want version 1 alone", hist, err)
+	}
+	// The pool kept working under version 1.
+	a := h.create(t, ticket("duel", 1000, "a"))
+	h.create(t, ticket("duel", 1000, "b"))
+	h.wait(0)
+	if s := h.state(t, a.ID).State; s != cupid.StateMatched {
+		t.Fatalf("after the refusals a pair is %s, want matched", s)
+	}
+}
+
+// TestRulesetHistoryFailures: a history that cannot be noted does not undo
+// the replacement (the history is the dashboard's); reading it from a
+// failing store is unavailable, and works again after.
+func TestRulesetHistoryFailures(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	ctx := context.Background()
+	h.store.FailNext("Documents", errDiskFull) // the history's read at the put
+	if v, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 1); err != nil || v != 2 {
+		t.Fatalf("put with the history failing: %d %v, want version 2", v, err)
+	}
+	h.store.FailNext("Documents", errDiskFull)
+	_, err := h.RulesetHistory(ctx, "duel")
+	wantErr(t, err, cupid.CodeUnavailable, "")
+	h.store.FailNext("PutDocument", errDiskFull) // noting the current version
+	_, err = h.RulesetHistory(ctx, "duel")
+	wantErr(t, err, cupid.CodeUnavailable, "")
+	hist, err := h.RulesetHistory(ctx, "duel")
+	if err != nil || len(hist) != 1 || hist[0].Version != 2 || hist[0].Via != "seen" {
+		t.Fatalf("history once the store works: %+v %v, want version 2 noted as seen", hist, err)
+	}
+}
+
+// TestRestartWithAStoredRulesetThatNoLongerLoads: a run-time ruleset kept
+// in the store that this server cannot load any more is passed over for
+// the configured one; one for a queue no longer configured is ignored.
+func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
+	store := memstore.New()
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	for id, body := range map[string]string{
+		"duel":    `{"version": 4, "ruleset": {"alliance": 3}}`,
+		"retired": `{"version": 2, "ruleset": ` + bigRules + `}`,
+	} {
+		if err := store.PutDocument(context.Background(), rulesetKind, id, []byte(body), at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := start(t, store, queues(0))
+	if src, v, _ := h.Ruleset("duel"); v != 1 || string(src) != duelRules {
+		t.Fatalf("duel runs version %d: %s", v, src)
+	}
+
+	// A stored document that is not a ruleset document stops the start:
+	// the server does not run with a queue's replacement silently lost.
+	if err := store.PutDocument(context.Background(), rulesetKind, "big", []byte(`not json`), at); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.Close()
+	if err := svc.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "big") {
+		t.Fatalf("start with an unreadable stored ruleset: %v, want an error naming the queue", err)
+	}
+}
+
+// TestStartFailsWhenTheStoreCannotBeRead: a start that cannot read what
+// it must reload says so instead of running with tickets missing.
+func TestStartFailsWhenTheStoreCannotBeRead(t *testing.T) {
+	for _, op := range []string{"Documents", "WaitingTickets"} {
+		t.Run(op, func(t *testing.T) {
+			store := memstore.New()
+			store.FailNext(op, errDiskFull)
+			svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer svc.Close()
+			if err := svc.Start(context.Background()); !errors.Is(err, errDiskFull) {
+				t.Fatalf("start: %v, want the store's error", err)
+			}
+		})
+	}
+}
