@@ -89,7 +89,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 		"duel":    `{"version": 4, "ruleset": {"alliance": 3}}`,
 		"retired": `{"version": 2, "ruleset": ` + bigRules + `}`,
 	} {
-		if err := store.PutDocument(context.Background(), rulesetKind, id, []byte(body), at); err != nil {
+		if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesetKind, id, []byte(body), at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -100,7 +100,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 
 	// A stored document that is not a ruleset document stops the start:
 	// the server does not run with a queue's replacement silently lost.
-	if err := store.PutDocument(context.Background(), rulesetKind, "big", []byte(`not json`), at); err != nil {
+	if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesetKind, "big", []byte(`not json`), at); err != nil {
 		t.Fatal(err)
 	}
 	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
