@@ -41,3 +41,16 @@ func (c *Client) PutRuleset(ctx context.Context, queue, ruleset string, expected
 	}
 	return int(res.Msg.GetVersion()), nil
 }
+
+// ImportRuleset converts another matchmaker's rules ("flexmatch", "nakama"
+// or "openmatch") into a Cupid ruleset, with a report of what became what;
+// nothing changes on the server (docs/importing.md). A source that cannot
+// be imported is not an error: the answer's outcome is "refused", and
+// Refused says why.
+func (c *Client) ImportRuleset(ctx context.Context, from, source string) (*cupidv1.ImportRulesetResponse, error) {
+	res, err := c.Rulesets.ImportRuleset(ctx, connect.NewRequest(&cupidv1.ImportRulesetRequest{From: from, Source: source}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg, nil
+}

@@ -205,6 +205,16 @@ func TestRulesets(t *testing.T) {
 	if now, v, _ := c.GetRuleset(ctx, "duel"); v != next || !strings.Contains(now, `"reference": 200`) {
 		t.Fatalf("after the refused puts: version %d, %q", v, now)
 	}
+	imp, err := c.ImportRuleset(ctx, "nakama", `{"query":"+properties.mode:ranked","min_count":2,"max_count":2}`)
+	if err != nil || imp.GetOutcome() != "exact" || !strings.Contains(imp.GetRuleset(), "comparison_rule") || len(imp.GetEntries()) == 0 {
+		t.Fatalf("ImportRuleset: %v %v", imp, err)
+	}
+	if _, err := c.ImportRuleset(ctx, "matchmaker-x", "{}"); connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Fatalf("ImportRuleset from an unknown product: %v, want invalid_argument", err)
+	}
+	if now, v, _ := c.GetRuleset(ctx, "duel"); v != next {
+		t.Fatalf("an import changed the queue's ruleset: version %d, %q", v, now)
+	}
 }
 
 // TestOpponents: players in, an attacker finds a defender outside his
