@@ -25,7 +25,7 @@ func TestCancelTicketsResultsInOrder(t *testing.T) {
 	}
 	for i, w := range []struct {
 		code, field string
-	}{1: {"not_found", "ids[1].id"}, 2: {"failed_precondition", "ids[2].id"}} {
+	}{1: {"not_found", "ids[1]"}, 2: {"failed_precondition", "ids[2]"}} {
 		if i == 0 {
 			continue
 		}
