@@ -9,8 +9,7 @@ import (
 
 // CancelTickets as README.md documents it: up to 1,000 ids, one result
 // per id in request order, the cancelled ticket or the refusal naming
-// ids[i] (as ids[i].id, the service's field within the item, as the Go
-// client's example shows); a call past the limit is refused whole.
+// ids[i]; a call past the limit is refused whole.
 func TestCancelTicketsResultsInOrder(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	a, b := e.createJSON("alice", 1000), e.createJSON("bob", 3000)
