@@ -31,8 +31,10 @@ const MaxRequestBytes = 1 << 20
 
 // Options configure the HTTP handler.
 type Options struct {
-	Matchmaker *ticketsvc.Service
-	Logger     *slog.Logger
+	// Interceptors run first on every procedure (the wiring's tracing).
+	Interceptors []connect.Interceptor
+	Matchmaker   *ticketsvc.Service
+	Logger       *slog.Logger
 	// Gatherer serves /metrics; none when nil.
 	Gatherer prometheus.Gatherer
 	// Now is the clock; time.Now when nil.
@@ -94,6 +96,9 @@ func Handler(o Options) http.Handler {
 			s.log.Error("panic in handler", "procedure", spec.Procedure, "panic", r)
 			return connect.NewError(connect.CodeInternal, errors.New("internal error"))
 		}),
+	}
+	if len(o.Interceptors) > 0 {
+		opts = append(opts, connect.WithInterceptors(o.Interceptors...))
 	}
 	mux := http.NewServeMux()
 	// Unknown fields and enum names in JSON are refused, naming them.

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"connectrpc.com/otelconnect"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/spf13/cobra"
@@ -26,6 +27,7 @@ import (
 	"github.com/cupid-match/cupid/api"
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/config"
+	"github.com/cupid-match/cupid/internal/tracing"
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
@@ -56,6 +58,8 @@ type serveFlags struct {
 	// section its server keys (keysfile.go): the image's way to start safe.
 	serverKeysFile string
 	initKeys       bool
+	// tracing sends OpenTelemetry traces when its endpoint is set.
+	tracing tracing.Config
 	// stdout receives what is printed for the operator rather than logged
 	// (a key made by --init-keys); os.Stdout when nil.
 	stdout io.Writer
@@ -102,6 +106,8 @@ func serveCmd() *cobra.Command {
 	cmd.Flags().StringVar(&f.advertise, "advertise", "", "with a postgres:// --store: host:port at which the other nodes reach this one, to hand it the speed-dating calls they get (default: the address it listens on)")
 	cmd.Flags().DurationVar(&f.leaseTTL, "lease-ttl", defaultLeaseTTL, "with a postgres:// --store: how long a node's hold on its queues lasts unrenewed, the longest its queues wait for another node after it dies")
 	cmd.Flags().StringVar(&f.serverKeysFile, "server-keys-file", "", "for a configuration without an auth section: require server keys, those of this file (the auth.server_keys_file format, re-read when it changes)")
+	cmd.Flags().StringVar(&f.tracing.Endpoint, "otlp-endpoint", "", "send OpenTelemetry traces to this OTLP/HTTP collector (http://collector:4318); off when empty")
+	cmd.Flags().Float64Var(&f.tracing.Ratio, "trace-sample-ratio", 1, "with --otlp-endpoint: the share of new traces kept, from 0 to 1 (a request whose caller sampled its trace is always kept)")
 	cmd.Flags().BoolVar(&f.initKeys, "init-keys", false, "make --server-keys-file with one new admin key when it does not exist, and print the key once")
 	addNetFlags(cmd, &f.net)
 	return cmd
@@ -155,6 +161,21 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err := checkClusterFlags(f); err != nil {
 		return err
 	}
+	f.tracing.Version = version
+	tp, stopTracing, err := tracing.Provider(f.tracing)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if err := stopTracing(sctx); err != nil {
+			log.Warn("sending the last traces failed", "err", err)
+		}
+	}()
+	if f.tracing.Endpoint != "" {
+		log.Info("tracing on", "otlp_endpoint", f.tracing.Endpoint, "sample_ratio", f.tracing.Ratio)
+	}
 	store, where, err := openStore(ctx, f)
 	if err != nil {
 		return err
@@ -173,7 +194,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	mm, err := ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
-		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings),
+		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings), Tracer: tp.Tracer("cupid"),
 	})
 	if err != nil {
 		return err
@@ -192,6 +213,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
+	}
+	if f.tracing.Endpoint != "" {
+		spans, err := otelconnect.NewInterceptor(otelconnect.WithTracerProvider(tp), otelconnect.WithoutMetrics())
+		if err != nil {
+			return err
+		}
+		apiOpts.Interceptors = append(apiOpts.Interceptors, spans)
 	}
 	mountDashboard(&apiOpts, mm, pairings, opponents, log, now)
 	handler := api.Handler(apiOpts)
