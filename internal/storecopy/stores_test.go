@@ -29,7 +29,7 @@ const defaultPostgres = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=dis
 
 var bg = context.Background()
 
-func openSQLite(t *testing.T, name string) (*sqlite.Store, string) {
+func openSQLite(t testing.TB, name string) (*sqlite.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), name)
 	s, err := sqlite.Open(path)
@@ -42,7 +42,7 @@ func openSQLite(t *testing.T, name string) (*sqlite.Store, string) {
 
 // newSchema creates an empty schema and returns a URL whose connections
 // use it; the schema goes when the test ends.
-func newSchema(t *testing.T) string {
+func newSchema(t testing.TB) string {
 	t.Helper()
 	admin := os.Getenv("CUPID_TEST_POSTGRES")
 	if admin == "" {
@@ -84,7 +84,7 @@ func newSchema(t *testing.T) string {
 	return u.String()
 }
 
-func openPostgres(t *testing.T, u string) *postgres.Store {
+func openPostgres(t testing.TB, u string) *postgres.Store {
 	t.Helper()
 	s, err := postgres.Open(bg, u)
 	if err != nil {
