@@ -39,6 +39,13 @@ func (sn snapshot) Count(ctx context.Context, t storecopy.Table) (int64, error) 
 	return n, err
 }
 
+// Max returns the largest value of an integer column, 0 for none.
+func (sn snapshot) Max(ctx context.Context, t storecopy.Table, column string) (int64, error) {
+	var n int64
+	err := sn.tx.QueryRow(ctx, `SELECT COALESCE(max(`+column+`), 0) FROM `+t.Name).Scan(&n)
+	return n, err
+}
+
 // Rows reads a page in key order, after the last key of the page before.
 // Keys compare in byte order (COLLATE "C", as most of the schema's text
 // is), so the order is the same whatever the database's collation.
@@ -115,6 +122,7 @@ func (sn snapshot) Rows(ctx context.Context, t storecopy.Table, after []any, lim
 const checkpointSchema = `CREATE TABLE IF NOT EXISTS ` + storecopy.CheckpointTable + ` (
 	tbl    text COLLATE "C" PRIMARY KEY,
 	source text NOT NULL,
+	state  text NOT NULL,
 	after  text NOT NULL,
 	copied bigint NOT NULL,
 	done   boolean NOT NULL
@@ -126,13 +134,13 @@ func (s *Store) CopyCheckpoints(ctx context.Context) ([]storecopy.Checkpoint, er
 	if err := s.pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, storecopy.CheckpointTable).Scan(&exists); err != nil || !exists {
 		return nil, err
 	}
-	rows, err := s.pool.Query(ctx, `SELECT tbl, source, after, copied, done FROM `+storecopy.CheckpointTable+` ORDER BY tbl`)
+	rows, err := s.pool.Query(ctx, `SELECT tbl, source, state, after, copied, done FROM `+storecopy.CheckpointTable+` ORDER BY tbl`)
 	if err != nil {
 		return nil, err
 	}
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (storecopy.Checkpoint, error) {
 		var cp storecopy.Checkpoint
-		err := r.Scan(&cp.Table, &cp.Source, &cp.After, &cp.Copied, &cp.Done)
+		err := r.Scan(&cp.Table, &cp.Source, &cp.State, &cp.After, &cp.Copied, &cp.Done)
 		return cp, err
 	})
 }
@@ -162,10 +170,10 @@ func (s *Store) CopyWrite(ctx context.Context, t storecopy.Table, rows [][]any, 
 			return err
 		}
 	}
-	if _, err := tx.Exec(ctx, `INSERT INTO `+storecopy.CheckpointTable+` (tbl, source, after, copied, done)
-		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tbl) DO UPDATE SET
-		source = excluded.source, after = excluded.after, copied = excluded.copied, done = excluded.done`,
-		cp.Table, cp.Source, cp.After, cp.Copied, cp.Done); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO `+storecopy.CheckpointTable+` (tbl, source, state, after, copied, done)
+		VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tbl) DO UPDATE SET
+		source = excluded.source, state = excluded.state, after = excluded.after, copied = excluded.copied, done = excluded.done`,
+		cp.Table, cp.Source, cp.State, cp.After, cp.Copied, cp.Done); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)

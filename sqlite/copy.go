@@ -39,6 +39,13 @@ func (sn snapshot) Count(ctx context.Context, t storecopy.Table) (int64, error) 
 	return count(ctx, sn.tx, t)
 }
 
+// Max returns the largest value of an integer column, 0 for none.
+func (sn snapshot) Max(ctx context.Context, t storecopy.Table, column string) (int64, error) {
+	var n int64
+	err := sn.tx.QueryRowContext(ctx, `SELECT COALESCE(max(`+column+`), 0) FROM `+t.Name).Scan(&n)
+	return n, err
+}
+
 // rowQuerier is a *sql.Tx or a *sql.DB.
 type rowQuerier interface {
 	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
@@ -142,6 +149,7 @@ func placeholders(n int) string {
 const checkpointSchema = `CREATE TABLE IF NOT EXISTS ` + storecopy.CheckpointTable + ` (
 	tbl    TEXT PRIMARY KEY,
 	source TEXT NOT NULL,
+	state  TEXT NOT NULL,
 	after  TEXT NOT NULL,
 	copied INTEGER NOT NULL,
 	done   INTEGER NOT NULL
@@ -154,7 +162,7 @@ func (s *Store) CopyCheckpoints(ctx context.Context) ([]storecopy.Checkpoint, er
 		storecopy.CheckpointTable).Scan(&n); err != nil || n == 0 {
 		return nil, err
 	}
-	rows, err := s.w.QueryContext(ctx, `SELECT tbl, source, after, copied, done FROM `+storecopy.CheckpointTable+` ORDER BY tbl`)
+	rows, err := s.w.QueryContext(ctx, `SELECT tbl, source, state, after, copied, done FROM `+storecopy.CheckpointTable+` ORDER BY tbl`)
 	if err != nil {
 		return nil, err
 	}
@@ -162,7 +170,7 @@ func (s *Store) CopyCheckpoints(ctx context.Context) ([]storecopy.Checkpoint, er
 	var out []storecopy.Checkpoint
 	for rows.Next() {
 		var cp storecopy.Checkpoint
-		if err := rows.Scan(&cp.Table, &cp.Source, &cp.After, &cp.Copied, &cp.Done); err != nil {
+		if err := rows.Scan(&cp.Table, &cp.Source, &cp.State, &cp.After, &cp.Copied, &cp.Done); err != nil {
 			return nil, err
 		}
 		out = append(out, cp)
@@ -202,10 +210,10 @@ func (s *Store) CopyWrite(ctx context.Context, t storecopy.Table, rows [][]any, 
 			}
 			rows = rows[n:]
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO `+storecopy.CheckpointTable+` (tbl, source, after, copied, done)
-			VALUES (?, ?, ?, ?, ?) ON CONFLICT (tbl) DO UPDATE SET
-			source = excluded.source, after = excluded.after, copied = excluded.copied, done = excluded.done`,
-			cp.Table, cp.Source, cp.After, cp.Copied, cp.Done)
+		_, err := tx.ExecContext(ctx, `INSERT INTO `+storecopy.CheckpointTable+` (tbl, source, state, after, copied, done)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tbl) DO UPDATE SET
+			source = excluded.source, state = excluded.state, after = excluded.after, copied = excluded.copied, done = excluded.done`,
+			cp.Table, cp.Source, cp.State, cp.After, cp.Copied, cp.Done)
 		return err
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -21,6 +22,8 @@ type Source interface {
 type Snapshot interface {
 	// Count returns the number of rows in a table.
 	Count(ctx context.Context, t Table) (int64, error)
+	// Max returns the largest value of an integer column, 0 for none.
+	Max(ctx context.Context, t Table, column string) (int64, error)
 	// Rows returns up to limit rows of a table in key order, after the key
 	// given (nil: from the first row). A row holds t.Columns' values in
 	// order, as Kind says, nil for NULL.
@@ -49,6 +52,7 @@ type Destination interface {
 type Checkpoint struct {
 	Table  string
 	Source string // the source's name, as Options.Source gave it
+	State  string // the source's state when the copy began (see Copy)
 	After  string // the last key copied, a JSON array; "" before the first batch
 	Copied int64  // rows copied so far
 	Done   bool   // every row is copied
@@ -84,6 +88,14 @@ const DefaultBatch = 1000
 // that holds checkpoints of a copy from the same source carries on after
 // them. A cancelled ctx stops the copy between batches, with every batch
 // before it committed.
+//
+// Each run reads the source from one snapshot, but a copy resumed reads a
+// later snapshot than the rows copied before it stopped: if a server wrote
+// to the source in between, the copy would mix two states. So the
+// checkpoints keep the source's state when the copy began — each table's
+// row count and the largest value of its Stamp column, which grow with
+// the writes a server makes (every ticket or match change adds an event) —
+// and a resumed copy that finds another state refuses to go on.
 func Copy(ctx context.Context, src Source, dst Destination, o Options) error {
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
@@ -115,12 +127,22 @@ func Copy(ctx context.Context, src Source, dst Destination, o Options) error {
 		return fmt.Errorf("read the source: %w", err)
 	}
 	defer snap.Close()
+	state, counts, err := sourceState(ctx, snap)
+	if err != nil {
+		return fmt.Errorf("read the source: %w", err)
+	}
+	for _, cp := range cps {
+		if cp.State != state {
+			return fmt.Errorf("the source changed since the copy began (%s): a server wrote to it; stop it, and copy again into an empty store",
+				stateChange(cp.State, state))
+		}
+	}
 	for _, t := range Tables {
 		cp, ok := done[t.Name]
 		if !ok {
-			cp = Checkpoint{Table: t.Name, Source: o.Source}
+			cp = Checkpoint{Table: t.Name, Source: o.Source, State: state}
 		}
-		if err := copyTable(ctx, snap, dst, t, cp, ok, o); err != nil {
+		if err := copyTable(ctx, snap, dst, t, counts[t.Name], cp, ok, o); err != nil {
 			return err
 		}
 	}
@@ -132,11 +154,7 @@ func Copy(ctx context.Context, src Source, dst Destination, o Options) error {
 
 // copyTable copies one table from its checkpoint on, then checks that the
 // destination holds as many rows as the source.
-func copyTable(ctx context.Context, snap Snapshot, dst Destination, t Table, cp Checkpoint, resumed bool, o Options) error {
-	total, err := snap.Count(ctx, t)
-	if err != nil {
-		return fmt.Errorf("count the source's %s: %w", t.Name, err)
-	}
+func copyTable(ctx context.Context, snap Snapshot, dst Destination, t Table, total int64, cp Checkpoint, resumed bool, o Options) error {
 	report := func(rate float64) {
 		if o.Progress != nil {
 			o.Progress(Progress{Table: t.Name, Copied: cp.Copied, Total: total, Rate: rate, Done: cp.Done, Resumed: resumed})
@@ -189,6 +207,50 @@ func copyTable(ctx context.Context, snap Snapshot, dst Destination, t Table, cp 
 		return fmt.Errorf("the destination's %s holds %d rows, the source %d: the source changed between runs of the copy (was a server running on it?); start again into an empty store", t.Name, n, total)
 	}
 	return nil
+}
+
+// sourceState describes the source as "table:rows:stamp" words, one per
+// table (no stamp for tables without one), and returns the row counts.
+func sourceState(ctx context.Context, snap Snapshot) (string, map[string]int64, error) {
+	counts := map[string]int64{}
+	words := make([]string, 0, len(Tables))
+	for _, t := range Tables {
+		n, err := snap.Count(ctx, t)
+		if err != nil {
+			return "", nil, fmt.Errorf("count %s: %w", t.Name, err)
+		}
+		counts[t.Name] = n
+		w := fmt.Sprintf("%s:%d", t.Name, n)
+		if t.Stamp != "" {
+			m, err := snap.Max(ctx, t, t.Stamp)
+			if err != nil {
+				return "", nil, fmt.Errorf("largest %s.%s: %w", t.Name, t.Stamp, err)
+			}
+			w += fmt.Sprintf(":%d", m)
+		}
+		words = append(words, w)
+	}
+	return strings.Join(words, " "), counts, nil
+}
+
+// stateChange names the tables whose part of two states differ.
+func stateChange(was, is string) string {
+	a, b := strings.Fields(was), strings.Fields(is)
+	var diff []string
+	for i := range max(len(a), len(b)) {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			name, _, _ := strings.Cut(x+y, ":")
+			diff = append(diff, name)
+		}
+	}
+	return strings.Join(diff, ", ") + " changed"
 }
 
 // EncodeKey writes a key (Text and Int values) as a JSON array.

@@ -427,8 +427,8 @@ func TestResumeAfterInterruption(t *testing.T) {
 }
 
 // TestRefusals: a destination that holds rows no copy wrote is refused,
-// naming the table, and so is resuming from another source; neither
-// writes anything.
+// naming the table; so is resuming from another source, or from a source
+// written to since the copy began; none of them writes anything.
 func TestRefusals(t *testing.T) {
 	src, srcPath := openSQLite(t, "src.db")
 	fill(t, src, 0)
@@ -456,4 +456,22 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("resume from another source: %v", err)
 	}
 	sameDump(t, "after the refused resume", dump(t, dst), before)
+
+	// A server wrote to the source: a ticket ended (its event, its player
+	// freed), a speed-dating event document moved on.
+	if _, _, err := lifecycle.Finish(bg, src, cupid.Fence{}, "k2", cupid.StateCancelled, "", t0.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	err = storecopy.Copy(bg, src, dst, storecopy.Options{Source: srcPath})
+	if err == nil || !strings.Contains(err.Error(), "the source changed since the copy began (tickets, events, live_players changed)") {
+		t.Fatalf("resume from a changed source: %v", err)
+	}
+	sameDump(t, "after the refused resume", dump(t, dst), before)
+	if err := src.PutDocument(bg, cupid.Fence{}, "pairing_event", "ev1", []byte(`{"round":4}`), t0.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	err = storecopy.Copy(bg, src, dst, storecopy.Options{Source: srcPath})
+	if err == nil || !strings.Contains(err.Error(), "documents changed") {
+		t.Fatalf("resume from a source whose document changed: %v", err)
+	}
 }

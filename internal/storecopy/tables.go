@@ -43,6 +43,11 @@ type Table struct {
 	// and the like); after the copy the destination's sequence continues
 	// past the largest value copied.
 	Seq string
+	// Stamp names an integer column whose largest value grows with every
+	// write to the table: a sequence number, or a time of last change. With
+	// the row counts it tells a resumed copy whether the source changed
+	// since the copy began (see Copy).
+	Stamp string
 }
 
 // Names returns the table's column names in order.
@@ -65,7 +70,7 @@ func (t Table) KeyNames() []string { return t.Names()[:t.Key] }
 // cluster's node and lease rows (the nodes that start on the destination
 // write their own).
 var Tables = []Table{
-	{Name: "tickets", Key: 1, Columns: []Column{
+	{Name: "tickets", Key: 1, Stamp: "updated_at", Columns: []Column{
 		{"id", Text, false},
 		{"queue", Text, false},
 		{"request_id", Text, true},
@@ -76,7 +81,7 @@ var Tables = []Table{
 		{"reason", Text, false},
 		{"body", JSON, false},
 	}},
-	{Name: "matches", Key: 1, Columns: []Column{
+	{Name: "matches", Key: 1, Stamp: "updated_at", Columns: []Column{
 		{"id", Text, false},
 		{"created_at", Int, false},
 		{"state", Text, false},
@@ -85,7 +90,7 @@ var Tables = []Table{
 		{"reason", Text, false},
 		{"body", JSON, false},
 	}},
-	{Name: "events", Key: 1, Seq: "seq", Columns: []Column{
+	{Name: "events", Key: 1, Seq: "seq", Stamp: "seq", Columns: []Column{
 		{"seq", Int, false},
 		{"ticket_id", Text, false},
 		{"kind", Text, false},
@@ -93,7 +98,7 @@ var Tables = []Table{
 		{"match_id", Text, true},
 		{"reason", Text, false},
 	}},
-	{Name: "match_events", Key: 1, Seq: "seq", Columns: []Column{
+	{Name: "match_events", Key: 1, Seq: "seq", Stamp: "seq", Columns: []Column{
 		{"seq", Int, false},
 		{"match_id", Text, false},
 		{"queue", Text, false},
@@ -101,7 +106,7 @@ var Tables = []Table{
 		{"at", Int, false},
 		{"detail", JSON, true},
 	}},
-	{Name: "match_answers", Key: 2, Columns: []Column{
+	{Name: "match_answers", Key: 2, Stamp: "at", Columns: []Column{
 		{"match_id", Text, false},
 		{"player_id", Text, false},
 		{"accept", Bool, false},
@@ -116,13 +121,13 @@ var Tables = []Table{
 		{"queue", Text, false},
 		{"ticket_id", Text, false},
 	}},
-	{Name: "documents", Key: 2, Columns: []Column{
+	{Name: "documents", Key: 2, Stamp: "updated_at", Columns: []Column{
 		{"kind", Text, false},
 		{"id", Text, false},
 		{"body", Bytes, false},
 		{"updated_at", Int, false},
 	}},
-	{Name: "rating_results", Key: 1, Columns: []Column{
+	{Name: "rating_results", Key: 1, Stamp: "at", Columns: []Column{
 		{"match_id", Text, false},
 		{"at", Int, false},
 		{"body", Bytes, false},
@@ -132,7 +137,7 @@ var Tables = []Table{
 		{"id", Text, false},
 		{"body", Bytes, false},
 	}},
-	{Name: "rating_history", Key: 1, Seq: "seq", Columns: []Column{
+	{Name: "rating_history", Key: 1, Seq: "seq", Stamp: "seq", Columns: []Column{
 		{"seq", Int, false},
 		{"rating", Text, false},
 		{"player", Text, false},
