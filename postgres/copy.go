@@ -165,6 +165,15 @@ func (s *Store) CopyWrite(ctx context.Context, t storecopy.Table, rows [][]any, 
 	if _, err := tx.Exec(ctx, checkpointSchema); err != nil {
 		return err
 	}
+	for _, r := range rows {
+		for i, c := range t.Columns {
+			if v, ok := r[i].(string); ok && !storable(v) {
+				key, _ := storecopy.EncodeKey(r[:t.Key])
+				return fmt.Errorf("the row %s of %s holds in %s a string PostgreSQL cannot store (a NUL byte or invalid UTF-8): %q",
+					key, t.Name, c.Name, v)
+			}
+		}
+	}
 	if len(rows) > 0 {
 		if _, err := tx.CopyFrom(ctx, pgx.Identifier{t.Name}, t.Names(), pgx.CopyFromRows(rows)); err != nil {
 			return err

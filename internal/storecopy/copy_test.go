@@ -475,3 +475,20 @@ func TestRefusals(t *testing.T) {
 		t.Fatalf("resume from a source whose document changed: %v", err)
 	}
 }
+
+// TestUnstorableStrings: SQLite takes strings PostgreSQL's text cannot
+// hold (a NUL byte, invalid UTF-8); a copy of a store holding one stops at
+// its batch, naming the row, the table and the column.
+func TestUnstorableStrings(t *testing.T) {
+	src, srcPath := openSQLite(t, "src.db")
+	tk := &cupid.Ticket{ID: "bad\xff", Key: cupid.QueueKey{Queue: "duel"}, State: cupid.StateWaiting, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour),
+		Players: []cupid.Player{{ID: "p"}}}
+	if _, _, err := src.CreateTickets(bg, []cupid.NewTicket{{Ticket: tk}}); err != nil {
+		t.Skipf("the SQLite store refuses the ticket itself: %v", err)
+	}
+	dst := openPostgres(t, newSchema(t))
+	err := storecopy.Copy(bg, src, dst, storecopy.Options{Source: srcPath})
+	if err == nil || !strings.Contains(err.Error(), `the row ["bad\ufffd"] of tickets holds in id a string PostgreSQL cannot store`) {
+		t.Fatalf("copy of an unstorable id: %v", err)
+	}
+}
