@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cupid-match/cupid/internal/storecopy"
 	"github.com/jackc/pgx/v5"
@@ -17,6 +18,40 @@ var (
 	_ storecopy.Source      = (*Store)(nil)
 	_ storecopy.Destination = (*Store)(nil)
 )
+
+// copyQuiet is how recently a node must have been seen for CopyInUse to
+// count it as running: nodes renew their row every quarter of their lease
+// time (5 s by default), so 30 s covers lease times up to two minutes.
+const copyQuiet = 30 * time.Second
+
+// CopyInUse names the nodes that were running on the database within
+// copyQuiet, or returns nil when none was: a copy out of or into a
+// database that nodes serve would miss their writes, or hide the copied
+// tickets from them (they load the waiting ones when they start).
+func (s *Store) CopyInUse(ctx context.Context) error {
+	rows, err := s.pool.Query(ctx, `SELECT id, EXTRACT(EPOCH FROM clock_timestamp() - seen_at)::float8 FROM cluster_nodes
+		WHERE seen_at > clock_timestamp() - make_interval(secs => $1) ORDER BY id`, copyQuiet.Seconds())
+	if err != nil {
+		return err
+	}
+	var seen []string
+	for rows.Next() {
+		var id string
+		var ago float64
+		if err := rows.Scan(&id, &ago); err != nil {
+			return err
+		}
+		seen = append(seen, fmt.Sprintf("%s %.0fs ago", id, ago))
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(seen) > 0 {
+		return fmt.Errorf("nodes are running on it (seen: %s): stop them first; a node killed without a clean stop counts for %v after its last heartbeat",
+			strings.Join(seen, ", "), copyQuiet)
+	}
+	return nil
+}
 
 // CopySnapshot begins a read-only REPEATABLE READ transaction: all of its
 // statements see the database as of its first one, so every page of the

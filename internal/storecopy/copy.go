@@ -48,6 +48,13 @@ type Destination interface {
 	CopyFinish(ctx context.Context, ts []Table) error
 }
 
+// InUse is implemented by stores that can tell whether servers are
+// running on them now (PostgreSQL, by its nodes' heartbeats). CopyInUse
+// returns an error saying which are, nil when none is.
+type InUse interface {
+	CopyInUse(ctx context.Context) error
+}
+
 // Checkpoint is how far a copy went in one table.
 type Checkpoint struct {
 	Table  string
@@ -99,6 +106,16 @@ const DefaultBatch = 1000
 func Copy(ctx context.Context, src Source, dst Destination, o Options) error {
 	if o.Batch <= 0 {
 		o.Batch = DefaultBatch
+	}
+	for _, s := range []struct {
+		what  string
+		store any
+	}{{"source", src}, {"destination", dst}} {
+		if u, ok := s.store.(InUse); ok {
+			if err := u.CopyInUse(ctx); err != nil {
+				return fmt.Errorf("the %s is in use: %w", s.what, err)
+			}
+		}
 	}
 	cps, err := dst.CopyCheckpoints(ctx)
 	if err != nil {

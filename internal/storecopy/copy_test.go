@@ -492,3 +492,31 @@ func TestUnstorableStrings(t *testing.T) {
 		t.Fatalf("copy of an unstorable id: %v", err)
 	}
 }
+
+// TestRunningNodesRefused: a PostgreSQL database a node heartbeats in is
+// refused as the source and as the destination, naming the node; once the
+// node leaves, the copy goes.
+func TestRunningNodesRefused(t *testing.T) {
+	src, srcPath := openSQLite(t, "src.db")
+	fill(t, src, 0)
+	pg := openPostgres(t, newSchema(t))
+	if err := pg.Heartbeat(bg, "node-a", "10.0.0.1:7070"); err != nil {
+		t.Fatal(err)
+	}
+	err := storecopy.Copy(bg, src, pg, storecopy.Options{Source: srcPath})
+	if err == nil || !strings.Contains(err.Error(), "the destination is in use: nodes are running on it (seen: node-a ") {
+		t.Fatalf("copy into a database a node runs on: %v", err)
+	}
+	back, _ := openSQLite(t, "back.db")
+	err = storecopy.Copy(bg, pg, back, storecopy.Options{Source: "postgres"})
+	if err == nil || !strings.Contains(err.Error(), "the source is in use: nodes are running on it (seen: node-a") {
+		t.Fatalf("copy out of a database a node runs on: %v", err)
+	}
+	if cps, _ := pg.CopyCheckpoints(bg); len(cps) != 0 {
+		t.Fatalf("the refused copy wrote checkpoints %+v", cps)
+	}
+	if err := pg.LeaveCluster(bg, "node-a"); err != nil {
+		t.Fatal(err)
+	}
+	copyAll(t, src, pg, srcPath, 100)
+}
