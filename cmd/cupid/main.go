@@ -48,6 +48,6 @@ func rootCmd() *cobra.Command {
 		SilenceErrors: true,
 	}
 	root.AddCommand(serveCmd(), loadCmd(), rulesetCmd(), configCmd(), versionCmd(), keyCmd(), healthCmd())
-	root.AddCommand(simCmd())
+	root.AddCommand(simCmd(), storeCmd())
 	return root
 }
