@@ -14,6 +14,9 @@ import (
 //	go test ./engine -run '^$' -bench 'Pass1v1_1M|SortFloor' -benchtime 5x -count 5
 func BenchmarkSortFloor1M(b *testing.B) { benchSortFloor(b, 1_000_000) }
 
+// BenchmarkSortFloor100k is the same floor for the 100,000-ticket passes.
+func BenchmarkSortFloor100k(b *testing.B) { benchSortFloor(b, 100_000) }
+
 func benchSortFloor(b *testing.B, n int) {
 	ts := gen1v1(n, t0, 42)
 	keys := make([]float64, n)
