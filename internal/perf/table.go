@@ -66,14 +66,18 @@ func (t *table) addWall(proto row, measured, floor, wall, floorWall float64) {
 // print writes the table in docs/PERFORMANCE.md's markdown, ranges over
 // the rounds.
 func (t *table) print(w io.Writer, rounds int) {
-	fmt.Fprintf(w, "| target | command | measured (%d rounds) | floor, same rounds | ratio |\n", rounds)
+	plural := "s"
+	if rounds == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "| target | command | measured (%d round%s) | floor, same rounds | ratio |\n", rounds, plural)
 	fmt.Fprintln(w, "|---|---|---|---|---|")
 	for _, r := range t.rows {
 		floor, ratio := "—", "—"
 		if r.floorName != "" {
 			floor = r.floorName + ": " + span(r.floor, r.floorUnit)
 			if len(r.floorWall) > 0 {
-				floor += " (wall " + span(r.floorWall, r.floorUnit) + ")"
+				floor += " (wall " + span(r.floorWall, strings.TrimSuffix(r.floorUnit, " CPU")) + ")"
 			}
 			var rs []float64
 			for i := range r.measured {
@@ -83,7 +87,7 @@ func (t *table) print(w io.Writer, rounds int) {
 		}
 		measured := span(r.measured, r.unit)
 		if len(r.wall) > 0 {
-			measured += " (wall " + span(r.wall, r.unit) + ")"
+			measured += " (wall " + span(r.wall, strings.TrimSuffix(r.unit, " CPU")) + ")"
 		}
 		if r.note != "" {
 			measured += " (" + r.note + ")"
