@@ -31,28 +31,43 @@ import (
 )
 
 func main() {
-	rounds := flag.Int("rounds", 3, "rounds: each measures every figure and its floor once")
-	parts := flag.String("parts", "engine,pure,server,sim", "what to measure: engine, pure, server, sim (comma-separated)")
-	flag.Parse()
-	if err := run(*rounds, *parts); err != nil {
+	rounds, want, err := parseArgs(os.Args[1:])
+	if err == nil {
+		err = run(rounds, want)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "perf:", err)
-		os.Exit(1)
+		os.Exit(2)
 	}
 }
 
-func run(rounds int, parts string) error {
-	if rounds < 1 {
-		return fmt.Errorf("-rounds must be at least 1, got %d", rounds)
+// parseArgs reads the command line: the rounds and the parts wanted.
+func parseArgs(args []string) (int, map[string]bool, error) {
+	fs := flag.NewFlagSet("perf", flag.ContinueOnError)
+	rounds := fs.Int("rounds", 3, "rounds: each measures every figure and its floor once")
+	parts := fs.String("parts", "engine,pure,server,sim", "what to measure: engine, pure, server, sim (comma-separated)")
+	if err := fs.Parse(args); err != nil {
+		return 0, nil, err
+	}
+	if fs.NArg() > 0 {
+		return 0, nil, fmt.Errorf("unexpected arguments %q (flags only: -rounds, -parts)", fs.Args())
+	}
+	if *rounds < 1 {
+		return 0, nil, fmt.Errorf("-rounds must be at least 1, got %d", *rounds)
 	}
 	want := map[string]bool{}
-	for _, p := range strings.Split(parts, ",") {
+	for _, p := range strings.Split(*parts, ",") {
 		switch p = strings.TrimSpace(p); p {
 		case "engine", "pure", "server", "sim":
 			want[p] = true
 		default:
-			return fmt.Errorf("-parts: unknown part %q (engine, pure, server, sim)", p)
+			return 0, nil, fmt.Errorf("-parts: unknown part %q (engine, pure, server, sim)", p)
 		}
 	}
+	return *rounds, want, nil
+}
+
+func run(rounds int, want map[string]bool) error {
 	root, err := moduleRoot()
 	if err != nil {
 		return err
