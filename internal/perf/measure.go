@@ -83,12 +83,13 @@ func (m *measurer) engine() error {
 	}
 	pass, sort := rs["Pass1v1_1M"].values, rs["SortFloor1M"].values
 	m.table.addWall(row{target: "1v1 queue, 1,000,000 waiting tickets: one pass ≤ 1 s on one core, aim ≤ 4× a sort", command: pass1M,
-		unit: "ms CPU", floorName: "slices.Sort of 1M float64", floorUnit: "ms CPU", ratioName: "× sort", ratio: over},
+		unit: "ms CPU", floorName: "slices.Sort of 1M float64", floorUnit: "ms CPU", ratioName: "× sort", ratio: over,
+		most: 1000, mostRatio: 4},
 		pass["cpu-ns/op"]/1e6, sort["cpu-ns/op"]/1e6, pass["ns/op"]/1e6, sort["ns/op"]/1e6)
 	m.table.add(row{target: "≤ 1 KiB of memory per waiting ticket (engine and ticket)", command: pass1M,
 		unit: "B (engine-B/ticket)"}, pass["engine-B/ticket"], 0)
 	m.table.add(row{target: "≤ 1 KiB of memory per waiting ticket (engine and ticket)", command: pass1M + " (total)",
-		unit: "B (total-B/ticket)"}, pass["total-B/ticket"], 0)
+		unit: "B (total-B/ticket)", most: 1024}, pass["total-B/ticket"], 0)
 
 	const pass100k = "go test ./engine -run '^$' -bench 'PassFree|Pass5v5_100k|SortFloor100k' -benchtime 5x"
 	rs, err = m.bench("./engine", "^BenchmarkPassFree1v1_100k$|^BenchmarkPassFree2v2_100k$|^BenchmarkPass5v5_100k$|^BenchmarkSortFloor100k$", "5x")
@@ -96,6 +97,7 @@ func (m *measurer) engine() error {
 		return err
 	}
 	floor := rs["SortFloor100k"].values
+	// Each of them has a pass ≤ 1 s as its target.
 	for _, c := range []struct{ name, target string }{
 		{"PassFree1v1_100k", "100,000 one-player tickets, no distance rule, 1v1: every possible match in ≤ 1 s"},
 		{"PassFree2v2_100k", "100,000 one-player tickets, no distance rule, 2v2: every possible match in ≤ 1 s"},
@@ -103,7 +105,7 @@ func (m *measurer) engine() error {
 	} {
 		v := rs[c.name].values
 		m.table.addWall(row{target: c.target, command: pass100k, unit: "ms CPU",
-			floorName: "slices.Sort of 100k float64", floorUnit: "ms CPU", ratioName: "× sort", ratio: over},
+			floorName: "slices.Sort of 100k float64", floorUnit: "ms CPU", ratioName: "× sort", ratio: over, most: 1000},
 			v["cpu-ns/op"]/1e6, floor["cpu-ns/op"]/1e6, v["ns/op"]/1e6, floor["ns/op"]/1e6)
 	}
 	return nil
@@ -115,24 +117,26 @@ func (m *measurer) pure() error {
 		// take reads a row's sample from the results.
 		rows []struct {
 			target, name, metric, unit string
-			rate                       bool // a rate: the ratio is per sort
+			rate                       bool    // a rate: the ratio is per sort
+			most, least                float64 // the target's bounds (0: none)
 		}
 	}
 	type r = struct {
 		target, name, metric, unit string
 		rate                       bool
+		most, least                float64
 	}
 	jobs := []job{
 		{"./pairing", "^BenchmarkAdvance$/^n=10000$", "20x", "go test ./pairing -run '^$' -bench 'Advance/n=10000$' -benchtime 20x",
-			[]r{{"pairing: 10,000-person round ≤ 50 ms", "Advance/n=10000", "ns/op", "ms", false}}},
+			[]r{{"pairing: 10,000-person round ≤ 50 ms", "Advance/n=10000", "ns/op", "ms", false, 50, 0}}},
 		{"./pairing", "^BenchmarkAdvance$/^n=80$", "1000x", "go test ./pairing -run '^$' -bench 'Advance/n=80$' -benchtime 1000x",
-			[]r{{"pairing: 80-person round ≤ 1 ms", "Advance/n=80", "ns/op", "ms", false}}},
+			[]r{{"pairing: 80-person round ≤ 1 ms", "Advance/n=80", "ns/op", "ms", false, 1, 0}}},
 		{"./opponent", "^BenchmarkQuery1M$|^BenchmarkQuery1MSeedExpr$", "2s", "go test ./opponent -run '^$' -bench 'Query1M$|Query1MSeedExpr$' -benchtime 2s",
-			[]r{{"opponent look-up ≥ 200,000 queries/s per core, 1,000,000 cached (nearest MMR)", "Query1M", "queries/s", "queries/s", true},
-				{"opponent look-up ≥ 200,000 queries/s per core, 1,000,000 cached (Metaplay's rule as an expression)", "Query1MSeedExpr", "queries/s", "queries/s", true}}},
+			[]r{{"opponent look-up ≥ 200,000 queries/s per core, 1,000,000 cached (nearest MMR)", "Query1M", "queries/s", "queries/s", true, 0, 0},
+				{"opponent look-up ≥ 200,000 queries/s per core, 1,000,000 cached (Metaplay's rule as an expression)", "Query1MSeedExpr", "queries/s", "queries/s", true, 0, 200000}}},
 		{"./rating", "^BenchmarkWengLin5v5$", "1s", "go test ./rating -run '^$' -bench WengLin5v5",
-			[]r{{"rating updates ≥ 50,000/s, 5v5 OpenSkill (Plackett-Luce)", "WengLin5v5/plackett-luce", "updates/s", "updates/s", true},
-				{"rating updates ≥ 50,000/s, 5v5 OpenSkill (Bradley-Terry)", "WengLin5v5/bradley-terry", "updates/s", "updates/s", true}}},
+			[]r{{"rating updates ≥ 50,000/s, 5v5 OpenSkill (Plackett-Luce)", "WengLin5v5/plackett-luce", "updates/s", "updates/s", true, 0, 50000},
+				{"rating updates ≥ 50,000/s, 5v5 OpenSkill (Bradley-Terry)", "WengLin5v5/bradley-terry", "updates/s", "updates/s", true, 0, 50000}}},
 	}
 	for _, j := range jobs {
 		rs, err := m.bench(j.pkg, j.pattern, j.benchtime)
@@ -153,7 +157,8 @@ func (m *measurer) pure() error {
 				v /= 1e6
 			}
 			proto := row{target: c.target, command: j.command, unit: c.unit,
-				floorName: "slices.Sort of 1M float64", floorUnit: "ms", ratioName: "× sort", ratio: over}
+				floorName: "slices.Sort of 1M float64", floorUnit: "ms", ratioName: "× sort", ratio: over,
+				most: c.most, least: c.least}
 			if c.rate {
 				proto.ratioName, proto.ratio = "per sort", perSort
 			}
@@ -192,7 +197,7 @@ func (m *measurer) sim() error {
 		m.table.addWall(row{target: "simulator: a simulated day of 1,000,000 players in under a minute (" + pop + ", ruleset only)",
 			command: "cupid " + strings.Join(args[:5], " ") + " --baselines=false", unit: "s CPU",
 			floorName: "slices.Sort of 1M float64", floorUnit: "ms CPU", ratioName: "× sort",
-			ratio: func(s, ms float64) float64 { return s * 1e3 / ms }},
+			ratio: func(s, ms float64) float64 { return s * 1e3 / ms }, most: 60, onWall: true},
 			cpu, floor["cpu-ns/op"]/1e6, wall, floor["ns/op"]/1e6)
 	}
 	return nil

@@ -28,6 +28,49 @@ type row struct {
 	// wall, when the samples are CPU times, holds the wall-clock times
 	// beside them (a machine shared with other work waits for a core).
 	wall, floorWall []float64
+	// The target's bounds, for the verdict (0: none): most and least
+	// the figure may be, most its ratio may be. onWall judges the wall
+	// times rather than the CPU times (a target in wall-clock time).
+	most, least, mostRatio float64
+	onWall                 bool
+}
+
+// verdict says whether every round met the row's bounds, and which bound
+// was missed in how many rounds.
+func (r *row) verdict() string {
+	if r.most == 0 && r.least == 0 && r.mostRatio == 0 {
+		return "—"
+	}
+	vs := r.measured
+	if r.onWall && len(r.wall) == len(r.measured) {
+		vs = r.wall
+	}
+	unit := strings.TrimSuffix(r.unit, " CPU")
+	var missed []string
+	count := func(what string, miss func(i int) bool) {
+		n := 0
+		for i := range vs {
+			if miss(i) {
+				n++
+			}
+		}
+		if n > 0 {
+			missed = append(missed, fmt.Sprintf("%s missed in %d of %d rounds", what, n, len(vs)))
+		}
+	}
+	if r.most > 0 {
+		count("≤ "+num(r.most)+" "+unit, func(i int) bool { return vs[i] > r.most })
+	}
+	if r.least > 0 {
+		count("≥ "+num(r.least)+" "+unit, func(i int) bool { return vs[i] < r.least })
+	}
+	if r.mostRatio > 0 {
+		count("≤ "+num(r.mostRatio)+r.ratioName, func(i int) bool { return r.ratio(r.measured[i], r.floor[i]) > r.mostRatio })
+	}
+	if len(missed) == 0 {
+		return "met"
+	}
+	return strings.Join(missed, "; ")
 }
 
 // table keeps the rows in the order they were first measured.
@@ -70,12 +113,15 @@ func (t *table) print(w io.Writer, rounds int) {
 	if rounds == 1 {
 		plural = ""
 	}
-	fmt.Fprintf(w, "| target | command | measured (%d round%s) | floor, same rounds | ratio |\n", rounds, plural)
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	fmt.Fprintln(w, "| target | measured | verdict |")
+	fmt.Fprintln(w, "|---|---|---|")
 	for _, r := range t.rows {
-		floor, ratio := "—", "—"
+		measured := span(r.measured, r.unit)
+		if len(r.wall) > 0 {
+			measured += " (wall " + span(r.wall, strings.TrimSuffix(r.unit, " CPU")) + ")"
+		}
 		if r.floorName != "" {
-			floor = r.floorName + ": " + span(r.floor, r.floorUnit)
+			floor := span(r.floor, r.floorUnit)
 			if len(r.floorWall) > 0 {
 				floor += " (wall " + span(r.floorWall, strings.TrimSuffix(r.floorUnit, " CPU")) + ")"
 			}
@@ -83,16 +129,13 @@ func (t *table) print(w io.Writer, rounds int) {
 			for i := range r.measured {
 				rs = append(rs, r.ratio(r.measured[i], r.floor[i]))
 			}
-			ratio = span(rs, r.ratioName)
+			measured += fmt.Sprintf(", %s; floor, %s: %s", span(rs, r.ratioName), r.floorName, floor)
 		}
-		measured := span(r.measured, r.unit)
-		if len(r.wall) > 0 {
-			measured += " (wall " + span(r.wall, strings.TrimSuffix(r.unit, " CPU")) + ")"
-		}
+		measured += fmt.Sprintf(" — %d round%s of `%s`", rounds, plural, r.command)
 		if r.note != "" {
-			measured += " (" + r.note + ")"
+			measured += ". " + r.note
 		}
-		fmt.Fprintf(w, "| %s | `%s` | %s | %s | %s |\n", r.target, r.command, measured, floor, ratio)
+		fmt.Fprintf(w, "| %s | %s | %s |\n", r.target, measured, r.verdict())
 	}
 }
 

@@ -34,16 +34,17 @@ func TestSpan(t *testing.T) {
 func TestTablePrint(t *testing.T) {
 	var tb table
 	pass := row{target: "1v1 pass", command: "go test ./engine -bench X", unit: "ms",
-		floorName: "sort", floorUnit: "ms", ratioName: "× sort", ratio: over}
+		floorName: "sort", floorUnit: "ms", ratioName: "× sort", ratio: over, most: 1000, mostRatio: 5}
 	tb.add(pass, 600, 100)
-	tb.add(row{target: "memory", command: "go test ./engine -bench X", unit: "B"}, 198.3, 0)
+	tb.add(row{target: "memory", command: "go test ./engine -bench X", unit: "B", most: 1024}, 198.3, 0)
+	tb.add(row{target: "no bound", command: "go test ./engine -bench X", unit: "B"}, 630, 0)
 	tb.add(pass, 450, 110)
 	cpu := row{target: "5v5 pass", command: "go test ./engine -bench Y", unit: "ms CPU",
 		floorName: "sort", floorUnit: "ms CPU", ratioName: "× sort", ratio: over}
 	tb.addWall(cpu, 500, 10, 1500, 12)
 	tb.addWall(cpu, 520, 10, 900, 11)
 	tb.add(row{target: "intake", command: "cupid load", unit: "tickets/s", floorName: "store", floorUnit: "tickets/s",
-		ratioName: "of the store's", ratio: over, note: storeNote}, 20000, 40000)
+		ratioName: "of the store's", ratio: over, note: storeNote, least: 10000}, 20000, 40000)
 	var buf bytes.Buffer
 	tb.print(&buf, 2)
 	golden := filepath.Join("testdata", "table.golden")
