@@ -110,6 +110,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		}
 		if p.rankOn {
 			p.sc.anchorHint = p.idx.located(int32(i))
+			p.sc.aheadRank = int32(i + 1)
 		}
 		out = p.anchorStep(s, now, out, i+1, len(due))
 	}
@@ -545,6 +546,11 @@ type scratch struct {
 	f         formState
 	// anchorHint is where the index table says the next anchor sits.
 	anchorHint ipos
+	// aheadRank is the rank of the anchor after this one, from which
+	// gather reads ahead (readAhead); touched keeps a sum of what it
+	// read, so the reads are not optimised away.
+	aheadRank int32
+	touched   float64
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -699,6 +705,14 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 				break
 			}
 		}
+		if p.rankOn {
+			// What the next anchors read first are cache misses
+			// (the index is in skill order, anchors in age order):
+			// load it now, alongside the candidates' entries that
+			// the age comparison below misses on, rather than one
+			// after the other. It changes no decision.
+			p.sc.touched += p.readAhead(p.sc.aheadRank)
+		}
 		switch {
 		case len(out) == 2:
 			if p.olderCmp(out[0].slot, out[1].slot) > 0 {
@@ -724,6 +738,47 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 	p.stats.Scanned += uint64(scanned)
 	p.sc.cands = out
 	return out, stopped && scanned < limit
+}
+
+// readAhead loads into the cache, for a pass over the whole order at rank r
+// (the anchor after the current one), what the next anchors will read first:
+// the entries of the nearest tickets around the next anchor in the index
+// (whose position the previous call loaded), and the index entries two and
+// three anchors ahead. It returns a sum of what it read, which the caller
+// keeps so that the loads are not optimised away. The index is in skill
+// order and anchors come in age order, so each of these reads is a cache
+// miss; issued together with the current anchor's own, they overlap instead
+// of following one another.
+func (p *Pool) readAhead(r int32) float64 {
+	x := &p.idx
+	if !x.posValid {
+		return 0
+	}
+	sum := 0.0
+	n := int32(len(x.pos))
+	if r < n {
+		c, i := int(x.pos[r][0]), int(x.pos[r][1])
+		if c < len(x.chunks) {
+			ch := &x.chunks[c]
+			for _, j := range [...]int{i - 1, i + 1} {
+				if j >= 0 && j < len(ch.slots) {
+					if s := ch.slots[j]; s >= 0 && int(s) < len(p.entries) {
+						sum += float64(p.entries[s].created)
+					}
+				}
+			}
+		}
+	}
+	for k := r + 1; k <= r+2 && k < n; k++ {
+		c, i := int(x.pos[k][0]), int(x.pos[k][1])
+		if c < len(x.chunks) {
+			ch := &x.chunks[c]
+			if i < len(ch.keys) && i < len(ch.slots) {
+				sum += ch.keys[i] + float64(ch.slots[i])
+			}
+		}
+	}
+	return sum
 }
 
 // pairKey is pairOK for a candidate whose primary value the caller has at

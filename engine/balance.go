@@ -106,6 +106,43 @@ type balancer struct {
 	nodes  int
 	budget int
 	cut    bool
+	// tie ranks assignments whose imbalance ties the best found;
+	// bestTie is the best's rank (-1: none yet).
+	tie     tieBreak
+	bestTie int
+}
+
+// tieBreak ranks complete assignments (team[k] is party k's team) whose
+// imbalance ties, within eps, the best found: the higher score wins, so
+// among equally even splits the one giving more players their first-choice
+// role is formed (teams.go). max is the highest score there is: once it is
+// reached no tie can win, and the search prunes as without a tie-break.
+type tieBreak struct {
+	score func(team []int) int
+	max   int
+}
+
+// balanceTies is balance with a tie-break among the exact searches' equally
+// even assignments (up to exactLimit players a team; the heuristic beyond
+// keeps its first answer).
+func (b *balancer) balanceTies(parties []bparty, nattr, teams, lo, hi, exactLimit int, teamOK func(team []int, t int) bool, accept func(team []int) bool, tie tieBreak) balanceResult {
+	b.tie = tie
+	defer func() { b.tie = tieBreak{} }()
+	return b.balance(parties, nattr, teams, lo, hi, exactLimit, teamOK, accept)
+}
+
+// tieOpen reports whether an assignment tying the best could still win.
+func (b *balancer) tieOpen() bool {
+	return b.tie.score != nil && b.bestTie < b.tie.max
+}
+
+// tieScore is the tie-break's score of a complete assignment (0 without
+// one).
+func (b *balancer) tieScore(team []int) int {
+	if b.tie.score == nil {
+		return 0
+	}
+	return b.tie.score(team)
 }
 
 // balance assigns parties to teams of sizes within [lo, hi] players.
@@ -292,9 +329,11 @@ func (b *balancer) exact(parties []bparty, nattr int, sizes []int, accept func([
 	h := b.heuristic(parties, nattr, sizes)
 	b.bestAt = b.bestAt[:0]
 	b.best = math.Inf(1)
+	b.bestTie = -1
 	if h.ok && b.allOK(h.team, len(sizes), accept) {
 		b.best = h.obj
 		b.bestAt = append(b.bestAt, h.team...)
+		b.bestTie = b.tieScore(h.team)
 	}
 	b.perm = append(b.perm[:0], b.partyOrder(parties)...)
 	b.sizes, b.nattr, b.accept, b.budget, b.nodes, b.cut = sizes, nattr, accept, budget, 0, false
@@ -318,7 +357,7 @@ func (b *balancer) exact(parties []bparty, nattr int, sizes []int, accept func([
 			b.remSigned[i*nattr+a] = b.remSigned[(i+1)*nattr+a] + b.ps[i].vals[a]
 		}
 	}
-	if b.best > eps {
+	if b.best > eps || b.tieOpen() {
 		b.dfs(0)
 	}
 	b.accept = nil
@@ -336,15 +375,21 @@ func (b *balancer) dfs(i int) {
 	}
 	if i == len(b.ps) {
 		obj := imbalance(b.sum, b.sizes, b.nattr)
-		if obj < b.best-eps {
-			if b.accept == nil || b.accept(b.out) {
-				b.best = obj
-				b.bestAt = append(b.bestAt[:0], b.out...)
-			}
+		better := obj < b.best-eps
+		if !better && !(b.tieOpen() && obj <= b.best+eps) {
+			return
+		}
+		if b.accept != nil && !b.accept(b.out) {
+			return
+		}
+		s := b.tieScore(b.out)
+		if better || s > b.bestTie {
+			b.best, b.bestTie = obj, s
+			b.bestAt = append(b.bestAt[:0], b.out...)
 		}
 		return
 	}
-	if b.bound(i) >= b.best-eps {
+	if lb := b.bound(i); lb >= b.best-eps && !(b.tieOpen() && lb <= b.best+eps) {
 		return
 	}
 	T := len(b.sizes)
@@ -388,7 +433,7 @@ func (b *balancer) dfs(i int) {
 		for a := 0; a < b.nattr; a++ {
 			b.sum[t*b.nattr+a] -= p.vals[a]
 		}
-		if b.cut || b.best <= eps {
+		if b.cut || (b.best <= eps && !b.tieOpen()) {
 			return
 		}
 	}
@@ -469,9 +514,11 @@ func (b *balancer) mitm(parties []bparty, nattr int, sizes []int, accept func([]
 	// The heuristic's answer, when acceptable, is the bound to beat.
 	best := math.Inf(1)
 	b.bestAt = b.bestAt[:0]
+	b.bestTie = -1
 	if hr := b.heuristic(parties, nattr, sizes); hr.ok && b.allOK(hr.team, 2, accept) {
 		best = hr.obj
 		b.bestAt = append(b.bestAt, hr.team...)
+		b.bestTie = b.tieScore(hr.team)
 	}
 	// Subsets of the second half: size and sums, grouped by size and
 	// sorted by the first sum.
@@ -514,9 +561,14 @@ func (b *balancer) mitm(parties []bparty, nattr int, sizes []int, accept func([]
 	b.out = grow(b.out, n)
 	t := make([]float64, nattr)
 	x := make([]float64, nattr)
-	// try records the split (ma, mb) as the best if the team rules
-	// accept it.
-	try := func(ma, mb int) bool {
+	// try records the split (ma, mb), of imbalance o, as the best if it
+	// is more even than the best, or as even and ranked higher by the
+	// tie-break, and the team rules accept it.
+	try := func(ma, mb int, o float64) bool {
+		better := o < best-eps
+		if !better && !(b.tieOpen() && o <= best+eps) {
+			return false
+		}
 		for k := 0; k < n; k++ {
 			b.out[k] = 1
 		}
@@ -533,10 +585,15 @@ func (b *balancer) mitm(parties []bparty, nattr int, sizes []int, accept func([]
 		if !b.allOK(b.out, 2, accept) {
 			return false
 		}
+		s := b.tieScore(b.out)
+		if !better && s <= b.bestTie {
+			return false
+		}
 		b.bestAt = append(b.bestAt[:0], b.out...)
+		best, b.bestTie = o, s
 		return true
 	}
-	for ma := 0; ma < 1<<h && best > eps; ma++ {
+	for ma := 0; ma < 1<<h && (best > eps || b.tieOpen()); ma++ {
 		k := 0
 		clear(x)
 		for i := 0; i < h; i++ {
@@ -554,8 +611,7 @@ func (b *balancer) mitm(parties []bparty, nattr int, sizes []int, accept func([]
 		if nattr == 0 {
 			// Nothing to balance: the first acceptable split will do.
 			for _, mb := range list {
-				if try(ma, int(mb)) {
-					best = 0
+				if try(ma, int(mb), 0) && !b.tieOpen() {
 					break
 				}
 			}
@@ -580,16 +636,14 @@ func (b *balancer) mitm(parties []bparty, nattr int, sizes []int, accept func([]
 			}
 			for ; i >= 0 && i < len(list); i += dir {
 				mb := int(list[i])
-				if c*math.Abs(b.subSum[mb*nattr]-t[0]) >= best-eps {
+				if lb := c * math.Abs(b.subSum[mb*nattr]-t[0]); lb >= best-eps && !(b.tieOpen() && lb <= best+eps) {
 					break
 				}
 				o := 0.0
 				for a := 0; a < nattr; a++ {
 					o += math.Abs(b.subSum[mb*nattr+a] - t[a])
 				}
-				if o *= c; o < best-eps && try(ma, mb) {
-					best = o
-				}
+				try(ma, mb, o*c)
 			}
 		}
 	}

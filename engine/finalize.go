@@ -49,7 +49,7 @@ func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full boo
 	if tc != nil {
 		teamOK, accept = tc.teamOK, tc.ok
 	}
-	res := p.sc.bal.balance(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept)
+	res := p.sc.bal.balanceTies(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept, tc.tieBreak())
 	if !res.ok {
 		return false
 	}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -623,6 +624,10 @@ func (p *Pool) compact() {
 	p.flush()
 	p.pruneIDs()
 	keep := func(s int32) bool { return s >= 0 && p.entries[s].alive }
+	// Room for every freed slot at once: after a pass that matched most
+	// of a large pool, growing the list by appends cost five times its
+	// size in allocations.
+	p.free = slices.Grow(p.free, p.dead)
 	w := 0
 	for _, s := range p.order {
 		if keep(s) {

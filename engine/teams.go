@@ -196,11 +196,13 @@ func (tc *teamCheck) ok(team []int) bool {
 // player's role name by player ID, choosing the assignment with the most
 // first choices, and staffCount returns how many got their first choice.
 func (tc *teamCheck) staff(team []int, t int, got map[string]string) bool {
-	_, ok := tc.staffCount(team, t, got)
+	_, ok := tc.staffCount(team, t, got != nil, got)
 	return ok
 }
 
-func (tc *teamCheck) staffCount(team []int, t int, got map[string]string) (int, bool) {
+// staffCount staffs team t, with the most first choices when best, and
+// returns how many players got theirs.
+func (tc *teamCheck) staffCount(team []int, t int, best bool, got map[string]string) (int, bool) {
 	p := tc.p
 	tc.masks, tc.prefs = tc.masks[:0], tc.prefs[:0]
 	for k, s := range tc.slots {
@@ -213,7 +215,7 @@ func (tc *teamCheck) staffCount(team []int, t int, got map[string]string) (int, 
 	}
 	tc.out = fill(tc.out, len(tc.masks), -1)
 	solve := p.sc.roles.assign
-	if got != nil {
+	if best {
 		// The roles players will play: as many first choices as the
 		// quotas allow.
 		solve = p.sc.roles.assignBest
@@ -245,8 +247,33 @@ func (tc *teamCheck) roleMap(team []int) (map[string]string, int) {
 	got := make(map[string]string)
 	first := 0
 	for t := 0; t < tc.teams; t++ {
-		n, _ := tc.staffCount(team, t, got)
+		n, _ := tc.staffCount(team, t, true, got)
 		first += n
 	}
 	return got, first
+}
+
+// firstChoices is how many players of a complete assignment, each team
+// staffed with the most first choices its quotas allow, play their first
+// choice: balancing's tie-break between equally even splits.
+func (tc *teamCheck) firstChoices(team []int) int {
+	first := 0
+	for t := 0; t < tc.teams; t++ {
+		n, _ := tc.staffCount(team, t, true, nil)
+		first += n
+	}
+	return first
+}
+
+// tieBreak is the balancing tie-break of this match: first-choice roles,
+// when the ruleset has quotas.
+func (tc *teamCheck) tieBreak() tieBreak {
+	if tc == nil || !tc.roles {
+		return tieBreak{}
+	}
+	players := 0
+	for _, s := range tc.slots {
+		players += int(tc.p.entries[s].size)
+	}
+	return tieBreak{score: tc.firstChoices, max: players}
 }
