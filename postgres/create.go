@@ -2,12 +2,12 @@ package postgres
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -36,13 +36,9 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 		return []cupid.Created{}, nil, nil
 	}
 	fresh := lifecycle.Fresh(ts)
-	bodies := make([][]byte, len(ts))
-	for i, t := range fresh {
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, nil, fmt.Errorf("postgres: encode ticket %s: %w", t.ID, err)
-		}
-		bodies[i] = b
+	bodies, err := columns.TicketBodies(fresh)
+	if err != nil {
+		return nil, nil, fmt.Errorf("postgres: %w", err)
 	}
 	if simpleBatch(ts) {
 		out, evs, err := s.createSimple(ctx, ts, fresh, bodies)
@@ -55,7 +51,7 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 	}
 	var out []cupid.Created
 	var evs []cupid.Event
-	err := retry(ctx, func() error {
+	err = retry(ctx, func() error {
 		var err error
 		out, evs, err = s.createCareful(ctx, ts, fresh, bodies)
 		if pgCode(err) == codeUniqueViolation {

@@ -4,12 +4,12 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 	"github.com/cupid-match/cupid/lifecycle"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -36,13 +36,9 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 	// Copy and encode outside the transaction, which holds the only
 	// writer.
 	fresh := lifecycle.Fresh(ts)
-	bodies := make([][]byte, len(ts))
-	for i, t := range fresh {
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, nil, fmt.Errorf("sqlite: encode ticket %s: %w", t.ID, err)
-		}
-		bodies[i] = b
+	bodies, err := columns.TicketBodies(fresh)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sqlite: %w", err)
 	}
 	if lifecycle.Simple(ts) {
 		p := lifecycle.SimplePlan(fresh)
@@ -57,7 +53,7 @@ func (s *Store) CreateTickets(ctx context.Context, ts []cupid.NewTicket) ([]cupi
 		}
 	}
 	var p *lifecycle.CreatePlan
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		lk, err := s.lookup(ctx, tx, ts)
 		if err != nil {
 			return err

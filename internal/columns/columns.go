@@ -69,3 +69,17 @@ func ReadDetail(e *cupid.MatchEvent, b []byte) error {
 	e.TicketIDs, e.PlayerIDs = d.TicketIDs, d.PlayerIDs
 	return nil
 }
+
+// TicketBodies encodes the body column of new tickets: each ticket as it
+// is created.
+func TicketBodies(ts []*cupid.Ticket) ([][]byte, error) {
+	bodies := make([][]byte, len(ts))
+	for i, t := range ts {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("encode ticket %s: %w", t.ID, err)
+		}
+		bodies[i] = b
+	}
+	return bodies, nil
+}
