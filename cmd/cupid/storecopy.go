@@ -23,8 +23,9 @@ import (
 func storeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "store",
-		Short: "Work on a store: copy one into another",
+		Short: "Work on a store: copy one into another, back up the embedded one",
 	}
+	cmd.AddCommand(backupCmd())
 	var from, to string
 	var batch int
 	copyCmd := &cobra.Command{
