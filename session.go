@@ -72,6 +72,10 @@ type Backfilled struct {
 	// NotWaiting lists the tickets that were no longer waiting, when the
 	// backfill was refused for that; the others still wait.
 	NotWaiting []string
+	// Busy lists the newcomers whose players are in another live match,
+	// when the backfill was refused for that (a player is in one live
+	// match at most); the tickets still wait.
+	Busy []Busy
 	// Err is set when the session refused the backfill (not live, closed
 	// to backfill, no seat, a player already in it): a conflict error.
 	Err error

@@ -88,6 +88,10 @@ type Committed struct {
 	// NotWaiting lists the match's tickets that were no longer waiting,
 	// when the match was refused for that; the others still wait.
 	NotWaiting []string
+	// Busy lists the match's tickets whose players are in another live
+	// match, when the match was refused for that (a player is in one live
+	// match at most); its tickets still wait.
+	Busy []Busy
 	// Cancelled are the other live tickets (in other queues) of the
 	// match's players, cancelled in the same transaction so that no player
 	// can be in two matches at once.
@@ -95,6 +99,11 @@ type Committed struct {
 	// Formed is the match's "formed" event in the queue's match log, when
 	// OK.
 	Formed MatchEvent
+}
+
+// Busy is a waiting ticket one of whose players is in a live match.
+type Busy struct {
+	Ticket, Player, Match string
 }
 
 // Store keeps tickets, matches and their events durably. Every method is

@@ -71,6 +71,12 @@ type QueueConfig struct {
 	// leaves it is replaced by backfill; zero (the default) never
 	// replaces leavers: their seats close.
 	LeaverWindow Duration `yaml:"leaver_window"`
+	// MaxSession ends a match's session by itself this long after the
+	// match formed, if its backend has not ended it: a live match holds
+	// its players (a player is in one live match at most), so a backend
+	// that never ends its sessions cannot keep players out for ever.
+	// DefaultMaxSession when absent.
+	MaxSession Duration `yaml:"max_session"`
 	// Acceptance asks every player of a match to accept it in time before
 	// it is formed (see accept.go); absent: matches form at once.
 	Acceptance *Acceptance `yaml:"acceptance"`

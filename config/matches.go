@@ -1,9 +1,27 @@
 package config
 
-import cupid "github.com/cupid-match/cupid"
+import (
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// DefaultMaxSession is a queue's max_session when it gives none.
+const DefaultMaxSession = Duration(2 * time.Hour)
+
+// Session is the queue's max_session, or DefaultMaxSession.
+func (q *QueueConfig) Session() time.Duration {
+	if q.MaxSession == 0 {
+		return time.Duration(DefaultMaxSession)
+	}
+	return time.Duration(q.MaxSession)
+}
 
 // checkHandoff checks the settings that release unassigned matches.
 func (q *QueueConfig) checkHandoff(doc *document, field string) {
+	if q.MaxSession < 0 {
+		doc.report(cupid.Invalid(field+".max_session", "must not be negative (absent: %s)", time.Duration(DefaultMaxSession)))
+	}
 	if q.LeaverWindow < 0 {
 		doc.report(cupid.Invalid(field+".leaver_window", "must not be negative (0, the default, never replaces a leaver)"))
 	}

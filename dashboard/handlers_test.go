@@ -388,6 +388,15 @@ func TestTicketsByPlayerAreBounded(t *testing.T) {
 		ids = append(ids, f.queue(t, "ann", 1500).ID)
 		f.queue(t, fmt.Sprintf("rival%d", i), 1500)
 		f.tickets.Wake()
+		// The game is over: its session ends, so ann may be matched
+		// again (a player is in one live match at most).
+		v, err := f.tickets.GetTicket(context.Background(), ids[i])
+		if err != nil || v.Ticket.MatchID == "" {
+			t.Fatalf("ann's ticket %d: %+v %v", i, v, err)
+		}
+		if _, err := f.tickets.EndSession(context.Background(), v.Ticket.MatchID); err != nil {
+			t.Fatal(err)
+		}
 	}
 	waiting := f.queue(t, "ann", 1500)
 	a := f.do(t, "GET", APIPrefix+"tickets?player=ann", "").ok(t)

@@ -106,7 +106,7 @@ func TestPlanCommit(t *testing.T) {
 		{Mine: "b", Player: "bob", Queue: "duel", Ticket: "x"},
 		{Mine: "b", Player: "bob", Queue: "duel", Ticket: "y"},
 	}
-	p := PlanCommit(ms, ids, func(id string) bool { return id != "gone" }, others)
+	p := PlanCommit(ms, ids, func(id string) bool { return id != "gone" }, others, nil)
 	var got []string
 	for i, o := range p.Out {
 		got = append(got, fmt.Sprint(ms[i].ID, " ", o.OK, " ", o.NotWaiting))

@@ -20,6 +20,9 @@ import (
 //     live tickets in other queues, so no player is in two matches; each
 //     such ticket is named by the smallest player it shares with the
 //     match, then the smallest queue, "player … was matched in queue …";
+//   - a player is in one live match at most (pending, formed or assigned,
+//     until released or ended): a match naming a ticket whose player is in
+//     another live match is refused (Busy), and its tickets still wait;
 //   - the batch is decided in order, as if each match were stored before
 //     the next is looked at.
 
@@ -77,10 +80,11 @@ type Cancel struct {
 
 // PlanCommit decides a batch of matches in order. ids are each match's
 // tickets (CheckMatches), waiting reports whether a ticket of the batch
-// waited when the store read it, and others are the other live tickets of
-// the batch's players. Only a ticket another match of the batch took or
-// cancelled stops waiting meanwhile.
-func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool, others []Other) *CommitPlan {
+// waited when the store read it, others are the other live tickets of the
+// batch's players, and busy the batch's tickets whose players are in a
+// live match. Only a ticket another match of the batch took or cancelled
+// stops waiting meanwhile.
+func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool, others []Other, busy []cupid.Busy) *CommitPlan {
 	n := 0
 	for _, t := range ids {
 		n += len(t)
@@ -90,6 +94,10 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 	for _, o := range others {
 		byMine[o.Mine] = append(byMine[o.Mine], o)
 	}
+	busy = slices.Clone(busy)
+	slices.SortFunc(busy, func(a, b cupid.Busy) int {
+		return cmp.Or(cmp.Compare(a.Ticket, b.Ticket), cmp.Compare(a.Player, b.Player), cmp.Compare(a.Match, b.Match))
+	})
 	cancelled := map[string]bool{}
 	still := func(id string) bool {
 		_, taken := p.Matched[id]
@@ -102,6 +110,14 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 			}
 		}
 		if len(p.Out[i].NotWaiting) > 0 {
+			continue
+		}
+		for _, b := range busy {
+			if slices.Contains(ids[i], b.Ticket) {
+				p.Out[i].Busy = append(p.Out[i].Busy, b)
+			}
+		}
+		if len(p.Out[i].Busy) > 0 {
 			continue
 		}
 		p.Out[i].OK = true

@@ -293,8 +293,10 @@ func backfillNeeds(ids []string, newcomers []*cupid.Ticket, live []cupid.LiveTic
 // cancelled. A backfill whose tickets are not all waiting, or that the
 // session refuses, writes nothing: the result says why. rec is nil when
 // the match is unknown; tickets are the newcomers and others the tickets
-// named by backfillNeeds' result (cancel), both as read.
-func backfill(rec *cupid.MatchRecord, b cupid.Backfill, tickets, others []*cupid.Ticket, cancel map[string]string) (*cupid.Writes, *cupid.Backfilled) {
+// named by backfillNeeds' result (cancel), both as read; busy are the
+// newcomers whose players are in a live match, which refuse the backfill
+// unless that match is the session itself.
+func backfill(rec *cupid.MatchRecord, b cupid.Backfill, tickets, others []*cupid.Ticket, cancel map[string]string, busy []cupid.Busy) (*cupid.Writes, *cupid.Backfilled) {
 	out := &cupid.Backfilled{}
 	ids := b.TicketIDs()
 	byID := map[string]*cupid.Ticket{}
@@ -313,6 +315,14 @@ func backfill(rec *cupid.MatchRecord, b cupid.Backfill, tickets, others []*cupid
 	}
 	if rec == nil {
 		out.Err = cupid.MatchNotFound(b.MatchID)
+		return &cupid.Writes{}, out
+	}
+	for _, x := range busy {
+		if x.Match != b.MatchID {
+			out.Busy = append(out.Busy, x)
+		}
+	}
+	if len(out.Busy) > 0 {
 		return &cupid.Writes{}, out
 	}
 	n := *rec

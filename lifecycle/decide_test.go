@@ -78,7 +78,7 @@ var actions = []action{
 	{"backfill", func(rec *cupid.MatchRecord, _ []*cupid.Ticket) (*cupid.Writes, error) {
 		tc := &cupid.Ticket{ID: "tc", Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "cat"}}, State: cupid.StateWaiting}
 		w, out := backfill(rec, cupid.Backfill{MatchID: "m", At: now, Teams: []cupid.Team{{TicketIDs: []string{"tc"}, PlayerIDs: []string{"cat"}}, {}}},
-			[]*cupid.Ticket{tc}, nil, nil)
+			[]*cupid.Ticket{tc}, nil, nil, nil)
 		if out.Err != nil {
 			return nil, out.Err
 		}
@@ -341,7 +341,7 @@ func TestBackfillCancelsOtherQueues(t *testing.T) {
 	b := cupid.Backfill{MatchID: "m", At: now, Teams: []cupid.Team{{TicketIDs: []string{"tc"}, PlayerIDs: []string{"cat"}}, {TicketIDs: nil}}}
 	b.Teams[0].PlayerIDs = []string{"cat", "cy"}
 	rec.Match.Seats = []int{3, 1}
-	w, out := backfill(rec, b, []*cupid.Ticket{tc}, []*cupid.Ticket{x1}, cancel)
+	w, out := backfill(rec, b, []*cupid.Ticket{tc}, []*cupid.Ticket{x1}, cancel, nil)
 	if !out.OK || out.Err != nil {
 		t.Fatalf("%+v", out)
 	}
@@ -355,8 +355,17 @@ func TestBackfillCancelsOtherQueues(t *testing.T) {
 	if w.Match.Match.Backfill || !strings.Contains(fmt.Sprint(w.Match.Match.Teams), "cy") {
 		t.Errorf("session after: %+v", w.Match.Match)
 	}
+	// A newcomer in another live match refuses the backfill, writing
+	// nothing; one in the session itself does not (he is joining it).
+	w, out = backfill(rec, b, []*cupid.Ticket{tc}, []*cupid.Ticket{x1}, cancel, []cupid.Busy{{Ticket: "tc", Player: "cy", Match: "m9"}})
+	if out.OK || len(out.Busy) != 1 || len(w.Tickets)+len(w.Events) != 0 || w.Match != nil {
+		t.Errorf("a newcomer in another live match: %+v %+v", out, w)
+	}
+	if _, out = backfill(rec, b, []*cupid.Ticket{tc}, []*cupid.Ticket{x1}, cancel, []cupid.Busy{{Ticket: "tc", Player: "cy", Match: "m"}}); !out.OK {
+		t.Errorf("a newcomer listed in the session itself was refused: %+v", out)
+	}
 	tc.State = cupid.StateCancelled
-	w, out = backfill(rec, b, []*cupid.Ticket{tc}, nil, nil)
+	w, out = backfill(rec, b, []*cupid.Ticket{tc}, nil, nil, nil)
 	if out.OK || !slices.Equal(out.NotWaiting, []string{"tc"}) || len(w.Tickets)+len(w.Events) != 0 || w.Match != nil {
 		t.Errorf("a ticket no longer waiting: %+v %+v", out, w)
 	}

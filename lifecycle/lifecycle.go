@@ -235,6 +235,20 @@ func Backfill(ctx context.Context, st cupid.Updater, f cupid.Fence, bs []cupid.B
 			if err != nil {
 				return err
 			}
+			in, err := tx.InMatches(players)
+			if err != nil {
+				return err
+			}
+			var busy []cupid.Busy
+			for _, t := range ts {
+				for _, p := range t.Players {
+					for _, x := range in {
+						if x.Player == p.ID {
+							busy = append(busy, cupid.Busy{Ticket: t.ID, Player: p.ID, Match: x.Match})
+						}
+					}
+				}
+			}
 			cancel := backfillNeeds(ids, ts, live, b.MatchID)
 			var others []*cupid.Ticket
 			if len(cancel) > 0 {
@@ -247,7 +261,7 @@ func Backfill(ctx context.Context, st cupid.Updater, f cupid.Fence, bs []cupid.B
 					return err
 				}
 			}
-			w, res = backfill(rec, b, ts, others, cancel)
+			w, res = backfill(rec, b, ts, others, cancel, busy)
 			return tx.Write(w)
 		})
 		if err != nil {

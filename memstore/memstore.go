@@ -349,10 +349,22 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 			}
 		}
 	}
+	var busy []cupid.Busy
+	for _, tids := range ids {
+		for _, id := range tids {
+			if t, ok := s.tickets[id]; ok && t.State == cupid.StateWaiting {
+				for _, p := range t.Players {
+					for _, m := range slices.Sorted(maps.Keys(s.byPlayer[p.ID])) {
+						busy = append(busy, cupid.Busy{Ticket: id, Player: p.ID, Match: m})
+					}
+				}
+			}
+		}
+	}
 	p := lifecycle.PlanCommit(ms, ids, func(id string) bool {
 		t, ok := s.tickets[id]
 		return ok && t.State == cupid.StateWaiting
-	}, others)
+	}, others, busy)
 	stored := make([]*cupid.Match, len(ms))
 	for i, m := range ms {
 		if p.Out[i].OK {

@@ -116,6 +116,12 @@ CROSS JOIN LATERAL (SELECT * FROM tickets AS w WHERE w.id = o.ticket_id AND ` + 
 
 const takenMatchesSQL = `SELECT id FROM matches WHERE id = ANY($1::text[])`
 
+// busySQL reads the live matches the players of the batch's waiting tickets
+// are in (a player is in one at most).
+const busySQL = `SELECT l.ticket_id, mp.player_id, mp.match_id FROM unnest($1::text[]) AS x(id)
+JOIN live_players l ON l.ticket_id = x.id
+JOIN match_players mp ON mp.player_id = l.player_id`
+
 func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.Match, bodies [][]byte, copies []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
 	var ids, mids []string
 	seen := map[string]bool{}
@@ -163,6 +169,17 @@ func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.M
 			}
 			return rows.Err()
 		})
+		var busy []cupid.Busy
+		b.Queue(busySQL, ids).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var x cupid.Busy
+				if err := rows.Scan(&x.Ticket, &x.Player, &x.Match); err != nil {
+					return err
+				}
+				busy = append(busy, x)
+			}
+			return rows.Err()
+		})
 		b.Queue(takenMatchesSQL, mids).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id string
@@ -176,7 +193,7 @@ func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.M
 		if err := send(ctx, conn, b); err != nil {
 			return err
 		}
-		p = lifecycle.PlanCommit(copies, tids, func(id string) bool { return state[id] == cupid.StateWaiting }, others)
+		p = lifecycle.PlanCommit(copies, tids, func(id string) bool { return state[id] == cupid.StateWaiting }, others, busy)
 
 		var fin []finishRow
 		var stored []int

@@ -141,7 +141,32 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 			}
 		}
 	}
-	p := lifecycle.PlanCommit(ms, ids, func(id string) bool { _, ok := waiting[id]; return ok }, others)
+	// The live matches those players are in: a player is in one at most.
+	inMatch := map[string][]string{}
+	err = s.multi.chunks(matchPlayersOf, len(args), func(st *sql.Stmt, lo, hi int) error {
+		return scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args[lo:hi]...))(func(r rowScanner) error {
+			var p, m string
+			if err := r.Scan(&p, &m); err != nil {
+				return err
+			}
+			inMatch[p] = append(inMatch[p], m)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	var busy []cupid.Busy
+	if len(inMatch) > 0 {
+		for id, players := range waiting {
+			for _, p := range players {
+				for _, m := range inMatch[p] {
+					busy = append(busy, cupid.Busy{Ticket: id, Player: p, Match: m})
+				}
+			}
+		}
+	}
+	p := lifecycle.PlanCommit(ms, ids, func(id string) bool { _, ok := waiting[id]; return ok }, others, busy)
 
 	// Write: the matched tickets, the cancelled ones, the freed players,
 	// the matches, the events.

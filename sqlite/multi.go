@@ -42,6 +42,10 @@ var (
 	insertMatches = &multiKind{name: "insert matches",
 		head: `INSERT INTO matches (id, created_at, body, state) VALUES `,
 		row:  `(?, ?, ?, ?)`, sep: `, `}
+	// matchPlayersOf reads the live matches of players.
+	matchPlayersOf = &multiKind{name: "live matches of players",
+		head: `SELECT player_id, match_id FROM match_players WHERE player_id IN (`,
+		row:  `?`, sep: `, `, tail: `)`}
 	insertMatchPlayers = &multiKind{name: "insert players in live matches",
 		head: `INSERT OR IGNORE INTO match_players (player_id, match_id) VALUES `,
 		row:  `(?, ?)`, sep: `, `}
@@ -78,7 +82,7 @@ var (
 )
 
 var multiKinds = []*multiKind{
-	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, insertMatchPlayers, ticketsByRequest, liveTickets,
+	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, insertMatchPlayers, matchPlayersOf, ticketsByRequest, liveTickets,
 	waitingTickets, livesOfPlayers, deleteLive, setMatched,
 }
 

@@ -91,6 +91,7 @@ func Run(t *testing.T, open func(t *testing.T) cupid.Store) {
 		{"ReleasePending", one(testReleasePending)},
 		{"Sessions", one(testSessions)},
 		{"SessionTeams", one(testSessionTeams)},
+		{"OneLiveMatch", one(testOneLiveMatch)},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open) })
 	}
@@ -1052,5 +1053,45 @@ func testConcurrentCreates(t *testing.T, s cupid.Store) {
 	}
 	if stored != 1 || len(waitingIDs(t, s)) != 1 {
 		t.Fatalf("%d of %d racing tickets for one player were stored", stored, n)
+	}
+}
+
+// testOneLiveMatch: a player is in one live match at most. A match naming a
+// ticket whose player is in another live match is refused, naming him and
+// that match, and changes nothing; once that match's session ends, the same
+// match commits.
+func testOneLiveMatch(t *testing.T, s cupid.Store) {
+	var m maker
+	withPlayers := func(mt *cupid.Match, players ...[]string) *cupid.Match {
+		for i := range mt.Teams {
+			mt.Teams[i].PlayerIDs = players[i]
+		}
+		return mt
+	}
+	create(t, s, nt(m.tk("a", "duel", "", "p1")), nt(m.tk("b", "duel", "", "p2")))
+	at := T0.Add(time.Minute)
+	if out, _ := commit(t, s, withPlayers(match("m1", at, []string{"a"}, []string{"b"}), []string{"p1"}, []string{"p2"})); !out[0].OK {
+		t.Fatalf("m1: %+v", out[0])
+	}
+	// p1 queues again, in the same queue and in another, while m1 is live.
+	create(t, s, nt(m.tk("c", "duel", "", "p1")), nt(m.tk("d", "duel", "", "p3")), nt(m.tk("e", "solo", "", "p1")), nt(m.tk("f", "solo", "", "p4")))
+	out, evs := commit(t, s,
+		withPlayers(match("m2", at.Add(time.Second), []string{"c"}, []string{"d"}), []string{"p1"}, []string{"p3"}),
+		withPlayers(match("m3", at.Add(time.Second), []string{"f"}, []string{"e"}), []string{"p4"}, []string{"p1"}))
+	for i, want := range []cupid.Busy{{Ticket: "c", Player: "p1", Match: "m1"}, {Ticket: "e", Player: "p1", Match: "m1"}} {
+		if out[i].OK || len(out[i].Busy) != 1 || out[i].Busy[0] != want {
+			t.Fatalf("match %d: %+v, want refused with busy %+v", i, out[i], want)
+		}
+	}
+	if len(evs) != 0 {
+		t.Fatalf("refused matches wrote events: %v", eventStrings(evs))
+	}
+	eq(t, "waiting", waitingIDs(t, s), []string{"c", "d", "e", "f"})
+	if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "m1", cupid.SessionChange{Kind: cupid.MatchEventEnded}, at.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = commit(t, s, withPlayers(match("m2", at.Add(time.Hour), []string{"c"}, []string{"d"}), []string{"p1"}, []string{"p3"}))
+	if !out[0].OK {
+		t.Fatalf("m2 after m1 ended: %+v", out[0])
 	}
 }

@@ -124,6 +124,11 @@ func TestRatingsSeparateStrongFromWeak(t *testing.T) {
 			if _, err := c.ReportResult(ctx, &cupidv1.ReportResultRequest{MatchId: m.GetId(), TeamPlaces: places}); err != nil {
 				t.Fatal(err)
 			}
+			// The game is over: its session ends, which frees its players
+			// for the next round (a player is in one live match at most).
+			if _, err := c.EndSession(ctx, m.GetId()); err != nil {
+				t.Fatal(err)
+			}
 			matches++
 		}
 	}

@@ -321,6 +321,7 @@ func queues(cfg *config.Config) []ticketsvc.Queue {
 		out[i].AssignTimeout, out[i].OnAssignTimeout = queueHandoff(qc)
 		out[i].Acceptance = queueAcceptance(qc)
 		out[i].LeaverWindow = time.Duration(qc.LeaverWindow)
+		out[i].MaxSession = qc.Session()
 	}
 	return out
 }

@@ -387,5 +387,8 @@ func (s *Service) ReleaseDue(ctx context.Context) {
 		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
 			s.acceptDue(ctx, f, name) // accept.go
 		}
+		if q := s.queue(name); q != nil && q.maxSession > 0 {
+			s.endDue(ctx, f, name) // session.go
+		}
 	}
 }

@@ -411,6 +411,10 @@ func (p *pool) step(now time.Time) {
 	p.retryAt = time.Time{}
 	for i, pr := range props {
 		res := results[i]
+		if !res.OK && len(res.Busy) > 0 {
+			p.holdBusy(pr.Tickets(), res.Busy, now)
+			continue
+		}
 		if !res.OK {
 			p.giveBack(pr.Tickets(), res.NotWaiting, now)
 			continue

@@ -55,6 +55,9 @@ type Queue struct {
 	// LeaverWindow is how long after a session's assignment a player who
 	// leaves it is replaced by backfill (session.go); zero: never.
 	LeaverWindow time.Duration
+	// MaxSession ends a match's session this long after the match formed
+	// when its backend has not (session.go); zero: never.
+	MaxSession time.Duration
 }
 
 // DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
@@ -159,6 +162,8 @@ type queue struct {
 	accept Acceptance
 	// leaverWindow is Queue.LeaverWindow.
 	leaverWindow time.Duration
+	// maxSession is Queue.MaxSession.
+	maxSession time.Duration
 
 	version int
 	rules   *ruleset.Compiled
@@ -227,6 +232,10 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("ticketsvc: queue %s: leaver_window must not be negative", qc.Name)
 		}
 		q.leaverWindow = qc.LeaverWindow
+		if qc.MaxSession < 0 {
+			return nil, fmt.Errorf("ticketsvc: queue %s: max_session must not be negative", qc.Name)
+		}
+		q.maxSession = qc.MaxSession
 		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
 		}
@@ -279,6 +288,7 @@ func (s *Service) Start(ctx context.Context) error {
 		go s.runIntake()
 		s.startReleasing()
 		s.startAccepting()
+		s.startEnding()
 		return nil
 	}
 	// Open sessions first: the pools fill them before forming new
@@ -325,6 +335,7 @@ func (s *Service) Start(ctx context.Context) error {
 	go s.runIntake()
 	s.startReleasing()
 	s.startAccepting()
+	s.startEnding()
 	return nil
 }
 

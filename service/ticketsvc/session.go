@@ -258,6 +258,9 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 			}
 			p.s.ended(p, res.Cancelled...)
 			p.setSession(res.Match, res.Event.Seq, playersOf(pr.Tickets()), now)
+		case len(res.Busy) > 0:
+			p.holdBusy(pr.Tickets(), res.Busy, now)
+			p.reopen(pr.SessionID)
 		case res.Err != nil:
 			// The session refused (closed, over, a player already in it):
 			// the tickets wait on, and the session stays out of the engine
@@ -433,10 +436,16 @@ func (s *Service) loadSessions(ctx context.Context, queue string) error {
 
 // changeSession applies a backend's change to a session and tells its pool.
 func (s *Service) changeSession(ctx context.Context, id string, c cupid.SessionChange) (*cupid.MatchRecord, error) {
+	return s.changeSessionUnder(ctx, cupid.Fence{}, id, c)
+}
+
+// changeSessionUnder is changeSession under a fence: the session length's,
+// on the node that runs the queue.
+func (s *Service) changeSessionUnder(ctx context.Context, f cupid.Fence, id string, c cupid.SessionChange) (*cupid.MatchRecord, error) {
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
 	}
-	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, cupid.Fence{}, id, c, s.now().UTC())
+	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, f, id, c, s.now().UTC())
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -594,3 +603,56 @@ func (s *Service) EndSession(ctx context.Context, id string) (*cupid.MatchRecord
 // off its goroutine (cluster.go: whether a change to a queue's match log
 // can concern a session this node holds).
 func (p *pool) noteSessions() { p.heldSessions.Store(int32(len(p.sessions))) }
+
+// startEnding starts, for each queue with a maximum session length, the
+// goroutine that ends the sessions its backends have not ended in time.
+func (s *Service) startEnding() {
+	s.runDeadlines(func(q *queue) bool { return q.maxSession > 0 }, s.endDue)
+}
+
+// endDue ends the queue's live sessions (formed or assigned matches) that
+// formed longer than its max_session ago, oldest first, and returns when it
+// should look again. A live match holds its players: a player is in one live
+// match at most, so a session no backend ends would keep them out of
+// matching for ever.
+func (s *Service) endDue(ctx context.Context, f cupid.Fence, queue string) time.Time {
+	q := s.queue(queue)
+	if q == nil || q.maxSession <= 0 {
+		return s.now().Add(time.Hour)
+	}
+	now := s.now()
+	next := now.Add(q.maxSession)
+	for _, state := range []cupid.MatchState{cupid.MatchFormed, cupid.MatchAssigned} {
+		for {
+			rs, err := s.store.Matches(ctx, cupid.MatchFilter{Queue: queue, State: state, Limit: matchPage})
+			if err != nil {
+				if ctx.Err() == nil {
+					s.log.Error("listing live sessions failed; trying again in a second", "queue", queue, "err", err)
+				}
+				return now.Add(time.Second)
+			}
+			ended := 0
+			for _, r := range rs {
+				due := r.Match.CreatedAt.Add(q.maxSession)
+				if due.After(now) {
+					if due.Before(next) {
+						next = due
+					}
+					break // oldest first: the rest are later
+				}
+				_, err := s.changeSessionUnder(ctx, f, r.Match.ID, cupid.SessionChange{Kind: cupid.MatchEventEnded})
+				if err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
+					if ctx.Err() == nil {
+						s.log.Error("ending a session past max_session failed; trying again in a second", "match", r.Match.ID, "err", err)
+					}
+					return now.Add(time.Second)
+				}
+				ended++
+			}
+			if ended < len(rs) || len(rs) < matchPage {
+				break
+			}
+		}
+	}
+	return next
+}
