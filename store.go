@@ -110,9 +110,10 @@ type Busy struct {
 // safe for concurrent use. Implementations: sqlite (embedded default) and
 // memstore (in memory, for tests).
 //
-// The store owns the rule "a player has at most one live ticket per queue":
-// a ticket is live while it waits, and every player of a live ticket is
-// recorded against the ticket's queue until it leaves that state.
+// The store keeps the indexes the lifecycle's rules read, in the same
+// transactions as the rows they index: every player of a live (waiting)
+// ticket against the ticket's queue ("one live ticket per player and
+// queue"), and every player of a live match ("one live match per player").
 type Store interface {
 	// Updater runs the lifecycle's steps (package lifecycle): finishing
 	// a ticket, assigning, releasing and answering for a match, changing
@@ -131,10 +132,12 @@ type Store interface {
 	// WaitingTickets returns every waiting ticket, oldest first; a restart
 	// reloads pools from it.
 	WaitingTickets(ctx context.Context) ([]*Ticket, error)
-	// CommitMatches stores matches atomically, each on its own: a match
-	// whose tickets are not all still waiting is refused and changes
-	// nothing. A committed match also cancels its players' live tickets
-	// in other queues. Events are in sequence order.
+	// CommitMatches stores matches atomically, each on its own, as
+	// lifecycle.PlanCommit decides: a match whose tickets are not all
+	// still waiting, or one of whose players is in another live match, is
+	// refused and changes nothing. A committed match also cancels its
+	// players' live tickets in other queues. Events are in sequence order.
+	// fence, when its Lease is set, is checked as the batch commits.
 	CommitMatches(ctx context.Context, fence Fence, ms []*Match) ([]Committed, []Event, error)
 	// Match returns a committed match.
 	Match(ctx context.Context, id string) (*Match, error)
