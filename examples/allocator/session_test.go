@@ -112,8 +112,11 @@ func TestBackfilledPlayersJoinTheRunningGame(t *testing.T) {
 	a := &Allocator{Client: client.New(srv.URL), Queue: "squad", State: filepath.Join(t.TempDir(), "seq"), Log: t.Logf}
 	defer a.Close()
 	runCtx, stopRun := context.WithCancel(ctx)
-	defer stopRun()
-	go a.Run(runCtx)
+	ran := make(chan error, 1)
+	go func() { ran <- a.Run(runCtx) }()
+	// The allocator has stopped, and written its state for the last time,
+	// before the test's directory is removed.
+	defer func() { stopRun(); <-ran }()
 
 	c := client.New(srv.URL)
 	squadTicket := func(p string) *cupidv1.CreateTicketRequest {
