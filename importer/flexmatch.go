@@ -485,16 +485,9 @@ func (b *fmBuilder) batchDistance(r fmRule) (string, Status, string) {
 // --- comparison --------------------------------------------------------------
 
 func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
-	m, err := measurement(r.Measurements)
+	mp, err := b.measured(r)
 	if err != nil {
 		return "", Dropped, err.Error()
-	}
-	mp, err := parseProp(m)
-	if err != nil {
-		return "", Dropped, err.Error()
-	}
-	if b.mapAttr(mp.attr) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute", mp.attr)
 	}
 	op := r.Operation
 	if op == "<>" {
@@ -559,16 +552,9 @@ func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
 // --- distance ----------------------------------------------------------------
 
 func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
-	m, err := measurement(r.Measurements)
+	mp, err := b.measured(r)
 	if err != nil {
 		return "", Dropped, err.Error()
-	}
-	mp, err := parseProp(m)
-	if err != nil {
-		return "", Dropped, err.Error()
-	}
-	if b.mapAttr(mp.attr) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute", mp.attr)
 	}
 	refP, _, _ := b.reference(r.ReferenceValue)
 	// Team averages close to the match's average: a team rule on avg.
@@ -621,16 +607,9 @@ func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
 // --- collection --------------------------------------------------------------
 
 func (b *fmBuilder) collection(r fmRule) (string, Status, string) {
-	m, err := measurement(r.Measurements)
+	mp, err := b.measured(r)
 	if err != nil {
 		return "", Dropped, err.Error()
-	}
-	mp, err := parseProp(m)
-	if err != nil {
-		return "", Dropped, err.Error()
-	}
-	if b.mapAttr(mp.attr) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute", mp.attr)
 	}
 	var note string
 	st := Exact
@@ -645,6 +624,7 @@ func (b *fmBuilder) collection(r fmRule) (string, Status, string) {
 		return &v
 	}
 	if !mp.plainAttr() {
+		m, _ := measurement(r.Measurements) // read by measured already
 		return "", Dropped, fmt.Sprintf("measurements %q: Cupid's collection rules read one attribute of every player", m)
 	}
 	refP, lit, _ := b.reference(r.ReferenceValue)
@@ -827,16 +807,9 @@ func (b *fmBuilder) filterExpr(r fmRule) (string, error) {
 		}
 		return fmt.Sprintf("let v = map(match.players, #[%s]); max(v) - min(v) <= %s", attr, fmtNum(r.MaxDistance.v)), nil
 	}
-	m, err := measurement(r.Measurements)
+	mp, err := b.measured(r)
 	if err != nil {
 		return "", err
-	}
-	mp, err := parseProp(m)
-	if err != nil {
-		return "", err
-	}
-	if b.mapAttr(mp.attr) {
-		return "", fmt.Errorf("%s is a map attribute", mp.attr)
 	}
 	ms, mList, err := mp.expr(b.teams)
 	if err != nil {

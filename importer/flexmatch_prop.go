@@ -249,3 +249,21 @@ func (l literal) expr() string {
 	}
 	return strconv.Quote(l.str)
 }
+
+// measured reads a rule's one measurement as a property expression, refusing
+// what no Cupid rule can read (several measurements, an expression it does
+// not parse, a map attribute).
+func (b *fmBuilder) measured(r fmRule) (prop, error) {
+	m, err := measurement(r.Measurements)
+	if err != nil {
+		return prop{}, err
+	}
+	mp, err := parseProp(m)
+	if err != nil {
+		return prop{}, err
+	}
+	if b.mapAttr(mp.attr) {
+		return prop{}, fmt.Errorf("%s is a map attribute", mp.attr)
+	}
+	return mp, nil
+}
