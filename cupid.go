@@ -95,6 +95,22 @@ func Strings(s ...string) Value { return Value{Kind: KindStrings, Strings: s} }
 // Bool makes a boolean Value.
 func Bool(b bool) Value { return Value{Kind: KindBool, Bool: b} }
 
+// Plain is the value as plain Go: a float64, a string, a []string or a
+// bool (nil for none), what JSON writes and expressions read.
+func (v Value) Plain() any {
+	switch v.Kind {
+	case KindNumber:
+		return v.Number
+	case KindString:
+		return v.String
+	case KindStrings:
+		return v.Strings
+	case KindBool:
+		return v.Bool
+	}
+	return nil
+}
+
 // Attributes are a player's or ticket's named values, sorted by name with no
 // name twice: a slice costs a fraction of a map for the handful of values a
 // ticket carries, and a million waiting tickets add up. Build one with

@@ -57,25 +57,10 @@ func playersOut(in []cupid.Player) []playerOut {
 			if out[i].Attributes == nil {
 				out[i].Attributes = make(map[string]any, len(p.Attributes))
 			}
-			out[i].Attributes[a.Name] = plainValue(a.Value)
+			out[i].Attributes[a.Name] = a.Value.Plain()
 		}
 	}
 	return out
-}
-
-// plainValue is an attribute value as JSON writes it.
-func plainValue(v cupid.Value) any {
-	switch v.Kind {
-	case cupid.KindNumber:
-		return v.Number
-	case cupid.KindString:
-		return v.String
-	case cupid.KindStrings:
-		return v.Strings
-	case cupid.KindBool:
-		return v.Bool
-	}
-	return nil
 }
 
 func ticketView(v *ticketsvc.TicketView, now time.Time) ticketOut {

@@ -128,7 +128,7 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 		attrs := make(map[string]any, len(p.Attributes))
 		for _, a := range p.Attributes {
 			k, val := a.Name, a.Value
-			attrs[k] = plain(val)
+			attrs[k] = val.Plain()
 			if val.Kind == cupid.KindNumber {
 				sums[k] += val.Number
 				counts[k]++
@@ -141,27 +141,12 @@ func NewTicketView(t *cupid.Ticket, now time.Time) TicketView {
 		v.Attr[k] = sum / float64(counts[k])
 	}
 	for _, a := range t.Attributes {
-		v.Attr[a.Name] = plain(a.Value)
+		v.Attr[a.Name] = a.Value.Plain()
 	}
 	for region, ms := range t.Latencies {
 		v.Latencies[region] = float64(ms)
 	}
 	return v
-}
-
-// plain turns an attribute value into the Go value expressions see.
-func plain(v cupid.Value) any {
-	switch v.Kind {
-	case cupid.KindNumber:
-		return v.Number
-	case cupid.KindString:
-		return v.String
-	case cupid.KindStrings:
-		return v.Strings
-	case cupid.KindBool:
-		return v.Bool
-	}
-	return nil
 }
 
 // NewMatchEnv builds the environment of a match-scope expression from the
