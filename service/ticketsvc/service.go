@@ -29,6 +29,7 @@ import (
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 )
 
 // Queue is one configured queue, as plain values.
@@ -109,7 +110,7 @@ type Intake interface {
 // Service is the real-time ticket service.
 type Service struct {
 	// statsRec holds the queue statistics people watch (stats.go).
-	statsRec *statsRecorder
+	statsRec *queuestats.Recorder
 	// trace follows tickets and matches in spans (trace.go).
 	trace    *tracing
 	store    cupid.Store
@@ -207,7 +208,7 @@ func New(o Options) (*Service, error) {
 	if s.idlePool <= 0 {
 		s.idlePool = DefaultIdlePool
 	}
-	s.statsRec = newStatsRecorder()
+	s.statsRec = queuestats.New()
 	s.trace = newTracing(o.Tracer)
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
 	for _, qc := range o.Queues {
