@@ -30,6 +30,7 @@ import (
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 // Queue is one configured queue, as plain values.
@@ -112,9 +113,11 @@ type Service struct {
 	// statsRec holds the queue statistics people watch (stats.go).
 	statsRec *queuestats.Recorder
 	// trace follows tickets and matches in spans (trace.go).
-	trace    *tracing
-	store    cupid.Store
-	docs     cupid.DocumentStore
+	trace *tracing
+	store cupid.Store
+	// rulesets keeps run-time replacements and their history; nil
+	// without a document store.
+	rulesets *rulesets.Store
 	log      *slog.Logger
 	now      func() time.Time
 	seed     uint64
@@ -184,7 +187,6 @@ func New(o Options) (*Service, error) {
 	}
 	s := &Service{
 		store:    o.Store,
-		docs:     o.Documents,
 		log:      o.Logger,
 		now:      o.Now,
 		seed:     o.Seed,
@@ -198,6 +200,9 @@ func New(o Options) (*Service, error) {
 		fences:   map[string]cupid.Fence{},
 	}
 	s.hub.shared = o.Shared != nil
+	if o.Documents != nil {
+		s.rulesets = rulesets.New(o.Documents)
+	}
 	s.ticketHook = o.Intake
 	if s.log == nil {
 		s.log = slog.Default()

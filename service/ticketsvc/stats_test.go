@@ -11,6 +11,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 func queueStats(t *testing.T, h *harness, queue string) queuestats.QueueStats {
@@ -116,7 +117,7 @@ func TestStatisticsRefuseBadInput(t *testing.T) {
 
 // The history holds every version put, from the editor or the API (two
 // API puts between two reads included), oldest first, and no more than
-// KeptRulesetVersions.
+// rulesets.Kept.
 func TestRulesetHistory(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
@@ -145,13 +146,13 @@ func TestRulesetHistory(t *testing.T) {
 	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 3); err == nil {
 		t.Fatal("a put at a stale version was taken")
 	}
-	for range KeptRulesetVersions + 5 {
+	for range rulesets.Kept + 5 {
 		if _, err := h.PutRulesetNoted(ctx, "duel", []byte(duelRules), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	hist, _ = h.RulesetHistory(ctx, "duel")
-	if len(hist) != KeptRulesetVersions || hist[len(hist)-1].Version != KeptRulesetVersions+9 {
+	if len(hist) != rulesets.Kept || hist[len(hist)-1].Version != rulesets.Kept+9 {
 		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
 	}
 	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
