@@ -153,11 +153,11 @@ func (s *Service) RulesetChanged(ctx context.Context, name string) error {
 func (p *pool) setRuleset(q *queue) {
 	evicted, err := p.eng.SetRuleset(q.rules)
 	if err != nil {
-		p.s.log.Error("pool refused a validated ruleset; keeping the old one", "pool", p.key.String(), "err", err)
+		p.log.Error("pool refused a validated ruleset; keeping the old one", "pool", p.key.String(), "err", err)
 		return
 	}
 	p.q = q
-	now := p.s.now().UTC()
+	now := p.now().UTC()
 	for _, ev := range evicted {
 		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset changed to version %d, which cannot match it: %v", q.version, ev.Err), now)
 	}
