@@ -11,7 +11,9 @@ import (
 )
 
 // check validates a ticket against the pool's rules without changing the
-// pool. Every error is a *cupid.Error naming the field.
+// pool: first the ticket's own rules (Ticket.Validate, their one owner),
+// then what this pool's ruleset needs of it. Every error is a *cupid.Error
+// naming the field.
 func (p *Pool) check(t *cupid.Ticket) error {
 	r := p.r
 	if t == nil {
@@ -23,21 +25,13 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	if t.Key.Queue != p.key.Queue {
 		return cupid.Invalid("key.queue", "ticket is for queue %q, this pool serves %q", t.Key.Queue, p.key.Queue)
 	}
-	if len(t.Players) == 0 {
-		return cupid.Invalid("players", "at least one player is required")
+	// The ticket's own rules (ids, sizes, attribute values, latencies)
+	// belong to Ticket.Validate; the engine checks what its rules need.
+	if err := t.Validate(); err != nil {
+		return err
 	}
 	if len(t.Players) > r.maxParty {
 		return cupid.Invalid("players", "a party of %d does not fit a team of at most %d players", len(t.Players), r.maxParty)
-	}
-	seen := make(map[string]bool, len(t.Players))
-	for i, pl := range t.Players {
-		if pl.ID == "" {
-			return cupid.Invalid(fmt.Sprintf("players[%d].id", i), "required")
-		}
-		if seen[pl.ID] {
-			return cupid.Invalid(fmt.Sprintf("players[%d].id", i), "player %q appears twice", pl.ID)
-		}
-		seen[pl.ID] = true
 	}
 	if err := checkReserved(t); err != nil {
 		return err
