@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
+	"github.com/cupid-match/cupid/waitest"
 )
 
 // Queue is one configured queue, as plain values.
@@ -577,6 +578,10 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 		if p := s.existingPool(t.Key); p != nil {
 			v.Why = p.explain(ctx, id)
 		}
+		now := s.now()
+		if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
+			v.Estimate = &e
+		}
 	}
 	return v, nil
 }
@@ -586,6 +591,10 @@ type TicketView struct {
 	Ticket *cupid.Ticket
 	Match  *cupid.Match
 	Why    *engine.Explanation
+	// Estimate is how much longer a waiting ticket may wait, from its
+	// queue key's recent tickets on the node that runs its pool; nil when
+	// that history is too thin (package waitest).
+	Estimate *waitest.Estimate
 }
 
 // CancelTicket ends a waiting ticket at its owner's request.
@@ -639,7 +648,12 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 // elsewhere (cancelled by its owner, replaced, matched in another queue).
 func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
 	s.trace.forget(ts...)
+	now := s.now()
 	for _, t := range ts {
+		if t.State != cupid.StateMatched && !s.runsElsewhere(t.Key.Queue) {
+			// The wait estimates count it as waiting until now.
+			s.statsRec.Left(t.Key, t.UpdatedAt.Sub(t.CreatedAt), now)
+		}
 		if from != nil && from.key == t.Key {
 			from.drop(t.ID)
 			continue
@@ -701,6 +715,9 @@ type PoolStats struct {
 	MatchesFormed  int64
 	MeanQuality    float64
 	RulesetVersion int
+	// Estimate is the wait a ticket arriving now may expect (package
+	// waitest); nil while the key's recent history is too thin.
+	Estimate *waitest.Estimate
 }
 
 // Stats reports every pool, or those of one queue. The number of pools is
@@ -733,6 +750,12 @@ func (s *Service) Stats(ctx context.Context, queueName string) ([]PoolStats, err
 	for _, n := range cupid.SortedKeys(versions) {
 		if (queueName == "" || n == queueName) && !seen[n] {
 			out = append(out, PoolStats{Key: cupid.QueueKey{Queue: n}, RulesetVersion: versions[n]})
+		}
+	}
+	now := s.now()
+	for i := range out {
+		if e, ok := s.statsRec.Estimate(out[i].Key, 0, now); ok {
+			out[i].Estimate = &e
 		}
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Key.String(), b.Key.String()) })

@@ -221,3 +221,52 @@ func sum(xs []int) int {
 
 // bin is the quality bin of a score in [0,1].
 func bin(score float64) int { return min(int(score*queuestats.QualityBins), queuestats.QualityBins-1) }
+
+// A waiting ticket's view estimates its wait from its queue key's recent
+// tickets: here 25 pairs, the first of each waiting i seconds for the
+// second, and two tickets that left unmatched after 30 s.
+func TestGetTicketEstimatesTheWait(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	ctx := context.Background()
+	lone := h.create(t, ticket("duel", 3000, "zed"))
+	if v, err := h.GetTicket(ctx, lone.ID); err != nil || v.Estimate != nil {
+		t.Fatalf("an estimate with no history: %+v %v", v, err)
+	}
+	if _, err := h.CancelTicket(ctx, lone.ID); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		first := h.create(t, ticket("duel", 1500, fmt.Sprintf("a%d", i)))
+		h.wait(time.Duration(i) * time.Second)
+		h.create(t, ticket("duel", 1500, fmt.Sprintf("b%d", i)))
+		h.wait(0)
+		if got := h.state(t, first.ID).State; got != cupid.StateMatched {
+			t.Fatalf("pair %d: %s", i, got)
+		}
+	}
+	for _, p := range []string{"x", "y"} {
+		tk := h.create(t, ticket("duel", 3000, p))
+		h.wait(30 * time.Second)
+		if _, err := h.CancelTicket(ctx, tk.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := h.create(t, ticket("duel", 0, "w"))
+	v, err := h.GetTicket(ctx, waiting.ID)
+	if err != nil || v.Estimate == nil {
+		t.Fatalf("no estimate: %+v %v", v, err)
+	}
+	// 53 tickets: 26 matched at once (the second players and a0), a1..a24
+	// after 1..24 s; zed left at once, x and y after 30 s. Zed is no
+	// evidence past 0 s, so the median is 1 s, not 0 (26 of 53). Half
+	// are matched at 0 s, so the interval is one-sided: [0, the 80th
+	// percentile], 16 s.
+	e := v.Estimate
+	if e.Samples != 53 || e.Low != 0 || e.Expected != time.Second || !e.HighKnown || e.High != 16*time.Second || e.Coverage != 0.8 {
+		t.Fatalf("estimate %+v", e)
+	}
+	qs := queueStats(t, h, "duel")
+	if qs.Estimate == nil || qs.Estimate.Samples != 53 || qs.Estimate.High == nil {
+		t.Fatalf("queue estimate %+v", qs.Estimate)
+	}
+}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/waitest"
 )
 
 const (
@@ -137,11 +138,16 @@ type queueFlows struct {
 
 // keyStats are one queue key's waits and qualities.
 type keyStats struct {
-	queue      string
-	matSec     countRing
-	matMin     countRing
-	waits      [keptWaits]waitSample
-	waitNext   int
+	queue    string
+	matSec   countRing
+	matMin   countRing
+	waits    [keptWaits]waitSample
+	waitNext int
+	// left are the waits of tickets that left unmatched (cancelled,
+	// expired, matched in another queue): the wait estimates count them
+	// as still waiting up to then.
+	left       [keptWaits]waitSample
+	leftNext   int
 	quals      [keptQualities]qualSample
 	qualNext   int
 	totalMatch int64
@@ -156,6 +162,54 @@ type qualSample struct {
 	at    int64
 	score float32
 	parts []cupid.QualityPart // a copy, at most keptParts
+}
+
+// Left records a ticket that left key's pool unmatched after waiting wait:
+// cancelled, expired, replaced or matched in another queue.
+func (r *Recorder) Left(key cupid.QueueKey, wait time.Duration, now time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := r.keyFor(key)
+	k.left[k.leftNext] = waitSample{at: now.Unix(), wait: float32(max(wait, 0).Seconds())}
+	k.leftNext = (k.leftNext + 1) % keptWaits
+}
+
+// Estimate estimates how much longer a ticket of key that has waited age
+// will wait, from the key's tickets of the last Window (package waitest).
+// A key past keptKeys shares its queue's other-keys row. It reports false
+// when the history is too thin.
+func (r *Recorder) Estimate(key cupid.QueueKey, age time.Duration, now time.Time) (waitest.Estimate, bool) {
+	r.mu.Lock()
+	k := r.keys[key]
+	if k == nil {
+		k = r.others[key.Queue]
+	}
+	var samples []waitest.Sample
+	if k != nil {
+		samples = k.samples(now.Add(-Window).Unix())
+	}
+	r.mu.Unlock()
+	return waitest.Remaining(samples, age, EstimateCoverage, waitest.MinSamples)
+}
+
+// EstimateCoverage is the share of waits a wait estimate's interval holds.
+const EstimateCoverage = 0.8
+
+// samples are the key's waits since from, matched and not. Called with
+// the recorder's mu held.
+func (k *keyStats) samples(from int64) []waitest.Sample {
+	var out []waitest.Sample
+	for _, list := range []struct {
+		ws      []waitSample
+		matched bool
+	}{{k.waits[:], true}, {k.left[:], false}} {
+		for _, w := range list.ws {
+			if w.at != 0 && w.at >= from {
+				out = append(out, waitest.Sample{Wait: time.Duration(float64(w.wait) * float64(time.Second)), Matched: list.matched})
+			}
+		}
+	}
+	return out
 }
 
 // Due says whether arrivals should be sampled at now: at most once a
@@ -335,6 +389,30 @@ type KeyStats struct {
 	Matches        FlowStats    `json:"matches"`
 	Wait           WaitStats    `json:"wait"`
 	Quality        QualityStats `json:"quality"`
+	// Estimate is the wait a ticket arriving now may expect; nil while
+	// the history is too thin.
+	Estimate *EstimateView `json:"estimate,omitempty"`
+}
+
+// EstimateView is a wait estimate in seconds, as the dashboard and the API
+// show it.
+type EstimateView struct {
+	Expected float64 `json:"expected_seconds"`
+	Low      float64 `json:"low_seconds"`
+	// High is absent when too few tickets waited that long to know it.
+	High     *float64 `json:"high_seconds,omitempty"`
+	Coverage float64  `json:"coverage"`
+	Samples  int      `json:"samples"`
+}
+
+// View is e in seconds.
+func View(e waitest.Estimate) *EstimateView {
+	v := &EstimateView{Expected: e.Expected.Seconds(), Low: e.Low.Seconds(), Coverage: e.Coverage, Samples: e.Samples}
+	if e.HighKnown {
+		h := e.High.Seconds()
+		v.High = &h
+	}
+	return v
 }
 
 // QueueStats are one queue's statistics and those of its keys.
@@ -503,6 +581,9 @@ func (r *Recorder) queueReport(name string, pools []Pool, sec, from int64) Queue
 		all = append(all, k)
 		ks := &KeyStats{Key: kname, Matches: flow(&k.matSec, &k.matMin, sec)}
 		ks.Wait, ks.Quality = summarize([]*keyStats{k}, from)
+		if e, ok := waitest.Remaining(k.samples(from), 0, EstimateCoverage, waitest.MinSamples); ok {
+			ks.Estimate = View(e)
+		}
 		rows[kname] = ks
 	}
 	for key, k := range r.keys {
@@ -514,6 +595,13 @@ func (r *Recorder) queueReport(name string, pools []Pool, sec, from int64) Queue
 		add(name+otherKeys, k)
 	}
 	q.Wait, q.Quality = summarize(all, from)
+	var samples []waitest.Sample
+	for _, k := range all {
+		samples = append(samples, k.samples(from)...)
+	}
+	if e, ok := waitest.Remaining(samples, 0, EstimateCoverage, waitest.MinSamples); ok {
+		q.Estimate = View(e)
+	}
 	for _, p := range pools {
 		if p.Key.Queue != name {
 			continue
