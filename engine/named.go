@@ -398,3 +398,19 @@ func (p *Pool) checkTeamComparisons(t *cupid.Ticket) error {
 	}
 	return nil
 }
+
+// namedBackfill refuses a backfill session where its checks would not hold:
+// backfill gives every team the same seats and does not judge the rules
+// aimed at teams, so a session of a ruleset with named teams of different
+// sizes or with team comparisons is not opened rather than filled wrongly.
+func (r *rules) namedBackfill() error {
+	if len(r.tcomps) > 0 {
+		return cupid.Invalid("ruleset.team_comparison", "backfill does not judge rules aimed at teams: a session of this queue cannot be opened to backfill")
+	}
+	for _, hi := range r.namedMax {
+		if hi != r.namedMax[0] {
+			return cupid.Invalid("ruleset.teams", "backfill gives every team one seat count: a session of teams of different sizes cannot be opened to backfill")
+		}
+	}
+	return nil
+}

@@ -187,3 +187,11 @@ func TestComparisonPartyAggregate(t *testing.T) {
 		t.Errorf("a party averaging 9: Check = %v, want a refusal naming its avg", err)
 	}
 }
+
+func TestNamedTeamsNoBackfill(t *testing.T) {
+	p := newPool(t, huntersVsMonster)
+	err := p.OpenSession(Session{ID: "s", Teams: []SessionTeam{{Free: 1}, {Free: 1}}})
+	if err == nil || !strings.Contains(err.Error(), "team_comparison") {
+		t.Errorf("OpenSession = %v, want a refusal naming team_comparison", err)
+	}
+}
