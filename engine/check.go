@@ -62,6 +62,9 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	if err := p.checkComparisons(t); err != nil {
 		return err
 	}
+	if err := p.checkTeamComparisons(t); err != nil {
+		return err
+	}
 	if err := p.checkOptions(t); err != nil {
 		return err
 	}
@@ -166,6 +169,16 @@ func (p *Pool) checkComparisons(t *cupid.Ticket) error {
 			case c.gate:
 				if v.Kind != cupid.KindNumber || !cupid.Finite(v.Number) {
 					return cupid.Invalid(field, "must be a finite number (%s)", c.path)
+				}
+				if c.party != "" {
+					// The party passes as one, once every player's
+					// value is read.
+					if i == len(t.Players)-1 {
+						if agg := partyValue(t, c.attr, c.party); !compareNum(agg, c.op, last.compNum[ci]) {
+							return cupid.Invalid(fmt.Sprintf("attributes.%s", c.attr), "the party's %s %v is not %s %v even after every relaxation (%s)", c.party, agg, c.op, last.compNum[ci], c.path)
+						}
+					}
+					continue
 				}
 				if !compareNum(v.Number, c.op, last.compNum[ci]) {
 					return cupid.Invalid(field, "%v is not %s %v even after every relaxation (%s)", v.Number, c.op, last.compNum[ci], c.path)
