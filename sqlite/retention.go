@@ -65,7 +65,7 @@ var pruneKinds = []pruneKind{
 	},
 	{
 		kind: cupid.RetainRatingHistory, table: "rating_history",
-		read: readBySeq(`SELECT seq, at FROM rating_history WHERE seq > ? ORDER BY seq LIMIT ?`),
+		read:   readBySeq(`SELECT seq, at FROM rating_history WHERE seq > ? ORDER BY seq LIMIT ?`),
 		remove: removeByKey(`DELETE FROM rating_history WHERE seq IN (%s)`, ""),
 		oldest: `SELECT at FROM rating_history ORDER BY seq LIMIT 1`,
 	},

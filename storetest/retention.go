@@ -74,9 +74,9 @@ func testRetention(t *testing.T, s cupid.Store) {
 	create(t, s,
 		nt(m.tk("a", "duel", "ra", "p1")), nt(m.tk("b", "duel", "", "p2")), // an ended session's
 		nt(m.tk("c", "duel", "", "p3")), nt(m.tk("d", "duel", "", "p4")), // a live match's
-		nt(m.tk("e", "duel", "", "p5")), // cancelled long ago
-		nt(m.tk("f", "duel", "", "p6")), // waiting
-		nt(m.tk("g", "duel", "", "p7")), // cancelled lately
+		nt(m.tk("e", "duel", "", "p5")),                                  // cancelled long ago
+		nt(m.tk("f", "duel", "", "p6")),                                  // waiting
+		nt(m.tk("g", "duel", "", "p7")),                                  // cancelled lately
 		nt(m.tk("h", "duel", "", "p8")), nt(m.tk("i", "duel", "", "p9")), // a released match's
 	)
 	commit(t, s, duelMatch("ended", at(time.Minute), "a", "b"), duelMatch("live", at(time.Minute), "c", "d"),
