@@ -375,3 +375,74 @@ func (s *Store) Retained(ctx context.Context) ([]cupid.Retained, error) {
 	}
 	return out, nil
 }
+
+// Space given back. A database file never shrinks by itself: the pages of
+// removed rows go to SQLite's free list and are reused by later writes.
+// With auto_vacuum=INCREMENTAL the file can give them back to the file
+// system a chunk at a time (PRAGMA incremental_vacuum), which Compact does
+// after a retention pass, so the file follows what is kept. The WAL is
+// checkpointed passively (never waiting for readers, so intake never waits
+// for it) and journal_size_limit truncates it when it restarts, so it
+// stays bounded too.
+
+// vacuumChunk is the pages one incremental_vacuum statement frees (4 MiB
+// of 4 KiB pages): the writer is taken for one chunk at a time, so intake
+// and commits slip in between.
+const vacuumChunk = 1024
+
+// walLimit is the size the WAL is truncated to when it restarts
+// (journal_size_limit).
+const walLimit = 64 << 20
+
+// retentionPragmas are added to the writer's connection string: new
+// databases are created with incremental auto-vacuum, and the WAL is kept
+// to walLimit.
+var retentionPragmas = fmt.Sprintf("&_pragma=auto_vacuum(incremental)&_pragma=journal_size_limit(%d)", walLimit)
+
+// useIncrementalVacuum turns incremental auto-vacuum on for a database
+// created before it (auto_vacuum=NONE): the mode changes only with a full
+// VACUUM, which rewrites the file once (it needs as much free disk as the
+// file, and holds the writer while it runs). A database already in the
+// mode costs one PRAGMA read.
+func useIncrementalVacuum(ctx context.Context, db *sql.DB) error {
+	var mode int
+	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		return err
+	}
+	if mode == 2 {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `PRAGMA auto_vacuum = INCREMENTAL`); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("turn incremental vacuum on (VACUUM): %w", err)
+	}
+	return nil
+}
+
+// Compact gives the free pages back to the file system, a chunk at a
+// time, and checkpoints the WAL without waiting for readers.
+func (s *Store) Compact(ctx context.Context) error {
+	for {
+		var free int
+		if err := s.w.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+			return fmt.Errorf("sqlite: compact: %w", err)
+		}
+		if free == 0 {
+			break
+		}
+		// incremental_vacuum returns no rows but must be stepped to the
+		// end, which Exec does.
+		if _, err := s.w.ExecContext(ctx, fmt.Sprintf(`PRAGMA incremental_vacuum(%d)`, min(free, vacuumChunk))); err != nil {
+			return fmt.Errorf("sqlite: compact: %w", err)
+		}
+		if free <= vacuumChunk {
+			break
+		}
+	}
+	if _, err := s.w.ExecContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`); err != nil {
+		return fmt.Errorf("sqlite: checkpoint: %w", err)
+	}
+	return nil
+}
