@@ -27,9 +27,6 @@ import (
 	cupid "github.com/cupid-match/cupid"
 )
 
-// Lease is the name of the lease one node of a cluster holds to remove.
-const Lease = "retention"
-
 // Compacter is a store that gives space back after rows were removed (the
 // embedded store: an incremental vacuum and a WAL checkpoint). A pass that
 // removed rows calls it.

@@ -133,7 +133,7 @@ func TestStartStopAndFence(t *testing.T) {
 		}
 		return 0
 	}
-	s.Start(cupid.Fence{Lease: Lease, Holder: "a", Token: 1})
+	s.Start(cupid.Fence{Lease: "retention", Holder: "a", Token: 1})
 	if d := next(); d != time.Minute {
 		t.Fatalf("waited %v after a pass, want the interval", d)
 	}
