@@ -38,7 +38,14 @@ type JoinOptions struct {
 	Logger *slog.Logger
 	// Forwarder, when not nil, is told where the speed-dating events run.
 	Forwarder *Forwarder
+	// Lobbies, when not nil, runs the custom-game lobbies while the node
+	// holds LobbiesLease (the same interface as the speed-dating events).
+	Lobbies Events
 }
+
+// LobbiesLease is the lease that gives a node the lobbies: one node runs
+// them all at a time, as with the speed-dating events.
+const LobbiesLease = "lobbies"
 
 // Join makes this process a node of the cluster: it listens to the
 // database's notifications (other nodes' writes reach watchers and pools
@@ -84,17 +91,24 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		return nil, ctx.Err()
 	}
 	names := append(queues.LeaseNames(), PairingLease)
-	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, log: log})
+	if o.Lobbies != nil {
+		o.Lobbies.StopEvents()
+		names = append(names, LobbiesLease)
+	}
+	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, lobbies: o.Lobbies, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
-		o.Forwarder.join(o.ID, pairingOwner(db, node))
+		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
+		if o.Lobbies != nil {
+			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
+		}
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		node.Run(cctx)
 	}()
-	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1)
+	log.Info("joined the cluster", "lease_ttl", o.TTL, "leases", len(names))
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -107,12 +121,21 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 // services gives what the node holds to the part that runs it: the pairing
 // lease to the speed-dating events, the queues' to the ticket service.
 type services struct {
-	queues Queues
-	events Events
-	log    *slog.Logger
+	queues  Queues
+	events  Events
+	lobbies Events
+	log     *slog.Logger
 }
 
 func (h services) Gain(name string, f cupid.Fence) {
+	if name == LobbiesLease && h.lobbies != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := h.lobbies.RunEvents(ctx, f); err != nil {
+			h.log.Error("loading the lobbies failed; they run on no node until the lease moves", "err", err)
+		}
+		return
+	}
 	if name != PairingLease {
 		h.queues.Gain(name, f)
 		return
@@ -125,6 +148,10 @@ func (h services) Gain(name string, f cupid.Fence) {
 }
 
 func (h services) Lose(name string) {
+	if name == LobbiesLease && h.lobbies != nil {
+		h.lobbies.StopEvents()
+		return
+	}
 	if name != PairingLease {
 		h.queues.Lose(name)
 		return
@@ -132,22 +159,23 @@ func (h services) Lose(name string) {
 	h.events.StopEvents()
 }
 
-// pairingOwner tells the forwarder where the speed-dating events run: here,
-// at another node's address, or nowhere for the moment. The database is
-// asked at most every quarter second.
-func pairingOwner(db Database, node *Node) Locate {
+// leaseOwner tells the forwarder where what a lease gives (the
+// speed-dating events, the lobbies) runs: here, at another node's address,
+// or nowhere for the moment. The database is asked at most every quarter
+// second.
+func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string
 	var ok bool
 	var at time.Time
 	return func(ctx context.Context) (string, bool, bool) {
-		if _, mine := node.Holds(PairingLease); mine {
+		if _, mine := node.Holds(lease); mine {
 			return "", true, true
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(at) > 250*time.Millisecond {
-			_, a, held, err := db.LeaseHolder(ctx, PairingLease)
+			_, a, held, err := db.LeaseHolder(ctx, lease)
 			if err == nil {
 				addr, ok, at = a, held && a != "", time.Now()
 			}

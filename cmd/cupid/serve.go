@@ -203,13 +203,17 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	lobbies, err := lobbyService(store, mm, log, reg, now)
+	if err != nil {
+		return err
+	}
 	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
 	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -256,7 +260,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, lobbies, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -269,6 +273,14 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		}
 	}
 	defer pairings.Close()
+	if sharedOf(store) == nil {
+		if err := lobbies.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	defer lobbies.Close()
+	go sweepLobbies(ctx, lobbies)
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -304,6 +316,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	stopCluster()
 	mm.Close()
 	pairings.Close()
+	lobbies.Close()
 	opponents.Close()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
