@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
-	"slices"
 
 	"connectrpc.com/connect"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -51,17 +50,7 @@ func (h *lobbyHandler) CreateLobby(ctx context.Context, req *connect.Request[cup
 	if e, ok := err.(*cupid.Error); ok && e.Field == "host" {
 		err = &cupid.Error{Code: e.Code, Field: "player", Message: e.Message}
 	}
-	return h.reply(ctx, v, prefixSettings(err))
-}
-
-// prefixSettings places a settings field under "settings." as the request
-// has it.
-func prefixSettings(err error) error {
-	e, ok := err.(*cupid.Error)
-	if !ok || !slices.Contains([]string{"name", "queue", "teams", "team_size", "visibility"}, e.Field) && !(len(e.Field) >= 10 && e.Field[:10] == "attributes" && e.Field != "attributes") {
-		return err
-	}
-	return &cupid.Error{Code: e.Code, Field: "settings." + e.Field, Message: e.Message}
+	return h.reply(ctx, v, err)
 }
 
 func settingsOfLobby(s *cupidv1.LobbySettings) (lobby.Settings, error) {

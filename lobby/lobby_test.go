@@ -244,7 +244,7 @@ func TestSettingsAndFilters(t *testing.T) {
 		{Settings{Queue: "q", Teams: 2, TeamSize: 2, Attributes: map[string]string{"map": strings.Repeat("x", 200)}}, "attributes.map"},
 	} {
 		_, _, err := New("L", "C", "ann", nil, c.s, DefaultLimits, t0)
-		if e, ok := err.(*cupid.Error); !ok || e.Field != c.field || e.Code != cupid.CodeInvalid {
+		if e, ok := err.(*cupid.Error); !ok || e.Field != "settings."+c.field || e.Code != cupid.CodeInvalid {
 			t.Errorf("%+v: %v, want invalid %s", c.s, err, c.field)
 		}
 	}

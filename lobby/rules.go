@@ -162,7 +162,7 @@ func New(id, code, host string, attrs cupid.Attributes, s Settings, lim Limits, 
 		s.Visibility = Public
 	}
 	if err := lim.CheckSettings(s); err != nil {
-		return nil, nil, err
+		return nil, nil, cupid.Within("settings", err)
 	}
 	if err := CheckPlayer("host", cupid.Player{ID: host, Attributes: attrs}); err != nil {
 		return nil, nil, err

@@ -285,7 +285,7 @@ type NewLobby struct {
 // CreateLobby opens and stores a lobby; the host is its first member.
 func (s *Service) CreateLobby(ctx context.Context, req NewLobby) (*View, error) {
 	if req.Settings.Queue != "" && !slices.Contains(s.matches.Queues(), req.Settings.Queue) {
-		return nil, cupid.NotFound("queue", "no queue %q; configured queues: %s", req.Settings.Queue, strings.Join(s.matches.Queues(), ", "))
+		return nil, cupid.NotFound("settings.queue", "no queue %q; configured queues: %s", req.Settings.Queue, strings.Join(s.matches.Queues(), ", "))
 	}
 	now := s.now().UTC()
 	s.sweep(ctx, now)
