@@ -38,13 +38,23 @@ type JoinOptions struct {
 	Logger *slog.Logger
 	// Forwarder, when not nil, is told where the speed-dating events run.
 	Forwarder *Forwarder
-	// Lobbies, when not nil, runs the custom-game lobbies while the node
-	// holds LobbiesLease (the same interface as the speed-dating events).
-	Lobbies Events
+	// Singletons run on one node at a time, each under the lease of its
+	// name (retention: RetentionLease).
+	Singletons map[string]Singleton
 }
 
-// LobbiesLease is the lease that gives a node the lobbies: one node runs
-// them all at a time, as with the speed-dating events.
+// Singleton is work one node of the cluster does for all: started with
+// the fence of its lease when the node takes it, stopped when it loses it.
+type Singleton interface {
+	Start(fence cupid.Fence)
+	Stop()
+}
+
+// RetentionLease is the lease of the node that removes old data.
+const RetentionLease = "retention"
+
+// LobbiesLease is the lease of the node that runs the custom-game lobbies
+// (a Singleton): the Forwarder hands the lobby calls to it.
 const LobbiesLease = "lobbies"
 
 // Join makes this process a node of the cluster: it listens to the
@@ -91,15 +101,14 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		return nil, ctx.Err()
 	}
 	names := append(queues.LeaseNames(), PairingLease)
-	if o.Lobbies != nil {
-		o.Lobbies.StopEvents()
-		names = append(names, LobbiesLease)
+	for name := range o.Singletons {
+		names = append(names, name)
 	}
-	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, lobbies: o.Lobbies, log: log})
+	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: o.Singletons, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
 		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
-		if o.Lobbies != nil {
+		if _, ok := o.Singletons[LobbiesLease]; ok {
 			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
 		}
 	}
@@ -108,7 +117,7 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		defer wg.Done()
 		node.Run(cctx)
 	}()
-	log.Info("joined the cluster", "lease_ttl", o.TTL, "leases", len(names))
+	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -121,19 +130,15 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 // services gives what the node holds to the part that runs it: the pairing
 // lease to the speed-dating events, the queues' to the ticket service.
 type services struct {
-	queues  Queues
-	events  Events
-	lobbies Events
-	log     *slog.Logger
+	queues     Queues
+	events     Events
+	singletons map[string]Singleton
+	log        *slog.Logger
 }
 
 func (h services) Gain(name string, f cupid.Fence) {
-	if name == LobbiesLease && h.lobbies != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := h.lobbies.RunEvents(ctx, f); err != nil {
-			h.log.Error("loading the lobbies failed; they run on no node until the lease moves", "err", err)
-		}
+	if one, ok := h.singletons[name]; ok {
+		one.Start(f)
 		return
 	}
 	if name != PairingLease {
@@ -148,8 +153,8 @@ func (h services) Gain(name string, f cupid.Fence) {
 }
 
 func (h services) Lose(name string) {
-	if name == LobbiesLease && h.lobbies != nil {
-		h.lobbies.StopEvents()
+	if one, ok := h.singletons[name]; ok {
+		one.Stop()
 		return
 	}
 	if name != PairingLease {

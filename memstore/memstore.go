@@ -87,6 +87,9 @@ type Store struct {
 	// (tx.go).
 	inMatch  map[string][]string
 	byPlayer map[string]map[string]bool
+
+	// retention keeps what pruning needs between calls (retention.go).
+	retention retentionState
 }
 
 var (

@@ -63,7 +63,7 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("sqlite: create data directory: %w", err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate" + retentionPragmas
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -72,6 +72,10 @@ func Open(path string) (*Store, error) {
 	if err := migrate(context.Background(), w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: bring the schema of %s up to date: %w", path, err)
+	}
+	if err := useIncrementalVacuum(context.Background(), w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	r, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&mode=ro")
 	if err != nil {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -32,3 +34,27 @@ func sweepLobbies(ctx context.Context, svc *lobbysvc.Service) {
 		}
 	}
 }
+
+// lobbySingleton runs the lobbies as one of the cluster's singletons: on
+// the node that holds cluster.LobbiesLease, under its fence. Until a node
+// takes the lease its lobbies are stopped (the Forwarder hands their calls
+// to the holder).
+func lobbySingleton(svc *lobbysvc.Service, log *slog.Logger) cluster.Singleton {
+	svc.StopEvents()
+	return lobbyLease{svc, log}
+}
+
+type lobbyLease struct {
+	svc *lobbysvc.Service
+	log *slog.Logger
+}
+
+func (l lobbyLease) Start(f cupid.Fence) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.svc.RunEvents(ctx, f); err != nil {
+		l.log.Error("loading the lobbies failed; they run on no node until the lease moves", "err", err)
+	}
+}
+
+func (l lobbyLease) Stop() { l.svc.StopEvents() }

@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
@@ -73,6 +74,8 @@ type serveFlags struct {
 type serveHooks struct {
 	now     func() time.Time
 	started func(*ticketsvc.Service)
+	// retention is given the retention service before it starts.
+	retention func(*retentionsvc.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -211,6 +214,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	retention, err := retentionService(cfg, store, log, reg, now)
+	if err != nil {
+		return err
+	}
+	if f.hooks != nil && f.hooks.retention != nil {
+		f.hooks.retention(retention)
+	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
 		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies,
@@ -260,7 +270,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, lobbies, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -271,9 +281,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
-	}
-	defer pairings.Close()
-	if sharedOf(store) == nil {
+		retention.Start(cupid.Fence{})
 		if err := lobbies.Start(ctx); err != nil {
 			ln.Close()
 			return err
@@ -281,6 +289,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	defer lobbies.Close()
 	go sweepLobbies(ctx, lobbies)
+	defer retention.Stop()
+	defer pairings.Close()
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -314,6 +324,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Hand the queues to the other nodes first, then end watch streams so
 	// Shutdown need not wait for them.
 	stopCluster()
+	retention.Stop()
 	mm.Close()
 	pairings.Close()
 	lobbies.Close()
