@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid/lobby"
-	"github.com/cupid-match/cupid/sqlite"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/sqlite"
 )
 
 // BenchmarkJoinLeaveSQLite: one join and one leave of a lobby on the
