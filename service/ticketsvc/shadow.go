@@ -338,7 +338,7 @@ type ShadowReport struct {
 	Started time.Time `json:"started"`
 	// WindowSeconds is what the figures cover: since the shadow started,
 	// at most the last hour (the statistics' window).
-	WindowSeconds float64          `json:"window_seconds"`
+	WindowSeconds float64            `json:"window_seconds"`
 	Keys          []ShadowKeyFigures `json:"keys"`
 }
 
