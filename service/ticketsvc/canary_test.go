@@ -56,6 +56,7 @@ func pairs(t *testing.T, h *harness, ps *sides, n int) {
 				}
 			}
 		}
+		h.Wake() // the pools step at the arrivals' moment
 		h.wait(5 * time.Second)
 	}
 }
@@ -100,7 +101,7 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	// ticket goes back to the candidate's pool.
 	h.Close()
 	h2 := start(t, store, queues(0))
-	h2.clock.t = h.clock.now()
+	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
 	pairs(t, h2, ps, 5)
 	h2.CheckCanaries(ctx)
 	st, err = h2.CanaryStatus(ctx, "duel")

@@ -381,7 +381,7 @@ func (s *Service) ShadowReport(_ context.Context, queue string) (*ShadowReport, 
 	now := s.now().UTC()
 	from := now.Add(-queuestats.Window)
 	if r.started.After(from) {
-		from = r.started
+		from = r.started.Add(-1) // the series' window start is exclusive
 	}
 	out := &ShadowReport{Queue: queue, Ruleset: string(r.source), Started: r.started, WindowSeconds: now.Sub(from).Seconds()}
 	rows := map[string]*ShadowKeyFigures{}

@@ -189,7 +189,7 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	// A restart resumes the shadow (its figures start again).
 	h.Close()
 	h2 := start(t, store, queues(0))
-	h2.clock.t = h.clock.now()
+	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
 	rep, err = h2.ShadowReport(ctx, "duel")
 	if err != nil || rep.Ruleset != strict {
 		t.Fatalf("after a restart: %v %+v", err, rep)
