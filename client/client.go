@@ -46,7 +46,10 @@ type Client struct {
 	// Opponents is the generated client of the async opponent service
 	// (opponents.go: Finder's calls).
 	Opponents cupidv1connect.OpponentServiceClient
-	retry     Backoff
+	// Rollouts is the generated client of the roll-out service (shadows
+	// and canaries, rollouts.go).
+	Rollouts cupidv1connect.RolloutServiceClient
+	retry    Backoff
 }
 
 // Option configures New.
@@ -121,6 +124,7 @@ func New(baseURL string, opts ...Option) *Client {
 		Rulesets:  cupidv1connect.NewRulesetServiceClient(s.http, base, copts...),
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
+		Rollouts:  cupidv1connect.NewRolloutServiceClient(s.http, base, copts...),
 		retry:     s.retry,
 	}
 }
