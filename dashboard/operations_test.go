@@ -74,7 +74,7 @@ func TestHistoryEndpoint(t *testing.T) {
 type noMinutes struct{}
 
 func (noMinutes) QueueMinutes(from, to time.Time) []queuestats.Minute { return nil }
-func (noMinutes) Queues() []string                                   { return []string{"duel"} }
+func (noMinutes) Queues() []string                                    { return []string{"duel"} }
 
 // fakeCluster is a cluster's database as a test sets it.
 type fakeCluster struct {
