@@ -25,7 +25,7 @@ const (
 	// estimateEvery is how often the estimate for a new ticket is made
 	// again: in between, arrivals share it (the history barely moves in
 	// a few seconds, and a day's run stays fast).
-	estimateEvery = int64(10 * time.Second)
+	estimateEvery = int64(30 * time.Second)
 )
 
 // Calibration says how well the wait estimates held over a run.
