@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -135,6 +136,10 @@ type server struct {
 	tries chan struct{}
 	// actions is the log of operators' actions.
 	actions *actionLog
+	// retainedVal is the store's figures per kind, read at retainedAt.
+	retainedMu  sync.Mutex
+	retainedVal []cupid.Retained
+	retainedAt  time.Time
 }
 
 // New returns the data endpoints' handler, to be mounted at APIPrefix.

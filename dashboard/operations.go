@@ -184,7 +184,7 @@ func (s *server) retention(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{"retention": false, "kinds": []kindOut{}, "passes": []passOut{}})
 		return
 	}
-	held, err := s.o.Retention.Store().Retained(r.Context())
+	held, err := s.retained(r.Context())
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -214,4 +214,26 @@ func (s *server) retention(w http.ResponseWriter, r *http.Request) {
 		passes = append(passes, po)
 	}
 	writeJSON(w, map[string]any{"retention": true, "running": s.o.Retention.Running(), "kinds": kinds, "passes": passes})
+}
+
+// retainedFor is how long the store's figures per kind are reused: reading
+// them counts every table and, on SQLite, walks the file's pages, which an
+// operator clicking "Refresh" must not repeat at will.
+const retainedFor = 30 * time.Second
+
+// retained returns what the store holds per kind, read at most once per
+// retainedFor (one reader at a time; the others wait for its answer).
+func (s *server) retained(ctx context.Context) ([]cupid.Retained, error) {
+	s.retainedMu.Lock()
+	defer s.retainedMu.Unlock()
+	now := s.o.Now()
+	if s.retainedVal != nil && now.Sub(s.retainedAt) < retainedFor && !now.Before(s.retainedAt) {
+		return s.retainedVal, nil
+	}
+	held, err := s.o.Retention.Store().Retained(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.retainedVal, s.retainedAt = held, now
+	return held, nil
 }
