@@ -47,4 +47,4 @@ func BenchmarkRead7Days(b *testing.B) {
 type noSource struct{}
 
 func (noSource) QueueMinutes(from, to time.Time) []queuestats.Minute { return nil }
-func (noSource) Queues() []string                                   { return []string{"duel"} }
+func (noSource) Queues() []string                                    { return []string{"duel"} }
