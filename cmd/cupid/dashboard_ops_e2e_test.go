@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -136,5 +139,67 @@ func TestDashboardOperationsInTheBrowser(t *testing.T) {
 	checkConsole(t, b.log.console)
 	for _, e := range b.thrown {
 		t.Errorf("a page threw: %s", e)
+	}
+}
+
+// With auth on, only an admin key acts: a tickets key and a player's own
+// token are refused and change nothing; the admin's action is logged under
+// the key's name.
+func TestDashboardActionsNeedAnAdminKey(t *testing.T) {
+	s, _ := authServer(t)
+	c := s.as("cupid_sk_tickets")
+	ann := create(t, c.tickets, "duel", player("ann", 1500))
+	post := func(key, path, body string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/dashboard/api/"+path, strings.NewReader(body))
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		return res.StatusCode, out
+	}
+	cancel := `{"ids":["` + ann.GetId() + `"]}`
+	for _, c := range []struct {
+		who, key string
+		status   int
+		code     string
+	}{
+		{"no key", "", http.StatusUnauthorized, "unauthenticated"},
+		{"a tickets key", "cupid_sk_tickets", http.StatusForbidden, "permission_denied"},
+		{"ann's own token", playerToken(t, "ann"), http.StatusForbidden, "permission_denied"},
+	} {
+		for _, path := range []string{"actions/cancel", "actions/release", "actions/event", "actions/rebalance"} {
+			if status, out := post(c.key, path, cancel); status != c.status || out["code"] != c.code {
+				t.Fatalf("%s, %s: %d %v, want %d %s", c.who, path, status, out, c.status, c.code)
+			}
+		}
+	}
+	if got := getTicket(t, c.tickets, ann.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_WAITING {
+		t.Fatalf("ann's ticket %v after refused actions", got.GetState())
+	}
+	if status, out := post("cupid_sk_admin", "actions/cancel", cancel); status != 200 {
+		t.Fatalf("the admin's cancel: %d %v", status, out)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.url+"/dashboard/api/actions", nil)
+	req.Header.Set("Authorization", "Bearer cupid_sk_admin")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var log struct {
+		Actions []struct{ Who, What string } `json:"actions"`
+	}
+	if err := json.NewDecoder(res.Body).Decode(&log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Actions) != 1 || log.Actions[0].Who != "server key ops" || log.Actions[0].What != "cancel 1 ticket: "+ann.GetId() {
+		t.Fatalf("the action log %+v", log.Actions)
 	}
 }
