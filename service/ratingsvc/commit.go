@@ -65,15 +65,7 @@ func (s *Service) submit(ctx context.Context, q *request) (*Outcome, bool, error
 // durable write for the batch, as ticket intake does. Under light load a
 // batch is one report, so nobody waits for company. A match reported twice
 // in the queue goes once per batch: the second finds the first's result.
-//
-// The batches are a pipeline of two: while the store writes one (and waits
-// for its fsync), this goroutine reads and works out the next, from the
-// rows the write in flight leaves (known.go); the next write starts when
-// that one has ended, so writes keep their order. A batch worked out on rows
-// whose write then fails fails its own guards and is read and worked out
-// again, as after another writer's change.
 func (s *Service) runCommits() {
-	var writing chan struct{} // closed when the write in flight ends; nil: none
 	for {
 		s.commitMu.Lock()
 		var batch, rest []*request
@@ -88,35 +80,21 @@ func (s *Service) runCommits() {
 		}
 		s.queue = rest
 		if len(batch) == 0 {
-			if writing != nil {
-				// Reports may come while the last write ends.
-				s.commitMu.Unlock()
-				<-writing
-				writing = nil
-				continue
-			}
 			s.committing = false
 			s.commitMu.Unlock()
 			return
 		}
 		s.commitMu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
-		w := s.prepare(ctx, batch, 1)
-		if writing != nil {
-			<-writing
-			writing = nil
-		}
-		if w == nil {
-			cancel()
-			continue
-		}
-		done := make(chan struct{})
-		writing = done
-		go func() {
-			defer close(done)
-			defer cancel()
-			s.write(ctx, w)
-		}()
+		s.commit(batch)
+	}
+}
+
+// commit rates a batch of reports and stores them in one SaveResults.
+func (s *Service) commit(batch []*request) {
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	if w := s.prepare(ctx, batch, 1); w != nil {
+		s.write(ctx, w)
 	}
 }
 
@@ -163,9 +141,8 @@ func (s *Service) prepare(ctx context.Context, batch []*request, attempt int) *w
 
 // write stores a prepared batch and answers its reports. A guarded row
 // another writer changed meanwhile (another server, another service over the
-// same store, or a batch of this one whose write failed) makes the store
-// refuse the batch, and it is read and worked out again; a match another
-// writer rated meanwhile gets that result.
+// same store) makes the store refuse the batch, and it is read and worked
+// out again; a match another writer rated meanwhile gets that result.
 func (s *Service) write(ctx context.Context, w *writeJob) {
 	for w != nil {
 		plan := w.plan

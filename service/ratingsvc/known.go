@@ -7,23 +7,19 @@ import (
 	cupid "github.com/cupid-match/cupid"
 )
 
-// known holds rating rows as this service wrote them, so that a batch need
-// not read them back from the store:
-//
-//   - every row of a batch being written (pending): the group commit plans
-//     the next batch while the store writes the one before (commit.go), and
-//     the next batch must start from what that write leaves;
-//   - players' ratings once written (committed), up to maxKnown rows: the
-//     same players play again and again, and reading their rows back cost a
-//     query per batch on the store's side.
+// known holds the players' ratings as this service last stored them, up to
+// maxKnown rows, so that a batch need not read them back from the store: the
+// same players play again and again, and the read was a query per batch
+// and a tenth of a result's cost on SQLite.
 //
 // A known body is only a guess of what the store holds: every player's row a
 // batch reads it also rewrites, guarded by the body it read (cupid.RatingRow),
-// so a row another writer changed meanwhile fails the batch's write, which
-// forgets the batch's rows here and reads them again from the store. League
-// days and low-priority marks, which a batch may read without writing, are
-// kept only while pending; afterwards they are read from the store, as
-// before.
+// so a row another writer (another server) changed meanwhile fails the
+// batch's write, which forgets the batch's rows here; the batch is then read
+// again from the store. A batch's rows are known from the moment its write
+// begins (pending) to its end, and afterwards only when it stored them and
+// they are players' ratings: league days and low-priority marks, which a
+// batch may read without writing them, are read from the store each time.
 type known struct {
 	mu    sync.Mutex
 	rows  map[string]*knownRow // by kind + "\x00" + id
