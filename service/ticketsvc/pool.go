@@ -447,7 +447,7 @@ func (p *pool) step(now time.Time) {
 	ms := make([]*cupid.Match, len(props))
 	acceptBy := p.host.acceptBy(p.key.Queue, now) // zero without a ready check (accept.go)
 	for i := range props {
-		m := props[i].Match
+		m := props[i].Match()
 		m.ID = newID()
 		m.Key = p.key
 		m.CreatedAt = now
