@@ -249,7 +249,7 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		switch {
 		case res.OK:
 			if p.shadow != nil {
-				p.shadowLeave(pr.Match.TicketIDs()...)
+				p.shadowLeave(pr.TicketIDs()...)
 			}
 			for j := range pr.Len() {
 				p.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()

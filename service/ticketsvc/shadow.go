@@ -207,7 +207,7 @@ func (sp *shadowPool) step(now time.Time) {
 		if pr.SessionID != "" {
 			continue // no session is open in a shadow
 		}
-		m := pr.Match
+		m := pr.Match()
 		m.Key, m.CreatedAt = sp.key, now
 		waits := make([]time.Duration, pr.Len())
 		for j := range waits {
