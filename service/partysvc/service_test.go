@@ -102,7 +102,9 @@ func (e *env) trio(leader, second, third string) *party.Party {
 func (e *env) watch(id, player string, after int64) *events {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &events{ch: make(chan party.Event, 256), done: make(chan error, 1)}
-	go func() { w.done <- e.svc.Watch(ctx, id, player, after, func(ev party.Event) error { w.ch <- ev; return nil }) }()
+	go func() {
+		w.done <- e.svc.Watch(ctx, id, player, after, func(ev party.Event) error { w.ch <- ev; return nil })
+	}()
 	e.t.Cleanup(cancel)
 	return w
 }
