@@ -217,6 +217,9 @@ func (a *Auth) authorizeSocket(r *http.Request, c *Caller, lookup ticketPlayers)
 		}
 		return denied("watching a queue's matches needs a server key with the tickets scope; a player token may not")
 	}
+	if _, ok := cutBetween(p, "/v1/parties/", "/ws"); ok {
+		return authorizePartySocket(r, c)
+	}
 	if _, ok := cutBetween(p, "/v1/events/", "/ws"); ok {
 		if c.Key != nil {
 			if c.Key.has(ScopeEvents) {
