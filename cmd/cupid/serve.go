@@ -207,9 +207,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	parties, err := partyService(cfg, store, mm, log, reg, now)
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Parties: parties,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -269,6 +273,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		}
 	}
 	defer pairings.Close()
+	if sharedOf(store) == nil {
+		if err := parties.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	defer parties.Close()
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -302,6 +313,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Hand the queues to the other nodes first, then end watch streams so
 	// Shutdown need not wait for them.
 	stopCluster()
+	parties.Close()
 	mm.Close()
 	pairings.Close()
 	opponents.Close()
