@@ -46,7 +46,10 @@ type Client struct {
 	// Opponents is the generated client of the async opponent service
 	// (opponents.go: Finder's calls).
 	Opponents cupidv1connect.OpponentServiceClient
-	retry     Backoff
+	// Parties is the generated client of the party service (parties.go:
+	// CreateParty, JoinByCode and Party's calls).
+	Parties cupidv1connect.PartyServiceClient
+	retry   Backoff
 }
 
 // Option configures New.
@@ -121,6 +124,7 @@ func New(baseURL string, opts ...Option) *Client {
 		Rulesets:  cupidv1connect.NewRulesetServiceClient(s.http, base, copts...),
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
+		Parties:   cupidv1connect.NewPartyServiceClient(s.http, base, copts...),
 		retry:     s.retry,
 	}
 }

@@ -39,6 +39,8 @@ type Forwarder struct {
 	mu    sync.Mutex
 	owner Locate
 	node  string
+	// routes are the singletons' paths and where each runs (route).
+	routes []route
 	// h1 carries WebSocket upgrades and HTTP/1.1 calls, h2 the HTTP/2 ones
 	// (gRPC needs it), to the other node.
 	h1, h2 http.RoundTripper
@@ -72,15 +74,47 @@ func (f *Forwarder) join(node string, owner Locate) {
 	f.mu.Unlock()
 }
 
+// route is a singleton's API paths and where it runs.
+type route struct {
+	prefixes []string
+	owner    Locate
+}
+
+// route makes the forwarder hand the calls whose path starts with one of
+// prefixes to where owner says they run.
+func (f *Forwarder) route(prefixes []string, owner Locate) {
+	f.mu.Lock()
+	f.routes = append(f.routes, route{prefixes: prefixes, owner: owner})
+	f.mu.Unlock()
+}
+
+// ownerOf returns where the call of path runs, nil when on every node.
+func (f *Forwarder) ownerOf(path string) Locate {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.owner != nil && isPairingCall(path) {
+		return f.owner
+	}
+	for _, r := range f.routes {
+		for _, p := range r.prefixes {
+			if strings.HasPrefix(path, p) {
+				return r.owner
+			}
+		}
+	}
+	return nil
+}
+
 func isPairingCall(path string) bool {
 	return strings.HasPrefix(path, "/cupid.v1.PairingService/") || strings.HasPrefix(path, "/v1/events/")
 }
 
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	owner := f.ownerOf(r.URL.Path)
 	f.mu.Lock()
-	owner, node := f.owner, f.node
+	node := f.node
 	f.mu.Unlock()
-	if owner == nil || !isPairingCall(r.URL.Path) || r.Header.Get(ForwardedHeader) != "" {
+	if owner == nil || r.Header.Get(ForwardedHeader) != "" {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -93,7 +127,7 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"code":"unavailable","message":"the speed-dating events are moving to another node; try again in a few seconds"}` + "\n"))
+		w.Write([]byte(`{"code":"unavailable","message":"this part of the API is moving to another node; try again in a few seconds"}` + "\n"))
 		return
 	}
 	target := &url.URL{Scheme: f.scheme, Host: addr}

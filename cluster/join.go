@@ -28,6 +28,18 @@ type Events interface {
 	StopEvents()
 }
 
+// Singleton is a part of the server that one node runs at a time under a
+// lease of its own, as the speed-dating events run under PairingLease: the
+// parties (service/partysvc) are one. The node that takes Lease runs it
+// with the lease's fence; the others hand its API calls (the paths that
+// start with one of Paths) to that node.
+type Singleton struct {
+	Lease string
+	Run   func(ctx context.Context, fence cupid.Fence) error
+	Stop  func()
+	Paths []string
+}
+
 // JoinOptions configure a running node.
 type JoinOptions struct {
 	// ID names the node among those sharing the database, Addr is where
@@ -36,8 +48,12 @@ type JoinOptions struct {
 	// TTL is how long a lease lasts unrenewed.
 	TTL    time.Duration
 	Logger *slog.Logger
-	// Forwarder, when not nil, is told where the speed-dating events run.
+	// Forwarder, when not nil, is told where the speed-dating events and
+	// the singletons run.
 	Forwarder *Forwarder
+	// Singletons are run under their own leases, like the speed-dating
+	// events.
+	Singletons []Singleton
 }
 
 // Join makes this process a node of the cluster: it listens to the
@@ -55,6 +71,9 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 	}
 	log = log.With("node", o.ID)
 	events.StopEvents()
+	for _, sg := range o.Singletons {
+		sg.Stop()
+	}
 	cctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan struct{})
 	// The listener hands notifications to a worker that takes everything
@@ -84,17 +103,25 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		return nil, ctx.Err()
 	}
 	names := append(queues.LeaseNames(), PairingLease)
-	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, log: log})
+	singletons := map[string]Singleton{}
+	for _, sg := range o.Singletons {
+		names = append(names, sg.Lease)
+		singletons[sg.Lease] = sg
+	}
+	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: singletons, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
-		o.Forwarder.join(o.ID, pairingOwner(db, node))
+		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
+		for _, sg := range o.Singletons {
+			o.Forwarder.route(sg.Paths, leaseOwner(db, node, sg.Lease))
+		}
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		node.Run(cctx)
 	}()
-	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1)
+	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1-len(o.Singletons))
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -107,12 +134,21 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 // services gives what the node holds to the part that runs it: the pairing
 // lease to the speed-dating events, the queues' to the ticket service.
 type services struct {
-	queues Queues
-	events Events
-	log    *slog.Logger
+	queues     Queues
+	events     Events
+	singletons map[string]Singleton
+	log        *slog.Logger
 }
 
 func (h services) Gain(name string, f cupid.Fence) {
+	if sg, ok := h.singletons[name]; ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := sg.Run(ctx, f); err != nil {
+			h.log.Error("loading a singleton's state failed; it runs on no node until the lease moves", "lease", name, "err", err)
+		}
+		return
+	}
 	if name != PairingLease {
 		h.queues.Gain(name, f)
 		return
@@ -125,6 +161,10 @@ func (h services) Gain(name string, f cupid.Fence) {
 }
 
 func (h services) Lose(name string) {
+	if sg, ok := h.singletons[name]; ok {
+		sg.Stop()
+		return
+	}
 	if name != PairingLease {
 		h.queues.Lose(name)
 		return
@@ -132,22 +172,23 @@ func (h services) Lose(name string) {
 	h.events.StopEvents()
 }
 
-// pairingOwner tells the forwarder where the speed-dating events run: here,
-// at another node's address, or nowhere for the moment. The database is
-// asked at most every quarter second.
-func pairingOwner(db Database, node *Node) Locate {
+// leaseOwner tells the forwarder where what a lease gives runs (the
+// speed-dating events, a singleton): here, at another node's address, or
+// nowhere for the moment. The database is asked at most every quarter
+// second.
+func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string
 	var ok bool
 	var at time.Time
 	return func(ctx context.Context) (string, bool, bool) {
-		if _, mine := node.Holds(PairingLease); mine {
+		if _, mine := node.Holds(lease); mine {
 			return "", true, true
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(at) > 250*time.Millisecond {
-			_, a, held, err := db.LeaseHolder(ctx, PairingLease)
+			_, a, held, err := db.LeaseHolder(ctx, lease)
 			if err == nil {
 				addr, ok, at = a, held && a != "", time.Now()
 			}

@@ -386,11 +386,11 @@ func (p *Party) Answer(m Member, accept bool, now time.Time, l Limits, w World) 
 	}
 	i := p.invite(m.ID)
 	if i < 0 || !now.Before(p.Invites[i].ExpiresAt) {
-		why := "has no invite"
+		why := "has no pending invite to party %s (an invite ends when it is answered or expires)"
 		if i >= 0 {
-			why = "has an invite that expired"
+			why = "has an invite to party %s that expired"
 		}
-		return Result{}, cupid.NotFound("party_id", "%s %s to party %s", m.ID, why, p.ID)
+		return Result{}, cupid.NotFound("party_id", "%s "+why, m.ID, p.ID)
 	}
 	if !accept {
 		r := Result{Party: p.clone()}

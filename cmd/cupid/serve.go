@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
@@ -73,6 +74,7 @@ type serveFlags struct {
 type serveHooks struct {
 	now     func() time.Time
 	started func(*ticketsvc.Service)
+	parties func(*partysvc.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -260,7 +262,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, parties, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -288,6 +290,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	ready.Store(true)
 	if f.hooks != nil && f.hooks.started != nil {
 		f.hooks.started(mm)
+	}
+	if f.hooks != nil && f.hooks.parties != nil {
+		f.hooks.parties(parties)
 	}
 	addr := ln.Addr().String()
 	scheme := "http"

@@ -109,6 +109,8 @@ type Service struct {
 	stopEpoch context.CancelFunc
 	fence     cupid.Fence
 	running   bool
+	// runningCh is closed while the node runs the parties (Running).
+	runningCh chan struct{}
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -143,7 +145,7 @@ func New(o Options) (*Service, error) {
 		metrics:  newMetrics(o.Registry),
 		parties:  map[string]*entry{},
 		byPlayer: map[string]string{}, byCode: map[string]string{}, invites: map[string]int{},
-		wake: make(chan struct{}, 1),
+		wake: make(chan struct{}, 1), runningCh: make(chan struct{}),
 	}
 	if s.maxParties <= 0 {
 		s.maxParties = DefaultMaxParties
@@ -160,6 +162,14 @@ func New(o Options) (*Service, error) {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
 	return s, nil
+}
+
+// Running is closed once this node runs the parties (at Start, or when it
+// takes their lease); a test waits on it rather than on time.
+func (s *Service) Running() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.runningCh
 }
 
 // Limits are the limits the service applies to each party.
@@ -204,6 +214,11 @@ func (s *Service) StopParties() {
 	}
 	s.parties = map[string]*entry{}
 	s.byPlayer, s.byCode, s.invites = map[string]string{}, map[string]string{}, map[string]int{}
+	select {
+	case <-s.runningCh:
+		s.runningCh = make(chan struct{})
+	default:
+	}
 	s.mu.Unlock()
 	s.metrics.reset()
 }
@@ -252,7 +267,10 @@ func (s *Service) load(ctx context.Context, epoch context.Context) error {
 			s.follow(epoch, e)
 			loaded++
 		}
-		s.running = true
+		if !s.running {
+			s.running = true
+			close(s.runningCh)
+		}
 		s.mu.Unlock()
 		if len(docs) < 256 {
 			break
