@@ -31,6 +31,6 @@ function partyTable(parties) {
       h('td', { class: 'members' }, p.members.map((m) => m.id + (m.ready ? ' ✓' : '')).join(', ')),
       h('td', {}, p.invites.join(', ') || '–'),
       h('td', { class: 'phase' }, p.phase + (p.queue ? ' in ' + p.queue : '')),
-      h('td', { class: 'small' }, p.match_id ? h('a', { href: '#/tickets' }, 'match ' + p.match_id.slice(0, 8)) : (p.ticket_id ? 'ticket ' + p.ticket_id.slice(0, 8) : '–')),
+      h('td', { class: 'small' }, p.match_id ? h('a', { href: '#/tickets' }, 'match …' + p.match_id.slice(-8)) : (p.ticket_id ? 'ticket …' + p.ticket_id.slice(-8) : '–')),
       h('td', { class: 'small muted' }, time(p.created_at)))));
 }
