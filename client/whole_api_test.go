@@ -44,9 +44,9 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"PairingService.GetEvent":        "Get",
 		"PairingService.DeleteEvent":     "Delete",
 		"PairingService.WatchEvent":      "Watch",
-		"PartyService.GetParty":         "Get",
-		"PartyService.AnswerInvite":     "Answer",
-		"PartyService.WatchParty":       "Watch",
+		"PartyService.GetParty":          "Get",
+		"PartyService.AnswerInvite":      "Answer",
+		"PartyService.WatchParty":        "Watch",
 	}
 	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Party]()}
 	n := 0
