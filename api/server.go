@@ -184,6 +184,7 @@ func httpError(w http.ResponseWriter, err error) {
 		connect.CodeResourceExhausted:  http.StatusTooManyRequests,
 		connect.CodeUnauthenticated:    http.StatusUnauthorized,
 		connect.CodePermissionDenied:   http.StatusForbidden,
+		connect.CodeOutOfRange:         http.StatusBadRequest,
 		connect.CodeInternal:           http.StatusInternalServerError,
 	}[code]
 	if !ok {

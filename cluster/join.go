@@ -28,18 +28,6 @@ type Events interface {
 	StopEvents()
 }
 
-// Singleton is a part of the server that one node runs at a time under a
-// lease of its own, as the speed-dating events run under PairingLease: the
-// parties (service/partysvc) are one. The node that takes Lease runs it
-// with the lease's fence; the others hand its API calls (the paths that
-// start with one of Paths) to that node.
-type Singleton struct {
-	Lease string
-	Run   func(ctx context.Context, fence cupid.Fence) error
-	Stop  func()
-	Paths []string
-}
-
 // JoinOptions configure a running node.
 type JoinOptions struct {
 	// ID names the node among those sharing the database, Addr is where
@@ -49,12 +37,26 @@ type JoinOptions struct {
 	TTL    time.Duration
 	Logger *slog.Logger
 	// Forwarder, when not nil, is told where the speed-dating events and
-	// the singletons run.
+	// the singletons of Routes run.
 	Forwarder *Forwarder
-	// Singletons are run under their own leases, like the speed-dating
-	// events.
-	Singletons []Singleton
+	// Singletons run on one node at a time, each under the lease of its
+	// name (retention: RetentionLease; the parties: partysvc.Lease).
+	Singletons map[string]Singleton
+	// Routes lists, for a singleton that serves API calls (the parties),
+	// the path prefixes of those calls: the Forwarder hands them to the
+	// node that holds its lease.
+	Routes map[string][]string
 }
+
+// Singleton is work one node of the cluster does for all: started with
+// the fence of its lease when the node takes it, stopped when it loses it.
+type Singleton interface {
+	Start(fence cupid.Fence)
+	Stop()
+}
+
+// RetentionLease is the lease of the node that removes old data.
+const RetentionLease = "retention"
 
 // Join makes this process a node of the cluster: it listens to the
 // database's notifications (other nodes' writes reach watchers and pools
@@ -71,9 +73,6 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 	}
 	log = log.With("node", o.ID)
 	events.StopEvents()
-	for _, sg := range o.Singletons {
-		sg.Stop()
-	}
 	cctx, cancel := context.WithCancel(context.Background())
 	listening := make(chan struct{})
 	// The listener hands notifications to a worker that takes everything
@@ -103,17 +102,15 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		return nil, ctx.Err()
 	}
 	names := append(queues.LeaseNames(), PairingLease)
-	singletons := map[string]Singleton{}
-	for _, sg := range o.Singletons {
-		names = append(names, sg.Lease)
-		singletons[sg.Lease] = sg
+	for name := range o.Singletons {
+		names = append(names, name)
 	}
-	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: singletons, log: log})
+	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: o.Singletons, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
 		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
-		for _, sg := range o.Singletons {
-			o.Forwarder.route(sg.Paths, leaseOwner(db, node, sg.Lease))
+		for lease, paths := range o.Routes {
+			o.Forwarder.route(paths, leaseOwner(db, node, lease))
 		}
 	}
 	wg.Add(1)
@@ -121,7 +118,7 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		defer wg.Done()
 		node.Run(cctx)
 	}()
-	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1-len(o.Singletons))
+	log.Info("joined the cluster", "lease_ttl", o.TTL, "queues", len(names)-1)
 	var once sync.Once
 	return func() {
 		once.Do(func() {
@@ -141,12 +138,8 @@ type services struct {
 }
 
 func (h services) Gain(name string, f cupid.Fence) {
-	if sg, ok := h.singletons[name]; ok {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := sg.Run(ctx, f); err != nil {
-			h.log.Error("loading a singleton's state failed; it runs on no node until the lease moves", "lease", name, "err", err)
-		}
+	if one, ok := h.singletons[name]; ok {
+		one.Start(f)
 		return
 	}
 	if name != PairingLease {
@@ -161,8 +154,8 @@ func (h services) Gain(name string, f cupid.Fence) {
 }
 
 func (h services) Lose(name string) {
-	if sg, ok := h.singletons[name]; ok {
-		sg.Stop()
+	if one, ok := h.singletons[name]; ok {
+		one.Stop()
 		return
 	}
 	if name != PairingLease {
@@ -173,9 +166,9 @@ func (h services) Lose(name string) {
 }
 
 // leaseOwner tells the forwarder where what a lease gives runs (the
-// speed-dating events, a singleton): here, at another node's address, or
-// nowhere for the moment. The database is asked at most every quarter
-// second.
+// speed-dating events, a singleton with routes): here, at another node's
+// address, or nowhere for the moment. The database is asked at most every
+// quarter second.
 func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string

@@ -131,6 +131,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
 	{"ratings: match results, rating rows and history", ratingsSchema},
 	{"the index of players in live matches", matchPlayersSchema},
+	{"retention: match log horizons and the indexes retention reads by", retentionSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

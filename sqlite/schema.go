@@ -69,6 +69,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
 	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
 	{"the index of players in live matches", execSQL(matchPlayersSchema)},
+	{"retention: match log horizons, match log entries by match", execSQL(retentionSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

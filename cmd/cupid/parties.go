@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -35,3 +36,20 @@ func partyService(cfg *config.Config, docs cupid.DocumentStore, mm *ticketsvc.Se
 	}
 	return partysvc.New(partysvc.Options{Docs: docs, Tickets: mm, Queues: queues, Logger: log, Registry: reg, Now: now})
 }
+
+// partiesLease runs the parties while this node holds their lease (a
+// cluster.Singleton): they load from the store with the lease's fence.
+type partiesLease struct {
+	parties *partysvc.Service
+	log     *slog.Logger
+}
+
+func (p partiesLease) Start(f cupid.Fence) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.parties.RunParties(ctx, f); err != nil {
+		p.log.Error("loading the parties failed; they run on no node until the lease moves", "err", err)
+	}
+}
+
+func (p partiesLease) Stop() { p.parties.StopParties() }

@@ -32,6 +32,7 @@ import (
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/partysvc"
+	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
@@ -75,6 +76,8 @@ type serveHooks struct {
 	now     func() time.Time
 	started func(*ticketsvc.Service)
 	parties func(*partysvc.Service)
+	// retention is given the retention service before it starts.
+	retention func(*retentionsvc.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -209,6 +212,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	retention, err := retentionService(cfg, store, log, reg, now)
+	if err != nil {
+		return err
+	}
+	if f.hooks != nil && f.hooks.retention != nil {
+		f.hooks.retention(retention)
+	}
 	parties, err := partyService(cfg, store, mm, log, reg, now)
 	if err != nil {
 		return err
@@ -262,7 +272,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, parties, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, parties, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -273,7 +283,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
+		retention.Start(cupid.Fence{})
 	}
+	defer retention.Stop()
 	defer pairings.Close()
 	if sharedOf(store) == nil {
 		if err := parties.Start(ctx); err != nil {
@@ -318,6 +330,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Hand the queues to the other nodes first, then end watch streams so
 	// Shutdown need not wait for them.
 	stopCluster()
+	retention.Stop()
 	parties.Close()
 	mm.Close()
 	pairings.Close()

@@ -145,6 +145,12 @@ var Tables = []Table{
 		{"at", Int, false},
 		{"body", Bytes, false},
 	}},
+	// The match log's horizons: a copy keeps telling a backend resuming
+	// from before what retention removed.
+	{Name: "retention_horizons", Key: 1, Stamp: "seq", Columns: []Column{
+		{"queue", Text, false},
+		{"seq", Int, false},
+	}},
 }
 
 // CheckpointTable is the destination's table of checkpoints, one row per
