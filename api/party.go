@@ -76,6 +76,18 @@ func (h *partyHandler) Invite(ctx context.Context, req *connect.Request[cupidv1.
 	return h.reply(h.svc.Invite(ctx, req.Msg.GetPartyId(), req.Msg.GetPlayer(), req.Msg.GetInvitee()))
 }
 
+func (h *partyHandler) ListInvites(ctx context.Context, req *connect.Request[cupidv1.ListInvitesRequest]) (*connect.Response[cupidv1.ListInvitesResponse], error) {
+	invites, err := h.svc.Invites(ctx, req.Msg.GetPlayer())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	out := &cupidv1.ListInvitesResponse{}
+	for _, i := range invites {
+		out.Invites = append(out.Invites, &cupidv1.PartyInvite{Player: i.Player, InvitedBy: i.By, ExpiresAt: timestamppb.New(i.ExpiresAt), PartyId: i.PartyID, Leader: i.Leader})
+	}
+	return connect.NewResponse(out), nil
+}
+
 func (h *partyHandler) AnswerInvite(ctx context.Context, req *connect.Request[cupidv1.AnswerInviteRequest]) (*connect.Response[cupidv1.PartyResponse], error) {
 	m, err := memberIn(req.Msg.GetPlayer(), req.Msg.GetAttributes(), req.Msg.GetLatencies())
 	if err != nil {

@@ -17,6 +17,7 @@ func init() {
 		cupidv1connect.PartyServiceCreatePartyProcedure,
 		cupidv1connect.PartyServiceGetPartyProcedure,
 		cupidv1connect.PartyServiceInviteProcedure,
+		cupidv1connect.PartyServiceListInvitesProcedure,
 		cupidv1connect.PartyServiceAnswerInviteProcedure,
 		cupidv1connect.PartyServiceJoinByCodeProcedure,
 		cupidv1connect.PartyServiceLeaveProcedure,

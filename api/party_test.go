@@ -58,6 +58,8 @@ func TestPartyPermissions(t *testing.T) {
 		{"ann creates a party as bob", "PartyService/CreateParty", ann, `{"player":"bob"}`, denied, "only as himself, not as player bob"},
 		{"cid accepts bob's invite", "PartyService/AnswerInvite", cid, `{"partyId":"` + id + `","player":"bob","accept":true}`, denied, "not as player bob"},
 		{"cid reads the party", "PartyService/GetParty", cid, `{"partyId":"` + id + `","player":"cid"}`, denied, "neither a member of party"},
+		{"cid lists bob's invites", "PartyService/ListInvites", cid, `{"player":"bob"}`, denied, "not as player bob"},
+		{"bob lists his invites", "PartyService/ListInvites", bob, `{"player":"bob"}`, 0, ""},
 		{"bob, invited, reads it", "PartyService/GetParty", bob, `{"partyId":"` + id + `","player":"bob"}`, 0, ""},
 		{"an events key", "PartyService/GetParty", keyEvents, `{"partyId":"` + id + `"}`, denied, "tickets scope"},
 		{"a tickets key reads it", "PartyService/GetParty", keyTickets, `{"partyId":"` + id + `"}`, 0, ""},

@@ -55,6 +55,16 @@ func (c *Client) MyParty(ctx context.Context, player string) (*Party, *cupidv1.P
 	return c.Party(res.Msg.GetParty().GetId(), player), res.Msg.GetParty(), nil
 }
 
+// ListInvites lists player's pending invites, each naming its party
+// (PartyId) and leader; answer one with Party(invite.PartyId, player).Answer.
+func (c *Client) ListInvites(ctx context.Context, player string) ([]*cupidv1.PartyInvite, error) {
+	res, err := c.Parties.ListInvites(ctx, connect.NewRequest(&cupidv1.ListInvitesRequest{Player: player}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.GetInvites(), nil
+}
+
 // Party returns the calls of party id made as player.
 func (c *Client) Party(id, player string) *Party { return &Party{c: c, id: id, player: player} }
 

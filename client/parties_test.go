@@ -21,6 +21,16 @@ func TestPartyCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := ann.Invite(ctx, "dan"); err != nil {
+		t.Fatal(err)
+	}
+	invites, err := c.ListInvites(ctx, "dan")
+	if err != nil || len(invites) != 1 || invites[0].GetPartyId() != ann.ID() || invites[0].GetLeader() != "ann" {
+		t.Fatalf("dan's invites: %v %v", invites, err)
+	}
+	if _, err := c.Party(invites[0].GetPartyId(), "dan").Answer(ctx, false, nil, nil); err != nil {
+		t.Fatal(err)
+	}
 	bob, _, err := c.JoinByCode(ctx, made.GetCode(), "bob", map[string]any{"mmr": 1510}, nil)
 	if err != nil {
 		t.Fatal(err)

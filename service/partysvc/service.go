@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -102,7 +103,7 @@ type Service struct {
 	parties  map[string]*entry
 	byPlayer map[string]string // player → his party
 	byCode   map[string]string // join code → party
-	invites  map[string]int    // player → pending invites he holds
+	invites  map[string]map[string]bool // player → the parties that invited him
 	// epoch is the life of the parties this node runs now; fence is the
 	// lease's, which every write carries (zero on a node of its own).
 	epoch     context.Context
@@ -144,7 +145,7 @@ func New(o Options) (*Service, error) {
 		maxParties: o.MaxParties, log: o.Logger, now: o.Now, retry: o.Retry,
 		metrics:  newMetrics(o.Registry),
 		parties:  map[string]*entry{},
-		byPlayer: map[string]string{}, byCode: map[string]string{}, invites: map[string]int{},
+		byPlayer: map[string]string{}, byCode: map[string]string{}, invites: map[string]map[string]bool{},
 		wake: make(chan struct{}, 1), runningCh: make(chan struct{}),
 	}
 	if s.maxParties <= 0 {
@@ -213,7 +214,7 @@ func (s *Service) StopParties() {
 		}
 	}
 	s.parties = map[string]*entry{}
-	s.byPlayer, s.byCode, s.invites = map[string]string{}, map[string]string{}, map[string]int{}
+	s.byPlayer, s.byCode, s.invites = map[string]string{}, map[string]string{}, map[string]map[string]bool{}
 	select {
 	case <-s.runningCh:
 		s.runningCh = make(chan struct{})
@@ -316,7 +317,7 @@ func partyID(p *party.Party) string {
 func (s *Service) world() party.World {
 	return party.World{
 		PartyOf: func(p string) string { return s.byPlayer[p] },
-		Invites: func(p string) int { return s.invites[p] },
+		Invites: func(p string) int { return len(s.invites[p]) },
 	}
 }
 
@@ -328,7 +329,7 @@ func (s *Service) index(old, new *party.Party) {
 			delete(s.byPlayer, m.ID)
 		}
 		for _, i := range old.Invites {
-			if s.invites[i.Player]--; s.invites[i.Player] <= 0 {
+			if delete(s.invites[i.Player], old.ID); len(s.invites[i.Player]) == 0 {
 				delete(s.invites, i.Player)
 			}
 		}
@@ -339,7 +340,10 @@ func (s *Service) index(old, new *party.Party) {
 			s.byPlayer[m.ID] = new.ID
 		}
 		for _, i := range new.Invites {
-			s.invites[i.Player]++
+			if s.invites[i.Player] == nil {
+				s.invites[i.Player] = map[string]bool{}
+			}
+			s.invites[i.Player][new.ID] = true
 		}
 		s.byCode[new.Code] = new.ID
 	}
@@ -494,6 +498,43 @@ func (s *Service) PartyOf(ctx context.Context, player string) (*party.Party, err
 		return nil, cupid.NotFound("player", "%s is in no party", player)
 	}
 	return s.Get(ctx, id, player)
+}
+
+// PendingInvite is one invite a player holds, with its party.
+type PendingInvite struct {
+	party.Invite
+	PartyID, Leader string
+}
+
+// Invites lists player's pending invites (at most party.Limits'
+// MaxInvitesPerPlayer), by party id.
+func (s *Service) Invites(ctx context.Context, player string) ([]PendingInvite, error) {
+	if player == "" {
+		return nil, cupid.Invalid("player", "required")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.live(); err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(s.invites[player]))
+	for id := range s.invites[player] {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := []PendingInvite{}
+	for _, id := range ids {
+		e, err := s.get(ctx, id) // expires what is due first
+		if err != nil {
+			continue
+		}
+		for _, i := range e.p.Invites {
+			if i.Player == player {
+				out = append(out, PendingInvite{Invite: i, PartyID: id, Leader: e.p.Leader})
+			}
+		}
+	}
+	return out, nil
 }
 
 // mayRead lets members and invitees read a party.

@@ -204,12 +204,22 @@ func TestInviteExpires(t *testing.T) {
 	ctx := context.Background()
 	p := e.must(e.svc.Create(ctx, party.Member{ID: "ann"}))
 	e.must(e.svc.Invite(ctx, p.ID, "ann", "bob"))
+	q := e.must(e.svc.Create(ctx, party.Member{ID: "cid"}))
+	e.must(e.svc.Invite(ctx, q.ID, "cid", "bob"))
+	got, err := e.svc.Invites(ctx, "bob")
+	if err != nil || len(got) != 2 || got[0].PartyID > got[1].PartyID || got[0].By == "" {
+		t.Fatalf("bob's invites: %+v %v", got, err)
+	}
+	e.must(e.svc.Answer(ctx, q.ID, party.Member{ID: "bob"}, false))
 	e.clock.add(party.DefaultInviteTTL)
 	if _, err := e.svc.Answer(ctx, p.ID, party.Member{ID: "bob"}, true); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("bob accepts an expired invite: %v", err)
 	}
 	w := e.watch(p.ID, "ann", 0)
 	w.until(t, party.EventInviteExpired)
+	if got, err := e.svc.Invites(ctx, "bob"); err != nil || len(got) != 0 {
+		t.Fatalf("bob's invites after the expiry: %v %v", got, err)
+	}
 	// bob may be invited again, and holds no invite meanwhile.
 	e.must(e.svc.Invite(ctx, p.ID, "ann", "bob"))
 }

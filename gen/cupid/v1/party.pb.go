@@ -102,10 +102,13 @@ func (x *PartyMember) GetJoinedAt() *timestamppb.Timestamp {
 
 // PartyInvite is a pending invitation.
 type PartyInvite struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Player        string                 `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
-	InvitedBy     string                 `protobuf:"bytes,2,opt,name=invited_by,json=invitedBy,proto3" json:"invited_by,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Player    string                 `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
+	InvitedBy string                 `protobuf:"bytes,2,opt,name=invited_by,json=invitedBy,proto3" json:"invited_by,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// The party's id and leader (set by ListInvites).
+	PartyId       string `protobuf:"bytes,4,opt,name=party_id,json=partyId,proto3" json:"party_id,omitempty"`
+	Leader        string `protobuf:"bytes,5,opt,name=leader,proto3" json:"leader,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -159,6 +162,20 @@ func (x *PartyInvite) GetExpiresAt() *timestamppb.Timestamp {
 		return x.ExpiresAt
 	}
 	return nil
+}
+
+func (x *PartyInvite) GetPartyId() string {
+	if x != nil {
+		return x.PartyId
+	}
+	return ""
+}
+
+func (x *PartyInvite) GetLeader() string {
+	if x != nil {
+		return x.Leader
+	}
+	return ""
 }
 
 // Party is a party's whole state.
@@ -644,6 +661,94 @@ func (x *InviteRequest) GetInvitee() string {
 	return ""
 }
 
+type ListInvitesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Player        string                 `protobuf:"bytes,1,opt,name=player,proto3" json:"player,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInvitesRequest) Reset() {
+	*x = ListInvitesRequest{}
+	mi := &file_cupid_v1_party_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInvitesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInvitesRequest) ProtoMessage() {}
+
+func (x *ListInvitesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_party_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInvitesRequest.ProtoReflect.Descriptor instead.
+func (*ListInvitesRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ListInvitesRequest) GetPlayer() string {
+	if x != nil {
+		return x.Player
+	}
+	return ""
+}
+
+type ListInvitesResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Invites       []*PartyInvite         `protobuf:"bytes,1,rep,name=invites,proto3" json:"invites,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListInvitesResponse) Reset() {
+	*x = ListInvitesResponse{}
+	mi := &file_cupid_v1_party_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListInvitesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListInvitesResponse) ProtoMessage() {}
+
+func (x *ListInvitesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_party_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListInvitesResponse.ProtoReflect.Descriptor instead.
+func (*ListInvitesResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ListInvitesResponse) GetInvites() []*PartyInvite {
+	if x != nil {
+		return x.Invites
+	}
+	return nil
+}
+
 type AnswerInviteRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	PartyId string                 `protobuf:"bytes,1,opt,name=party_id,json=partyId,proto3" json:"party_id,omitempty"`
@@ -658,7 +763,7 @@ type AnswerInviteRequest struct {
 
 func (x *AnswerInviteRequest) Reset() {
 	*x = AnswerInviteRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[8]
+	mi := &file_cupid_v1_party_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +775,7 @@ func (x *AnswerInviteRequest) String() string {
 func (*AnswerInviteRequest) ProtoMessage() {}
 
 func (x *AnswerInviteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[8]
+	mi := &file_cupid_v1_party_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +788,7 @@ func (x *AnswerInviteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AnswerInviteRequest.ProtoReflect.Descriptor instead.
 func (*AnswerInviteRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{8}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AnswerInviteRequest) GetPartyId() string {
@@ -733,7 +838,7 @@ type JoinByCodeRequest struct {
 
 func (x *JoinByCodeRequest) Reset() {
 	*x = JoinByCodeRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[9]
+	mi := &file_cupid_v1_party_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -745,7 +850,7 @@ func (x *JoinByCodeRequest) String() string {
 func (*JoinByCodeRequest) ProtoMessage() {}
 
 func (x *JoinByCodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[9]
+	mi := &file_cupid_v1_party_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -758,7 +863,7 @@ func (x *JoinByCodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinByCodeRequest.ProtoReflect.Descriptor instead.
 func (*JoinByCodeRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{9}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *JoinByCodeRequest) GetCode() string {
@@ -799,7 +904,7 @@ type PartyMemberRequest struct {
 
 func (x *PartyMemberRequest) Reset() {
 	*x = PartyMemberRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[10]
+	mi := &file_cupid_v1_party_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -811,7 +916,7 @@ func (x *PartyMemberRequest) String() string {
 func (*PartyMemberRequest) ProtoMessage() {}
 
 func (x *PartyMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[10]
+	mi := &file_cupid_v1_party_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -824,7 +929,7 @@ func (x *PartyMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PartyMemberRequest.ProtoReflect.Descriptor instead.
 func (*PartyMemberRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *PartyMemberRequest) GetPartyId() string {
@@ -852,7 +957,7 @@ type RemoveRequest struct {
 
 func (x *RemoveRequest) Reset() {
 	*x = RemoveRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[11]
+	mi := &file_cupid_v1_party_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -864,7 +969,7 @@ func (x *RemoveRequest) String() string {
 func (*RemoveRequest) ProtoMessage() {}
 
 func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[11]
+	mi := &file_cupid_v1_party_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -877,7 +982,7 @@ func (x *RemoveRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveRequest.ProtoReflect.Descriptor instead.
 func (*RemoveRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RemoveRequest) GetPartyId() string {
@@ -912,7 +1017,7 @@ type HandOverRequest struct {
 
 func (x *HandOverRequest) Reset() {
 	*x = HandOverRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[12]
+	mi := &file_cupid_v1_party_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -924,7 +1029,7 @@ func (x *HandOverRequest) String() string {
 func (*HandOverRequest) ProtoMessage() {}
 
 func (x *HandOverRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[12]
+	mi := &file_cupid_v1_party_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -937,7 +1042,7 @@ func (x *HandOverRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandOverRequest.ProtoReflect.Descriptor instead.
 func (*HandOverRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *HandOverRequest) GetPartyId() string {
@@ -972,7 +1077,7 @@ type SetReadyRequest struct {
 
 func (x *SetReadyRequest) Reset() {
 	*x = SetReadyRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[13]
+	mi := &file_cupid_v1_party_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -984,7 +1089,7 @@ func (x *SetReadyRequest) String() string {
 func (*SetReadyRequest) ProtoMessage() {}
 
 func (x *SetReadyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[13]
+	mi := &file_cupid_v1_party_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -997,7 +1102,7 @@ func (x *SetReadyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetReadyRequest.ProtoReflect.Descriptor instead.
 func (*SetReadyRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetReadyRequest) GetPartyId() string {
@@ -1033,7 +1138,7 @@ type SetMemberRequest struct {
 
 func (x *SetMemberRequest) Reset() {
 	*x = SetMemberRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[14]
+	mi := &file_cupid_v1_party_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +1150,7 @@ func (x *SetMemberRequest) String() string {
 func (*SetMemberRequest) ProtoMessage() {}
 
 func (x *SetMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[14]
+	mi := &file_cupid_v1_party_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +1163,7 @@ func (x *SetMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMemberRequest.ProtoReflect.Descriptor instead.
 func (*SetMemberRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SetMemberRequest) GetPartyId() string {
@@ -1100,7 +1205,7 @@ type QueuePartyRequest struct {
 
 func (x *QueuePartyRequest) Reset() {
 	*x = QueuePartyRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[15]
+	mi := &file_cupid_v1_party_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1112,7 +1217,7 @@ func (x *QueuePartyRequest) String() string {
 func (*QueuePartyRequest) ProtoMessage() {}
 
 func (x *QueuePartyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[15]
+	mi := &file_cupid_v1_party_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1125,7 +1230,7 @@ func (x *QueuePartyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueuePartyRequest.ProtoReflect.Descriptor instead.
 func (*QueuePartyRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *QueuePartyRequest) GetPartyId() string {
@@ -1160,7 +1265,7 @@ type WatchPartyRequest struct {
 
 func (x *WatchPartyRequest) Reset() {
 	*x = WatchPartyRequest{}
-	mi := &file_cupid_v1_party_proto_msgTypes[16]
+	mi := &file_cupid_v1_party_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1277,7 @@ func (x *WatchPartyRequest) String() string {
 func (*WatchPartyRequest) ProtoMessage() {}
 
 func (x *WatchPartyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_party_proto_msgTypes[16]
+	mi := &file_cupid_v1_party_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1290,7 @@ func (x *WatchPartyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPartyRequest.ProtoReflect.Descriptor instead.
 func (*WatchPartyRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_party_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_party_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WatchPartyRequest) GetPartyId() string {
@@ -1227,13 +1332,15 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\x1a<\n" +
 	"\x0eLatenciesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\x7f\n" +
+	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\"\xb2\x01\n" +
 	"\vPartyInvite\x12\x16\n" +
 	"\x06player\x18\x01 \x01(\tR\x06player\x12\x1d\n" +
 	"\n" +
 	"invited_by\x18\x02 \x01(\tR\tinvitedBy\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\xd6\x02\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x19\n" +
+	"\bparty_id\x18\x04 \x01(\tR\apartyId\x12\x16\n" +
+	"\x06leader\x18\x05 \x01(\tR\x06leader\"\xd6\x02\n" +
 	"\x05Party\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06leader\x18\x02 \x01(\tR\x06leader\x12/\n" +
@@ -1285,7 +1392,11 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"\rInviteRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x18\n" +
-	"\ainvitee\x18\x03 \x01(\tR\ainvitee\"\x90\x03\n" +
+	"\ainvitee\x18\x03 \x01(\tR\ainvitee\",\n" +
+	"\x12ListInvitesRequest\x12\x16\n" +
+	"\x06player\x18\x01 \x01(\tR\x06player\"F\n" +
+	"\x13ListInvitesResponse\x12/\n" +
+	"\ainvites\x18\x01 \x03(\v2\x15.cupid.v1.PartyInviteR\ainvites\"\x90\x03\n" +
 	"\x13AnswerInviteRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x16\n" +
@@ -1348,11 +1459,12 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"\x11WatchPartyRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x1b\n" +
-	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq2\xff\x06\n" +
+	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq2\xd0\a\n" +
 	"\fPartyService\x12F\n" +
 	"\vCreateParty\x12\x1c.cupid.v1.CreatePartyRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12C\n" +
 	"\bGetParty\x12\x19.cupid.v1.GetPartyRequest\x1a\x17.cupid.v1.PartyResponse\"\x03\x90\x02\x01\x12<\n" +
-	"\x06Invite\x12\x17.cupid.v1.InviteRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12H\n" +
+	"\x06Invite\x12\x17.cupid.v1.InviteRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12O\n" +
+	"\vListInvites\x12\x1c.cupid.v1.ListInvitesRequest\x1a\x1d.cupid.v1.ListInvitesResponse\"\x03\x90\x02\x01\x12H\n" +
 	"\fAnswerInvite\x12\x1d.cupid.v1.AnswerInviteRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12D\n" +
 	"\n" +
 	"JoinByCode\x12\x1b.cupid.v1.JoinByCodeRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12@\n" +
@@ -1378,7 +1490,7 @@ func file_cupid_v1_party_proto_rawDescGZIP() []byte {
 	return file_cupid_v1_party_proto_rawDescData
 }
 
-var file_cupid_v1_party_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_cupid_v1_party_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_cupid_v1_party_proto_goTypes = []any{
 	(*PartyMember)(nil),           // 0: cupid.v1.PartyMember
 	(*PartyInvite)(nil),           // 1: cupid.v1.PartyInvite
@@ -1388,84 +1500,89 @@ var file_cupid_v1_party_proto_goTypes = []any{
 	(*CreatePartyRequest)(nil),    // 5: cupid.v1.CreatePartyRequest
 	(*GetPartyRequest)(nil),       // 6: cupid.v1.GetPartyRequest
 	(*InviteRequest)(nil),         // 7: cupid.v1.InviteRequest
-	(*AnswerInviteRequest)(nil),   // 8: cupid.v1.AnswerInviteRequest
-	(*JoinByCodeRequest)(nil),     // 9: cupid.v1.JoinByCodeRequest
-	(*PartyMemberRequest)(nil),    // 10: cupid.v1.PartyMemberRequest
-	(*RemoveRequest)(nil),         // 11: cupid.v1.RemoveRequest
-	(*HandOverRequest)(nil),       // 12: cupid.v1.HandOverRequest
-	(*SetReadyRequest)(nil),       // 13: cupid.v1.SetReadyRequest
-	(*SetMemberRequest)(nil),      // 14: cupid.v1.SetMemberRequest
-	(*QueuePartyRequest)(nil),     // 15: cupid.v1.QueuePartyRequest
-	(*WatchPartyRequest)(nil),     // 16: cupid.v1.WatchPartyRequest
-	nil,                           // 17: cupid.v1.PartyMember.AttributesEntry
-	nil,                           // 18: cupid.v1.PartyMember.LatenciesEntry
-	nil,                           // 19: cupid.v1.CreatePartyRequest.AttributesEntry
-	nil,                           // 20: cupid.v1.CreatePartyRequest.LatenciesEntry
-	nil,                           // 21: cupid.v1.AnswerInviteRequest.AttributesEntry
-	nil,                           // 22: cupid.v1.AnswerInviteRequest.LatenciesEntry
-	nil,                           // 23: cupid.v1.JoinByCodeRequest.AttributesEntry
-	nil,                           // 24: cupid.v1.JoinByCodeRequest.LatenciesEntry
-	nil,                           // 25: cupid.v1.SetMemberRequest.AttributesEntry
-	nil,                           // 26: cupid.v1.SetMemberRequest.LatenciesEntry
-	(*timestamppb.Timestamp)(nil), // 27: google.protobuf.Timestamp
-	(*Assignment)(nil),            // 28: cupid.v1.Assignment
-	(*structpb.Value)(nil),        // 29: google.protobuf.Value
+	(*ListInvitesRequest)(nil),    // 8: cupid.v1.ListInvitesRequest
+	(*ListInvitesResponse)(nil),   // 9: cupid.v1.ListInvitesResponse
+	(*AnswerInviteRequest)(nil),   // 10: cupid.v1.AnswerInviteRequest
+	(*JoinByCodeRequest)(nil),     // 11: cupid.v1.JoinByCodeRequest
+	(*PartyMemberRequest)(nil),    // 12: cupid.v1.PartyMemberRequest
+	(*RemoveRequest)(nil),         // 13: cupid.v1.RemoveRequest
+	(*HandOverRequest)(nil),       // 14: cupid.v1.HandOverRequest
+	(*SetReadyRequest)(nil),       // 15: cupid.v1.SetReadyRequest
+	(*SetMemberRequest)(nil),      // 16: cupid.v1.SetMemberRequest
+	(*QueuePartyRequest)(nil),     // 17: cupid.v1.QueuePartyRequest
+	(*WatchPartyRequest)(nil),     // 18: cupid.v1.WatchPartyRequest
+	nil,                           // 19: cupid.v1.PartyMember.AttributesEntry
+	nil,                           // 20: cupid.v1.PartyMember.LatenciesEntry
+	nil,                           // 21: cupid.v1.CreatePartyRequest.AttributesEntry
+	nil,                           // 22: cupid.v1.CreatePartyRequest.LatenciesEntry
+	nil,                           // 23: cupid.v1.AnswerInviteRequest.AttributesEntry
+	nil,                           // 24: cupid.v1.AnswerInviteRequest.LatenciesEntry
+	nil,                           // 25: cupid.v1.JoinByCodeRequest.AttributesEntry
+	nil,                           // 26: cupid.v1.JoinByCodeRequest.LatenciesEntry
+	nil,                           // 27: cupid.v1.SetMemberRequest.AttributesEntry
+	nil,                           // 28: cupid.v1.SetMemberRequest.LatenciesEntry
+	(*timestamppb.Timestamp)(nil), // 29: google.protobuf.Timestamp
+	(*Assignment)(nil),            // 30: cupid.v1.Assignment
+	(*structpb.Value)(nil),        // 31: google.protobuf.Value
 }
 var file_cupid_v1_party_proto_depIdxs = []int32{
-	17, // 0: cupid.v1.PartyMember.attributes:type_name -> cupid.v1.PartyMember.AttributesEntry
-	18, // 1: cupid.v1.PartyMember.latencies:type_name -> cupid.v1.PartyMember.LatenciesEntry
-	27, // 2: cupid.v1.PartyMember.joined_at:type_name -> google.protobuf.Timestamp
-	27, // 3: cupid.v1.PartyInvite.expires_at:type_name -> google.protobuf.Timestamp
+	19, // 0: cupid.v1.PartyMember.attributes:type_name -> cupid.v1.PartyMember.AttributesEntry
+	20, // 1: cupid.v1.PartyMember.latencies:type_name -> cupid.v1.PartyMember.LatenciesEntry
+	29, // 2: cupid.v1.PartyMember.joined_at:type_name -> google.protobuf.Timestamp
+	29, // 3: cupid.v1.PartyInvite.expires_at:type_name -> google.protobuf.Timestamp
 	0,  // 4: cupid.v1.Party.members:type_name -> cupid.v1.PartyMember
 	1,  // 5: cupid.v1.Party.invites:type_name -> cupid.v1.PartyInvite
-	27, // 6: cupid.v1.Party.created_at:type_name -> google.protobuf.Timestamp
-	27, // 7: cupid.v1.PartyEvent.at:type_name -> google.protobuf.Timestamp
-	28, // 8: cupid.v1.PartyEvent.assignment:type_name -> cupid.v1.Assignment
+	29, // 6: cupid.v1.Party.created_at:type_name -> google.protobuf.Timestamp
+	29, // 7: cupid.v1.PartyEvent.at:type_name -> google.protobuf.Timestamp
+	30, // 8: cupid.v1.PartyEvent.assignment:type_name -> cupid.v1.Assignment
 	2,  // 9: cupid.v1.PartyResponse.party:type_name -> cupid.v1.Party
-	19, // 10: cupid.v1.CreatePartyRequest.attributes:type_name -> cupid.v1.CreatePartyRequest.AttributesEntry
-	20, // 11: cupid.v1.CreatePartyRequest.latencies:type_name -> cupid.v1.CreatePartyRequest.LatenciesEntry
-	21, // 12: cupid.v1.AnswerInviteRequest.attributes:type_name -> cupid.v1.AnswerInviteRequest.AttributesEntry
-	22, // 13: cupid.v1.AnswerInviteRequest.latencies:type_name -> cupid.v1.AnswerInviteRequest.LatenciesEntry
-	23, // 14: cupid.v1.JoinByCodeRequest.attributes:type_name -> cupid.v1.JoinByCodeRequest.AttributesEntry
-	24, // 15: cupid.v1.JoinByCodeRequest.latencies:type_name -> cupid.v1.JoinByCodeRequest.LatenciesEntry
-	25, // 16: cupid.v1.SetMemberRequest.attributes:type_name -> cupid.v1.SetMemberRequest.AttributesEntry
-	26, // 17: cupid.v1.SetMemberRequest.latencies:type_name -> cupid.v1.SetMemberRequest.LatenciesEntry
-	29, // 18: cupid.v1.PartyMember.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 19: cupid.v1.CreatePartyRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 20: cupid.v1.AnswerInviteRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 21: cupid.v1.JoinByCodeRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	29, // 22: cupid.v1.SetMemberRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	5,  // 23: cupid.v1.PartyService.CreateParty:input_type -> cupid.v1.CreatePartyRequest
-	6,  // 24: cupid.v1.PartyService.GetParty:input_type -> cupid.v1.GetPartyRequest
-	7,  // 25: cupid.v1.PartyService.Invite:input_type -> cupid.v1.InviteRequest
-	8,  // 26: cupid.v1.PartyService.AnswerInvite:input_type -> cupid.v1.AnswerInviteRequest
-	9,  // 27: cupid.v1.PartyService.JoinByCode:input_type -> cupid.v1.JoinByCodeRequest
-	10, // 28: cupid.v1.PartyService.Leave:input_type -> cupid.v1.PartyMemberRequest
-	11, // 29: cupid.v1.PartyService.Remove:input_type -> cupid.v1.RemoveRequest
-	12, // 30: cupid.v1.PartyService.HandOver:input_type -> cupid.v1.HandOverRequest
-	13, // 31: cupid.v1.PartyService.SetReady:input_type -> cupid.v1.SetReadyRequest
-	14, // 32: cupid.v1.PartyService.SetMember:input_type -> cupid.v1.SetMemberRequest
-	15, // 33: cupid.v1.PartyService.Queue:input_type -> cupid.v1.QueuePartyRequest
-	10, // 34: cupid.v1.PartyService.CancelQueue:input_type -> cupid.v1.PartyMemberRequest
-	16, // 35: cupid.v1.PartyService.WatchParty:input_type -> cupid.v1.WatchPartyRequest
-	4,  // 36: cupid.v1.PartyService.CreateParty:output_type -> cupid.v1.PartyResponse
-	4,  // 37: cupid.v1.PartyService.GetParty:output_type -> cupid.v1.PartyResponse
-	4,  // 38: cupid.v1.PartyService.Invite:output_type -> cupid.v1.PartyResponse
-	4,  // 39: cupid.v1.PartyService.AnswerInvite:output_type -> cupid.v1.PartyResponse
-	4,  // 40: cupid.v1.PartyService.JoinByCode:output_type -> cupid.v1.PartyResponse
-	4,  // 41: cupid.v1.PartyService.Leave:output_type -> cupid.v1.PartyResponse
-	4,  // 42: cupid.v1.PartyService.Remove:output_type -> cupid.v1.PartyResponse
-	4,  // 43: cupid.v1.PartyService.HandOver:output_type -> cupid.v1.PartyResponse
-	4,  // 44: cupid.v1.PartyService.SetReady:output_type -> cupid.v1.PartyResponse
-	4,  // 45: cupid.v1.PartyService.SetMember:output_type -> cupid.v1.PartyResponse
-	4,  // 46: cupid.v1.PartyService.Queue:output_type -> cupid.v1.PartyResponse
-	4,  // 47: cupid.v1.PartyService.CancelQueue:output_type -> cupid.v1.PartyResponse
-	3,  // 48: cupid.v1.PartyService.WatchParty:output_type -> cupid.v1.PartyEvent
-	36, // [36:49] is the sub-list for method output_type
-	23, // [23:36] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	21, // 10: cupid.v1.CreatePartyRequest.attributes:type_name -> cupid.v1.CreatePartyRequest.AttributesEntry
+	22, // 11: cupid.v1.CreatePartyRequest.latencies:type_name -> cupid.v1.CreatePartyRequest.LatenciesEntry
+	1,  // 12: cupid.v1.ListInvitesResponse.invites:type_name -> cupid.v1.PartyInvite
+	23, // 13: cupid.v1.AnswerInviteRequest.attributes:type_name -> cupid.v1.AnswerInviteRequest.AttributesEntry
+	24, // 14: cupid.v1.AnswerInviteRequest.latencies:type_name -> cupid.v1.AnswerInviteRequest.LatenciesEntry
+	25, // 15: cupid.v1.JoinByCodeRequest.attributes:type_name -> cupid.v1.JoinByCodeRequest.AttributesEntry
+	26, // 16: cupid.v1.JoinByCodeRequest.latencies:type_name -> cupid.v1.JoinByCodeRequest.LatenciesEntry
+	27, // 17: cupid.v1.SetMemberRequest.attributes:type_name -> cupid.v1.SetMemberRequest.AttributesEntry
+	28, // 18: cupid.v1.SetMemberRequest.latencies:type_name -> cupid.v1.SetMemberRequest.LatenciesEntry
+	31, // 19: cupid.v1.PartyMember.AttributesEntry.value:type_name -> google.protobuf.Value
+	31, // 20: cupid.v1.CreatePartyRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	31, // 21: cupid.v1.AnswerInviteRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	31, // 22: cupid.v1.JoinByCodeRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	31, // 23: cupid.v1.SetMemberRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	5,  // 24: cupid.v1.PartyService.CreateParty:input_type -> cupid.v1.CreatePartyRequest
+	6,  // 25: cupid.v1.PartyService.GetParty:input_type -> cupid.v1.GetPartyRequest
+	7,  // 26: cupid.v1.PartyService.Invite:input_type -> cupid.v1.InviteRequest
+	8,  // 27: cupid.v1.PartyService.ListInvites:input_type -> cupid.v1.ListInvitesRequest
+	10, // 28: cupid.v1.PartyService.AnswerInvite:input_type -> cupid.v1.AnswerInviteRequest
+	11, // 29: cupid.v1.PartyService.JoinByCode:input_type -> cupid.v1.JoinByCodeRequest
+	12, // 30: cupid.v1.PartyService.Leave:input_type -> cupid.v1.PartyMemberRequest
+	13, // 31: cupid.v1.PartyService.Remove:input_type -> cupid.v1.RemoveRequest
+	14, // 32: cupid.v1.PartyService.HandOver:input_type -> cupid.v1.HandOverRequest
+	15, // 33: cupid.v1.PartyService.SetReady:input_type -> cupid.v1.SetReadyRequest
+	16, // 34: cupid.v1.PartyService.SetMember:input_type -> cupid.v1.SetMemberRequest
+	17, // 35: cupid.v1.PartyService.Queue:input_type -> cupid.v1.QueuePartyRequest
+	12, // 36: cupid.v1.PartyService.CancelQueue:input_type -> cupid.v1.PartyMemberRequest
+	18, // 37: cupid.v1.PartyService.WatchParty:input_type -> cupid.v1.WatchPartyRequest
+	4,  // 38: cupid.v1.PartyService.CreateParty:output_type -> cupid.v1.PartyResponse
+	4,  // 39: cupid.v1.PartyService.GetParty:output_type -> cupid.v1.PartyResponse
+	4,  // 40: cupid.v1.PartyService.Invite:output_type -> cupid.v1.PartyResponse
+	9,  // 41: cupid.v1.PartyService.ListInvites:output_type -> cupid.v1.ListInvitesResponse
+	4,  // 42: cupid.v1.PartyService.AnswerInvite:output_type -> cupid.v1.PartyResponse
+	4,  // 43: cupid.v1.PartyService.JoinByCode:output_type -> cupid.v1.PartyResponse
+	4,  // 44: cupid.v1.PartyService.Leave:output_type -> cupid.v1.PartyResponse
+	4,  // 45: cupid.v1.PartyService.Remove:output_type -> cupid.v1.PartyResponse
+	4,  // 46: cupid.v1.PartyService.HandOver:output_type -> cupid.v1.PartyResponse
+	4,  // 47: cupid.v1.PartyService.SetReady:output_type -> cupid.v1.PartyResponse
+	4,  // 48: cupid.v1.PartyService.SetMember:output_type -> cupid.v1.PartyResponse
+	4,  // 49: cupid.v1.PartyService.Queue:output_type -> cupid.v1.PartyResponse
+	4,  // 50: cupid.v1.PartyService.CancelQueue:output_type -> cupid.v1.PartyResponse
+	3,  // 51: cupid.v1.PartyService.WatchParty:output_type -> cupid.v1.PartyEvent
+	38, // [38:52] is the sub-list for method output_type
+	24, // [24:38] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_party_proto_init() }
@@ -1480,7 +1597,7 @@ func file_cupid_v1_party_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_party_proto_rawDesc), len(file_cupid_v1_party_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

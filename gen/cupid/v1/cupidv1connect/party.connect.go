@@ -40,6 +40,9 @@ const (
 	PartyServiceGetPartyProcedure = "/cupid.v1.PartyService/GetParty"
 	// PartyServiceInviteProcedure is the fully-qualified name of the PartyService's Invite RPC.
 	PartyServiceInviteProcedure = "/cupid.v1.PartyService/Invite"
+	// PartyServiceListInvitesProcedure is the fully-qualified name of the PartyService's ListInvites
+	// RPC.
+	PartyServiceListInvitesProcedure = "/cupid.v1.PartyService/ListInvites"
 	// PartyServiceAnswerInviteProcedure is the fully-qualified name of the PartyService's AnswerInvite
 	// RPC.
 	PartyServiceAnswerInviteProcedure = "/cupid.v1.PartyService/AnswerInvite"
@@ -73,6 +76,9 @@ type PartyServiceClient interface {
 	GetParty(context.Context, *connect.Request[v1.GetPartyRequest]) (*connect.Response[v1.PartyResponse], error)
 	// Invite invites invitee; any member may. Invites expire.
 	Invite(context.Context, *connect.Request[v1.InviteRequest]) (*connect.Response[v1.PartyResponse], error)
+	// ListInvites lists player's pending invites, each with its party's id,
+	// so a client shows what waits for his answer.
+	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
 	// AnswerInvite is the invitee's: accept joins him, decline drops it.
 	AnswerInvite(context.Context, *connect.Request[v1.AnswerInviteRequest]) (*connect.Response[v1.PartyResponse], error)
 	// JoinByCode joins player to the party whose join code he gives.
@@ -129,6 +135,13 @@ func NewPartyServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			httpClient,
 			baseURL+PartyServiceInviteProcedure,
 			connect.WithSchema(partyServiceMethods.ByName("Invite")),
+			connect.WithClientOptions(opts...),
+		),
+		listInvites: connect.NewClient[v1.ListInvitesRequest, v1.ListInvitesResponse](
+			httpClient,
+			baseURL+PartyServiceListInvitesProcedure,
+			connect.WithSchema(partyServiceMethods.ByName("ListInvites")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
 		answerInvite: connect.NewClient[v1.AnswerInviteRequest, v1.PartyResponse](
@@ -199,6 +212,7 @@ type partyServiceClient struct {
 	createParty  *connect.Client[v1.CreatePartyRequest, v1.PartyResponse]
 	getParty     *connect.Client[v1.GetPartyRequest, v1.PartyResponse]
 	invite       *connect.Client[v1.InviteRequest, v1.PartyResponse]
+	listInvites  *connect.Client[v1.ListInvitesRequest, v1.ListInvitesResponse]
 	answerInvite *connect.Client[v1.AnswerInviteRequest, v1.PartyResponse]
 	joinByCode   *connect.Client[v1.JoinByCodeRequest, v1.PartyResponse]
 	leave        *connect.Client[v1.PartyMemberRequest, v1.PartyResponse]
@@ -224,6 +238,11 @@ func (c *partyServiceClient) GetParty(ctx context.Context, req *connect.Request[
 // Invite calls cupid.v1.PartyService.Invite.
 func (c *partyServiceClient) Invite(ctx context.Context, req *connect.Request[v1.InviteRequest]) (*connect.Response[v1.PartyResponse], error) {
 	return c.invite.CallUnary(ctx, req)
+}
+
+// ListInvites calls cupid.v1.PartyService.ListInvites.
+func (c *partyServiceClient) ListInvites(ctx context.Context, req *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error) {
+	return c.listInvites.CallUnary(ctx, req)
 }
 
 // AnswerInvite calls cupid.v1.PartyService.AnswerInvite.
@@ -285,6 +304,9 @@ type PartyServiceHandler interface {
 	GetParty(context.Context, *connect.Request[v1.GetPartyRequest]) (*connect.Response[v1.PartyResponse], error)
 	// Invite invites invitee; any member may. Invites expire.
 	Invite(context.Context, *connect.Request[v1.InviteRequest]) (*connect.Response[v1.PartyResponse], error)
+	// ListInvites lists player's pending invites, each with its party's id,
+	// so a client shows what waits for his answer.
+	ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error)
 	// AnswerInvite is the invitee's: accept joins him, decline drops it.
 	AnswerInvite(context.Context, *connect.Request[v1.AnswerInviteRequest]) (*connect.Response[v1.PartyResponse], error)
 	// JoinByCode joins player to the party whose join code he gives.
@@ -337,6 +359,13 @@ func NewPartyServiceHandler(svc PartyServiceHandler, opts ...connect.HandlerOpti
 		PartyServiceInviteProcedure,
 		svc.Invite,
 		connect.WithSchema(partyServiceMethods.ByName("Invite")),
+		connect.WithHandlerOptions(opts...),
+	)
+	partyServiceListInvitesHandler := connect.NewUnaryHandler(
+		PartyServiceListInvitesProcedure,
+		svc.ListInvites,
+		connect.WithSchema(partyServiceMethods.ByName("ListInvites")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
 	partyServiceAnswerInviteHandler := connect.NewUnaryHandler(
@@ -407,6 +436,8 @@ func NewPartyServiceHandler(svc PartyServiceHandler, opts ...connect.HandlerOpti
 			partyServiceGetPartyHandler.ServeHTTP(w, r)
 		case PartyServiceInviteProcedure:
 			partyServiceInviteHandler.ServeHTTP(w, r)
+		case PartyServiceListInvitesProcedure:
+			partyServiceListInvitesHandler.ServeHTTP(w, r)
 		case PartyServiceAnswerInviteProcedure:
 			partyServiceAnswerInviteHandler.ServeHTTP(w, r)
 		case PartyServiceJoinByCodeProcedure:
@@ -446,6 +477,10 @@ func (UnimplementedPartyServiceHandler) GetParty(context.Context, *connect.Reque
 
 func (UnimplementedPartyServiceHandler) Invite(context.Context, *connect.Request[v1.InviteRequest]) (*connect.Response[v1.PartyResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PartyService.Invite is not implemented"))
+}
+
+func (UnimplementedPartyServiceHandler) ListInvites(context.Context, *connect.Request[v1.ListInvitesRequest]) (*connect.Response[v1.ListInvitesResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PartyService.ListInvites is not implemented"))
 }
 
 func (UnimplementedPartyServiceHandler) AnswerInvite(context.Context, *connect.Request[v1.AnswerInviteRequest]) (*connect.Response[v1.PartyResponse], error) {
