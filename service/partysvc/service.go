@@ -101,8 +101,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	parties  map[string]*entry
-	byPlayer map[string]string // player → his party
-	byCode   map[string]string // join code → party
+	byPlayer map[string]string          // player → his party
+	byCode   map[string]string          // join code → party
 	invites  map[string]map[string]bool // player → the parties that invited him
 	// epoch is the life of the parties this node runs now; fence is the
 	// lease's, which every write carries (zero on a node of its own).
