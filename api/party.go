@@ -116,7 +116,7 @@ func (h *partyHandler) HandOver(ctx context.Context, req *connect.Request[cupidv
 	return h.reply(h.svc.HandOver(ctx, req.Msg.GetPartyId(), req.Msg.GetPlayer(), req.Msg.GetTo()))
 }
 
-func (h *partyHandler) SetReady(ctx context.Context, req *connect.Request[cupidv1.SetReadyRequest]) (*connect.Response[cupidv1.PartyResponse], error) {
+func (h *partyHandler) SetReady(ctx context.Context, req *connect.Request[cupidv1.SetPartyReadyRequest]) (*connect.Response[cupidv1.PartyResponse], error) {
 	return h.reply(h.svc.SetReady(ctx, req.Msg.GetPartyId(), req.Msg.GetPlayer(), req.Msg.GetReady()))
 }
 

@@ -19,6 +19,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/partysvc"
@@ -48,6 +49,8 @@ type Options struct {
 	Opponents *opponentsvc.Service
 	// Ratings serves cupid.v1.RatingService when set.
 	Ratings *ratingsvc.Service
+	// Lobbies serves cupid.v1.LobbyService when set.
+	Lobbies *lobbysvc.Service
 	// Parties serves cupid.v1.PartyService when set.
 	Parties *partysvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
@@ -129,6 +132,10 @@ func Handler(o Options) http.Handler {
 	if o.Ratings != nil {
 		registerRatings(mux, o.Ratings, s.log, opts)
 		services = append(services, cupidv1connect.RatingServiceName)
+	}
+	if o.Lobbies != nil {
+		registerLobbies(mux, o.Lobbies, s.log, opts)
+		services = append(services, cupidv1connect.LobbyServiceName)
 	}
 	if o.Parties != nil {
 		registerParties(mux, o.Parties, s.log, opts, s.origins, s.watchers)

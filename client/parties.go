@@ -115,7 +115,7 @@ func (p *Party) HandOver(ctx context.Context, to string) (*cupidv1.Party, error)
 
 // SetReady marks the player ready or not.
 func (p *Party) SetReady(ctx context.Context, ready bool) (*cupidv1.Party, error) {
-	return party(p.c.Parties.SetReady(ctx, connect.NewRequest(&cupidv1.SetReadyRequest{PartyId: p.id, Player: p.player, Ready: ready})))
+	return party(p.c.Parties.SetReady(ctx, connect.NewRequest(&cupidv1.SetPartyReadyRequest{PartyId: p.id, Player: p.player, Ready: ready})))
 }
 
 // SetMember replaces the player's own attributes and latencies.

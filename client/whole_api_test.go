@@ -44,11 +44,16 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"PairingService.GetEvent":        "Get",
 		"PairingService.DeleteEvent":     "Delete",
 		"PairingService.WatchEvent":      "Watch",
+		"LobbyService.GetLobby":          "Get",
+		"LobbyService.JoinLobby":         "Join",
+		"LobbyService.LeaveLobby":        "Leave",
+		"LobbyService.CloseLobby":        "Close",
+		"LobbyService.WatchLobby":        "Watch",
 		"PartyService.GetParty":          "Get",
 		"PartyService.AnswerInvite":      "Answer",
 		"PartyService.WatchParty":        "Watch",
 	}
-	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Party]()}
+	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Lobby](), reflect.TypeFor[*client.Party]()}
 	n := 0
 	protoregistry.GlobalFiles.RangeFilesByPackage("cupid.v1", func(fd protoreflect.FileDescriptor) bool {
 		for i := 0; i < fd.Services().Len(); i++ {

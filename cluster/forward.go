@@ -39,7 +39,9 @@ type Forwarder struct {
 	mu    sync.Mutex
 	owner Locate
 	node  string
-	// routes are the singletons' paths and where each runs (route).
+	// lobbies locates the lobbies (LobbiesLease) when the node runs them.
+	lobbies Locate
+	// routes are other singletons' paths and where each runs (route).
 	routes []route
 	// h1 carries WebSocket upgrades and HTTP/1.1 calls, h2 the HTTP/2 ones
 	// (gRPC needs it), to the other node.
@@ -74,35 +76,32 @@ func (f *Forwarder) join(node string, owner Locate) {
 	f.mu.Unlock()
 }
 
-// route is a singleton's API paths and where it runs.
+// joinLobbies makes the forwarder hand the lobby calls to the node that
+// runs the lobbies too.
+func (f *Forwarder) joinLobbies(owner Locate) {
+	f.mu.Lock()
+	f.lobbies = owner
+	f.mu.Unlock()
+}
+
+// route is a singleton's API paths, where it runs and what it is called
+// in an error ("parties").
 type route struct {
 	prefixes []string
 	owner    Locate
+	what     string
 }
 
 // route makes the forwarder hand the calls whose path starts with one of
 // prefixes to where owner says they run.
-func (f *Forwarder) route(prefixes []string, owner Locate) {
+func (f *Forwarder) route(what string, prefixes []string, owner Locate) {
 	f.mu.Lock()
-	f.routes = append(f.routes, route{prefixes: prefixes, owner: owner})
+	f.routes = append(f.routes, route{prefixes: prefixes, owner: owner, what: what})
 	f.mu.Unlock()
 }
 
-// ownerOf returns where the call of path runs, nil when on every node.
-func (f *Forwarder) ownerOf(path string) Locate {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.owner != nil && isPairingCall(path) {
-		return f.owner
-	}
-	for _, r := range f.routes {
-		for _, p := range r.prefixes {
-			if strings.HasPrefix(path, p) {
-				return r.owner
-			}
-		}
-	}
-	return nil
+func isLobbyCall(path string) bool {
+	return strings.HasPrefix(path, "/cupid.v1.LobbyService/")
 }
 
 func isPairingCall(path string) bool {
@@ -110,9 +109,21 @@ func isPairingCall(path string) bool {
 }
 
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	owner := f.ownerOf(r.URL.Path)
 	f.mu.Lock()
-	node := f.node
+	owner, node := f.owner, f.node
+	what := "speed-dating events"
+	if isLobbyCall(r.URL.Path) {
+		owner, what = f.lobbies, "lobbies"
+	} else if !isPairingCall(r.URL.Path) {
+		owner = nil
+		for _, rt := range f.routes {
+			for _, p := range rt.prefixes {
+				if strings.HasPrefix(r.URL.Path, p) {
+					owner, what = rt.owner, rt.what
+				}
+			}
+		}
+	}
 	f.mu.Unlock()
 	if owner == nil || r.Header.Get(ForwardedHeader) != "" {
 		f.next.ServeHTTP(w, r)
@@ -127,7 +138,7 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"code":"unavailable","message":"this part of the API is moving to another node; try again in a few seconds"}` + "\n"))
+		w.Write([]byte(`{"code":"unavailable","message":"the ` + what + ` are moving to another node; try again in a few seconds"}` + "\n"))
 		return
 	}
 	target := &url.URL{Scheme: f.scheme, Host: addr}
@@ -144,10 +155,10 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Transport:     tr,
 		FlushInterval: -1, // streams and WebSockets pass through as they come
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			f.log.Warn("handing a speed-dating call to the node that runs the events failed", "node", addr, "err", err)
+			f.log.Warn("handing a call to the node that runs the "+what+" failed", "node", addr, "err", err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadGateway)
-			w.Write([]byte(`{"code":"unavailable","message":"the node that runs the speed-dating events did not answer; try again"}` + "\n"))
+			w.Write([]byte(`{"code":"unavailable","message":"the node that runs the ` + what + ` did not answer; try again"}` + "\n"))
 		},
 	}
 	p.ServeHTTP(w, r)

@@ -83,7 +83,7 @@ func TestForwarderSendsSingletonCallsToTheirOwner(t *testing.T) {
 	ownerAddr := strings.TrimPrefix(owner.URL, "http://")
 	f := NewForwarder(echo("local"), quiet, false)
 	f.join("n1", func(context.Context) (string, bool, bool) { return "", true, true }) // the events run here
-	f.route([]string{"/cupid.v1.PartyService/", "/v1/parties/"}, func(context.Context) (string, bool, bool) { return ownerAddr, false, true })
+	f.route("parties", []string{"/cupid.v1.PartyService/", "/v1/parties/"}, func(context.Context) (string, bool, bool) { return ownerAddr, false, true })
 	here := httptest.NewServer(f)
 	defer here.Close()
 	for path, want := range map[string]string{

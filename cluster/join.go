@@ -58,6 +58,10 @@ type Singleton interface {
 // RetentionLease is the lease of the node that removes old data.
 const RetentionLease = "retention"
 
+// LobbiesLease is the lease of the node that runs the custom-game lobbies
+// (a Singleton): the Forwarder hands the lobby calls to it.
+const LobbiesLease = "lobbies"
+
 // Join makes this process a node of the cluster: it listens to the
 // database's notifications (other nodes' writes reach watchers and pools
 // here through queues.Changed and the rest), then takes its share of the
@@ -109,8 +113,11 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
 		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
+		if _, ok := o.Singletons[LobbiesLease]; ok {
+			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
+		}
 		for lease, paths := range o.Routes {
-			o.Forwarder.route(paths, leaseOwner(db, node, lease))
+			o.Forwarder.route(lease, paths, leaseOwner(db, node, lease))
 		}
 	}
 	wg.Add(1)
@@ -165,10 +172,10 @@ func (h services) Lose(name string) {
 	h.events.StopEvents()
 }
 
-// leaseOwner tells the forwarder where what a lease gives runs (the
-// speed-dating events, a singleton with routes): here, at another node's
-// address, or nowhere for the moment. The database is asked at most every
-// quarter second.
+// leaseOwner tells the forwarder where what a lease gives (the
+// speed-dating events, the lobbies, a singleton with Routes) runs: here, at
+// another node's address, or nowhere for the moment. The database is asked
+// at most every quarter second.
 func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string

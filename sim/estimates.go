@@ -25,7 +25,7 @@ const (
 	// estimateEvery is how often the estimate for a new ticket is made
 	// again: in between, arrivals share it (the history barely moves in
 	// a few seconds, and a day's run stays fast).
-	estimateEvery = int64(10 * time.Second)
+	estimateEvery = int64(30 * time.Second)
 )
 
 // Calibration says how well the wait estimates held over a run.
@@ -67,9 +67,7 @@ type stay struct {
 	waitest.Sample
 }
 
-func newEstimator() *estimator {
-	return &estimator{guess: map[*party]waitest.Estimate{}}
-}
+func newEstimator() *estimator { return &estimator{} }
 
 // arrive makes (or reuses) the estimate for a ticket arriving now.
 func (e *estimator) arrive(pt *party, now int64) {
@@ -83,8 +81,8 @@ func (e *estimator) arrive(pt *party, now int64) {
 		e.cur, e.curOK = waitest.Remaining(samples, 0, 0.8, waitest.MinSamples)
 		e.at, e.made = now, true
 	}
+	pt.est, pt.hasEst = e.cur, e.curOK
 	if e.curOK {
-		e.guess[pt] = e.cur
 		e.estimated += int(pt.size)
 	}
 }
@@ -100,11 +98,11 @@ func (e *estimator) end(pt *party, now int64, matched bool) {
 		e.history[e.next] = s
 		e.next = (e.next + 1) % estimateHistory
 	}
-	g, ok := e.guess[pt]
-	if !ok {
+	if !pt.hasEst {
 		return
 	}
-	delete(e.guess, pt)
+	g := pt.est
+	pt.hasEst = false
 	n := int(pt.size)
 	if !matched {
 		// A ticket that left unmatched after the top of its interval

@@ -1066,7 +1066,7 @@ func (x *HandOverRequest) GetTo() string {
 	return ""
 }
 
-type SetReadyRequest struct {
+type SetPartyReadyRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	PartyId       string                 `protobuf:"bytes,1,opt,name=party_id,json=partyId,proto3" json:"party_id,omitempty"`
 	Player        string                 `protobuf:"bytes,2,opt,name=player,proto3" json:"player,omitempty"`
@@ -1075,20 +1075,20 @@ type SetReadyRequest struct {
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *SetReadyRequest) Reset() {
-	*x = SetReadyRequest{}
+func (x *SetPartyReadyRequest) Reset() {
+	*x = SetPartyReadyRequest{}
 	mi := &file_cupid_v1_party_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *SetReadyRequest) String() string {
+func (x *SetPartyReadyRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*SetReadyRequest) ProtoMessage() {}
+func (*SetPartyReadyRequest) ProtoMessage() {}
 
-func (x *SetReadyRequest) ProtoReflect() protoreflect.Message {
+func (x *SetPartyReadyRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_cupid_v1_party_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1100,26 +1100,26 @@ func (x *SetReadyRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use SetReadyRequest.ProtoReflect.Descriptor instead.
-func (*SetReadyRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use SetPartyReadyRequest.ProtoReflect.Descriptor instead.
+func (*SetPartyReadyRequest) Descriptor() ([]byte, []int) {
 	return file_cupid_v1_party_proto_rawDescGZIP(), []int{15}
 }
 
-func (x *SetReadyRequest) GetPartyId() string {
+func (x *SetPartyReadyRequest) GetPartyId() string {
 	if x != nil {
 		return x.PartyId
 	}
 	return ""
 }
 
-func (x *SetReadyRequest) GetPlayer() string {
+func (x *SetPartyReadyRequest) GetPlayer() string {
 	if x != nil {
 		return x.Player
 	}
 	return ""
 }
 
-func (x *SetReadyRequest) GetReady() bool {
+func (x *SetPartyReadyRequest) GetReady() bool {
 	if x != nil {
 		return x.Ready
 	}
@@ -1434,8 +1434,8 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"\x0fHandOverRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x0e\n" +
-	"\x02to\x18\x03 \x01(\tR\x02to\"Z\n" +
-	"\x0fSetReadyRequest\x12\x19\n" +
+	"\x02to\x18\x03 \x01(\tR\x02to\"_\n" +
+	"\x14SetPartyReadyRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x14\n" +
 	"\x05ready\x18\x03 \x01(\bR\x05ready\"\xef\x02\n" +
@@ -1459,7 +1459,7 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"\x11WatchPartyRequest\x12\x19\n" +
 	"\bparty_id\x18\x01 \x01(\tR\apartyId\x12\x16\n" +
 	"\x06player\x18\x02 \x01(\tR\x06player\x12\x1b\n" +
-	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq2\xd0\a\n" +
+	"\tafter_seq\x18\x03 \x01(\x03R\bafterSeq2\xd5\a\n" +
 	"\fPartyService\x12F\n" +
 	"\vCreateParty\x12\x1c.cupid.v1.CreatePartyRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12C\n" +
 	"\bGetParty\x12\x19.cupid.v1.GetPartyRequest\x1a\x17.cupid.v1.PartyResponse\"\x03\x90\x02\x01\x12<\n" +
@@ -1470,8 +1470,8 @@ const file_cupid_v1_party_proto_rawDesc = "" +
 	"JoinByCode\x12\x1b.cupid.v1.JoinByCodeRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12@\n" +
 	"\x05Leave\x12\x1c.cupid.v1.PartyMemberRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12<\n" +
 	"\x06Remove\x12\x17.cupid.v1.RemoveRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12@\n" +
-	"\bHandOver\x12\x19.cupid.v1.HandOverRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12@\n" +
-	"\bSetReady\x12\x19.cupid.v1.SetReadyRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12B\n" +
+	"\bHandOver\x12\x19.cupid.v1.HandOverRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12E\n" +
+	"\bSetReady\x12\x1e.cupid.v1.SetPartyReadyRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12B\n" +
 	"\tSetMember\x12\x1a.cupid.v1.SetMemberRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12?\n" +
 	"\x05Queue\x12\x1b.cupid.v1.QueuePartyRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12F\n" +
 	"\vCancelQueue\x12\x1c.cupid.v1.PartyMemberRequest\x1a\x17.cupid.v1.PartyResponse\"\x00\x12C\n" +
@@ -1507,7 +1507,7 @@ var file_cupid_v1_party_proto_goTypes = []any{
 	(*PartyMemberRequest)(nil),    // 12: cupid.v1.PartyMemberRequest
 	(*RemoveRequest)(nil),         // 13: cupid.v1.RemoveRequest
 	(*HandOverRequest)(nil),       // 14: cupid.v1.HandOverRequest
-	(*SetReadyRequest)(nil),       // 15: cupid.v1.SetReadyRequest
+	(*SetPartyReadyRequest)(nil),  // 15: cupid.v1.SetPartyReadyRequest
 	(*SetMemberRequest)(nil),      // 16: cupid.v1.SetMemberRequest
 	(*QueuePartyRequest)(nil),     // 17: cupid.v1.QueuePartyRequest
 	(*WatchPartyRequest)(nil),     // 18: cupid.v1.WatchPartyRequest
@@ -1559,7 +1559,7 @@ var file_cupid_v1_party_proto_depIdxs = []int32{
 	12, // 30: cupid.v1.PartyService.Leave:input_type -> cupid.v1.PartyMemberRequest
 	13, // 31: cupid.v1.PartyService.Remove:input_type -> cupid.v1.RemoveRequest
 	14, // 32: cupid.v1.PartyService.HandOver:input_type -> cupid.v1.HandOverRequest
-	15, // 33: cupid.v1.PartyService.SetReady:input_type -> cupid.v1.SetReadyRequest
+	15, // 33: cupid.v1.PartyService.SetReady:input_type -> cupid.v1.SetPartyReadyRequest
 	16, // 34: cupid.v1.PartyService.SetMember:input_type -> cupid.v1.SetMemberRequest
 	17, // 35: cupid.v1.PartyService.Queue:input_type -> cupid.v1.QueuePartyRequest
 	12, // 36: cupid.v1.PartyService.CancelQueue:input_type -> cupid.v1.PartyMemberRequest

@@ -93,7 +93,7 @@ type PartyServiceClient interface {
 	HandOver(context.Context, *connect.Request[v1.HandOverRequest]) (*connect.Response[v1.PartyResponse], error)
 	// SetReady marks player ready or not; not ready while the party is
 	// queued cancels its ticket.
-	SetReady(context.Context, *connect.Request[v1.SetReadyRequest]) (*connect.Response[v1.PartyResponse], error)
+	SetReady(context.Context, *connect.Request[v1.SetPartyReadyRequest]) (*connect.Response[v1.PartyResponse], error)
 	// SetMember replaces player's own attributes and latencies, which the
 	// party's next ticket carries.
 	SetMember(context.Context, *connect.Request[v1.SetMemberRequest]) (*connect.Response[v1.PartyResponse], error)
@@ -174,7 +174,7 @@ func NewPartyServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(partyServiceMethods.ByName("HandOver")),
 			connect.WithClientOptions(opts...),
 		),
-		setReady: connect.NewClient[v1.SetReadyRequest, v1.PartyResponse](
+		setReady: connect.NewClient[v1.SetPartyReadyRequest, v1.PartyResponse](
 			httpClient,
 			baseURL+PartyServiceSetReadyProcedure,
 			connect.WithSchema(partyServiceMethods.ByName("SetReady")),
@@ -218,7 +218,7 @@ type partyServiceClient struct {
 	leave        *connect.Client[v1.PartyMemberRequest, v1.PartyResponse]
 	remove       *connect.Client[v1.RemoveRequest, v1.PartyResponse]
 	handOver     *connect.Client[v1.HandOverRequest, v1.PartyResponse]
-	setReady     *connect.Client[v1.SetReadyRequest, v1.PartyResponse]
+	setReady     *connect.Client[v1.SetPartyReadyRequest, v1.PartyResponse]
 	setMember    *connect.Client[v1.SetMemberRequest, v1.PartyResponse]
 	queue        *connect.Client[v1.QueuePartyRequest, v1.PartyResponse]
 	cancelQueue  *connect.Client[v1.PartyMemberRequest, v1.PartyResponse]
@@ -271,7 +271,7 @@ func (c *partyServiceClient) HandOver(ctx context.Context, req *connect.Request[
 }
 
 // SetReady calls cupid.v1.PartyService.SetReady.
-func (c *partyServiceClient) SetReady(ctx context.Context, req *connect.Request[v1.SetReadyRequest]) (*connect.Response[v1.PartyResponse], error) {
+func (c *partyServiceClient) SetReady(ctx context.Context, req *connect.Request[v1.SetPartyReadyRequest]) (*connect.Response[v1.PartyResponse], error) {
 	return c.setReady.CallUnary(ctx, req)
 }
 
@@ -321,7 +321,7 @@ type PartyServiceHandler interface {
 	HandOver(context.Context, *connect.Request[v1.HandOverRequest]) (*connect.Response[v1.PartyResponse], error)
 	// SetReady marks player ready or not; not ready while the party is
 	// queued cancels its ticket.
-	SetReady(context.Context, *connect.Request[v1.SetReadyRequest]) (*connect.Response[v1.PartyResponse], error)
+	SetReady(context.Context, *connect.Request[v1.SetPartyReadyRequest]) (*connect.Response[v1.PartyResponse], error)
 	// SetMember replaces player's own attributes and latencies, which the
 	// party's next ticket carries.
 	SetMember(context.Context, *connect.Request[v1.SetMemberRequest]) (*connect.Response[v1.PartyResponse], error)
@@ -503,7 +503,7 @@ func (UnimplementedPartyServiceHandler) HandOver(context.Context, *connect.Reque
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PartyService.HandOver is not implemented"))
 }
 
-func (UnimplementedPartyServiceHandler) SetReady(context.Context, *connect.Request[v1.SetReadyRequest]) (*connect.Response[v1.PartyResponse], error) {
+func (UnimplementedPartyServiceHandler) SetReady(context.Context, *connect.Request[v1.SetPartyReadyRequest]) (*connect.Response[v1.PartyResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.PartyService.SetReady is not implemented"))
 }
 
