@@ -52,7 +52,10 @@ type Client struct {
 	// Parties is the generated client of the party service (parties.go:
 	// CreateParty, JoinByCode and Party's calls).
 	Parties cupidv1connect.PartyServiceClient
-	retry   Backoff
+	// Rollouts is the generated client of the roll-out service (shadows
+	// and canaries, rollouts.go).
+	Rollouts cupidv1connect.RolloutServiceClient
+	retry    Backoff
 }
 
 // Option configures New.
@@ -129,6 +132,7 @@ func New(baseURL string, opts ...Option) *Client {
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
 		Lobbies:   cupidv1connect.NewLobbyServiceClient(s.http, base, copts...),
 		Parties:   cupidv1connect.NewPartyServiceClient(s.http, base, copts...),
+		Rollouts:  cupidv1connect.NewRolloutServiceClient(s.http, base, copts...),
 		retry:     s.retry,
 	}
 }
