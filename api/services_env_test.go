@@ -107,6 +107,7 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 		t.Cleanup(ls.Close)
 		o.Lobbies, s.lobbies = ls, ls
 		o.Pairing, o.Opponents, o.Ratings = ps, os, rs
+		o.Parties = newParties(t, store, o)
 		s.pairing, s.opponents, s.ratings = ps, os, rs
 		if so.auth {
 			o.Auth = testAuth(t,

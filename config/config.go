@@ -82,6 +82,9 @@ type QueueConfig struct {
 	// Acceptance asks every player of a match to accept it in time before
 	// it is formed (see accept.go); absent: matches form at once.
 	Acceptance *Acceptance `yaml:"acceptance"`
+	// Party is what the queue asks of parties (party.go); absent: nothing
+	// beyond its ruleset.
+	Party *QueueParty `yaml:"party"`
 
 	// rulesetJSON is the ruleset as JSON and rules the ruleset compiled,
 	// both filled by Load: the server runs what was checked, and compiles

@@ -129,7 +129,7 @@ func TestAuthPlayersActOnlyAsThemselves(t *testing.T) {
 
 	// A player queues himself, not someone else.
 	_, err = bob.tickets.CreateTicket(ctx, connect.NewRequest(&cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{player("alice", 1500)}}))
-	wantAuthCode(t, err, connect.CodePermissionDenied, "the token's player bob is not one of the new ticket's players")
+	wantAuthCode(t, err, connect.CodePermissionDenied, "players[0].id: the token's player bob may queue only himself, not alice")
 	_, err = bob.tickets.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{
 		{Queue: "duel", Players: []*cupidv1.Player{player("bob", 1500)}},
 		{Queue: "duel", Players: []*cupidv1.Player{player("carol", 1500)}},
