@@ -87,6 +87,9 @@ type Store struct {
 	// (tx.go).
 	inMatch  map[string][]string
 	byPlayer map[string]map[string]bool
+
+	// enc holds who met whom and the block and avoid lists (encounters.go).
+	enc encounterState
 }
 
 var (

@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 // migration is one numbered step of the schema. Entries are never edited
@@ -131,6 +133,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
 	{"ratings: match results, rating rows and history", ratingsSchema},
 	{"the index of players in live matches", matchPlayersSchema},
+	{"encounters: who met whom, block and avoid lists", columns.EncountersSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 // The schema's version is SQLite's user_version: the number of migrations
@@ -69,6 +70,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
 	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
 	{"the index of players in live matches", execSQL(matchPlayersSchema)},
+	{"encounters: who met whom, block and avoid lists", execSQL(columns.EncountersSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.
