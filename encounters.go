@@ -62,9 +62,10 @@ type EncounterStore interface {
 	PutListEntry(ctx context.Context, e ListEntry) error
 	// DeleteListEntry removes an entry; a missing one is not an error.
 	DeleteListEntry(ctx context.Context, player, kind, other string) error
-	// ListEntries returns the entries that name any of players, as the
-	// owner of the list or as the other: a block holds both ways, so the
-	// rules need both. Ordered by Player, Kind, Other.
+	// ListEntries returns the entries of players' own lists, ordered by
+	// Player, Kind, Other. (A block holds both ways: the rules read the
+	// lists of both players. Who blocked a player is never listed, which
+	// also bounds the read by the lists' limits.)
 	ListEntries(ctx context.Context, players []string) ([]ListEntry, error)
 	// EraseEncounters deletes a player's history: his encounters, the
 	// encounters of others with him, and his own lists. Entries on other

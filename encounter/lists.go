@@ -17,11 +17,12 @@ const (
 	KindAvoid = "avoid"
 )
 
-// Limits of a player's lists. FlexMatch caps block lists at 100 ids; so do
-// we, for avoid lists too.
+// Limits of a player's lists. FlexMatch caps block lists at 100 ids; ours
+// hold as many as a ticket's list attribute (cupid.MaxListItems), since the
+// real-time queue reads a player's list from his ticket.
 const (
-	MaxBlocks = 100
-	MaxAvoids = 100
+	MaxBlocks = cupid.MaxListItems
+	MaxAvoids = cupid.MaxListItems
 )
 
 // DefaultAvoidWeight is an avoid entry's weight when the player gives
@@ -29,8 +30,8 @@ const (
 const DefaultAvoidWeight = 1.0
 
 // NewEntry checks a player's request to put other on a list and returns
-// the entry to store. entries are the entries the store holds that name
-// player (ListEntries), so the list's limit is judged with what is there:
+// the entry to store. entries are the player's entries as the store holds
+// them (ListEntries), so the list's limit is judged with what is there:
 // replacing an entry (another weight, avoid turned into block) does not
 // count twice. weight is for avoid entries: 0 means DefaultAvoidWeight.
 func NewEntry(player, kind, other string, weight float64, entries []cupid.ListEntry, now time.Time) (cupid.ListEntry, error) {
@@ -81,6 +82,10 @@ func NewEntry(player, kind, other string, weight float64, entries []cupid.ListEn
 // Own returns the entries of player's own lists of a kind (all kinds when
 // empty), in the store's order: what he may see. Entries on others' lists
 // naming him are left out, so a blocked player never learns of it.
+//
+// A block holds both ways because the rules read both players' lists:
+// Blocked, IsBlocked and AnyBlocked take the entries of every player
+// concerned, and a player's own list is all his ticket carries.
 func Own(entries []cupid.ListEntry, player, kind string) []cupid.ListEntry {
 	var out []cupid.ListEntry
 	for _, e := range entries {

@@ -126,8 +126,7 @@ func (s *Store) DeleteListEntry(ctx context.Context, player, kind, other string)
 	return nil
 }
 
-// ListEntries returns the entries naming any of players, both ways,
-// ordered by player, kind, other.
+// ListEntries returns the entries of players' lists, ordered by player, kind, other.
 func (s *Store) ListEntries(ctx context.Context, players []string) (_ []cupid.ListEntry, err error) {
 	if err := s.begin(ctx, "ListEntries"); err != nil {
 		return nil, err
@@ -139,7 +138,7 @@ func (s *Store) ListEntries(ctx context.Context, players []string) (_ []cupid.Li
 	}
 	var out []cupid.ListEntry
 	for _, e := range s.enc.lists {
-		if want[e.Player] || want[e.Other] {
+		if want[e.Player] {
 			out = append(out, e)
 		}
 	}

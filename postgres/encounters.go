@@ -86,7 +86,7 @@ func (s *Store) DeleteListEntry(ctx context.Context, player, kind, other string)
 	return encWrap("delete list entry", err)
 }
 
-// ListEntries reads the entries naming any of players, both ways.
+// ListEntries reads the entries of players' lists.
 func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.ListEntry, error) {
 	var ok []string
 	for _, p := range players {
@@ -95,7 +95,6 @@ func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.List
 		}
 	}
 	var out []cupid.ListEntry
-	seen := map[cupid.ListEntry]bool{}
 	for lo := 0; lo < len(ok); lo += columns.MaxListPlayers {
 		part := ok[lo:min(lo+columns.MaxListPlayers, len(ok))]
 		args := make([]any, len(part))
@@ -112,10 +111,7 @@ func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.List
 				rows.Close()
 				return nil, encWrap("read list entries", err)
 			}
-			if !seen[e] {
-				seen[e] = true
-				out = append(out, e)
-			}
+			out = append(out, e)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

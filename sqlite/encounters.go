@@ -84,10 +84,9 @@ func (s *Store) DeleteListEntry(ctx context.Context, player, kind, other string)
 	})
 }
 
-// ListEntries reads the entries naming any of players, both ways.
+// ListEntries reads the entries of players' lists.
 func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.ListEntry, error) {
 	var out []cupid.ListEntry
-	seen := map[cupid.ListEntry]bool{}
 	for lo := 0; lo < len(players); lo += columns.MaxListPlayers {
 		part := players[lo:min(lo+columns.MaxListPlayers, len(players))]
 		args := make([]any, len(part))
@@ -104,10 +103,7 @@ func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.List
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: read list entries: %w", err)
 			}
-			if !seen[e] {
-				seen[e] = true
-				out = append(out, e)
-			}
+			out = append(out, e)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {

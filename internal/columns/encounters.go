@@ -43,7 +43,6 @@ CREATE TABLE encounter_lists (
 	at        BIGINT NOT NULL,
 	PRIMARY KEY (player_id, kind, other_id)
 );
-CREATE INDEX encounter_lists_other ON encounter_lists (other_id);
 `
 
 // EncounterChunk bounds the rows of one insert (8 values a row: far below
@@ -111,8 +110,8 @@ const DeleteListEntry = `DELETE FROM encounter_lists WHERE player_id = $1 AND ki
 // MaxListPlayers bounds the players of one SelectListEntries.
 const MaxListPlayers = 1000
 
-// SelectListEntries reads the entries naming any of n players (1 ≤ n ≤
-// MaxListPlayers), as owner or as other; its values are the players.
+// SelectListEntries reads the entries of n players' lists (1 ≤ n ≤
+// MaxListPlayers); its values are the players.
 func SelectListEntries(n int) string {
 	var in strings.Builder
 	for i := range n {
@@ -121,8 +120,7 @@ func SelectListEntries(n int) string {
 		}
 		fmt.Fprintf(&in, "$%d", i+1)
 	}
-	return `SELECT player_id, kind, other_id, weight, at FROM encounter_lists WHERE player_id IN (` + in.String() +
-		`) OR other_id IN (` + in.String() + `) ORDER BY player_id, kind, other_id`
+	return `SELECT player_id, kind, other_id, weight, at FROM encounter_lists WHERE player_id IN (` + in.String() + `) ORDER BY player_id, kind, other_id`
 }
 
 // ScanListEntry reads a row of SelectListEntries.
