@@ -39,6 +39,8 @@ type Config struct {
 	// Ratings are the named ratings kept from match results (see
 	// ratings.go).
 	Ratings []RatingConfig `yaml:"ratings"`
+	// Encounters is the history of who met whom (see encounters.go).
+	Encounters *Encounters `yaml:"encounters"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -172,6 +174,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 	}
 	cfg.checkOpponents(doc)
 	cfg.checkRatings(doc)
+	cfg.checkEncounters(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
 	if cfg.Auth != nil {

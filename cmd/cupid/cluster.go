@@ -11,7 +11,6 @@ import (
 
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/postgres"
-	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -65,7 +64,7 @@ func sharedOf(s store) ticketsvc.SharedStore {
 // nodes reach it at and the lease time come from the flags. The returned
 // stop hands the queues back and may be called more than once. On another
 // store it does nothing.
-func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, fwd *cluster.Forwarder, addr string) (stop func(), err error) {
+func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings cluster.Events, fwd *cluster.Forwarder, addr string) (stop func(), err error) {
 	pg, ok := s.(*postgres.Store)
 	if !ok {
 		return func() {}, nil

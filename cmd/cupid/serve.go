@@ -192,9 +192,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	mm, err := ticketsvc.New(ticketsvc.Options{
+	var mm *ticketsvc.Service
+	encounters, err := encounterService(cfg, store, func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
+		return mm.WatchMatches(ctx, q, after, send)
+	}, log, reg, now)
+	if err != nil {
+		return err
+	}
+	mm, err = ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
-		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings), Tracer: tp.Tracer("cupid"),
+		Seed: uint64(time.Now().UnixNano()), Intake: intakeSteps(ratingIntake(ratings), encounters), Tracer: tp.Tracer("cupid"),
 	})
 	if err != nil {
 		return err
@@ -256,7 +263,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, eventsAndFollowers{pairings, encounters}, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -267,8 +274,10 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
+		encounters.RunFollowers(ctx, cupid.Fence{})
 	}
 	defer pairings.Close()
+	defer encounters.StopFollowers()
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -302,6 +311,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Hand the queues to the other nodes first, then end watch streams so
 	// Shutdown need not wait for them.
 	stopCluster()
+	encounters.StopFollowers()
 	mm.Close()
 	pairings.Close()
 	opponents.Close()

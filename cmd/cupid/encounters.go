@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/cluster"
+	"github.com/cupid-match/cupid/config"
+	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/service/encountersvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc"
+)
+
+// encounterService builds the history of who met whom. Every store keeps
+// it; the configuration's encounters section says which queues' matches
+// are recorded and whose tickets are filled. watch reads a queue's match
+// log; it is called only once the followers run, after the ticket service
+// exists.
+func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*encountersvc.Service, error) {
+	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Logger: log, Registry: reg, Now: now}
+	if e := cfg.Encounters; e != nil {
+		o.Window = e.Window()
+		for _, q := range e.Queues {
+			o.Queues = append(o.Queues, encountersvc.Queue{Name: q.Name, MetWithin: time.Duration(q.MetWithin)})
+			o.Follow = append(o.Follow, q.Name)
+		}
+	} else {
+		o.Window = encounter.DefaultWindow
+	}
+	return encountersvc.New(o)
+}
+
+// intakes runs the ticket service's intake steps in order, the first
+// refusal winning: the ratings' skill, then the encounters' lists.
+type intakes []ticketsvc.Intake
+
+func (in intakes) PrepareTicket(ctx context.Context, t *cupid.Ticket) error {
+	for _, i := range in {
+		if err := i.PrepareTicket(ctx, t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intakeSteps is the ticket service's intake: the ratings service when
+// there is one, then the encounters.
+func intakeSteps(ratings ticketsvc.Intake, enc *encountersvc.Service) ticketsvc.Intake {
+	if ratings == nil {
+		return enc
+	}
+	return intakes{ratings, enc}
+}
+
+// eventsAndFollowers is what a cluster node runs under the speed-dating
+// lease: the events and the encounters' followers, so that one node
+// records the queues' matches.
+type eventsAndFollowers struct {
+	*pairingsvc.Service
+	enc *encountersvc.Service
+}
+
+var _ cluster.Events = eventsAndFollowers{}
+
+func (e eventsAndFollowers) RunEvents(ctx context.Context, fence cupid.Fence) error {
+	if err := e.enc.RunFollowers(ctx, fence); err != nil {
+		return err
+	}
+	return e.Service.RunEvents(ctx, fence)
+}
+
+func (e eventsAndFollowers) StopEvents() {
+	e.enc.StopFollowers()
+	e.Service.StopEvents()
+}
