@@ -21,6 +21,7 @@ import (
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -47,6 +48,8 @@ type Options struct {
 	Opponents *opponentsvc.Service
 	// Ratings serves cupid.v1.RatingService when set.
 	Ratings *ratingsvc.Service
+	// Encounters serves cupid.v1.EncounterService when set.
+	Encounters *encountersvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
 	// or "*" for any) allowed to call the Connect procedures (CORS) and to
 	// open WebSockets; pages of the server's own origin always may, and
@@ -126,6 +129,10 @@ func Handler(o Options) http.Handler {
 	if o.Ratings != nil {
 		registerRatings(mux, o.Ratings, s.log, opts)
 		services = append(services, cupidv1connect.RatingServiceName)
+	}
+	if o.Encounters != nil {
+		registerEncounters(mux, o.Encounters, s.log, o.Now, opts)
+		services = append(services, cupidv1connect.EncounterServiceName)
 	}
 	registerReflection(mux, services, opts)
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

@@ -216,7 +216,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Encounters: encounters,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
