@@ -37,6 +37,9 @@ type Client struct {
 	Matches cupidv1connect.MatchServiceClient
 	// Ratings is the generated client of the rating service (ratings.go).
 	Ratings cupidv1connect.RatingServiceClient
+	// Encounters is the generated client of the encounter service
+	// (encounters.go).
+	Encounters cupidv1connect.EncounterServiceClient
 	// Rulesets is the generated client of the ruleset service
 	// (rulesets.go).
 	Rulesets cupidv1connect.RulesetServiceClient
@@ -122,6 +125,8 @@ func New(baseURL string, opts ...Option) *Client {
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
 		retry:     s.retry,
+
+		Encounters: cupidv1connect.NewEncounterServiceClient(s.http, base, copts...),
 	}
 }
 
