@@ -18,6 +18,17 @@ type Encounters struct {
 	Horizon Duration `yaml:"horizon"`
 	// Queues are the real-time queues the history serves.
 	Queues []EncounterQueue `yaml:"queues"`
+	// Opponents are the opponent finders that read and write it.
+	Opponents []EncounterFinder `yaml:"opponents"`
+}
+
+// EncounterFinder is an opponent finder whose confirmed attacks are
+// recorded and whose queries keep blocked players apart.
+type EncounterFinder struct {
+	Name string `yaml:"name"`
+	// NotSameDefenderWithin keeps a defender out of an attacker's offers
+	// for this long after he attacked him; 0 allows him again at once.
+	NotSameDefenderWithin Duration `yaml:"not_same_defender_within"`
 }
 
 // EncounterQueue is a real-time queue whose matches are recorded and
@@ -68,6 +79,26 @@ func (c *Config) checkEncounters(doc *document) {
 		seen[q.Name] = true
 		if q.MetWithin < 0 || time.Duration(q.MetWithin) > e.Window().Horizon {
 			doc.report(cupid.Invalid(field+".met_within", "must be between 0 and the history's horizon (%s)", e.Window().Horizon))
+		}
+	}
+	finders := map[string]bool{}
+	for _, f := range c.Opponents {
+		finders[f.Name] = true
+	}
+	seen = map[string]bool{}
+	for i, f := range e.Opponents {
+		field := fmt.Sprintf("encounters.opponents[%d]", i)
+		switch {
+		case f.Name == "":
+			doc.report(cupid.Invalid(field+".name", "required: a finder under opponents"))
+		case !finders[f.Name]:
+			doc.report(cupid.Invalid(field+".name", "no opponent finder %q under opponents", f.Name))
+		case seen[f.Name]:
+			doc.report(cupid.Invalid(field+".name", "finder %q is named twice", f.Name))
+		}
+		seen[f.Name] = true
+		if f.NotSameDefenderWithin < 0 || time.Duration(f.NotSameDefenderWithin) > e.Window().Horizon {
+			doc.report(cupid.Invalid(field+".not_same_defender_within", "must be between 0 and the history's horizon (%s)", e.Window().Horizon))
 		}
 	}
 }

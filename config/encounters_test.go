@@ -24,6 +24,10 @@ func encounterRows() []struct {
 		{"encounters.queues[].name", enc("{queues: [{name: duel}]}"), func(c *Config) bool { return c.Encounters.Queues[0].Name == "duel" }},
 		{"encounters.queues[].met_within", enc("{queues: [{name: duel, met_within: 1h}]}"),
 			func(c *Config) bool { return time.Duration(c.Encounters.Queues[0].MetWithin) == time.Hour }},
+		{"encounters.opponents[].name", finderYAML() + "encounters: {opponents: [{name: f}]}\n",
+			func(c *Config) bool { return c.Encounters.Opponents[0].Name == "f" }},
+		{"encounters.opponents[].not_same_defender_within", finderYAML() + "encounters: {opponents: [{name: f, not_same_defender_within: 12h}]}\n",
+			func(c *Config) bool { return time.Duration(c.Encounters.Opponents[0].NotSameDefenderWithin) == 12*time.Hour }},
 	}
 }
 
@@ -35,6 +39,7 @@ func TestEncounterProblems(t *testing.T) {
 		{"{horizon: 10000h}", "encounters.horizon: must be more than 0"},
 		{"{queues: [{name: duel}, {name: duel}]}", "encounters.queues[1].name: queue \"duel\" is named twice"},
 		{"{queues: [{}]}", "encounters.queues[0].name: required"},
+		{"{opponents: [{name: raid}]}", "encounters.opponents[0].name: no opponent finder \"raid\" under opponents"},
 		{"{horizon: 1h, queues: [{name: duel, met_within: 2h}]}", "encounters.queues[0].met_within: must be between 0 and the history's horizon (1h0m0s)"},
 	}
 	for _, c := range cases {

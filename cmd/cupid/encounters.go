@@ -12,6 +12,7 @@ import (
 	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/encounter"
 	"github.com/cupid-match/cupid/service/encountersvc"
+	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -33,6 +34,21 @@ func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc
 		o.Window = encounter.DefaultWindow
 	}
 	return encountersvc.New(o)
+}
+
+var _ opponentsvc.History = (*encountersvc.Service)(nil)
+
+// encounterFinders lists the opponent finders that read and write the
+// history, with their rules.
+func encounterFinders(cfg *config.Config) map[string]opponentsvc.HistoryRules {
+	if cfg.Encounters == nil {
+		return nil
+	}
+	out := map[string]opponentsvc.HistoryRules{}
+	for _, f := range cfg.Encounters.Opponents {
+		out[f.Name] = opponentsvc.HistoryRules{NotSameDefenderWithin: time.Duration(f.NotSameDefenderWithin)}
+	}
+	return out
 }
 
 // intakes runs the ticket service's intake steps in order, the first

@@ -2,6 +2,7 @@ package encountersvc
 
 import (
 	"context"
+	"time"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
@@ -94,4 +95,26 @@ func (s *Service) Erase(ctx context.Context, player string) error {
 	}
 	s.metrics.erased.Inc()
 	return nil
+}
+
+// Exclusions lists the players attacker must not be offered by an
+// opponent finder (place): those he blocked and, when within > 0, the
+// defenders he attacked there within it. (Who blocked him is not read
+// here: the finder checks the defender it found with Blocked.)
+func (s *Service) Exclusions(ctx context.Context, attacker, place string, within time.Duration) ([]string, error) {
+	es, err := s.Entries(ctx, []string{attacker})
+	if err != nil {
+		return nil, err
+	}
+	out := encounter.Blocked(es, attacker)
+	if within <= 0 {
+		return out, nil
+	}
+	now := s.now()
+	h, err := s.store.Encounters(ctx, attacker, now.Add(-within), s.window.Recent)
+	if err != nil {
+		return nil, s.storeError("read", err)
+	}
+	q := encounter.Query{Within: within, Mode: encounter.ModeOpponent, Side: encounter.SideAttacker, Place: place}
+	return append(out, encounter.Others(h, q, now, cupid.MaxListItems)...), nil
 }
