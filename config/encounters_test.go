@@ -27,7 +27,9 @@ func encounterRows() []struct {
 		{"encounters.opponents[].name", finderYAML() + "encounters: {opponents: [{name: f}]}\n",
 			func(c *Config) bool { return c.Encounters.Opponents[0].Name == "f" }},
 		{"encounters.opponents[].not_same_defender_within", finderYAML() + "encounters: {opponents: [{name: f, not_same_defender_within: 12h}]}\n",
-			func(c *Config) bool { return time.Duration(c.Encounters.Opponents[0].NotSameDefenderWithin) == 12*time.Hour }},
+			func(c *Config) bool {
+				return time.Duration(c.Encounters.Opponents[0].NotSameDefenderWithin) == 12*time.Hour
+			}},
 	}
 }
 
