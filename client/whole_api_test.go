@@ -44,6 +44,7 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"PairingService.GetEvent":        "Get",
 		"PairingService.DeleteEvent":     "Delete",
 		"PairingService.WatchEvent":      "Watch",
+		"EncounterService.Erase":         "EraseEncounters",
 	}
 	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder]()}
 	n := 0
