@@ -34,6 +34,9 @@ type Error struct {
 	Code    Code
 	Field   string
 	Message string
+	// ResumeAfter, on CodeOutOfRange, is the sequence number a reader
+	// whose events retention removed resumes after.
+	ResumeAfter int64
 }
 
 func (e *Error) Error() string {

@@ -12,6 +12,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/waitest"
 )
 
 // attributesIn turns protobuf Values into domain Values: numbers, strings
@@ -221,7 +222,20 @@ func poolStatsOut(p ticketsvc.PoolStats) *cupidv1.PoolStats {
 		MatchesFormed:  p.MatchesFormed,
 		MeanQuality:    p.MeanQuality,
 		RulesetVersion: int32(p.RulesetVersion),
+		Estimate:       estimateOut(p.Estimate),
 	}
+}
+
+// estimateOut is a wait estimate; nil when there is none.
+func estimateOut(e *waitest.Estimate) *cupidv1.WaitEstimate {
+	if e == nil {
+		return nil
+	}
+	out := &cupidv1.WaitEstimate{Expected: durationpb.New(e.Expected), Low: durationpb.New(e.Low), Coverage: e.Coverage, Samples: int32(e.Samples)}
+	if e.HighKnown {
+		out.High = durationpb.New(e.High)
+	}
+	return out
 }
 
 // whyOut is a waiting ticket's explanation, as the ticket service gives it

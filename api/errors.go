@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 
 	"connectrpc.com/connect"
 
@@ -37,8 +38,16 @@ func connectError(log *slog.Logger, err error) error {
 	if e.Field != "" {
 		out.Meta().Set("Cupid-Field", e.Field)
 	}
+	if e.Code == cupid.CodeOutOfRange {
+		out.Meta().Set(ResumeAfterHeader, strconv.FormatInt(e.ResumeAfter, 10))
+	}
 	return out
 }
+
+// ResumeAfterHeader carries, on an out_of_range error (a resume from a
+// sequence number whose events retention removed), the sequence number to
+// resume after.
+const ResumeAfterHeader = "Cupid-Resume-After"
 
 func codeOf(c cupid.Code) connect.Code {
 	switch c {
@@ -60,6 +69,8 @@ func codeOf(c cupid.Code) connect.Code {
 		return connect.CodeUnauthenticated
 	case cupid.CodeDenied:
 		return connect.CodePermissionDenied
+	case cupid.CodeOutOfRange:
+		return connect.CodeOutOfRange
 	}
 	return connect.CodeInternal
 }

@@ -20,6 +20,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/service/encountersvc"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
@@ -48,6 +49,8 @@ type Options struct {
 	Opponents *opponentsvc.Service
 	// Ratings serves cupid.v1.RatingService when set.
 	Ratings *ratingsvc.Service
+	// Lobbies serves cupid.v1.LobbyService when set.
+	Lobbies *lobbysvc.Service
 	// Encounters serves cupid.v1.EncounterService when set.
 	Encounters *encountersvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
@@ -130,6 +133,10 @@ func Handler(o Options) http.Handler {
 		registerRatings(mux, o.Ratings, s.log, opts)
 		services = append(services, cupidv1connect.RatingServiceName)
 	}
+	if o.Lobbies != nil {
+		registerLobbies(mux, o.Lobbies, s.log, opts)
+		services = append(services, cupidv1connect.LobbyServiceName)
+	}
 	if o.Encounters != nil {
 		registerEncounters(mux, o.Encounters, s.log, o.Now, opts)
 		services = append(services, cupidv1connect.EncounterServiceName)
@@ -184,6 +191,7 @@ func httpError(w http.ResponseWriter, err error) {
 		connect.CodeResourceExhausted:  http.StatusTooManyRequests,
 		connect.CodeUnauthenticated:    http.StatusUnauthorized,
 		connect.CodePermissionDenied:   http.StatusForbidden,
+		connect.CodeOutOfRange:         http.StatusBadRequest,
 		connect.CodeInternal:           http.StatusInternalServerError,
 	}[code]
 	if !ok {

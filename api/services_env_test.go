@@ -13,6 +13,7 @@ import (
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/opponent"
 	"github.com/cupid-match/cupid/service/encountersvc"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
@@ -48,6 +49,7 @@ type svcEnv struct {
 	pairing   *pairingsvc.Service
 	opponents *opponentsvc.Service
 	ratings   *ratingsvc.Service
+	lobbies   *lobbysvc.Service
 	enc       *encountersvc.Service
 }
 
@@ -97,6 +99,15 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 		}
 		t.Cleanup(ps.Close)
 		t.Cleanup(os.Close)
+		ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: o.Matchmaker, Logger: log, Now: o.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ls.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ls.Close)
+		o.Lobbies, s.lobbies = ls, ls
 		es, err := encountersvc.New(encountersvc.Options{Store: store, Docs: store, Logger: log, Now: o.Now})
 		if err != nil {
 			t.Fatal(err)

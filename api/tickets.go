@@ -132,6 +132,7 @@ func (h *tickets) GetTicket(ctx context.Context, req *connect.Request[cupidv1.Ge
 	}
 	out := ticketOut(v.Ticket, v.Match, h.now())
 	out.Why = whyOut(v)
+	out.Estimate = estimateOut(v.Estimate)
 	return connect.NewResponse(&cupidv1.GetTicketResponse{Ticket: out}), nil
 }
 

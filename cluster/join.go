@@ -38,7 +38,24 @@ type JoinOptions struct {
 	Logger *slog.Logger
 	// Forwarder, when not nil, is told where the speed-dating events run.
 	Forwarder *Forwarder
+	// Singletons run on one node at a time, each under the lease of its
+	// name (retention: RetentionLease).
+	Singletons map[string]Singleton
 }
+
+// Singleton is work one node of the cluster does for all: started with
+// the fence of its lease when the node takes it, stopped when it loses it.
+type Singleton interface {
+	Start(fence cupid.Fence)
+	Stop()
+}
+
+// RetentionLease is the lease of the node that removes old data.
+const RetentionLease = "retention"
+
+// LobbiesLease is the lease of the node that runs the custom-game lobbies
+// (a Singleton): the Forwarder hands the lobby calls to it.
+const LobbiesLease = "lobbies"
 
 // Join makes this process a node of the cluster: it listens to the
 // database's notifications (other nodes' writes reach watchers and pools
@@ -84,10 +101,16 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		return nil, ctx.Err()
 	}
 	names := append(queues.LeaseNames(), PairingLease)
-	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, log: log})
+	for name := range o.Singletons {
+		names = append(names, name)
+	}
+	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: o.Singletons, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
-		o.Forwarder.join(o.ID, pairingOwner(db, node))
+		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
+		if _, ok := o.Singletons[LobbiesLease]; ok {
+			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
+		}
 	}
 	wg.Add(1)
 	go func() {
@@ -107,12 +130,17 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 // services gives what the node holds to the part that runs it: the pairing
 // lease to the speed-dating events, the queues' to the ticket service.
 type services struct {
-	queues Queues
-	events Events
-	log    *slog.Logger
+	queues     Queues
+	events     Events
+	singletons map[string]Singleton
+	log        *slog.Logger
 }
 
 func (h services) Gain(name string, f cupid.Fence) {
+	if one, ok := h.singletons[name]; ok {
+		one.Start(f)
+		return
+	}
 	if name != PairingLease {
 		h.queues.Gain(name, f)
 		return
@@ -125,6 +153,10 @@ func (h services) Gain(name string, f cupid.Fence) {
 }
 
 func (h services) Lose(name string) {
+	if one, ok := h.singletons[name]; ok {
+		one.Stop()
+		return
+	}
 	if name != PairingLease {
 		h.queues.Lose(name)
 		return
@@ -132,22 +164,23 @@ func (h services) Lose(name string) {
 	h.events.StopEvents()
 }
 
-// pairingOwner tells the forwarder where the speed-dating events run: here,
-// at another node's address, or nowhere for the moment. The database is
-// asked at most every quarter second.
-func pairingOwner(db Database, node *Node) Locate {
+// leaseOwner tells the forwarder where what a lease gives (the
+// speed-dating events, the lobbies) runs: here, at another node's address,
+// or nowhere for the moment. The database is asked at most every quarter
+// second.
+func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string
 	var ok bool
 	var at time.Time
 	return func(ctx context.Context) (string, bool, bool) {
-		if _, mine := node.Holds(PairingLease); mine {
+		if _, mine := node.Holds(lease); mine {
 			return "", true, true
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(at) > 250*time.Millisecond {
-			_, a, held, err := db.LeaseHolder(ctx, PairingLease)
+			_, a, held, err := db.LeaseHolder(ctx, lease)
 			if err == nil {
 				addr, ok, at = a, held && a != "", time.Now()
 			}

@@ -39,6 +39,8 @@ type Config struct {
 	// Ratings are the named ratings kept from match results (see
 	// ratings.go).
 	Ratings []RatingConfig `yaml:"ratings"`
+	// Retention is how long ended data is kept (see retention.go).
+	Retention Retention `yaml:"retention"`
 	// Encounters is the history of who met whom (see encounters.go).
 	Encounters *Encounters `yaml:"encounters"`
 }
@@ -177,6 +179,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 	cfg.checkEncounters(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
+	cfg.Retention.check(doc)
 	if cfg.Auth != nil {
 		cfg.Auth.load(doc, dir, readFile)
 	}

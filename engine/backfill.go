@@ -291,6 +291,9 @@ func (p *Pool) prepareSession(s Session) (*bsession, error) {
 	if s.ID == "" {
 		return nil, cupid.Invalid("id", "required")
 	}
+	if err := r.namedBackfill(); err != nil {
+		return nil, err
+	}
 	minT, maxT, maxP := r.allianceBounds()
 	if len(s.Teams) < minT || len(s.Teams) > maxT {
 		want := fmt.Sprintf("%d", maxT)

@@ -110,6 +110,9 @@ type balancer struct {
 	// bestTie is the best's rank (-1: none yet).
 	tie     tieBreak
 	bestTie int
+	// named: the teams are named (named.go), so no two are
+	// interchangeable.
+	named bool
 }
 
 // tieBreak ranks complete assignments (team[k] is party k's team) whose
@@ -443,6 +446,9 @@ func (b *balancer) dfs(i int) {
 // comes before t: empty teams of one size are interchangeable, so only the
 // first is tried.
 func (b *balancer) emptyTwinBefore(t int) bool {
+	if b.named {
+		return false
+	}
 	for u := 0; u < t; u++ {
 		if b.cnt[u] == 0 && b.sizes[u] == b.sizes[t] {
 			return true

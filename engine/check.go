@@ -11,7 +11,9 @@ import (
 )
 
 // check validates a ticket against the pool's rules without changing the
-// pool. Every error is a *cupid.Error naming the field.
+// pool: first the ticket's own rules (Ticket.Validate, their one owner),
+// then what this pool's ruleset needs of it. Every error is a *cupid.Error
+// naming the field.
 func (p *Pool) check(t *cupid.Ticket) error {
 	r := p.r
 	if t == nil {
@@ -23,21 +25,13 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	if t.Key.Queue != p.key.Queue {
 		return cupid.Invalid("key.queue", "ticket is for queue %q, this pool serves %q", t.Key.Queue, p.key.Queue)
 	}
-	if len(t.Players) == 0 {
-		return cupid.Invalid("players", "at least one player is required")
+	// The ticket's own rules (ids, sizes, attribute values, latencies)
+	// belong to Ticket.Validate; the engine checks what its rules need.
+	if err := t.Validate(); err != nil {
+		return err
 	}
 	if len(t.Players) > r.maxParty {
 		return cupid.Invalid("players", "a party of %d does not fit a team of at most %d players", len(t.Players), r.maxParty)
-	}
-	seen := make(map[string]bool, len(t.Players))
-	for i, pl := range t.Players {
-		if pl.ID == "" {
-			return cupid.Invalid(fmt.Sprintf("players[%d].id", i), "required")
-		}
-		if seen[pl.ID] {
-			return cupid.Invalid(fmt.Sprintf("players[%d].id", i), "player %q appears twice", pl.ID)
-		}
-		seen[pl.ID] = true
 	}
 	if err := checkReserved(t); err != nil {
 		return err
@@ -66,6 +60,9 @@ func (p *Pool) check(t *cupid.Ticket) error {
 		}
 	}
 	if err := p.checkComparisons(t); err != nil {
+		return err
+	}
+	if err := p.checkTeamComparisons(t); err != nil {
 		return err
 	}
 	if err := p.checkOptions(t); err != nil {
@@ -172,6 +169,16 @@ func (p *Pool) checkComparisons(t *cupid.Ticket) error {
 			case c.gate:
 				if v.Kind != cupid.KindNumber || !cupid.Finite(v.Number) {
 					return cupid.Invalid(field, "must be a finite number (%s)", c.path)
+				}
+				if c.party != "" {
+					// The party passes as one, once every player's
+					// value is read.
+					if i == len(t.Players)-1 {
+						if agg := partyValue(t, c.attr, c.party); !compareNum(agg, c.op, last.compNum[ci]) {
+							return cupid.Invalid(fmt.Sprintf("attributes.%s", c.attr), "the party's %s %v is not %s %v even after every relaxation (%s)", c.party, agg, c.op, last.compNum[ci], c.path)
+						}
+					}
+					continue
 				}
 				if !compareNum(v.Number, c.op, last.compNum[ci]) {
 					return cupid.Invalid(field, "%v is not %s %v even after every relaxation (%s)", v.Number, c.op, last.compNum[ci], c.path)

@@ -61,6 +61,11 @@
 //     break them is left out and a smaller match can still form. Match
 //     filters and minimum counts are judged only on a finished group: the
 //     largest group found is the one tried.
+//   - Named teams (ruleset "teams") each have their own size and keep their
+//     order in every match; a candidate joins a group only if every ticket
+//     can still go to a team whose team_comparison rules it passes, with
+//     seats for all; rules aimed at a team are judged on each split like
+//     team rules (named.go).
 //   - client_version: the server splits pools by it, putting it in
 //     QueueKey.Version; Check refuses a ticket whose client_version differs
 //     from its pool's version.

@@ -18,7 +18,14 @@ import (
 func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full bool, dst *Proposal) bool {
 	n := g.total
 	teams, lo, hi := env.maxTeams, env.maxPlayers, env.maxPlayers
-	if !full {
+	var splits [][]int
+	if p.r.namedTeams() {
+		// Each team its own size, in the ruleset's order (named.go).
+		if splits = p.namedSplits(n, full); len(splits) == 0 {
+			return false
+		}
+		teams = len(p.r.named)
+	} else if !full {
 		teams = max(env.minTeams, (n+env.maxPlayers-1)/env.maxPlayers)
 		lo = env.minPlayers
 		if teams > env.maxTeams || n < teams*lo {
@@ -49,7 +56,12 @@ func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full boo
 	if tc != nil {
 		teamOK, accept = tc.teamOK, tc.ok
 	}
-	res := p.sc.bal.balanceTies(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept, tc.tieBreak())
+	var res balanceResult
+	if splits != nil {
+		res = p.sc.bal.balanceNamed(parties, nb, splits, p.opts.ExactTeamSize, teamOK, accept, tc.tieBreak())
+	} else {
+		res = p.sc.bal.balanceTies(parties, nb, teams, lo, hi, p.opts.ExactTeamSize, teamOK, accept, tc.tieBreak())
+	}
 	if !res.ok {
 		return false
 	}
@@ -63,21 +75,23 @@ func (p *Pool) finalize(g *group, lv int, env *envelope, now time.Time, full boo
 func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now time.Time, dst *Proposal) {
 	// Number teams in the order their first party joined the group, so
 	// the anchor's team comes first and output does not depend on the
-	// search's internal order.
+	// search's internal order. Named teams keep the ruleset's order.
 	T := len(res.sizes)
-	p.sc.teamOf = grow(p.sc.teamOf, T)
-	for t := range p.sc.teamOf {
-		p.sc.teamOf[t] = -1
-	}
-	next := 0
-	for _, t := range res.team {
-		if p.sc.teamOf[t] < 0 {
-			p.sc.teamOf[t] = next
-			next++
+	if !p.r.namedTeams() {
+		p.sc.teamOf = grow(p.sc.teamOf, T)
+		for t := range p.sc.teamOf {
+			p.sc.teamOf[t] = -1
 		}
-	}
-	for k, t := range res.team {
-		res.team[k] = p.sc.teamOf[t]
+		next := 0
+		for _, t := range res.team {
+			if p.sc.teamOf[t] < 0 {
+				p.sc.teamOf[t] = next
+				next++
+			}
+		}
+		for k, t := range res.team {
+			res.team[k] = p.sc.teamOf[t]
+		}
 	}
 	p.sc.teamSlots = grow(p.sc.teamSlots, T)
 	teamSlots := p.sc.teamSlots

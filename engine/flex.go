@@ -39,10 +39,20 @@ type envelope struct {
 	roleMin []int
 	// filterOn says which expression filters still apply.
 	filterOn []bool
+	// tcompNum is each team comparison's constant (0 with a reference).
+	tcompNum []float64
+	// namedCap is the seats of the named teams together; 0 without
+	// named teams.
+	namedCap int
 }
 
 // capacity is the number of players in a full match at this level.
-func (e *envelope) capacity() int { return e.maxTeams * e.maxPlayers }
+func (e *envelope) capacity() int {
+	if e.namedCap > 0 {
+		return e.namedCap
+	}
+	return e.maxTeams * e.maxPlayers
+}
 
 // maxLevels bounds the level table, so a 1 ms expansion every 1 ms cannot
 // make it huge; beyond it the last envelope stays in force.
@@ -120,6 +130,13 @@ func (r *rules) envelopeAt(w time.Duration) envelope {
 			e.roleMin[i] = max(int(q.Min.At(w)), 0)
 		}
 	}
+	e.namedCap = r.namedCap
+	e.tcompNum = make([]float64, len(c.TeamComparisons))
+	for i, tc := range c.TeamComparisons {
+		if tc.Threshold != nil {
+			e.tcompNum[i] = tc.Threshold.At(w)
+		}
+	}
 	e.filterOn = make([]bool, len(c.Filters))
 	for i, f := range c.Filters {
 		e.filterOn[i] = f.ActiveAt(w)
@@ -172,6 +189,14 @@ func (r *rules) loosenGates() {
 				e.compNum[i] = min(e.compNum[i], prev.compNum[i])
 			case ruleset.OpLess, ruleset.OpLessEqual:
 				e.compNum[i] = max(e.compNum[i], prev.compNum[i])
+			}
+		}
+		for i, c := range r.tcomps {
+			switch c.Operator {
+			case ruleset.OpGreater, ruleset.OpGreaterEqual:
+				e.tcompNum[i] = min(e.tcompNum[i], prev.tcompNum[i])
+			case ruleset.OpLess, ruleset.OpLessEqual:
+				e.tcompNum[i] = max(e.tcompNum[i], prev.tcompNum[i])
 			}
 		}
 	}

@@ -12,6 +12,9 @@ import (
 // packable reports whether parties of these sizes fit into at most teams
 // teams of at most size players.
 func (p *Pool) packable(sizes []int, teams, size int) bool {
+	if p.r.namedTeams() {
+		return p.packableNamed(sizes)
+	}
 	total, big := 0, 0
 	for _, s := range sizes {
 		total += s
@@ -228,6 +231,9 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 				return false
 			}
 		}
+	}
+	if p.teamGates && !g.teamsFit(p, c.slot, env) {
+		return false
 	}
 	x := p.entries[c.slot].x
 	if x == nil {

@@ -188,6 +188,7 @@ type Pool struct {
 	// can never meet ("all" options, "=" comparisons; ticket.go).
 	classParts    int
 	teamRules     bool // any rule judged on complete teams (teams.go)
+	teamGates     bool // a team comparison decides which teams a ticket may join (named.go)
 	anySpread     bool // a distance rule with the "spread" criteria
 	strIDs        map[string]uint32
 	regions       map[string]uint8
@@ -256,8 +257,14 @@ func (p *Pool) setRules(r *rules) {
 	for _, c := range r.comps {
 		p.teamRules = p.teamRules || (!c.gate && c.op == ruleset.OpNotEqual)
 	}
+	p.teamRules = p.teamRules || len(r.tcomps) > 0
+	p.teamGates = false
+	for _, c := range r.tcomps {
+		p.teamGates = p.teamGates || c.PerPlayer()
+	}
 	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
-		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0
+		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0 ||
+		len(r.tcomps) > 0 || r.namedTeams()
 	p.plain = !p.needsExtra && p.stride == len(r.dist) && len(r.dist) <= 1
 	p.classParts = 0
 	for _, o := range r.options {

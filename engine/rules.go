@@ -28,10 +28,18 @@ type rules struct {
 	lat     *ruleset.Latency
 	// spread bounds the players' latencies to the hosting region apart
 	// (region_latency_spread_ms); 0: no bound.
-	spread  int32
-	comps   []compRule
-	colls   []collRule
-	teams   []ruleset.TeamAggregate
+	spread int32
+	comps  []compRule
+	colls  []collRule
+	teams  []ruleset.TeamAggregate
+	// named are the ruleset's named teams (none: the alliance's
+	// numbered teams), with their bounds and their seats together
+	// (named.go).
+	named              []ruleset.NamedTeam
+	namedMin, namedMax []int
+	namedCap           int
+	// tcomps are the rules aimed at teams (team_comparison).
+	tcomps  []ruleset.TeamComparison
 	counts  []ruleset.CountLimit
 	totals  []ruleset.Total
 	roles   *roleRule
@@ -112,6 +120,9 @@ type compRule struct {
 	isStr  bool
 	strVal string
 	path   string
+	// party, for a numeric gate, compares the party's avg, min or max
+	// instead of every player (empty).
+	party string
 }
 
 type collRule struct {
@@ -180,7 +191,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		r.spread = int32(l.SpreadMs)
 	}
 	for i, cmp := range c.Comparisons {
-		cr := compRule{attr: cmp.Attribute, op: cmp.Operator, path: ruleIndex("comparison_rule", i)}
+		cr := compRule{attr: cmp.Attribute, op: cmp.Operator, path: ruleIndex("comparison_rule", i), party: cmp.PartyAggregate}
 		if cmp.Value != nil {
 			cr.gate, cr.isStr, cr.strVal = true, cmp.Value.IsString, cmp.Value.String
 		}
@@ -193,6 +204,13 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		})
 	}
 	r.teams = c.Teams
+	r.named = c.NamedTeams
+	for _, t := range c.NamedTeams {
+		r.namedMin = append(r.namedMin, t.PlayerMinNumber)
+		r.namedMax = append(r.namedMax, t.PlayerMaxNumber)
+		r.namedCap += t.PlayerMaxNumber
+	}
+	r.tcomps = c.TeamComparisons
 	r.counts = c.CountLimits
 	r.totals = c.Totals
 	if c.Roles != nil && len(c.Roles.Quotas) > 0 {

@@ -87,7 +87,7 @@ func (p *Pool) newTeamCheck(g *group, teams int, env *envelope, now time.Time) *
 			tc.views = append(tc.views, *p.view(&p.entries[s], now))
 		}
 	}
-	if !tc.roles && len(tc.teamVals) == 0 && len(tc.teamColls) == 0 && len(tc.neq) == 0 && len(tc.matchExprs) == 0 {
+	if !tc.roles && len(tc.teamVals) == 0 && len(tc.teamColls) == 0 && len(tc.neq) == 0 && len(tc.matchExprs) == 0 && len(p.r.tcomps) == 0 {
 		return nil
 	}
 	return tc
@@ -96,7 +96,9 @@ func (p *Pool) newTeamCheck(g *group, teams int, env *envelope, now time.Time) *
 // teamOK checks the rules of one complete team t: its role quotas and its
 // team-scope collections. Members with team[k] == -1 are not placed yet.
 func (tc *teamCheck) teamOK(team []int, t int) bool {
-	if len(tc.slots) > memoParties {
+	// The memo is by set of parties alone: teams aimed at by name
+	// answer differently for the same set.
+	if len(tc.slots) > memoParties || len(tc.p.r.tcomps) > 0 {
 		return tc.teamOKUncached(team, t)
 	}
 	set := 0
@@ -122,6 +124,9 @@ func (tc *teamCheck) teamOK(team []int, t int) bool {
 
 func (tc *teamCheck) teamOKUncached(team []int, t int) bool {
 	if tc.roles && !tc.staff(team, t, nil) {
+		return false
+	}
+	if len(tc.p.r.tcomps) > 0 && !tc.teamCompsOK(team, t) {
 		return false
 	}
 	p := tc.p
@@ -153,6 +158,12 @@ func (tc *teamCheck) teamOKUncached(team []int, t int) bool {
 func (tc *teamCheck) ok(team []int) bool {
 	p := tc.p
 	for ri, per := range tc.teamVals {
+		if p.r.teams[ri].Against == ruleset.AgainstMatch {
+			if !tc.fromMatchOK(ri, per, team) {
+				return false
+			}
+			continue
+		}
 		hi, lo := math.Inf(-1), math.Inf(1)
 		for t := 0; t < tc.teams; t++ {
 			tc.vals = tc.vals[:0]
@@ -176,6 +187,9 @@ func (tc *teamCheck) ok(team []int) bool {
 				}
 			}
 		}
+	}
+	if len(p.r.tcomps) > 0 && !tc.crossCompsOK(team) {
+		return false
 	}
 	if len(tc.matchExprs) > 0 {
 		byTeam := make([][]ruleset.TicketView, tc.teams)

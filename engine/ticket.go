@@ -203,6 +203,11 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 				hi = v
 			}
 		}
+		if c.party != "" {
+			// The party passes as one: its aggregate is both bounds.
+			lo = partyValue(t, c.attr, c.party)
+			hi = lo
+		}
 		nums[gate], nums[gate+1] = lo, hi
 		gate += 2
 	}

@@ -354,3 +354,55 @@ func TestFlexMatchBatchDistance(t *testing.T) {
 		t.Fatalf("at 30 s: %d matches, want the 50 solo-mode players", len(got))
 	}
 }
+
+// TestFlexMatchHuntersVsMonster: five hunters against one monster. "Only
+// users that request playing as monster are assigned to the monster team",
+// "do not place people who want to be monsters in the players team",
+// "monsters must meet the skill requested by all players". Six would-be
+// hunters make no match; a would-be monster too weak for one hunter's
+// request is not his monster; a strong enough one is, on team 1.
+func TestFlexMatchHuntersVsMonster(t *testing.T) {
+	p := imported(t, "flexmatch", "hunters_vs_monster.json")
+	var players []player
+	for i := range 6 {
+		players = append(players, player{id: fmt.Sprintf("h%d", i), created: float64(i)})
+	}
+	addAll(t, p, players...)
+	if got := p.Step(at(10)); len(got) != 0 {
+		t.Fatalf("six hunters and no monster matched: %v", teamsOf(got))
+	}
+	// h0 asks for a monster of skill 30; this one has 20: the five
+	// others hunt it.
+	p = imported(t, "flexmatch", "hunters_vs_monster.json")
+	players[0].attrs = map[string]cupid.Value{"desiredSkillOfMonster": num(30)}
+	addAll(t, p, players...)
+	addAll(t, p, player{id: "monster", created: 6, attrs: map[string]cupid.Value{"wantsToBeMonster": num(1), "skill": num(20)}})
+	got := teamsOf(p.Step(at(10)))
+	want := [][][]string{{{"h1", "h2", "h3", "h4", "h5"}, {"monster"}}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("matches %v, want %v", got, want)
+	}
+}
+
+// TestFlexMatchThreeTeamsFair: "the average skill of players in each team
+// is within 10 points from the average skill of players in the match".
+// Nine players, three teams of three: skills that can be split into three
+// teams each within 10 of the match average match; with one player far
+// away they cannot.
+func TestFlexMatchThreeTeamsFair(t *testing.T) {
+	for _, tc := range []struct {
+		skills []float64
+		match  bool
+	}{
+		{[]float64{0, 10, 20, 0, 10, 20, 0, 10, 20}, true},
+		{[]float64{0, 0, 0, 0, 0, 0, 0, 0, 120}, false}, // a team with him averages 40, the match 13.3
+	} {
+		p := imported(t, "flexmatch", "three_teams.json")
+		for i, s := range tc.skills {
+			addAll(t, p, player{id: fmt.Sprintf("p%d", i), attrs: map[string]cupid.Value{"skill": num(s)}, lat: map[string]int32{"eu": 20}})
+		}
+		if got := p.Step(at(1)); (len(got) == 1) != tc.match {
+			t.Errorf("skills %v: matches %v, want a match: %v", tc.skills, teamsOf(got), tc.match)
+		}
+	}
+}

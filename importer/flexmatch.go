@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -223,10 +224,10 @@ func (b *fmBuilder) unknownKeys(clean []byte) {
 	}
 }
 
-// teamsToAlliance turns the teams into Cupid's alliance. Cupid's teams share
-// one pair of size bounds, so teams of different sizes (5 hunters against 1
-// monster) refuse the import: a ruleset with other teams would form other
-// matches.
+// teamsToAlliance turns the teams into Cupid's alliance. Teams of one size
+// are the alliance's numbered teams; teams of different sizes (5 hunters
+// against 1 monster) become named teams, each with its own bounds, and the
+// alliance that agrees with them.
 func (b *fmBuilder) teamsToAlliance() bool {
 	_, at := b.lines.key("teams", 0)
 	if len(b.doc.Teams) == 0 {
@@ -236,9 +237,7 @@ func (b *fmBuilder) teamsToAlliance() bool {
 	first := b.doc.Teams[0]
 	for _, t := range b.doc.Teams {
 		if t.MinPlayers != first.MinPlayers || t.MaxPlayers != first.MaxPlayers {
-			b.rep.Refused = fmt.Sprintf("teams %q (%d–%d players) and %q (%d–%d players) differ in size: every team of a Cupid match has the same size bounds (alliance), so uneven teams are not imported",
-				first.Name, first.MinPlayers, first.MaxPlayers, t.Name, t.MinPlayers, t.MaxPlayers)
-			return false
+			return b.namedTeams(at)
 		}
 	}
 	for _, t := range b.doc.Teams {
@@ -262,6 +261,36 @@ func (b *fmBuilder) teamsToAlliance() bool {
 			why = fmt.Sprintf("Cupid numbers teams: %q is team %s", t.Name, strings.Join(idx, ", "))
 		}
 		b.rep.add(line, fmt.Sprintf("teams[%s] (%d–%d players ×%d)", t.Name, t.MinPlayers, t.MaxPlayers, max(t.Quantity, 1)), "alliance", Exact, why)
+	}
+	return true
+}
+
+// namedTeams writes teams of different sizes as Cupid's named teams; a team
+// with a quantity becomes that many, numbered ("trio_1", "trio_2").
+func (b *fmBuilder) namedTeams(at int) bool {
+	lo, hi := math.MaxInt, 0
+	for _, t := range b.doc.Teams {
+		q := max(t.Quantity, 1)
+		for k := range q {
+			name := t.Name
+			if q > 1 {
+				name = fmt.Sprintf("%s_%d", t.Name, k+1)
+			}
+			b.teams[t.Name] = append(b.teams[t.Name], b.nTeams)
+			b.nTeams++
+			b.rs.Teams = append(b.rs.Teams, ruleset.NamedTeam{Name: name, PlayerMinNumber: t.MinPlayers, PlayerMaxNumber: t.MaxPlayers})
+			lo, hi = min(lo, t.MinPlayers), max(hi, t.MaxPlayers)
+		}
+	}
+	b.rs.Alliance = ruleset.Alliance{MinNumber: b.nTeams, MaxNumber: b.nTeams, PlayerMinNumber: lo, PlayerMaxNumber: hi}
+	for _, t := range b.doc.Teams {
+		line := b.lines.named(t.Name, at)
+		var idx []string
+		for _, i := range b.teams[t.Name] {
+			idx = append(idx, strconv.Itoa(i))
+		}
+		b.rep.add(line, fmt.Sprintf("teams[%s] (%d–%d players ×%d)", t.Name, t.MinPlayers, t.MaxPlayers, max(t.Quantity, 1)),
+			"teams["+strings.Join(idx, ", ")+"]", Exact, "teams of different sizes are named teams, each with its own bounds; matches list them in this order")
 	}
 	return true
 }
@@ -518,10 +547,10 @@ func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
 			}
 			return Exact, ""
 		}
-		// Cupid holds every player of a party to the gate; FlexMatch
-		// compares the party's aggregate (avg by default). The two agree
-		// for solo players, and for min against > or >=, max against < or
-		// <=.
+		// FlexMatch compares a party's aggregate (avg by default); Cupid
+		// holds every player to the gate unless party_aggregate says
+		// otherwise. Every player passing is the party's min passing >
+		// or >=, its max passing < or <=: no need to say it then.
 		agg := r.PartyAggregation
 		if agg == "" {
 			agg = "avg"
@@ -529,8 +558,11 @@ func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
 		if agg == "min" && (op == ">" || op == ">=") || agg == "max" && (op == "<" || op == "<=") || !lit.isNum {
 			return fmt.Sprintf("comparison_rule[%d]", i), Exact, ""
 		}
-		return fmt.Sprintf("comparison_rule[%d]", i), Approximate,
-			fmt.Sprintf("in a party every player must pass it; FlexMatch compares the party's %s (the same for players alone)", agg)
+		b.rs.ComparisonRule[i].PartyAggregate = agg
+		return fmt.Sprintf("comparison_rule[%d]", i), Exact, fmt.Sprintf("a party passes by its players' %s (party_aggregate)", agg)
+	}
+	if became, why, ok := b.teamComparison(r, mp, op, refP, lit); ok {
+		return became, Exact, why
 	}
 	// Everyone equal.
 	if mp.plainAttr() && !hasRef && op == "=" {
@@ -549,6 +581,100 @@ func (b *fmBuilder) comparison(r fmRule) (string, Status, string) {
 	return b.asFilter(r, "")
 }
 
+// teamComparison writes a comparison aimed at teams as a team_comparison:
+// a team's players (teams[monster].players.attributes[a]) or its aggregate
+// (avg(teams[monster]…), avg(teams[*]…) for each team) against a constant
+// or against another team's values. A list on the other side is every one
+// of its values: ">= every value" is ">= their max", "<= every value" is
+// "<= their min".
+func (b *fmBuilder) teamComparison(r fmRule, mp prop, op string, refP *prop, lit *literal) (string, string, bool) {
+	if mp.attr == "" || mp.ids || !slices.Contains([]string{"<", "<=", "=", "!=", ">=", ">"}, op) {
+		return "", "", false
+	}
+	agg, flat := mp.shape()
+	if flat || len(mp.fns) > 1 || mp.team == "*" && agg == "" {
+		return "", "", false
+	}
+	why := ""
+	tc := ruleset.TeamComparisonRule{Attribute: mp.attr, Aggregate: agg, Operator: op}
+	if mp.team != "*" {
+		name, ok := b.teamName(mp.team)
+		if !ok {
+			return "", "", false
+		}
+		tc.Team = name
+	}
+	if agg == "" {
+		// FlexMatch compares a party by its aggregate, avg by default.
+		tc.PartyAggregate = cmpOr(r.PartyAggregation, "avg")
+	}
+	switch {
+	case lit != nil && lit.isNum:
+		v := lit.num
+		tc.Value = &v
+	case refP != nil && refP.attr != "" && !refP.ids && refP.team != "*":
+		name, ok := b.teamName(refP.team)
+		if !ok {
+			return "", "", false
+		}
+		ragg, _ := refP.shape()
+		if ragg == "" {
+			// A list: every value of it.
+			switch op {
+			case ">", ">=":
+				ragg = ruleset.AggregateMax
+			case "<", "<=":
+				ragg = ruleset.AggregateMin
+			default:
+				return "", "", false
+			}
+			why = fmt.Sprintf("against every value of the list: their %s", ragg)
+		}
+		tc.Reference = &ruleset.TeamValue{Team: name, Attribute: refP.attr, Aggregate: ragg}
+	default:
+		return "", "", false
+	}
+	i := len(b.rs.TeamComparison)
+	b.rs.TeamComparison = append(b.rs.TeamComparison, tc)
+	b.flex[r.Name] = func(p string, steps []fmStep) (Status, string) {
+		if p != "referenceValue" || tc.Value == nil {
+			return Dropped, "only a numeric referenceValue expands"
+		}
+		prev := *tc.Value
+		for _, s := range steps {
+			v, ok := stepNumber(s)
+			loosens := ok && ((op == ">" || op == ">=") && v <= prev || (op == "<" || op == "<=") && v >= prev)
+			if !loosens {
+				return Dropped, "a step that does not loosen the comparison: Cupid's rules only relax while players wait"
+			}
+			b.rs.TeamComparison[i].Flexing = append(b.rs.TeamComparison[i].Flexing, ruleset.Flex{Duration: stepWait(s), Value: v})
+			prev = v
+		}
+		return Exact, ""
+	}
+	if tc.Team == "" {
+		why = join(why, "every team on its own")
+	}
+	return fmt.Sprintf("team_comparison[%d]", i), why, true
+}
+
+// teamName is the Cupid name of a FlexMatch team named in a rule: one named
+// team (a team with a quantity is several, which one rule cannot aim at).
+func (b *fmBuilder) teamName(fm string) (string, bool) {
+	idx := b.teams[fm]
+	if len(idx) != 1 || len(b.rs.Teams) == 0 {
+		return "", false
+	}
+	return b.rs.Teams[idx[0]].Name, true
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // --- distance ----------------------------------------------------------------
 
 func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
@@ -564,12 +690,12 @@ func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
 		// teams of at most D guarantees it; with two teams of the same
 		// size the average is the midpoint and the rule is exactly a gap
 		// of at most 2D.
-		factor, st, why := 1.0, Approximate, "team averages at most maxDistance apart: stricter than each within maxDistance of the match average (at most twice as strict), which a team rule cannot say for teams that may differ in size or number more than two"
+		factor, st, why, against := 1.0, Exact, "each team's average within maxDistance of the match's (against: match)", ruleset.AgainstMatch
 		if b.nTeams == 2 && b.sameSize {
-			factor, st, why = 2, Exact, "two teams of the same size: each within maxDistance of the match average is the two at most twice maxDistance apart"
+			factor, why, against = 2, "two teams of the same size: each within maxDistance of the match average is the two at most twice maxDistance apart", ""
 		}
 		i := len(b.rs.TeamRule)
-		b.rs.TeamRule = append(b.rs.TeamRule, ruleset.TeamRule{Attribute: mp.attr, Aggregate: ruleset.AggregateAvg, MaxDifference: factor * r.MaxDistance.v})
+		b.rs.TeamRule = append(b.rs.TeamRule, ruleset.TeamRule{Attribute: mp.attr, Aggregate: ruleset.AggregateAvg, MaxDifference: factor * r.MaxDistance.v, Against: against})
 		b.flex[r.Name] = func(p string, steps []fmStep) (Status, string) {
 			if p != "maxDistance" {
 				return Dropped, "only maxDistance expands"
@@ -1084,6 +1210,9 @@ func (b *fmBuilder) teamExpansion(team, p string, steps []fmStep) (Status, strin
 	}
 	if p != "minPlayers" {
 		return Dropped, "only minPlayers expands: Cupid's alliance may start with fewer players, never hold more"
+	}
+	if len(b.rs.Teams) > 0 {
+		return Dropped, "Cupid's named teams (teams of different sizes) do not flex"
 	}
 	prev := b.rs.Alliance.PlayerMinNumber
 	for _, s := range steps {

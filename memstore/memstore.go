@@ -88,6 +88,8 @@ type Store struct {
 	inMatch  map[string][]string
 	byPlayer map[string]map[string]bool
 
+	// retention keeps what pruning needs between calls (retention.go).
+	retention retentionState
 	// enc holds who met whom and the block and avoid lists (encounters.go).
 	enc encounterState
 }
@@ -291,8 +293,12 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 		return nil, err
 	}
 	defer s.end(nil)
+	if len(f.IDs) > cupid.MaxFilterIDs {
+		return nil, cupid.Invalid("ids", "at most %d, got %d", cupid.MaxFilterIDs, len(f.IDs))
+	}
 	return s.list(func(t *cupid.Ticket) bool {
-		return (f.Queue == "" || t.Key.Queue == f.Queue) && (f.State == "" || t.State == f.State)
+		return (f.Queue == "" || t.Key.Queue == f.Queue) && (f.State == "" || t.State == f.State) &&
+			(len(f.IDs) == 0 || slices.Contains(f.IDs, t.ID))
 	}, f.Limit), nil
 }
 

@@ -142,3 +142,7 @@ func TestClosed(t *testing.T) {
 		t.Fatal("ping after close succeeded")
 	}
 }
+
+func TestRetentionContract(t *testing.T) {
+	storetest.RunRetention(t, func(t *testing.T) cupid.Store { return open(t) })
+}

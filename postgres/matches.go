@@ -149,16 +149,8 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		if err != nil {
 			return ev, err
 		}
-		if err := columns.ReadDetail(&ev, detail); err != nil {
+		if err := columns.MatchEvent(&ev, queue, kind, at, detail, rec); err != nil {
 			return ev, err
-		}
-		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), fromNanos(at), queue
-		ev.MatchID, ev.Match = rec.Match.ID, rec.Match
-		switch ev.Kind {
-		case cupid.MatchEventAssigned:
-			ev.Assignment = rec.Assignment
-		case cupid.MatchEventReleased:
-			ev.Reason = rec.Reason
 		}
 		return ev, nil
 	})

@@ -133,6 +133,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: proposed ticket events, the players' answers to pending matches", acceptSchema},
 	{"ratings: match results, rating rows and history", ratingsSchema},
 	{"the index of players in live matches", matchPlayersSchema},
+	{"retention: match log horizons and the indexes retention reads by", retentionSchema},
 	{"encounters: who met whom, block and avoid lists", columns.EncountersSchema},
 }
 

@@ -31,9 +31,14 @@ type Compiled struct {
 	Latency Latency
 	// Comparisons, Collections, Teams and Totals are the extension rules.
 	Comparisons []Comparison
-	Collections []Collection
-	Teams       []TeamAggregate
-	Totals      []Total
+	// NamedTeams are the ruleset's teams, when it names them: each with
+	// its own size bounds, in the order matches list them.
+	NamedTeams []NamedTeam
+	// TeamComparisons are the rules aimed at teams (team_comparison).
+	TeamComparisons []TeamComparison
+	Collections     []Collection
+	Teams           []TeamAggregate
+	Totals          []Total
 	// Roles is nil when the ruleset sets no role quotas.
 	Roles *Roles
 	// CrossPlay is nil when the ruleset does not restrict platforms.
@@ -87,6 +92,9 @@ type Comparison struct {
 	// Threshold is the numeric value over time; nil for strings and for
 	// ticket-to-ticket comparisons.
 	Threshold Schedule
+	// PartyAggregate, for a numeric gate, reduces a party to one value
+	// (avg, min, max) compared in its players' stead; empty: every player.
+	PartyAggregate string
 }
 
 // Holds reports whether x Operator threshold is true, for numeric gates.
@@ -142,6 +150,9 @@ type TeamAggregate struct {
 	Aggregate      string
 	PartyAggregate string
 	MaxDifference  Schedule
+	// Against is AgainstTeams (the gap between teams) or AgainstMatch
+	// (each team from the match's aggregate).
+	Against string
 }
 
 // Total is one compiled match-total rule. A missing bound is -Inf or +Inf,
@@ -217,7 +228,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 		c.Options = append(c.Options, rs.MatchOptions.Options...)
 	}
 	for _, r := range rs.ComparisonRule {
-		cmp := Comparison{Attribute: r.Attribute, Operator: r.Operator, Value: r.Value}
+		cmp := Comparison{Attribute: r.Attribute, Operator: r.Operator, Value: r.Value, PartyAggregate: r.PartyAggregate}
 		if r.Value != nil && !r.Value.IsString {
 			cmp.Threshold = flexSchedule(r.Value.Number, r.Flexing)
 		}
@@ -254,11 +265,14 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 			Aggregate:      r.Aggregate,
 			PartyAggregate: r.PartyAggregate,
 			MaxDifference:  flexSchedule(r.MaxDifference, r.Flexing),
+			Against:        cmpOr(r.Against, AgainstTeams),
 		})
 	}
 	for _, r := range rs.MatchTotal {
 		c.Totals = append(c.Totals, compileTotal(r))
 	}
+	c.NamedTeams = append(c.NamedTeams, rs.Teams...)
+	c.TeamComparisons = compileTeamComparisons(rs)
 	if rs.CrossPlay != nil {
 		k := CrossPlayKeys{Accepted: rs.CrossPlay.AcceptedAttribute, Current: rs.CrossPlay.CurrentAttribute}
 		if k.Accepted == "" {
@@ -429,6 +443,9 @@ func (c *Compiled) collectChanges() []time.Duration {
 	}
 	for _, t := range c.Teams {
 		add(t.MaxDifference)
+	}
+	for _, t := range c.TeamComparisons {
+		add(t.Threshold)
 	}
 	for _, t := range c.Totals {
 		add(t.Min)

@@ -235,6 +235,7 @@ var rulesetKeys = []string{
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
 	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms",
+	"teams", "team_comparison",
 }
 
 func (d *decoder) ruleset(n *node) *Ruleset {
@@ -326,6 +327,14 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 		case "compound_rule":
 			d.array(v, p, func(_ int, e *node, p string) {
 				rs.CompoundRule = append(rs.CompoundRule, d.compoundRule(e, p))
+			})
+		case "teams":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.Teams = append(rs.Teams, d.namedTeam(e, p))
+			})
+		case "team_comparison":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.TeamComparison = append(rs.TeamComparison, d.teamComparison(e, p))
 			})
 		}
 	})
@@ -437,7 +446,7 @@ func (d *decoder) flexList(n *node, path string) []Flex {
 	return out
 }
 
-var comparisonKeys = []string{"attribute", "operator", "value", "flexing"}
+var comparisonKeys = []string{"attribute", "operator", "value", "flexing", "party_aggregate"}
 
 func (d *decoder) comparisonRule(n *node, path string) ComparisonRule {
 	var c ComparisonRule
@@ -449,6 +458,66 @@ func (d *decoder) comparisonRule(n *node, path string) ComparisonRule {
 			c.Operator = d.str(v, p)
 		case "value":
 			c.Value = d.literal(v, p)
+		case "flexing":
+			c.Flexing = d.flexList(v, p)
+		case "party_aggregate":
+			c.PartyAggregate = d.str(v, p)
+		}
+	})
+	return c
+}
+
+var namedTeamKeys = []string{"name", "player_min_number", "player_max_number"}
+
+func (d *decoder) namedTeam(n *node, path string) NamedTeam {
+	var t NamedTeam
+	d.object(n, path, namedTeamKeys, func(key string, v *node, p string) {
+		switch key {
+		case "name":
+			t.Name = d.str(v, p)
+		case "player_min_number":
+			t.PlayerMinNumber = d.integer(v, p)
+		case "player_max_number":
+			t.PlayerMaxNumber = d.integer(v, p)
+		}
+	})
+	return t
+}
+
+var teamComparisonKeys = []string{"team", "attribute", "aggregate", "party_aggregate", "operator", "value", "reference", "flexing"}
+
+var teamValueKeys = []string{"team", "attribute", "aggregate"}
+
+func (d *decoder) teamComparison(n *node, path string) TeamComparisonRule {
+	var c TeamComparisonRule
+	d.object(n, path, teamComparisonKeys, func(key string, v *node, p string) {
+		switch key {
+		case "team":
+			c.Team = d.str(v, p)
+		case "attribute":
+			c.Attribute = d.str(v, p)
+		case "aggregate":
+			c.Aggregate = d.str(v, p)
+		case "party_aggregate":
+			c.PartyAggregate = d.str(v, p)
+		case "operator":
+			c.Operator = d.str(v, p)
+		case "value":
+			c.Value = d.optNumber(v, p)
+		case "reference":
+			r := &TeamValue{}
+			if d.object(v, p, teamValueKeys, func(key string, v *node, p string) {
+				switch key {
+				case "team":
+					r.Team = d.str(v, p)
+				case "attribute":
+					r.Attribute = d.str(v, p)
+				case "aggregate":
+					r.Aggregate = d.str(v, p)
+				}
+			}) {
+				c.Reference = r
+			}
 		case "flexing":
 			c.Flexing = d.flexList(v, p)
 		}
@@ -483,7 +552,7 @@ func (d *decoder) collectionRule(n *node, path string) CollectionRule {
 	return c
 }
 
-var teamRuleKeys = []string{"attribute", "aggregate", "party_aggregate", "max_difference", "flexing"}
+var teamRuleKeys = []string{"attribute", "aggregate", "party_aggregate", "max_difference", "flexing", "against"}
 
 func (d *decoder) teamRule(n *node, path string) TeamRule {
 	var t TeamRule
@@ -497,6 +566,8 @@ func (d *decoder) teamRule(n *node, path string) TeamRule {
 			t.PartyAggregate = d.str(v, p)
 		case "max_difference":
 			t.MaxDifference = d.number(v, p)
+		case "against":
+			t.Against = d.str(v, p)
 		case "flexing":
 			t.Flexing = d.flexList(v, p)
 		}

@@ -139,6 +139,20 @@ type Ruleset struct {
 	// (FlexMatch's compound rules).
 	CompoundRule []CompoundRule `json:"compound_rule,omitempty"`
 
+	// Teams names the teams of a match, each with its own size bounds
+	// (5 hunters against 1 monster). The alliance must agree with them:
+	// as many teams, the smallest minimum and the largest maximum.
+	// Matches list their teams in this order. Cupid extension (FlexMatch's
+	// teams).
+	Teams []NamedTeam `json:"teams,omitempty"`
+
+	// TeamComparison compares a team's players, or an aggregate of them,
+	// with a constant or with another team's aggregate: rules aimed at one
+	// team ("the monster wants to be one", "the monster's skill at least
+	// what the hunters ask for"). Cupid extension (FlexMatch's comparison
+	// rules on teams[name]).
+	TeamComparison []TeamComparisonRule `json:"team_comparison,omitempty"`
+
 	// Quality weighs the criteria of a good match (after the War Robots
 	// article on match quality) into the one score the engine maximises. Cupid
 	// extension.
@@ -281,6 +295,57 @@ type ComparisonRule struct {
 	Value *Literal `json:"value,omitempty"`
 	// Flexing relaxes a numeric Value over time (level >= 10, then >= 5).
 	Flexing []Flex `json:"flexing,omitempty"`
+	// PartyAggregate, for a numeric gate, compares one value per party
+	// (its players' avg, min or max) instead of every player. Empty:
+	// every player must pass. Cupid extension (FlexMatch's
+	// partyAggregation).
+	PartyAggregate string `json:"party_aggregate,omitempty"`
+}
+
+// NamedTeam is one team of a match with its own size bounds.
+type NamedTeam struct {
+	// Name identifies the team in rules aimed at it.
+	Name string `json:"name"`
+	// PlayerMinNumber is the fewest players the team may start with.
+	PlayerMinNumber int `json:"player_min_number"`
+	// PlayerMaxNumber is the most players the team may hold.
+	PlayerMaxNumber int `json:"player_max_number"`
+}
+
+// TeamComparisonRule compares the players of one team (or of each team)
+// with a constant or with an aggregate of another team. Without Aggregate
+// every player (every party, with PartyAggregate) must pass; with it, the
+// team's aggregate must.
+type TeamComparisonRule struct {
+	// Team names the team judged (a name in teams); empty judges every
+	// team on its own.
+	Team string `json:"team,omitempty"`
+	// Attribute is the numeric player attribute compared.
+	Attribute string `json:"attribute"`
+	// Aggregate reduces the team's values to one: avg, min, max, sum,
+	// stddev or count (the number of players). Empty: each player.
+	Aggregate string `json:"aggregate,omitempty"`
+	// PartyAggregate, without Aggregate, compares one value per party.
+	PartyAggregate string `json:"party_aggregate,omitempty"`
+	// Operator is one of < <= = != >= >.
+	Operator string `json:"operator"`
+	// Value is the constant compared with; exactly one of Value and
+	// Reference is set.
+	Value *float64 `json:"value,omitempty"`
+	// Reference is another team's aggregate compared with.
+	Reference *TeamValue `json:"reference,omitempty"`
+	// Flexing relaxes Value over time.
+	Flexing []Flex `json:"flexing,omitempty"`
+}
+
+// TeamValue is an aggregate of one attribute over one team's players.
+type TeamValue struct {
+	// Team names the team (a name in teams).
+	Team string `json:"team"`
+	// Attribute is the numeric player attribute.
+	Attribute string `json:"attribute"`
+	// Aggregate is avg, min, max, sum, stddev or count.
+	Aggregate string `json:"aggregate"`
 }
 
 // Literal is a JSON number or string constant in a rule.
@@ -426,6 +491,14 @@ const (
 	AggregateMax    = "max"
 	AggregateSum    = "sum"
 	AggregateStddev = "stddev"
+	// AggregateCount is the number of players (team_comparison only).
+	AggregateCount = "count"
+)
+
+// What a team rule measures each team against.
+const (
+	AgainstTeams = "teams"
+	AgainstMatch = "match"
 )
 
 // TeamRule bounds how far apart the teams of a match may be on an aggregate
@@ -441,6 +514,11 @@ type TeamRule struct {
 	PartyAggregate string `json:"party_aggregate,omitempty"`
 	// MaxDifference is the largest allowed gap between teams.
 	MaxDifference float64 `json:"max_difference"`
+	// Against is "teams" (empty: the default), the gap between the
+	// highest and the lowest team aggregate, or "match", each team's
+	// aggregate against the same aggregate over every player of the match
+	// (FlexMatch's distance of team averages from the match average).
+	Against string `json:"against,omitempty"`
 	// Flexing raises MaxDifference over time.
 	Flexing []Flex `json:"flexing,omitempty"`
 }

@@ -179,6 +179,7 @@ func (v *validator) requiredNumber(path string) bool {
 func (v *validator) run() {
 	rs := v.rs
 	v.alliance()
+	v.namedTeams()
 	v.matchingRules()
 	v.matchOptions()
 	v.latency()
@@ -190,6 +191,9 @@ func (v *validator) run() {
 	}
 	for i, t := range rs.TeamRule {
 		v.teamRule(index("team_rule", i), t)
+	}
+	for i, t := range rs.TeamComparison {
+		v.teamComparison(index("team_comparison", i), t)
 	}
 	for i, m := range rs.MatchTotal {
 		v.matchTotal(index("match_total", i), m)
@@ -587,6 +591,13 @@ func (v *validator) comparison(p string, c ComparisonRule) {
 	case c.Value != nil && !c.Value.IsString && !finite(c.Value.Number):
 		v.add(p+".value", "must be a finite number")
 	}
+	if c.PartyAggregate != "" || v.written(p+".party_aggregate") {
+		if c.Value == nil || c.Value.IsString {
+			v.add(p+".party_aggregate", "applies only to a numeric value (a gate each party passes as one)")
+		} else {
+			v.oneOf(p+".party_aggregate", c.PartyAggregate, partyAggregates...)
+		}
+	}
 	if len(c.Flexing) == 0 {
 		return
 	}
@@ -709,6 +720,9 @@ func (v *validator) teamRule(p string, t TeamRule) {
 	v.oneOf(p+".aggregate", t.Aggregate, aggregates...)
 	if t.PartyAggregate != "" || v.written(p+".party_aggregate") {
 		v.oneOf(p+".party_aggregate", t.PartyAggregate, partyAggregates...)
+	}
+	if t.Against != "" || v.written(p+".against") {
+		v.oneOf(p+".against", t.Against, AgainstTeams, AgainstMatch)
 	}
 	if v.requiredNumber(p+".max_difference") && v.nonNegative(p+".max_difference", t.MaxDifference) {
 		v.flexSteps(p+".flexing", t.Flexing, t.MaxDifference, up, false)

@@ -32,6 +32,9 @@ type recorder struct {
 	qualities             []float32
 	parts                 map[string][]float32
 	refusals              map[string]int
+
+	// est calibrates the server's wait estimates (estimates.go).
+	est *estimator
 }
 
 // maxRefusalReasons bounds the distinct reasons a report lists; the rest
@@ -45,6 +48,7 @@ func newRecorder(end int64, sample int64) *recorder {
 		hourArrived: make([]int, hours), hourMatched: make([]int, hours),
 		hourAbandoned: make([]int, hours), hourExpired: make([]int, hours),
 		parts: map[string][]float32{}, refusals: map[string]int{},
+		est: newEstimator(),
 	}
 }
 
@@ -68,7 +72,10 @@ func (r *recorder) arrive(pt *party) {
 	r.hourArrived[r.hour(pt.arrived)] += int(pt.size)
 }
 
-func (r *recorder) admitted(pt *party) { r.waiting += int(pt.size) }
+func (r *recorder) admitted(pt *party) {
+	r.waiting += int(pt.size)
+	r.est.arrive(pt, pt.arrived)
+}
 
 func (r *recorder) refused(pt *party, err error) {
 	r.refusedP += int(pt.size)
@@ -81,6 +88,7 @@ func (r *recorder) refused(pt *party, err error) {
 
 func (r *recorder) leave(pt *party, now int64) {
 	r.waiting -= int(pt.size)
+	r.est.end(pt, now, false)
 	h := r.hour(now)
 	if pt.expires {
 		r.expired += int(pt.size)
@@ -126,6 +134,7 @@ func (r *recorder) match(f *formed, now int64) {
 		sum, n := 0.0, 0
 		for _, pt := range team {
 			r.waiting -= int(pt.size)
+			r.est.end(pt, now, true)
 			w := float32(float64(now-pt.arrived) / 1e9)
 			for range pt.size {
 				r.waits = append(r.waits, w)

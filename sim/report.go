@@ -130,6 +130,9 @@ type Run struct {
 	// Queue is the number of players waiting at every sample.
 	Queue    []int     `json:"queue"`
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// Estimates is how well the server's wait estimates would have held
+	// (estimates.go); absent when no ticket had enough history before it.
+	Estimates *Calibration `json:"estimates,omitempty"`
 }
 
 // Summary describes a distribution.
@@ -296,6 +299,7 @@ func (run *Run) fill(rec *recorder) {
 			WaitP50: round3(rec.hourP50[h]), WaitP90: round3(rec.hourP90[h])})
 	}
 	run.Queue = rec.queue
+	run.Estimates = rec.est.result()
 	for _, reason := range cupid.SortedKeys(rec.refusals) {
 		run.Refusals = append(run.Refusals, Refusal{Reason: reason, Players: rec.refusals[reason]})
 	}

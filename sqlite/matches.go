@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/internal/columns"
@@ -148,16 +147,8 @@ func (s *Store) MatchEvents(ctx context.Context, queue string, afterSeq int64, l
 		if err != nil {
 			return err
 		}
-		if err := columns.ReadDetail(&ev, detail); err != nil {
+		if err := columns.MatchEvent(&ev, queue, kind, at, detail, rec); err != nil {
 			return err
-		}
-		ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), time.Unix(0, at).UTC(), queue
-		ev.MatchID, ev.Match = rec.Match.ID, rec.Match
-		switch ev.Kind {
-		case cupid.MatchEventAssigned:
-			ev.Assignment = rec.Assignment
-		case cupid.MatchEventReleased:
-			ev.Reason = rec.Reason
 		}
 		out = append(out, ev)
 		return nil

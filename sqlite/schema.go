@@ -70,6 +70,7 @@ CREATE TABLE heartbeat (
 	{"ready checks: the players' answers to pending matches", execSQL(acceptSchema)},
 	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
 	{"the index of players in live matches", execSQL(matchPlayersSchema)},
+	{"retention: match log horizons, match log entries by match", execSQL(retentionSchema)},
 	{"encounters: who met whom, block and avoid lists", execSQL(columns.EncountersSchema)},
 }
 

@@ -63,7 +63,7 @@ func Open(path string) (*Store, error) {
 			return nil, fmt.Errorf("sqlite: create data directory: %w", err)
 		}
 	}
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate"
+	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(ON)&_txlock=immediate" + retentionPragmas
 	w, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
@@ -72,6 +72,10 @@ func Open(path string) (*Store, error) {
 	if err := migrate(context.Background(), w); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("sqlite: bring the schema of %s up to date: %w", path, err)
+	}
+	if err := useIncrementalVacuum(context.Background(), w); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("sqlite: %s: %w", path, err)
 	}
 	r, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&mode=ro")
 	if err != nil {
@@ -181,6 +185,13 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 	if f.State != "" {
 		where = append(where, "state = ?")
 		args = append(args, string(f.State))
+	}
+	if len(f.IDs) > cupid.MaxFilterIDs {
+		return nil, cupid.Invalid("ids", "at most %d, got %d", cupid.MaxFilterIDs, len(f.IDs))
+	}
+	if len(f.IDs) > 0 {
+		where = append(where, "id IN ("+marks(len(f.IDs))+")")
+		args = append(args, anys(f.IDs)...)
 	}
 	q := `SELECT ` + ticketColumns + ` FROM tickets`
 	if len(where) > 0 {

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/cupid-match/cupid/config"
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 // errConfigProblems makes config check exit non-zero after it printed
@@ -58,7 +58,7 @@ for each queue whether serve would run the replacement or the file's.`,
 
 // rulesetPrecedence prints, for each queue of a good configuration file
 // whose ruleset was replaced at run time, which ruleset serve would run
-// (ticketsvc.RulesetPrecedence), as FILE: queues[NAME]: words.
+// (rulesets.Precedence), as FILE: queues[NAME]: words.
 func rulesetPrecedence(ctx context.Context, w io.Writer, name string, f serveFlags) error {
 	cfg, err := config.LoadConfig(name)
 	if err != nil {
@@ -84,7 +84,7 @@ func rulesetPrecedence(ctx context.Context, w io.Writer, name string, f serveFla
 			fmt.Fprintf(w, "%s: queues[%s]: the configuration's ruleset is used (none was replaced at run time in %s)\n", name, q.Name, where)
 			continue
 		}
-		_, why, err := ticketsvc.RulesetPrecedence(q.RulesetJSON(), body)
+		_, why, err := rulesets.Precedence(q.RulesetJSON(), body)
 		if err != nil {
 			return fmt.Errorf("%s: stored ruleset of %s: %w", where, q.Name, err)
 		}

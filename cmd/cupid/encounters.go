@@ -13,7 +13,6 @@ import (
 	"github.com/cupid-match/cupid/encounter"
 	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
-	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -73,24 +72,15 @@ func intakeSteps(ratings ticketsvc.Intake, enc *encountersvc.Service) ticketsvc.
 	return intakes{ratings, enc}
 }
 
-// eventsAndFollowers is what a cluster node runs under the speed-dating
-// lease: the events and the encounters' followers, so that one node
-// records the queues' matches.
-type eventsAndFollowers struct {
-	*pairingsvc.Service
-	enc *encountersvc.Service
-}
+// encounterLease is the lease of the node that follows the queues' match
+// logs into the encounter history (a cluster.Singleton): one node records
+// them, and a node taking over reads on from the stored cursors.
+const encounterLease = "encounters"
 
-var _ cluster.Events = eventsAndFollowers{}
+// encounterSingleton runs the encounter followers under encounterLease.
+func encounterSingleton(svc *encountersvc.Service) cluster.Singleton { return followers{svc} }
 
-func (e eventsAndFollowers) RunEvents(ctx context.Context, fence cupid.Fence) error {
-	if err := e.enc.RunFollowers(ctx, fence); err != nil {
-		return err
-	}
-	return e.Service.RunEvents(ctx, fence)
-}
+type followers struct{ svc *encountersvc.Service }
 
-func (e eventsAndFollowers) StopEvents() {
-	e.enc.StopFollowers()
-	e.Service.StopEvents()
-}
+func (f followers) Start(fence cupid.Fence) { f.svc.RunFollowers(context.Background(), fence) }
+func (f followers) Stop()                   { f.svc.StopFollowers() }

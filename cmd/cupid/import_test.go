@@ -43,8 +43,9 @@ func TestRulesetImport(t *testing.T) {
 		config     bool
 	}{
 		{"flexmatch", "block_list.json", 0, false},
-		{"flexmatch", "three_teams.json", 1, false},
-		{"flexmatch", "hunters_vs_monster.json", 2, false},
+		{"flexmatch", "three_teams.json", 0, false},
+		{"flexmatch", "hunters_vs_monster.json", 0, false},
+		{"flexmatch", "explicit_sort.json", 1, false},
 		{"nakama", "ranked.json", 1, false},
 		{"openmatch", "two_pools.json", 1, true},
 	} {
@@ -72,6 +73,19 @@ func TestRulesetImport(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRulesetImportRefused: a rule set without teams is refused with exit
+// status 2 and nothing written.
+func TestRulesetImportRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "no_teams.json")
+	if err := os.WriteFile(path, []byte(`{"name": "x", "ruleLanguageVersion": "1.0", "rules": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, report, err := runSplit("ruleset", "import", "--from", "flexmatch", path)
+	if exitCode(err) != 2 || out != "" || !strings.Contains(report, "refused: the rule set has no teams") {
+		t.Errorf("exit %d, wrote %q, report %q; want exit 2, nothing written, refused for no teams", exitCode(err), out, report)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
 )
@@ -73,6 +74,8 @@ type serveFlags struct {
 type serveHooks struct {
 	now     func() time.Time
 	started func(*ticketsvc.Service)
+	// retention is given the retention service before it starts.
+	retention func(*retentionsvc.Service)
 }
 
 func serveCmd() *cobra.Command {
@@ -210,14 +213,25 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	lobbies, err := lobbyService(store, mm, log, reg, now)
+	if err != nil {
+		return err
+	}
 	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now,
 		History: encounters, HistoryFinders: encounterFinders(cfg)})
 	if err != nil {
 		return err
 	}
+	retention, err := retentionService(cfg, store, log, reg, now)
+	if err != nil {
+		return err
+	}
+	if f.hooks != nil && f.hooks.retention != nil {
+		f.hooks.retention(retention)
+	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Encounters: encounters,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Encounters: encounters,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -264,7 +278,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, eventsAndFollowers{pairings, encounters}, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, encounters, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -275,8 +289,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
+		retention.Start(cupid.Fence{})
+		if err := lobbies.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
 		encounters.RunFollowers(ctx, cupid.Fence{})
 	}
+	defer lobbies.Close()
+	go sweepLobbies(ctx, lobbies)
+	defer retention.Stop()
 	defer pairings.Close()
 	defer encounters.StopFollowers()
 	if err := opponents.Start(ctx); err != nil {
@@ -312,9 +334,11 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Hand the queues to the other nodes first, then end watch streams so
 	// Shutdown need not wait for them.
 	stopCluster()
+	retention.Stop()
 	encounters.StopFollowers()
 	mm.Close()
 	pairings.Close()
+	lobbies.Close()
 	opponents.Close()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -57,6 +57,24 @@ func Detail(e *cupid.MatchEvent) []byte {
 	return b
 }
 
+// MatchEvent completes a match event read with its match: the columns of
+// match_events (kind, at in Unix nanoseconds, detail) and the match's
+// record, whose assignment or release reason the event carries.
+func MatchEvent(ev *cupid.MatchEvent, queue, kind string, at int64, detail []byte, rec *cupid.MatchRecord) error {
+	if err := ReadDetail(ev, detail); err != nil {
+		return err
+	}
+	ev.Kind, ev.At, ev.Queue = cupid.MatchEventKind(kind), time.Unix(0, at).UTC(), queue
+	ev.MatchID, ev.Match = rec.Match.ID, rec.Match
+	switch ev.Kind {
+	case cupid.MatchEventAssigned:
+		ev.Assignment = rec.Assignment
+	case cupid.MatchEventReleased:
+		ev.Reason = rec.Reason
+	}
+	return nil
+}
+
 // ReadDetail fills a match event's ids from its stored detail.
 func ReadDetail(e *cupid.MatchEvent, b []byte) error {
 	if b == nil {

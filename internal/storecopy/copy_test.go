@@ -50,6 +50,7 @@ func fill(t *testing.T, s store, n int) {
 	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k"} {
 		nts = append(nts, tk(id, "duel", "rid-"+id, "p"+id))
 	}
+	nts = append(nts, tk("x1", "old", "", "px1"), tk("x2", "old", "", "px2"))
 	nts = append(nts, tk("s1", "team", "", "ps1"), tk("s2", "team", "", "ps2"), tk("s3", "team", "", "ps3"), tk("s4", "team", "", "ps4"))
 	for i := range n {
 		nts = append(nts, tk(fmt.Sprintf("w%04d", i), "duel", "", fmt.Sprintf("pw%04d", i)))
@@ -110,6 +111,23 @@ func fill(t *testing.T, s store, n int) {
 			[]cupid.RatingRow{{Kind: "player", ID: "elo/pc", Body: []byte(`{"mu":27.1}`)}, {Kind: "player", ID: "elo/pd", Body: []byte(`{"mu":22.9}`)}},
 			[]cupid.RatingEntry{{Rating: "elo", Player: "pc", MatchID: "m-assigned", At: at.Add(time.Hour), Body: []byte(`{"d":2.1}`)},
 				{Rating: "elo", Player: "pd", MatchID: "m-assigned", At: at.Add(time.Hour), Body: []byte(`{"d":-2.1}`)}})
+	})
+	// A match ended long ago that retention removed, so the queue "old"
+	// has a match log horizon to copy.
+	must(t, "retention", func() error {
+		old := duel("m-old", "x1", "x2")
+		old.Key.Queue = "old"
+		if _, _, err := s.CommitMatches(bg, cupid.Fence{}, []*cupid.Match{old}); err != nil {
+			return err
+		}
+		if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "m-old", cupid.SessionChange{Kind: cupid.MatchEventEnded}, at.Add(500*time.Millisecond)); err != nil {
+			return err
+		}
+		r, err := s.(cupid.Pruner).Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainMatches, Before: at.Add(time.Second), Limit: 100})
+		if err == nil && r.Removed != 1 {
+			err = fmt.Errorf("pruned %+v, want m-old", r)
+		}
+		return err
 	})
 	must(t, "documents", func() error {
 		if err := s.PutDocument(bg, cupid.Fence{}, "pairing_event", "ev1", []byte(`{"round":3,"met":[["a","b"]]}`), at); err != nil {

@@ -145,6 +145,12 @@ var Tables = []Table{
 		{"at", Int, false},
 		{"body", Bytes, false},
 	}},
+	// The match log's horizons: a copy keeps telling a backend resuming
+	// from before what retention removed.
+	{Name: "retention_horizons", Key: 1, Stamp: "seq", Columns: []Column{
+		{"queue", Text, false},
+		{"seq", Int, false},
+	}},
 	// Encounters have no stamp: a row's time is when the players met, and
 	// a follower may add an older meeting after a newer one.
 	{Name: "encounters", Key: 3, Columns: []Column{

@@ -19,7 +19,7 @@ import (
 // restart it reads on from the cursor. Meetings are unique by match, so
 // reading an event twice (a cursor written before a crash, two nodes for
 // a moment) stores it once. On several nodes the followers run on the
-// node that holds the speed-dating lease (RunFollowers, StopFollowers).
+// node that holds the encounters lease (RunFollowers, StopFollowers).
 
 // CursorKind is the document kind of the followers' cursors (id: the
 // queue).

@@ -12,6 +12,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 // Several nodes over one store, on the in-memory store. PostgreSQL tells
@@ -447,7 +448,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 		t.Fatalf("solo ticket %s, want waiting", s)
 	}
 	// A stored ruleset that does not parse is reported, not installed.
-	if err := c.store.PutDocument(context.Background(), cupid.Fence{}, rulesetKind, "big", []byte(`{"version": 3, "ruleset": {"alliance": 7}}`), c.clock.now()); err != nil {
+	if err := c.store.PutDocument(context.Background(), cupid.Fence{}, rulesets.Kind, "big", []byte(`{"version": 3, "ruleset": {"alliance": 7}}`), c.clock.now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.RulesetChanged(context.Background(), "big"); err == nil {

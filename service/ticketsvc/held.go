@@ -93,7 +93,7 @@ func (p *pool) releaseHeld(now time.Time) {
 func (p *pool) explainHeld(id string) *engine.Explanation {
 	for _, it := range p.heldBack {
 		if it.t.ID == id {
-			now := p.s.now()
+			now := p.now()
 			if it.why != "" {
 				return &engine.Explanation{TicketID: id, At: now, Wait: it.t.Wait(now), Summary: it.why}
 			}

@@ -255,6 +255,7 @@ func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64
 	wake := s.handoff.subscribe(queue)
 	defer s.handoff.unsubscribe(queue, wake)
 	last := afterSeq
+	check := true
 	for {
 		evs, err := s.store.MatchEvents(ctx, queue, last, matchPage)
 		if err != nil {
@@ -262,6 +263,15 @@ func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64
 				return ctx.Err()
 			}
 			return s.storeError(err)
+		}
+		// A resume, or a reader catching up a full page at a time, may
+		// start before what retention kept: checked after the read, so a
+		// pass that removed events the read missed is seen.
+		if check || len(evs) == matchPage {
+			if err := s.pastHorizon(ctx, queue, last); err != nil {
+				return err
+			}
+			check = false
 		}
 		for _, ev := range evs {
 			if err := send(ev); err != nil {
@@ -280,6 +290,24 @@ func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64
 			return cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down; reconnect with after_seq=%d", last)
 		}
 	}
+}
+
+// pastHorizon refuses to go on after afterSeq when retention removed
+// events of queue's match log after it (cupid.PastHorizon): the reader
+// would miss them silently.
+func (s *Service) pastHorizon(ctx context.Context, queue string, afterSeq int64) error {
+	p, ok := s.store.(cupid.Pruner)
+	if !ok {
+		return nil
+	}
+	h, err := p.MatchLogHorizon(ctx, queue)
+	if err != nil {
+		return s.storeError(err)
+	}
+	if afterSeq < h {
+		return cupid.PastHorizon("after_seq", afterSeq, h)
+	}
+	return nil
 }
 
 // matchPage is how many match events a watcher reads at a time.

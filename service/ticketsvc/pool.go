@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync/atomic"
 	"time"
 
@@ -25,7 +26,20 @@ import (
 // (live): a ticket the engine refused, or one out of the engine while its
 // match is committed, still expires on time and is never forgotten.
 type pool struct {
-	s   *Service
+	// host is the service's steps the pool takes part in (poolHost); the
+	// rest of what it uses of the service is set once, when it is made.
+	host    poolHost
+	now     func() time.Time
+	log     *slog.Logger
+	metrics *metrics
+	trace   *tracing
+	store   cupid.Store
+	hub     *hub
+	handoff *matchHub
+	ready   *readiness
+	idle    time.Duration // how long an empty pool lives on
+	done    func()        // the pool's goroutine has ended
+
 	key cupid.QueueKey
 	// ctx is the pool's life: its store writes carry it, and stop ends the
 	// pool's goroutine when the node gives the queue up. fence is the
@@ -92,6 +106,30 @@ type pendingEnd struct {
 // a pair.
 const recentPairsPerPool = 200_000
 
+// poolHost is what a pool asks of its service: the steps that reach beyond
+// one pool (reservations, other pools, the hand-off, the lease, the
+// statistics). Writing them down here keeps the pool's reach to this list;
+// *Service is the one implementation.
+type poolHost interface {
+	// release gives back n reservations; retire frees an idle pool when
+	// nothing refers to it and reports whether it is gone.
+	release(p *pool, n int)
+	retire(p *pool) bool
+	// finish ends a ticket without a match (cancel, expiry, refusal);
+	// ended tells the other pools of tickets that left them.
+	finish(ctx context.Context, f cupid.Fence, id string, state cupid.TicketState, reason string, from *pool) (*cupid.Ticket, error)
+	ended(from *pool, ts ...*cupid.Ticket)
+	// checkFenced gives the queue up when a write was refused for a lease
+	// another node holds now.
+	checkFenced(queue string, err error)
+	// acceptBy is the deadline of a ready check on a match formed now
+	// (zero without one); matchesFormed hands committed matches to the
+	// hand-off; recordMatch feeds the statistics.
+	acceptBy(queue string, now time.Time) time.Time
+	matchesFormed(results []cupid.Committed)
+	recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, now time.Time)
+}
+
 func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 	recent := newRecentPairs(recentPairsPerPool)
 	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed), Met: recent.met})
@@ -104,7 +142,17 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 	f := s.fences[key.Queue] // s.mu is held (reserve); none on a store of its own
 	inbox := actor.New[func(*pool)](ctx, 1024)
 	return &pool{
-		s:       s,
+		host:    s,
+		now:     s.now,
+		log:     s.log,
+		metrics: s.metrics,
+		trace:   s.trace,
+		store:   s.store,
+		hub:     s.hub,
+		handoff: s.handoff,
+		ready:   &s.ready,
+		idle:    s.idlePool,
+		done:    s.wg.Done,
 		key:     key,
 		ctx:     ctx,
 		fence:   f,
@@ -136,14 +184,14 @@ const maxOpsPerStep = 4096
 // run is the pool's goroutine. The context is the service's, which the
 // pool's actor was made with: it ends the loop.
 func (p *pool) run() {
-	defer p.s.wg.Done()
-	p.idleSince = p.s.now()
+	defer p.done()
+	p.idleSince = p.now()
 	p.inbox.Run(actor.Loop[func(*pool)]{
 		MaxBatch: maxOpsPerStep,
 		Apply:    func(f func(*pool)) bool { f(p); return false },
 		After:    p.afterOps,
 		Next:     p.nextWake,
-		Now:      p.s.now,
+		Now:      p.now,
 	})
 }
 
@@ -152,7 +200,7 @@ func (p *pool) run() {
 // wait), and retires when it has been empty for its grace time. It reports
 // whether the pool retired.
 func (p *pool) afterOps() (retired bool) {
-	now := p.s.now().UTC()
+	now := p.now().UTC()
 	p.expire(now)
 	p.releaseHeld(now)
 	if !now.Before(p.retryAt) {
@@ -164,7 +212,7 @@ func (p *pool) afterOps() (retired bool) {
 		if p.idleSince.IsZero() {
 			p.idleSince = now
 		}
-		retired = now.Sub(p.idleSince) >= p.s.idlePool && p.inbox.Len() == 0 && p.s.retire(p)
+		retired = now.Sub(p.idleSince) >= p.idle && p.inbox.Len() == 0 && p.host.retire(p)
 	} else {
 		p.idleSince = time.Time{}
 	}
@@ -195,7 +243,7 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 		wake = p.retryAt
 	}
 	if p.live == 0 && !p.idleSince.IsZero() {
-		if w := p.idleSince.Add(p.s.idlePool); w.Before(wake) {
+		if w := p.idleSince.Add(p.idle); w.Before(wake) {
 			wake = w
 		}
 	}
@@ -209,23 +257,23 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 func (p *pool) add(t *cupid.Ticket) {
 	if _, ok := p.gone[t.ID]; ok {
 		delete(p.gone, t.ID)
-		p.s.release(p, 1)
+		p.host.release(p, 1)
 		return
 	}
 	if p.isLive(t.ID) {
-		p.s.release(p, 1) // the same ticket twice: its reservation once
+		p.host.release(p, 1) // the same ticket twice: its reservation once
 		return
 	}
 	p.live++
 	p.waiting.Inc()
 	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
-	if t.HeldUntil.After(p.s.now()) {
+	if t.HeldUntil.After(p.now()) {
 		p.holdBack(t)
 		return
 	}
 	if err := p.eng.Add(t); err != nil {
 		p.out[t.ID] = liveOf(t)
-		p.end(t.ID, cupid.StateCancelled, "the queue's ruleset cannot match it: "+err.Error(), p.s.now().UTC())
+		p.end(t.ID, cupid.StateCancelled, "the queue's ruleset cannot match it: "+err.Error(), p.now().UTC())
 	}
 }
 
@@ -244,7 +292,7 @@ func (p *pool) drop(id string) {
 	case p.eng.Remove(id):
 	case p.takeOut(id):
 	default:
-		p.gone[id] = p.s.now()
+		p.gone[id] = p.now()
 		p.pruneGone()
 		return
 	}
@@ -265,7 +313,7 @@ func (p *pool) takeOut(id string) bool {
 func (p *pool) forget() {
 	p.live--
 	p.waiting.Dec()
-	p.s.release(p, 1)
+	p.host.release(p, 1)
 }
 
 // compactExpiry rebuilds the expiry heap when the ended tickets it still
@@ -293,7 +341,7 @@ func (p *pool) pruneGone() {
 	if len(p.gone) < 1024 {
 		return
 	}
-	cut := p.s.now().Add(-time.Minute)
+	cut := p.now().Add(-time.Minute)
 	for id, at := range p.gone {
 		if at.Before(cut) {
 			delete(p.gone, id)
@@ -310,7 +358,7 @@ func (p *pool) end(id string, state cupid.TicketState, reason string, now time.T
 		p.out[id] = liveTicket{created: created, expires: expires}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 10*time.Second)
-	_, err := p.s.finish(ctx, p.fence, id, state, reason, p)
+	_, err := p.host.finish(ctx, p.fence, id, state, reason, p)
 	cancel()
 	switch {
 	case err == nil:
@@ -320,7 +368,7 @@ func (p *pool) end(id string, state cupid.TicketState, reason string, now time.T
 		}
 	default:
 		if !errors.Is(err, context.Canceled) {
-			p.s.log.Error("ending a ticket failed; trying again", "ticket", id, "state", state, "err", err)
+			p.log.Error("ending a ticket failed; trying again", "ticket", id, "state", state, "err", err)
 		}
 		p.pending = append(p.pending, pendingEnd{id: id, reason: reason})
 		p.retryAt = now.Add(time.Second)
@@ -366,7 +414,7 @@ func (p *pool) expire(now time.Time) {
 func (p *pool) step(now time.Time) {
 	start := time.Now()
 	props := p.eng.Step(now)
-	p.s.metrics.passSeconds.WithLabelValues(p.key.Queue).Observe(time.Since(start).Seconds())
+	p.metrics.passSeconds.WithLabelValues(p.key.Queue).Observe(time.Since(start).Seconds())
 	props, backfills := splitBackfills(props)
 	if len(backfills) > 0 {
 		p.commitBackfills(backfills, now) // session.go
@@ -375,7 +423,7 @@ func (p *pool) step(now time.Time) {
 		return
 	}
 	ms := make([]*cupid.Match, len(props))
-	acceptBy := p.s.acceptBy(p.key.Queue, now) // zero without a ready check (accept.go)
+	acceptBy := p.host.acceptBy(p.key.Queue, now) // zero without a ready check (accept.go)
 	for i := range props {
 		m := props[i].Match
 		m.ID = newID()
@@ -389,19 +437,19 @@ func (p *pool) step(now time.Time) {
 	for _, m := range ms {
 		ids = append(ids, m.TicketIDs()...)
 	}
-	tctx, span := p.s.trace.start(p.ctx, "cupid.commit", p.s.trace.links(ids, false),
+	tctx, span := p.trace.start(p.ctx, "cupid.commit", p.trace.links(ids, false),
 		attribute.String("cupid.queue", p.key.Queue), attribute.Int("cupid.matches", len(ms)))
 	defer span.End()
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	results, events, err := p.s.store.CommitMatches(ctx, p.fence, ms)
+	results, events, err := p.store.CommitMatches(ctx, p.fence, ms)
 	cancel()
 	if err != nil {
-		p.s.checkFenced(p.key.Queue, err)
+		p.host.checkFenced(p.key.Queue, err)
 		if !errors.Is(err, context.Canceled) {
-			p.s.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
+			p.log.Error("committing matches failed; tickets return to the pool", "pool", p.key.String(), "matches", len(ms), "err", err)
 		}
 		span.SetStatus(codes.Error, err.Error())
-		p.s.ready.failed()
+		p.ready.failed()
 		for i := range props {
 			p.giveBack(props[i].Tickets(), nil, now)
 		}
@@ -420,39 +468,39 @@ func (p *pool) step(now time.Time) {
 			continue
 		}
 		p.committed(ms[i], &props[i], now)
-		p.s.trace.links(ms[i].TicketIDs(), true) // matched: their spans are no longer needed
+		p.trace.links(ms[i].TicketIDs(), true) // matched: their spans are no longer needed
 		p.formedSession(ms[i], &props[i], res.Formed)
 		for _, t := range res.Cancelled {
-			p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+			p.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 		}
-		p.s.ended(p, res.Cancelled...)
+		p.host.ended(p, res.Cancelled...)
 	}
 	// Bookkeeping and metrics first, then the events: a watcher told
 	// "matched" finds the match counted.
-	_, notify := p.s.trace.start(tctx, "cupid.notify", nil, attribute.Int("cupid.events", len(events)))
-	p.s.hub.publish(events...)
+	_, notify := p.trace.start(tctx, "cupid.notify", nil, attribute.Int("cupid.events", len(events)))
+	p.hub.publish(events...)
 	notify.End()
-	p.s.matchesFormed(results)
+	p.host.matchesFormed(results)
 }
 
 // committed records a committed match: its tickets leave the pool.
 func (p *pool) committed(m *cupid.Match, pr *engine.Proposal, now time.Time) {
 	p.formed++
 	p.quality += m.Quality.Score
-	p.s.recordMatch(p.key, m, pr, now) // the dashboard's statistics (stats.go)
-	p.s.metrics.matches.WithLabelValues(p.key.Queue).Inc()
-	p.s.metrics.quality.WithLabelValues(p.key.Queue).Observe(m.Quality.Score)
+	p.host.recordMatch(p.key, m, pr, now) // the dashboard's statistics (stats.go)
+	p.metrics.matches.WithLabelValues(p.key.Queue).Inc()
+	p.metrics.quality.WithLabelValues(p.key.Queue).Observe(m.Quality.Score)
 	teams := make([][]string, len(m.Teams))
 	for ti, team := range m.Teams {
 		teams[ti] = team.PlayerIDs
 	}
 	p.recent.addMatch(teams)
 	for _, part := range m.Quality.Parts {
-		p.s.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
+		p.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
 	}
 	for i := range pr.Len() {
-		p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
-		p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(i)).Seconds())
+		p.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
+		p.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(i)).Seconds())
 		p.forget()
 	}
 }
@@ -485,7 +533,7 @@ func (p *pool) giveBack(ts []*cupid.Ticket, notWaiting []string, now time.Time) 
 func (p *pool) explain(ctx context.Context, id string) *engine.Explanation {
 	ch := make(chan *engine.Explanation, 1)
 	p.do(func(p *pool) {
-		if e, ok := p.eng.Explain(id, p.s.now()); ok {
+		if e, ok := p.eng.Explain(id, p.now()); ok {
 			ch <- &e
 			return
 		}
@@ -516,7 +564,7 @@ func (p *pool) stats(ctx context.Context) (PoolStats, bool) {
 			}
 		}
 		if found {
-			ps.OldestWait = p.s.now().Sub(oldest)
+			ps.OldestWait = p.now().Sub(oldest)
 		}
 		if p.formed > 0 {
 			ps.MeanQuality = p.quality / float64(p.formed)

@@ -1,54 +1,17 @@
 package ticketsvc
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
-// rulesetDoc is how a run-time ruleset replacement is stored, so it
-// survives a restart. Over is the hash of the configuration's ruleset it
-// replaced: the replacement wins over the configuration while the
-// configuration's ruleset is that one, and loses once the file changes
-// (empty in replacements stored before Cupid recorded it: they win).
-type rulesetDoc struct {
-	Version int             `json:"version"`
-	Ruleset json.RawMessage `json:"ruleset"`
-	Over    string          `json:"over,omitempty"`
-}
-
-// rulesetHash identifies a ruleset document by its compact form, so that
-// spacing alone is not a change.
-func rulesetHash(src []byte) string {
-	sum := sha256.Sum256(compactJSON(src))
-	return hex.EncodeToString(sum[:])
-}
-
-// RulesetPrecedence says, for a queue whose configuration's ruleset is
-// configured, whether a stored run-time replacement (a ruleset document's
-// body) is used over it, and why, in words for the log and config check.
-func RulesetPrecedence(configured, stored []byte) (replacementWins bool, why string, err error) {
-	var doc rulesetDoc
-	if err := json.Unmarshal(stored, &doc); err != nil {
-		return false, "", err
-	}
-	switch {
-	case doc.Over == "":
-		return true, fmt.Sprintf("the ruleset replaced at run time (version %d) is used over the configuration's: it was stored before Cupid recorded which configuration it replaced, so it wins until the next replacement", doc.Version), nil
-	case doc.Over == rulesetHash(configured):
-		return true, fmt.Sprintf("the ruleset replaced at run time (version %d) is used over the configuration's, which has not changed since", doc.Version), nil
-	default:
-		return false, fmt.Sprintf("the configuration's ruleset is used: it changed after the run-time replacement (version %d), which is set aside", doc.Version), nil
-	}
-}
-
-const rulesetKind = "ruleset"
+// Run-time ruleset replacements: the service compiles and installs them;
+// package rulesets stores them (and each queue's version history) so they
+// survive a restart and reach the other nodes.
 
 // ValidateRuleset reports every problem of a ruleset document. An empty
 // result means the ruleset would load.
@@ -75,10 +38,14 @@ func (s *Service) PutRuleset(ctx context.Context, name string, data []byte, expe
 	return s.putRuleset(ctx, name, data, expected, "api")
 }
 
+// PutRulesetNoted replaces a queue's ruleset like PutRuleset, noting the
+// new version as put from the dashboard's editor.
+func (s *Service) PutRulesetNoted(ctx context.Context, name string, data []byte, expected int) (int, error) {
+	return s.putRuleset(ctx, name, data, expected, "editor")
+}
+
 // putRuleset is PutRuleset, noting the new version in the queue's history
-// (stats_rulesets.go) as put via the API or the dashboard's editor. The
-// history is the dashboard's: failing to note a version is logged and does
-// not undo the replacement.
+// as put via the API or the dashboard's editor.
 func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expected int, via string) (int, error) {
 	if expected < 0 {
 		return 0, cupid.Invalid("expected_version", "must be 0 (replace whatever is there) or a version, got %d", expected)
@@ -100,21 +67,24 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 	}
 	q.version = cur.version + 1
 	q.keepSettings(cur)
-	if s.docs != nil {
-		body, err := json.Marshal(rulesetDoc{Version: q.version, Ruleset: json.RawMessage(compactJSON(data)), Over: s.configuredHash(name, cur)})
-		if err != nil {
-			return 0, cupid.Invalid("ruleset", "%v", err)
-		}
-		if err := s.docs.PutDocument(ctx, cupid.Fence{}, rulesetKind, name, body, s.now().UTC()); err != nil {
+	if s.rulesets != nil {
+		if err := s.rulesets.Put(ctx, name, q.version, data, s.configuredHash(name, cur), s.now().UTC()); err != nil {
 			return 0, s.storeError(err)
 		}
 	}
 	s.installRuleset(name, q)
 	s.log.Info("ruleset replaced", "queue", name, "version", q.version)
 	now := s.now().UTC()
-	s.noteReplacement(ctx, name,
-		RulesetVersion{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},
-		RulesetVersion{Version: q.version, At: now, Ruleset: string(data), Via: via})
+	if s.rulesets != nil {
+		// The history is the dashboard's: failing to note a version is
+		// logged and does not undo the replacement.
+		err := s.rulesets.NoteReplacement(ctx, name,
+			rulesets.Version{Version: cur.version, At: now, Ruleset: string(cur.source), Via: "seen"},
+			rulesets.Version{Version: q.version, At: now, Ruleset: string(data), Via: via})
+		if err != nil {
+			s.log.Warn("the ruleset's version history was not updated", "queue", name, "version", q.version, "err", err)
+		}
+	}
 	return q.version, nil
 }
 
@@ -147,28 +117,27 @@ func (s *Service) installRuleset(name string, q *queue) {
 // newer than the one this node runs: a ruleset replaced through another
 // node sharing the store (cluster.go).
 func (s *Service) RulesetChanged(ctx context.Context, name string) error {
-	if s.docs == nil || s.queue(name) == nil {
+	if s.rulesets == nil || s.queue(name) == nil {
 		return nil
 	}
-	docs, err := s.docs.Documents(ctx, rulesetKind, "", 0)
+	stored, err := s.rulesets.All(ctx)
 	if err != nil {
 		return fmt.Errorf("ticketsvc: read the rulesets: %w", err)
 	}
 	s.putMu.Lock()
 	defer s.putMu.Unlock()
-	for _, d := range docs {
-		if d.ID != name {
+	for _, d := range stored {
+		if d.Queue != name {
 			continue
 		}
-		var doc rulesetDoc
-		if err := json.Unmarshal(d.Body, &doc); err != nil {
-			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, err)
+		if d.Err != nil {
+			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, d.Err)
 		}
 		cur := s.queue(name)
-		if doc.Version <= cur.version {
+		if d.Version <= cur.version {
 			return nil
 		}
-		q, probs := compileQueue(name, doc.Ruleset, nil, doc.Version)
+		q, probs := compileQueue(name, d.Source(), nil, d.Version)
 		if len(probs) > 0 {
 			return fmt.Errorf("ticketsvc: stored ruleset of %s: %w", name, probs)
 		}
@@ -184,11 +153,11 @@ func (s *Service) RulesetChanged(ctx context.Context, name string) error {
 func (p *pool) setRuleset(q *queue) {
 	evicted, err := p.eng.SetRuleset(q.rules)
 	if err != nil {
-		p.s.log.Error("pool refused a validated ruleset; keeping the old one", "pool", p.key.String(), "err", err)
+		p.log.Error("pool refused a validated ruleset; keeping the old one", "pool", p.key.String(), "err", err)
 		return
 	}
 	p.q = q
-	now := p.s.now().UTC()
+	now := p.now().UTC()
 	for _, ev := range evicted {
 		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset changed to version %d, which cannot match it: %v", q.version, ev.Err), now)
 	}
@@ -200,58 +169,70 @@ func (s *Service) configuredHash(name string, cur *queue) string {
 	if h, ok := s.configured[name]; ok {
 		return h
 	}
-	return rulesetHash(cur.source)
+	return rulesets.Hash(cur.source)
 }
 
 // loadRulesets applies run-time replacements stored before a restart,
 // unless the configuration's ruleset of their queue changed since
-// (RulesetPrecedence); the log says which ruleset each queue runs.
+// (rulesets.Precedence); the log says which ruleset each queue runs. A
+// stored replacement that no longer reads or compiles is set aside with a
+// warning: the configuration's ruleset runs, and nothing is lost.
 func (s *Service) loadRulesets(ctx context.Context) error {
 	s.mu.Lock()
 	s.configured = make(map[string]string, len(s.queues))
 	for name, q := range s.queues {
-		s.configured[name] = rulesetHash(q.source)
+		s.configured[name] = rulesets.Hash(q.source)
 	}
 	s.mu.Unlock()
-	if s.docs == nil {
+	if s.rulesets == nil {
 		return nil
 	}
-	docs, err := s.docs.Documents(ctx, rulesetKind, "", 0)
+	stored, err := s.rulesets.All(ctx)
 	if err != nil {
 		return fmt.Errorf("matchmaker: load rulesets: %w", err)
 	}
-	for _, d := range docs {
-		cur := s.queue(d.ID)
+	for _, d := range stored {
+		cur := s.queue(d.Queue)
 		if cur == nil {
 			continue
 		}
-		var doc rulesetDoc
-		if err := json.Unmarshal(d.Body, &doc); err != nil {
-			return fmt.Errorf("matchmaker: stored ruleset of %s: %w", d.ID, err)
-		}
-		wins, why, _ := RulesetPrecedence(cur.source, d.Body)
-		if !wins {
-			s.log.Warn(why, "queue", d.ID)
+		if d.Err != nil {
+			s.log.Warn("stored ruleset does not read; using the configured one", "queue", d.Queue, "err", d.Err)
 			continue
 		}
-		q, probs := compileQueue(d.ID, doc.Ruleset, nil, doc.Version)
+		wins, why, _ := rulesets.Precedence(cur.source, d.Body)
+		if !wins {
+			s.log.Warn(why, "queue", d.Queue)
+			continue
+		}
+		q, probs := compileQueue(d.Queue, d.Source(), nil, d.Version)
 		if len(probs) > 0 {
-			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.ID, "err", probs)
+			s.log.Warn("stored ruleset no longer loads; using the configured one", "queue", d.Queue, "err", probs)
 			continue
 		}
 		q.keepSettings(cur)
 		s.mu.Lock()
-		s.queues[d.ID] = q
+		s.queues[d.Queue] = q
 		s.mu.Unlock()
-		s.log.Info(why, "queue", d.ID, "version", doc.Version)
+		s.log.Info(why, "queue", d.Queue, "version", d.Version)
 	}
 	return nil
 }
 
-func compactJSON(b []byte) []byte {
-	var out bytes.Buffer
-	if err := json.Compact(&out, b); err != nil {
-		return b
+// RulesetHistory returns a queue's noted versions, oldest first, with the
+// current one noted first if it was not.
+func (s *Service) RulesetHistory(ctx context.Context, name string) ([]rulesets.Version, error) {
+	src, version, err := s.Ruleset(name)
+	if err != nil {
+		return nil, err
 	}
-	return out.Bytes()
+	cur := rulesets.Version{Version: version, At: s.now().UTC(), Ruleset: string(src), Via: "seen"}
+	if s.rulesets == nil {
+		return []rulesets.Version{cur}, nil
+	}
+	hist, err := s.rulesets.NoteCurrent(ctx, name, cur)
+	if err != nil {
+		return nil, s.storeError(err)
+	}
+	return hist, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 // TestPutRulesetRefusalsChangeNothing: a refused replacement names the
@@ -89,7 +90,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 		"duel":    `{"version": 4, "ruleset": {"alliance": 3}}`,
 		"retired": `{"version": 2, "ruleset": ` + bigRules + `}`,
 	} {
-		if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesetKind, id, []byte(body), at); err != nil {
+		if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesets.Kind, id, []byte(body), at); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -98,18 +99,28 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 		t.Fatalf("duel runs version %d: %s", v, src)
 	}
 
-	// A stored document that is not a ruleset document stops the start:
-	// the server does not run with a queue's replacement silently lost.
-	if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesetKind, "big", []byte(`not json`), at); err != nil {
+	// A stored document that is not a ruleset document is set aside the
+	// same way, with a warning naming the queue; the document stays.
+	if err := store.PutDocument(context.Background(), cupid.Fence{}, rulesets.Kind, "big", []byte(`not json`), at); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	var logged strings.Builder
+	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer svc.Close()
-	if err := svc.Start(context.Background()); err == nil || !strings.Contains(err.Error(), "big") {
-		t.Fatalf("start with an unreadable stored ruleset: %v, want an error naming the queue", err)
+	if err := svc.Start(context.Background()); err != nil {
+		t.Fatalf("start with an unreadable stored ruleset: %v", err)
+	}
+	if src, v, _ := svc.Ruleset("big"); v != 1 || string(src) != bigRules {
+		t.Fatalf("big runs version %d: %s", v, src)
+	}
+	if !strings.Contains(logged.String(), "stored ruleset does not read") || !strings.Contains(logged.String(), "queue=big") {
+		t.Fatalf("the log does not say it: %s", logged.String())
+	}
+	if docs, _ := store.Documents(context.Background(), rulesets.Kind, "", 0); len(docs) != 3 {
+		t.Fatalf("%d stored rulesets left, want the 3 put", len(docs))
 	}
 }
 

@@ -29,6 +29,9 @@ import (
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
+	"github.com/cupid-match/cupid/waitest"
 )
 
 // Queue is one configured queue, as plain values.
@@ -109,11 +112,13 @@ type Intake interface {
 // Service is the real-time ticket service.
 type Service struct {
 	// statsRec holds the queue statistics people watch (stats.go).
-	statsRec *statsRecorder
+	statsRec *queuestats.Recorder
 	// trace follows tickets and matches in spans (trace.go).
-	trace    *tracing
-	store    cupid.Store
-	docs     cupid.DocumentStore
+	trace *tracing
+	store cupid.Store
+	// rulesets keeps run-time replacements and their history; nil
+	// without a document store.
+	rulesets *rulesets.Store
 	log      *slog.Logger
 	now      func() time.Time
 	seed     uint64
@@ -183,7 +188,6 @@ func New(o Options) (*Service, error) {
 	}
 	s := &Service{
 		store:    o.Store,
-		docs:     o.Documents,
 		log:      o.Logger,
 		now:      o.Now,
 		seed:     o.Seed,
@@ -197,6 +201,9 @@ func New(o Options) (*Service, error) {
 		fences:   map[string]cupid.Fence{},
 	}
 	s.hub.shared = o.Shared != nil
+	if o.Documents != nil {
+		s.rulesets = rulesets.New(o.Documents)
+	}
 	s.ticketHook = o.Intake
 	if s.log == nil {
 		s.log = slog.Default()
@@ -207,7 +214,7 @@ func New(o Options) (*Service, error) {
 	if s.idlePool <= 0 {
 		s.idlePool = DefaultIdlePool
 	}
-	s.statsRec = newStatsRecorder()
+	s.statsRec = queuestats.New()
 	s.trace = newTracing(o.Tracer)
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
 	for _, qc := range o.Queues {
@@ -571,6 +578,10 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 		if p := s.existingPool(t.Key); p != nil {
 			v.Why = p.explain(ctx, id)
 		}
+		now := s.now()
+		if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
+			v.Estimate = &e
+		}
 	}
 	return v, nil
 }
@@ -580,6 +591,10 @@ type TicketView struct {
 	Ticket *cupid.Ticket
 	Match  *cupid.Match
 	Why    *engine.Explanation
+	// Estimate is how much longer a waiting ticket may wait, from its
+	// queue key's recent tickets on the node that runs its pool; nil when
+	// that history is too thin (package waitest).
+	Estimate *waitest.Estimate
 }
 
 // CancelTicket ends a waiting ticket at its owner's request.
@@ -633,7 +648,12 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 // elsewhere (cancelled by its owner, replaced, matched in another queue).
 func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
 	s.trace.forget(ts...)
+	now := s.now()
 	for _, t := range ts {
+		if t.State != cupid.StateMatched && !s.runsElsewhere(t.Key.Queue) {
+			// The wait estimates count it as waiting until now.
+			s.statsRec.Left(t.Key, t.UpdatedAt.Sub(t.CreatedAt), now)
+		}
 		if from != nil && from.key == t.Key {
 			from.drop(t.ID)
 			continue
@@ -695,6 +715,9 @@ type PoolStats struct {
 	MatchesFormed  int64
 	MeanQuality    float64
 	RulesetVersion int
+	// Estimate is the wait a ticket arriving now may expect (package
+	// waitest); nil while the key's recent history is too thin.
+	Estimate *waitest.Estimate
 }
 
 // Stats reports every pool, or those of one queue. The number of pools is
@@ -727,6 +750,12 @@ func (s *Service) Stats(ctx context.Context, queueName string) ([]PoolStats, err
 	for _, n := range cupid.SortedKeys(versions) {
 		if (queueName == "" || n == queueName) && !seen[n] {
 			out = append(out, PoolStats{Key: cupid.QueueKey{Queue: n}, RulesetVersion: versions[n]})
+		}
+	}
+	now := s.now()
+	for i := range out {
+		if e, ok := s.statsRec.Estimate(out[i].Key, 0, now); ok {
+			out[i].Estimate = &e
 		}
 	}
 	slices.SortFunc(out, func(a, b PoolStats) int { return strings.Compare(a.Key.String(), b.Key.String()) })

@@ -3,6 +3,7 @@ package ticketsvc
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -487,7 +488,7 @@ func TestConfigurationChangeWinsOverAReplacedRuleset(t *testing.T) {
 
 	// Same configuration: the replacement is kept.
 	h = start(t, store, queues(0))
-	if src, v, _ := h.Ruleset("big"); v != 2 || !bytes.Equal(compactJSON(src), compactJSON([]byte(twoAside))) {
+	if src, v, _ := h.Ruleset("big"); v != 2 || !bytes.Equal(compact(src), compact([]byte(twoAside))) {
 		t.Fatalf("after a restart on the same configuration: version %d %s, want the replacement", v, src)
 	}
 	h.Close()
@@ -496,7 +497,15 @@ func TestConfigurationChangeWinsOverAReplacedRuleset(t *testing.T) {
 	changed := queues(0)
 	changed[1].Ruleset = []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 3}}`)
 	h = start(t, store, changed)
-	if src, _, _ := h.Ruleset("big"); !bytes.Equal(compactJSON(src), compactJSON(changed[1].Ruleset)) {
+	if src, _, _ := h.Ruleset("big"); !bytes.Equal(compact(src), compact(changed[1].Ruleset)) {
 		t.Fatalf("after the configuration changed: %s, want the configuration's", src)
 	}
+}
+
+func compact(b []byte) []byte {
+	var out bytes.Buffer
+	if err := json.Compact(&out, b); err != nil {
+		return b
+	}
+	return out.Bytes()
 }

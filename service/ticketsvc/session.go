@@ -123,7 +123,7 @@ func (p *pool) setSession(rec *cupid.MatchRecord, seq int64, players map[string]
 		}
 	}
 	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
-		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
+		p.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
 		p.eng.CloseSession(id)
 		delete(p.sessions, id)
 		p.noteSessions()
@@ -165,7 +165,7 @@ func (p *pool) unhold(ts []*cupid.Ticket) {
 		delete(p.out, t.ID)
 		back = append(back, t)
 	}
-	now := p.s.now().UTC()
+	now := p.now().UTC()
 	for _, ev := range p.eng.Return(back) {
 		p.out[ev.Ticket.ID] = liveOf(ev.Ticket)
 		p.end(ev.Ticket.ID, cupid.StateCancelled, fmt.Sprintf("the queue's ruleset cannot match it: %v", ev.Err), now)
@@ -229,14 +229,14 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
-	results, events, err := lifecycle.Backfill(ctx, p.s.store, p.fence, bs)
+	results, events, err := lifecycle.Backfill(ctx, p.store, p.fence, bs)
 	cancel()
 	if err != nil {
-		p.s.checkFenced(p.key.Queue, err)
+		p.host.checkFenced(p.key.Queue, err)
 		if !errors.Is(err, context.Canceled) {
-			p.s.log.Error("committing backfills failed; tickets return to the pool", "pool", p.key.String(), "backfills", len(bs), "err", err)
+			p.log.Error("committing backfills failed; tickets return to the pool", "pool", p.key.String(), "backfills", len(bs), "err", err)
 		}
-		p.s.ready.failed()
+		p.ready.failed()
 		for i := range props {
 			p.giveBack(props[i].Tickets(), nil, now)
 			p.reopen(props[i].SessionID)
@@ -249,14 +249,14 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		switch {
 		case res.OK:
 			for j := range pr.Len() {
-				p.s.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
-				p.s.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(j)).Seconds())
+				p.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
+				p.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(j)).Seconds())
 				p.forget()
 			}
 			for _, t := range res.Cancelled {
-				p.s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+				p.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 			}
-			p.s.ended(p, res.Cancelled...)
+			p.host.ended(p, res.Cancelled...)
 			p.setSession(res.Match, res.Event.Seq, playersOf(pr.Tickets()), now)
 		case len(res.Busy) > 0:
 			p.holdBusy(pr.Tickets(), res.Busy, now)
@@ -265,7 +265,7 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 			// The session refused (closed, over, a player already in it):
 			// the tickets wait on, and the session stays out of the engine
 			// until the service hears of it again.
-			p.s.log.Info("a session refused a backfill", "pool", p.key.String(), "match", pr.SessionID, "err", res.Err)
+			p.log.Info("a session refused a backfill", "pool", p.key.String(), "match", pr.SessionID, "err", res.Err)
 			p.giveBack(pr.Tickets(), nil, now)
 			p.closeSession(pr.SessionID, 0)
 		default:
@@ -273,10 +273,10 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 			p.reopen(pr.SessionID)
 		}
 	}
-	p.s.hub.publish(events...)
+	p.hub.publish(events...)
 	for _, res := range results {
 		if res.OK {
-			p.s.handoff.wake(res.Event.Queue)
+			p.handoff.wake(res.Event.Queue)
 		}
 	}
 }
@@ -323,7 +323,7 @@ func (p *pool) reopen(id string) {
 		return
 	}
 	if err := p.eng.OpenSession(p.engineSession(os)); err != nil {
-		p.s.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
+		p.log.Error("the pool cannot hold a session open to backfill", "pool", p.key.String(), "match", id, "err", err)
 		delete(p.sessions, id)
 		p.noteSessions()
 	}
@@ -369,7 +369,7 @@ func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq i
 	p := s.reserve(key, 1, true)
 	now := s.now().UTC()
 	p.do(func(p *pool) {
-		p.s.release(p, 1)
+		p.host.release(p, 1)
 		p.setSession(rec, seq, players, now)
 	})
 }
@@ -379,13 +379,13 @@ func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq i
 // opened backfill (Match.ServerPlayers), from the match: the engine
 // compares newcomers with what the game server says.
 func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[string]cupid.Player, error) {
-	var ts []*cupid.Ticket
-	for _, id := range m.TicketIDs() {
-		t, err := s.store.Ticket(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		ts = append(ts, t)
+	ids := m.TicketIDs()
+	ts, err := s.store.Tickets(ctx, cupid.TicketFilter{IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != len(ids) {
+		return nil, fmt.Errorf("ticketsvc: %d of the %d tickets of match %s are not in the store", len(ids)-len(ts), len(ids), m.ID)
 	}
 	players := playersOf(ts)
 	for _, pl := range m.ServerPlayers {
@@ -417,7 +417,7 @@ func (s *Service) loadSessions(ctx context.Context, queue string) error {
 		}
 		done := make(chan struct{})
 		p.do(func(p *pool) {
-			p.s.release(p, 1)
+			p.host.release(p, 1)
 			p.setSession(rec, 0, players, rec.UpdatedAt)
 			close(done)
 		})

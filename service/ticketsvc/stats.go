@@ -2,66 +2,25 @@ package ticketsvc
 
 import (
 	"context"
-	"maps"
-	"math"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	dto "github.com/prometheus/client_model/go"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 )
 
-// Queue statistics for people watching the server (the dashboard): arrivals
-// and matches per minute, the waits of matched tickets, the quality of
-// matches and its parts, and the most recent matches with their teams.
-//
-// Everything here is bounded whatever clients do: a fixed number of queue
-// keys is tracked on their own (more fold into one row per queue), each key
-// keeps fixed-size rings, and the recent matches are a ring too. Nothing
-// grows with the number of tickets or with time.
-//
-// Matches are recorded by the pool as it commits them (recordMatch, one call
-// in pool.committed). Arrivals are read from the tickets counter the
-// service already keeps for Prometheus, sampled when the statistics are
-// read or a match is recorded; the arrivals between two samples are spread
-// evenly over the seconds between them.
+// The queue statistics people watch are kept by package queuestats; this
+// file feeds it (matches as pools commit them, arrivals from the tickets
+// counter the service keeps for Prometheus) and answers with it.
 
-const (
-	// statsKeys bounds the queue keys with rows of their own; the matches
-	// of further keys are counted in their queue's "(other keys)" row.
-	statsKeys = 64
-	// statsWaits is how many matched tickets' waits a key keeps for its
-	// percentiles.
-	statsWaits = 2048
-	// statsQualities is how many matches' quality a key keeps for its
-	// distribution.
-	statsQualities = 512
-	// statsParts bounds the quality part names a key keeps apart; the
-	// rulesets in use name far fewer.
-	statsParts = 16
-	// statsRecent is how many recent matches are kept, over all queues.
-	statsRecent = 100
-	// StatsWindow is the time the waits and qualities are reported over.
-	StatsWindow = time.Hour
-	// QualityBins divides the quality range [0,1] for its distribution.
-	QualityBins = 10
-)
-
-// otherKeys names the row that takes the matches of keys past statsKeys.
-const otherKeys = " (other keys)"
-
-func (s *Service) stats() *statsRecorder { return s.statsRec }
-
-// recordMatch records a committed match: its quality, its tickets' waits
-// and a copy of its teams. It runs on the pool's goroutine (one call in
-// pool.committed) and only copies; the tickets' creation times come from
-// the engine's proposal, whose tickets are in the match's order, team by
-// team. Without them (pr nil) the waits are unknown.
+// recordMatch records a committed match with its tickets' waits. It runs on
+// the pool's goroutine (one call in pool.committed); the tickets' creation
+// times come from the engine's proposal, whose tickets are in the match's
+// order, team by team. Without them (pr nil) the waits are unknown.
 func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, now time.Time) {
 	n := 0
 	for _, team := range m.Teams {
@@ -74,202 +33,15 @@ func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Pro
 			waits[i] = max(now.Sub(pr.CreatedAt(i)), 0)
 		}
 	}
-	r := s.stats()
-	r.matched(key, m, waits, now)
-	// Arrivals are sampled at most once a second from here.
-	if sec := now.Unix(); r.lastSample.Load() != sec {
-		r.lastSample.Store(sec)
-		r.sampleArrivals(s, now)
+	s.statsRec.Matched(key, m, waits, now)
+	if s.statsRec.Due(now) {
+		s.sampleArrivals(now)
 	}
 }
 
-// statsRecorder is one service's statistics.
-type statsRecorder struct {
-	mu     sync.Mutex
-	keys   map[cupid.QueueKey]*keyStats // at most statsKeys
-	others map[string]*keyStats         // each queue's row for the keys past statsKeys
-	queues map[string]*queueFlows       // arrivals and matches per configured queue
-	recent [statsRecent]recentEntry
-	next   int // the recent slot written next
-	count  int // recent matches held
-	// lastSample is the second arrivals were last sampled by a match.
-	lastSample atomic.Int64
-}
-
-// recentEntry is a recent match as kept: flat copies, a few allocations a
-// match, turned into a RecentMatch when read.
-type recentEntry struct {
-	id      string
-	key     cupid.QueueKey
-	at      time.Time
-	score   float64
-	region  string
-	parts   []cupid.QualityPart
-	tickets []string        // every team's, in order
-	players []string        // every team's, in order
-	ends    []int32         // per team: the end of its tickets, then of its players
-	waits   []time.Duration // per ticket; negative when unknown
-	roles   map[string]string
-}
-
-func newStatsRecorder() *statsRecorder {
-	return &statsRecorder{keys: map[cupid.QueueKey]*keyStats{}, others: map[string]*keyStats{}, queues: map[string]*queueFlows{}}
-}
-
-// countRing counts events in 60 units (seconds or minutes) ending now.
-type countRing struct {
-	slots [60]struct {
-		at int64 // the unit the slot counts; a stale one reads as 0
-		n  uint32
-	}
-}
-
-func (r *countRing) add(unit int64, n uint32) {
-	s := &r.slots[unit%60]
-	if s.at != unit {
-		s.at, s.n = unit, 0
-	}
-	s.n += n
-}
-
-// series returns the counts of the 60 units up to and including last,
-// oldest first.
-func (r *countRing) series(last int64) []int {
-	out := make([]int, 60)
-	for i := range out {
-		u := last - 59 + int64(i)
-		if u < 0 {
-			continue
-		}
-		if s := r.slots[u%60]; s.at == u {
-			out[i] = int(s.n)
-		}
-	}
-	return out
-}
-
-func sum(xs []int) int {
-	n := 0
-	for _, x := range xs {
-		n += x
-	}
-	return n
-}
-
-// queueFlows are one queue's arrivals and matches.
-type queueFlows struct {
-	arrSec, arrMin countRing
-	matSec, matMin countRing
-	// sampledAt and counted are the last arrivals sample: the counter's
-	// value at that second.
-	sampledAt int64
-	counted   float64
-	sampled   bool
-}
-
-// keyStats are one queue key's waits and qualities.
-type keyStats struct {
-	queue      string
-	matSec     countRing
-	matMin     countRing
-	waits      [statsWaits]waitSample
-	waitNext   int
-	quals      [statsQualities]qualSample
-	qualNext   int
-	totalMatch int64
-}
-
-type waitSample struct {
-	at   int64 // unix seconds; 0 is an empty slot
-	wait float32
-}
-
-type qualSample struct {
-	at    int64
-	score float32
-	parts []cupid.QualityPart // a copy, at most statsParts
-}
-
-func (r *statsRecorder) flows(queue string) *queueFlows {
-	f := r.queues[queue]
-	if f == nil {
-		f = &queueFlows{}
-		r.queues[queue] = f
-	}
-	return f
-}
-
-// keyFor returns the row of key, or its queue's other-keys row when
-// statsKeys rows are taken. Called with mu held.
-func (r *statsRecorder) keyFor(key cupid.QueueKey) *keyStats {
-	if k := r.keys[key]; k != nil {
-		return k
-	}
-	if len(r.keys) < statsKeys {
-		k := &keyStats{queue: key.Queue}
-		r.keys[key] = k
-		return k
-	}
-	k := r.others[key.Queue]
-	if k == nil {
-		k = &keyStats{queue: key.Queue}
-		r.others[key.Queue] = k
-	}
-	return k
-}
-
-func (r *statsRecorder) matched(key cupid.QueueKey, m *cupid.Match, waits []time.Duration, now time.Time) {
-	sec := now.Unix()
-	e := recentEntry{id: m.ID, key: key, at: now, score: m.Quality.Score, region: m.Region, waits: waits, roles: m.Roles}
-	e.parts = slices.Clone(m.Quality.Parts)
-	var nt, np int
-	for _, team := range m.Teams {
-		nt += len(team.TicketIDs)
-		np += len(team.PlayerIDs)
-	}
-	e.tickets = make([]string, 0, nt)
-	e.players = make([]string, 0, np)
-	e.ends = make([]int32, 0, 2*len(m.Teams))
-	for _, team := range m.Teams {
-		e.tickets = append(e.tickets, team.TicketIDs...)
-		e.players = append(e.players, team.PlayerIDs...)
-		e.ends = append(e.ends, int32(len(e.tickets)), int32(len(e.players)))
-	}
-	if len(e.roles) > 0 {
-		e.roles = maps.Clone(e.roles)
-	}
-	parts := e.parts
-	if len(parts) > statsParts {
-		parts = parts[:statsParts:statsParts]
-	}
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	f := r.flows(key.Queue)
-	f.matSec.add(sec, 1)
-	f.matMin.add(sec/60, 1)
-	k := r.keyFor(key)
-	k.matSec.add(sec, 1)
-	k.matMin.add(sec/60, 1)
-	for _, w := range waits {
-		if w < 0 {
-			continue
-		}
-		k.waits[k.waitNext] = waitSample{at: sec, wait: float32(w.Seconds())}
-		k.waitNext = (k.waitNext + 1) % statsWaits
-	}
-	// The parts are shared with the recent entry: neither changes them.
-	k.quals[k.qualNext] = qualSample{at: sec, score: float32(m.Quality.Score), parts: parts}
-	k.qualNext = (k.qualNext + 1) % statsQualities
-	r.recent[r.next] = e
-	r.next = (r.next + 1) % statsRecent
-	r.count = min(r.count+1, statsRecent)
-}
-
-// sampleArrivals reads each configured queue's created-tickets counter and
-// spreads what it grew by since the last sample over the seconds between.
-func (r *statsRecorder) sampleArrivals(s *Service, now time.Time) {
-	sec := now.Unix()
+// sampleArrivals hands the statistics each configured queue's count of
+// created tickets.
+func (s *Service) sampleArrivals(now time.Time) {
 	counts := map[string]float64{}
 	for _, q := range s.Queues() {
 		c, err := s.metrics.tickets.GetMetricWithLabelValues(q, string(cupid.StateWaiting))
@@ -281,315 +53,34 @@ func (r *statsRecorder) sampleArrivals(s *Service, now time.Time) {
 			counts[q] = m.GetCounter().GetValue()
 		}
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for q, v := range counts {
-		f := r.flows(q)
-		switch {
-		case !f.sampled:
-			// The first sample is the baseline: tickets that came before
-			// the statistics were first read have no known second.
-			f.sampled, f.sampledAt, f.counted = true, sec, v
-		case sec > f.sampledAt && v >= f.counted:
-			f.spread(f.sampledAt, sec, uint64(v-f.counted))
-			f.sampledAt, f.counted = sec, v
-		case sec == f.sampledAt && v > f.counted:
-			f.arrSec.add(sec, uint32(v-f.counted))
-			f.arrMin.add(sec/60, uint32(v-f.counted))
-			f.counted = v
-		}
-	}
-}
-
-// spread adds n arrivals evenly over the seconds (from, to].
-func (f *queueFlows) spread(from, to int64, n uint64) {
-	if to-from > 3600 {
-		from = to - 3600 // older seconds are out of every window
-	}
-	secs := uint64(to - from)
-	for i := uint64(1); i <= secs; i++ {
-		// The i-th second gets its share of n, rounded so the shares add
-		// up to n exactly.
-		share := n*i/secs - n*(i-1)/secs
-		if share == 0 {
-			continue
-		}
-		u := from + int64(i)
-		f.arrSec.add(u, uint32(share))
-		f.arrMin.add(u/60, uint32(share))
-	}
-}
-
-// FlowStats are arrivals or matches: in the last 60 seconds, and per
-// minute over the last hour, oldest first (the last minute is the current,
-// partial one).
-type FlowStats struct {
-	LastMinute int   `json:"last_minute"`
-	PerMinute  []int `json:"per_minute"`
-}
-
-// WaitStats are percentiles of how long matched tickets waited, over the
-// last StatsWindow (at most statsWaits tickets a key).
-type WaitStats struct {
-	Samples int     `json:"samples"`
-	P50     float64 `json:"p50_seconds"`
-	P90     float64 `json:"p90_seconds"`
-	P99     float64 `json:"p99_seconds"`
-	Max     float64 `json:"max_seconds"`
-}
-
-// QualityStats are the distribution of match quality over the last
-// StatsWindow: Bins[i] counts scores in [i/10, (i+1)/10), 1.0 in the last.
-type QualityStats struct {
-	Matches int         `json:"matches"`
-	Mean    float64     `json:"mean"`
-	Bins    []int       `json:"bins"`
-	Parts   []PartStats `json:"parts"`
-}
-
-// PartStats are one quality criterion's scores.
-type PartStats struct {
-	Name    string  `json:"name"`
-	Matches int     `json:"matches"`
-	Mean    float64 `json:"mean"`
-	Bins    []int   `json:"bins"`
-}
-
-// KeyStats are one queue key's (or a whole queue's) statistics.
-type KeyStats struct {
-	// Key is the queue key ("duel", "duel/1.2#eu"), or the queue name for
-	// the queue's own row.
-	Key            string       `json:"key"`
-	Waiting        int          `json:"waiting"`
-	Players        int          `json:"players"`
-	OldestWait     float64      `json:"oldest_wait_seconds"`
-	RulesetVersion int          `json:"ruleset_version,omitempty"`
-	Matches        FlowStats    `json:"matches"`
-	Wait           WaitStats    `json:"wait"`
-	Quality        QualityStats `json:"quality"`
-}
-
-// QueueStats are one queue's statistics and those of its keys.
-type QueueStats struct {
-	KeyStats
-	Queue    string     `json:"queue"`
-	Arrivals FlowStats  `json:"arrivals"`
-	Keys     []KeyStats `json:"keys"`
+	s.statsRec.Arrivals(counts, now)
 }
 
 // QueueStatistics reports every configured queue (or one), each with its
 // arrivals, matches, waits and quality, and its queue keys'. Waiting
 // counts come from the pools as Stats gives them.
-func (s *Service) QueueStatistics(ctx context.Context, queue string) ([]QueueStats, error) {
+func (s *Service) QueueStatistics(ctx context.Context, queue string) ([]queuestats.QueueStats, error) {
 	pools, err := s.Stats(ctx, queue)
 	if err != nil {
 		return nil, err
 	}
 	now := s.now()
-	r := s.stats()
-	r.sampleArrivals(s, now)
-	sec := now.Unix()
-	from := now.Add(-StatsWindow).Unix()
-
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []QueueStats
-	for _, name := range s.Queues() {
-		if queue != "" && name != queue {
-			continue
-		}
-		q := QueueStats{Queue: name, KeyStats: KeyStats{Key: name}}
-		f := r.queues[name]
-		if f == nil {
-			f = &queueFlows{}
-		}
-		q.Arrivals = flow(&f.arrSec, &f.arrMin, sec)
-		q.Matches = flow(&f.matSec, &f.matMin, sec)
-		rows := map[string]*KeyStats{}
-		var all []*keyStats
-		add := func(kname string, k *keyStats) {
-			all = append(all, k)
-			ks := &KeyStats{Key: kname, Matches: flow(&k.matSec, &k.matMin, sec)}
-			ks.Wait, ks.Quality = summarize([]*keyStats{k}, from)
-			rows[kname] = ks
-		}
-		for key, k := range r.keys {
-			if key.Queue == name {
-				add(key.String(), k)
-			}
-		}
-		if k := r.others[name]; k != nil {
-			add(name+otherKeys, k)
-		}
-		q.Wait, q.Quality = summarize(all, from)
-		for _, p := range pools {
-			if p.Key.Queue != name {
-				continue
-			}
-			kname := p.Key.String()
-			q.Waiting += p.Waiting
-			q.Players += p.Players
-			q.OldestWait = math.Max(q.OldestWait, p.OldestWait.Seconds())
-			q.RulesetVersion = p.RulesetVersion
-			if kname == name && len(rows) == 0 {
-				continue // the queue's only key: its row is the queue's
-			}
-			ks := rows[kname]
-			if ks == nil {
-				ks = &KeyStats{Key: kname, Matches: FlowStats{PerMinute: make([]int, 60)}}
-				ks.Wait, ks.Quality = summarize(nil, from)
-				rows[kname] = ks
-			}
-			ks.Waiting, ks.Players, ks.OldestWait, ks.RulesetVersion = p.Waiting, p.Players, p.OldestWait.Seconds(), p.RulesetVersion
-		}
-		if _, only := rows[name]; only && len(rows) == 1 {
-			delete(rows, name) // the queue's one plain key: its row is the queue's
-		}
-		for _, kname := range cupid.SortedKeys(rows) {
-			q.Keys = append(q.Keys, *rows[kname])
-		}
-		if q.Keys == nil {
-			q.Keys = []KeyStats{}
-		}
-		out = append(out, q)
+	s.sampleArrivals(now)
+	held := make([]queuestats.Pool, len(pools))
+	for i, p := range pools {
+		held[i] = queuestats.Pool{Key: p.Key, Waiting: p.Waiting, Players: p.Players, OldestWait: p.OldestWait, RulesetVersion: p.RulesetVersion}
 	}
-	return out, nil
-}
-
-func flow(sec, min *countRing, now int64) FlowStats {
-	return FlowStats{LastMinute: sum(sec.series(now)), PerMinute: min.series(now / 60)}
-}
-
-// summarize merges keys' waits and qualities since from.
-func summarize(ks []*keyStats, from int64) (WaitStats, QualityStats) {
-	var waits []float64
-	q := QualityStats{Bins: make([]int, QualityBins), Parts: []PartStats{}}
-	parts := map[string]*PartStats{}
-	var sumScore float64
-	for _, k := range ks {
-		for _, w := range k.waits {
-			if w.at != 0 && w.at >= from {
-				waits = append(waits, float64(w.wait))
-			}
-		}
-		for _, s := range k.quals {
-			if s.at == 0 || s.at < from {
-				continue
-			}
-			q.Matches++
-			sumScore += float64(s.score)
-			q.Bins[bin(float64(s.score))]++
-			for _, p := range s.parts {
-				ps := parts[p.Name]
-				if ps == nil {
-					ps = &PartStats{Name: p.Name, Bins: make([]int, QualityBins)}
-					parts[p.Name] = ps
-				}
-				ps.Matches++
-				ps.Mean += p.Score
-				ps.Bins[bin(p.Score)]++
-			}
-		}
-	}
-	if q.Matches > 0 {
-		q.Mean = sumScore / float64(q.Matches)
-	}
-	for _, name := range cupid.SortedKeys(parts) {
-		ps := parts[name]
-		ps.Mean /= float64(ps.Matches)
-		q.Parts = append(q.Parts, *ps)
-	}
-	slices.Sort(waits)
-	w := WaitStats{Samples: len(waits)}
-	if len(waits) > 0 {
-		w.P50, w.P90, w.P99, w.Max = percentile(waits, 0.5), percentile(waits, 0.9), percentile(waits, 0.99), waits[len(waits)-1]
-	}
-	return w, q
-}
-
-// bin is the quality bin of a score; out-of-range scores go to the ends.
-func bin(score float64) int {
-	if !cupid.Finite(score) || score < 0 {
-		return 0
-	}
-	return min(int(score*QualityBins), QualityBins-1)
-}
-
-// percentile is the nearest-rank percentile of sorted values.
-func percentile(sorted []float64, p float64) float64 {
-	i := int(math.Ceil(p*float64(len(sorted)))) - 1
-	return sorted[max(i, 0)]
-}
-
-// RecentMatch is a committed match as the dashboard shows it.
-type RecentMatch struct {
-	ID     string              `json:"id"`
-	Key    string              `json:"key"`
-	Queue  string              `json:"queue"`
-	At     time.Time           `json:"at"`
-	Score  float64             `json:"score"`
-	Parts  []cupid.QualityPart `json:"parts"`
-	Region string              `json:"region,omitempty"`
-	Teams  []RecentTeam        `json:"teams"`
-	// Waits is how long each ticket waited (a party's players share their
-	// ticket's wait); a ticket the server no longer remembered is missing.
-	Waits map[string]time.Duration `json:"waits"`
-	Roles map[string]string        `json:"roles,omitempty"`
-}
-
-// RecentTeam is one team of a recent match: its tickets and its players,
-// in the match's order.
-type RecentTeam struct {
-	Tickets []string `json:"tickets"`
-	Players []string `json:"players"`
+	return s.statsRec.Report(s.Queues(), queue, held, now), nil
 }
 
 // RecentMatches returns the most recent matches, newest first: of one queue
 // when queue is set, those with a ticket or player id when who is set, at
 // most limit (all kept when limit ≤ 0).
-func (s *Service) RecentMatches(queue, who string, limit int) ([]RecentMatch, error) {
+func (s *Service) RecentMatches(queue, who string, limit int) ([]queuestats.RecentMatch, error) {
 	if queue != "" && s.queue(queue) == nil {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
-	r := s.stats()
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := []RecentMatch{}
-	for i := 1; i <= r.count; i++ {
-		e := &r.recent[(r.next-i+statsRecent)%statsRecent]
-		if queue != "" && e.key.Queue != queue {
-			continue
-		}
-		if who != "" && !slices.Contains(e.players, who) && !slices.Contains(e.tickets, who) {
-			continue
-		}
-		out = append(out, e.view())
-		if limit > 0 && len(out) == limit {
-			break
-		}
-	}
-	return out, nil
-}
-
-// view turns a kept entry into what callers see.
-func (e *recentEntry) view() RecentMatch {
-	m := RecentMatch{ID: e.id, Key: e.key.String(), Queue: e.key.Queue, At: e.at, Score: e.score, Region: e.region,
-		Parts: slices.Clone(e.parts), Waits: map[string]time.Duration{}, Roles: maps.Clone(e.roles)}
-	if m.Parts == nil {
-		m.Parts = []cupid.QualityPart{}
-	}
-	var t0, p0 int32
-	for i := 0; i+1 < len(e.ends); i += 2 {
-		t1, p1 := e.ends[i], e.ends[i+1]
-		m.Teams = append(m.Teams, RecentTeam{Tickets: slices.Clone(e.tickets[t0:t1]), Players: slices.Clone(e.players[p0:p1])})
-		t0, p0 = t1, p1
-	}
-	for i, id := range e.tickets {
-		if i < len(e.waits) && e.waits[i] >= 0 {
-			m.Waits[id] = e.waits[i]
-		}
-	}
-	return m
+	return s.statsRec.Recent(queue, who, limit), nil
 }
 
 // MaxPlayerSearch bounds the tickets a search by player returns.

@@ -10,9 +10,11 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
-func queueStats(t *testing.T, h *harness, queue string) QueueStats {
+func queueStats(t *testing.T, h *harness, queue string) queuestats.QueueStats {
 	t.Helper()
 	qs, err := h.QueueStatistics(context.Background(), queue)
 	if err != nil {
@@ -33,7 +35,7 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 	if before.Arrivals.LastMinute != 0 || before.Matches.LastMinute != 0 || before.Wait.Samples != 0 {
 		t.Fatalf("a fresh queue has statistics: %+v", before)
 	}
-	if len(before.Arrivals.PerMinute) != 60 || len(before.Quality.Bins) != QualityBins {
+	if len(before.Arrivals.PerMinute) != 60 || len(before.Quality.Bins) != queuestats.QualityBins {
 		t.Fatalf("series of %d minutes and %d bins", len(before.Arrivals.PerMinute), len(before.Quality.Bins))
 	}
 
@@ -113,80 +115,9 @@ func TestStatisticsRefuseBadInput(t *testing.T) {
 	wantErr(t, err, cupid.CodeInvalid, "player", "required")
 }
 
-// The recorder's memory is fixed: keys past statsKeys fold into one row per
-// queue, and the recent matches and samples are rings.
-func TestStatisticsAreBounded(t *testing.T) {
-	r := newStatsRecorder()
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	for i := range 3 * statsKeys {
-		key := cupid.QueueKey{Queue: "q", Version: string(rune('a'+i%26)) + string(rune('a'+i/26))}
-		m := &cupid.Match{ID: key.Version, Teams: []cupid.Team{{TicketIDs: []string{"t"}, PlayerIDs: []string{"p"}}}}
-		r.matched(key, m, []time.Duration{time.Second}, now)
-	}
-	if len(r.keys) != statsKeys || len(r.others) != 1 {
-		t.Fatalf("%d rows and %d other rows for %d keys, want %d and 1", len(r.keys), len(r.others), 3*statsKeys, statsKeys)
-	}
-	other := r.others["q"]
-	if other == nil || sum(other.matMin.series(now.Unix()/60)) != 2*statsKeys {
-		t.Fatalf("the other-keys row does not count the rest")
-	}
-	if r.count != statsRecent {
-		t.Fatalf("%d recent matches kept", r.count)
-	}
-	for range 2 * statsWaits {
-		r.matched(cupid.QueueKey{Queue: "q", Version: "aa"}, &cupid.Match{}, []time.Duration{0, -1}, now)
-	}
-	w, _ := summarize([]*keyStats{r.keys[cupid.QueueKey{Queue: "q", Version: "aa"}]}, 0)
-	if w.Samples != statsWaits {
-		t.Fatalf("%d waits kept, want %d", w.Samples, statsWaits)
-	}
-}
-
-func TestArrivalsSpreadOverTheSecondsBetweenSamples(t *testing.T) {
-	for _, c := range []struct {
-		name     string
-		from, to int64
-		n        uint64
-		want     []int // the last len(want) seconds up to to
-	}{
-		{"one second", 100, 101, 5, []int{0, 5}},
-		{"evenly", 100, 104, 8, []int{0, 2, 2, 2, 2}},
-		{"rounded, adding up", 100, 103, 4, []int{0, 1, 1, 2}},
-		{"fewer than seconds", 100, 104, 2, []int{0, 0, 1, 0, 1}},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			var f queueFlows
-			f.spread(c.from, c.to, c.n)
-			got := f.arrSec.series(c.to)
-			got = got[len(got)-len(c.want):]
-			if !slices.Equal(got, c.want) {
-				t.Fatalf("got %v, want %v", got, c.want)
-			}
-		})
-	}
-	// A gap of days is spread over its last hour only: one a second.
-	var f queueFlows
-	f.spread(0, 10*86400, 3600)
-	if got := f.arrSec.series(10 * 86400); sum(got) != 60 || slices.Max(got) != 1 {
-		t.Fatalf("the last minute holds %v", got)
-	}
-}
-
-func TestPercentiles(t *testing.T) {
-	vals := []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
-	for _, c := range []struct {
-		p    float64
-		want float64
-	}{{0.5, 5}, {0.9, 9}, {0.99, 10}, {0.01, 1}} {
-		if got := percentile(vals, c.p); got != c.want {
-			t.Errorf("p%v = %v, want %v", c.p*100, got, c.want)
-		}
-	}
-}
-
 // The history holds every version put, from the editor or the API (two
 // API puts between two reads included), oldest first, and no more than
-// KeptRulesetVersions.
+// rulesets.Kept.
 func TestRulesetHistory(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
@@ -215,13 +146,13 @@ func TestRulesetHistory(t *testing.T) {
 	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 3); err == nil {
 		t.Fatal("a put at a stale version was taken")
 	}
-	for range KeptRulesetVersions + 5 {
+	for range rulesets.Kept + 5 {
 		if _, err := h.PutRulesetNoted(ctx, "duel", []byte(duelRules), 0); err != nil {
 			t.Fatal(err)
 		}
 	}
 	hist, _ = h.RulesetHistory(ctx, "duel")
-	if len(hist) != KeptRulesetVersions || hist[len(hist)-1].Version != KeptRulesetVersions+9 {
+	if len(hist) != rulesets.Kept || hist[len(hist)-1].Version != rulesets.Kept+9 {
 		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
 	}
 	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
@@ -266,10 +197,10 @@ func BenchmarkQueueStatistics(b *testing.B) {
 		b.Fatal(err)
 	}
 	now := s.now()
-	r := s.stats()
+	r := s.statsRec
 	m := &cupid.Match{Quality: cupid.Quality{Score: 0.9, Parts: cupid.QualityParts{{Name: "skill_gap", Score: 0.8}, {Name: "wait", Score: 1}}}}
-	for i := range statsWaits {
-		r.matched(cupid.QueueKey{Queue: "duel"}, m, []time.Duration{time.Duration(i) * time.Millisecond, 0}, now)
+	for i := range 2048 { // every wait slot
+		r.Matched(cupid.QueueKey{Queue: "duel"}, m, []time.Duration{time.Duration(i) * time.Millisecond, 0}, now)
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -277,5 +208,65 @@ func BenchmarkQueueStatistics(b *testing.B) {
 		if _, err := s.QueueStatistics(context.Background(), ""); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func sum(xs []int) int {
+	n := 0
+	for _, x := range xs {
+		n += x
+	}
+	return n
+}
+
+// bin is the quality bin of a score in [0,1].
+func bin(score float64) int { return min(int(score*queuestats.QualityBins), queuestats.QualityBins-1) }
+
+// A waiting ticket's view estimates its wait from its queue key's recent
+// tickets: here 25 pairs, the first of each waiting i seconds for the
+// second, and two tickets that left unmatched after 30 s.
+func TestGetTicketEstimatesTheWait(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	ctx := context.Background()
+	lone := h.create(t, ticket("duel", 3000, "zed"))
+	if v, err := h.GetTicket(ctx, lone.ID); err != nil || v.Estimate != nil {
+		t.Fatalf("an estimate with no history: %+v %v", v, err)
+	}
+	if _, err := h.CancelTicket(ctx, lone.ID); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 25 {
+		first := h.create(t, ticket("duel", 1500, fmt.Sprintf("a%d", i)))
+		h.wait(time.Duration(i) * time.Second)
+		h.create(t, ticket("duel", 1500, fmt.Sprintf("b%d", i)))
+		h.wait(0)
+		if got := h.state(t, first.ID).State; got != cupid.StateMatched {
+			t.Fatalf("pair %d: %s", i, got)
+		}
+	}
+	for _, p := range []string{"x", "y"} {
+		tk := h.create(t, ticket("duel", 3000, p))
+		h.wait(30 * time.Second)
+		if _, err := h.CancelTicket(ctx, tk.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waiting := h.create(t, ticket("duel", 0, "w"))
+	v, err := h.GetTicket(ctx, waiting.ID)
+	if err != nil || v.Estimate == nil {
+		t.Fatalf("no estimate: %+v %v", v, err)
+	}
+	// 53 tickets: 26 matched at once (the second players and a0), a1..a24
+	// after 1..24 s; zed left at once, x and y after 30 s. Zed is no
+	// evidence past 0 s, so the median is 1 s, not 0 (26 of 53). Half
+	// are matched at 0 s, so the interval is one-sided: [0, the 80th
+	// percentile], 16 s.
+	e := v.Estimate
+	if e.Samples != 53 || e.Low != 0 || e.Expected != time.Second || !e.HighKnown || e.High != 16*time.Second || e.Coverage != 0.8 {
+		t.Fatalf("estimate %+v", e)
+	}
+	qs := queueStats(t, h, "duel")
+	if qs.Estimate == nil || qs.Estimate.Samples != 53 || qs.Estimate.High == nil {
+		t.Fatalf("queue estimate %+v", qs.Estimate)
 	}
 }

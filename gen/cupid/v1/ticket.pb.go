@@ -1008,8 +1008,11 @@ type PoolStats struct {
 	MatchesFormed  int64                  `protobuf:"varint,7,opt,name=matches_formed,json=matchesFormed,proto3" json:"matches_formed,omitempty"`
 	MeanQuality    float64                `protobuf:"fixed64,8,opt,name=mean_quality,json=meanQuality,proto3" json:"mean_quality,omitempty"`
 	RulesetVersion int32                  `protobuf:"varint,9,opt,name=ruleset_version,json=rulesetVersion,proto3" json:"ruleset_version,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The wait a ticket arriving now may expect; unset while the key's
+	// recent history is too thin.
+	Estimate      *WaitEstimate `protobuf:"bytes,10,opt,name=estimate,proto3" json:"estimate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PoolStats) Reset() {
@@ -1103,6 +1106,13 @@ func (x *PoolStats) GetRulesetVersion() int32 {
 		return x.RulesetVersion
 	}
 	return 0
+}
+
+func (x *PoolStats) GetEstimate() *WaitEstimate {
+	if x != nil {
+		return x.Estimate
+	}
+	return nil
 }
 
 type WatchTicketRequest struct {
@@ -1293,7 +1303,10 @@ type Ticket struct {
 	// Why a waiting ticket is still waiting.
 	Why *WaitExplanation `protobuf:"bytes,15,opt,name=why,proto3" json:"why,omitempty"`
 	// Why the server ended the ticket, when it did (see TicketEvent.reason).
-	Reason        string `protobuf:"bytes,16,opt,name=reason,proto3" json:"reason,omitempty"`
+	Reason string `protobuf:"bytes,16,opt,name=reason,proto3" json:"reason,omitempty"`
+	// How much longer a waiting ticket may wait, from its queue key's recent
+	// tickets (GetTicket only). Unset while that history is too thin.
+	Estimate      *WaitEstimate `protobuf:"bytes,17,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1440,6 +1453,98 @@ func (x *Ticket) GetReason() string {
 	return ""
 }
 
+func (x *Ticket) GetEstimate() *WaitEstimate {
+	if x != nil {
+		return x.Estimate
+	}
+	return nil
+}
+
+// WaitEstimate is a wait to come, with an interval: "about 40 s, 80 % within
+// 15-90 s". It comes from the waits of the queue key's tickets over the last
+// hour, counting tickets that left unmatched as waiting until they left
+// (docs/matches.md#wait-estimates).
+type WaitEstimate struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The median wait to come.
+	Expected *durationpb.Duration `protobuf:"bytes,1,opt,name=expected,proto3" json:"expected,omitempty"`
+	// The interval that holds `coverage` of the waits; `high` is unset when
+	// too few tickets waited that long to know it.
+	Low      *durationpb.Duration `protobuf:"bytes,2,opt,name=low,proto3" json:"low,omitempty"`
+	High     *durationpb.Duration `protobuf:"bytes,3,opt,name=high,proto3" json:"high,omitempty"`
+	Coverage float64              `protobuf:"fixed64,4,opt,name=coverage,proto3" json:"coverage,omitempty"`
+	// How many recent tickets waited at least as long as this one already
+	// has: what the estimate rests on.
+	Samples       int32 `protobuf:"varint,5,opt,name=samples,proto3" json:"samples,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WaitEstimate) Reset() {
+	*x = WaitEstimate{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WaitEstimate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WaitEstimate) ProtoMessage() {}
+
+func (x *WaitEstimate) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WaitEstimate.ProtoReflect.Descriptor instead.
+func (*WaitEstimate) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *WaitEstimate) GetExpected() *durationpb.Duration {
+	if x != nil {
+		return x.Expected
+	}
+	return nil
+}
+
+func (x *WaitEstimate) GetLow() *durationpb.Duration {
+	if x != nil {
+		return x.Low
+	}
+	return nil
+}
+
+func (x *WaitEstimate) GetHigh() *durationpb.Duration {
+	if x != nil {
+		return x.High
+	}
+	return nil
+}
+
+func (x *WaitEstimate) GetCoverage() float64 {
+	if x != nil {
+		return x.Coverage
+	}
+	return 0
+}
+
+func (x *WaitEstimate) GetSamples() int32 {
+	if x != nil {
+		return x.Samples
+	}
+	return 0
+}
+
 // Assignment is where a match is played, as the backend that placed it
 // says (MatchService.AssignMatch).
 type Assignment struct {
@@ -1457,7 +1562,7 @@ type Assignment struct {
 
 func (x *Assignment) Reset() {
 	*x = Assignment{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1574,7 @@ func (x *Assignment) String() string {
 func (*Assignment) ProtoMessage() {}
 
 func (x *Assignment) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1587,7 @@ func (x *Assignment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Assignment.ProtoReflect.Descriptor instead.
 func (*Assignment) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Assignment) GetServer() string {
@@ -1545,7 +1650,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1557,7 +1662,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1570,7 +1675,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Match) GetId() string {
@@ -1673,7 +1778,7 @@ type Leaver struct {
 
 func (x *Leaver) Reset() {
 	*x = Leaver{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1685,7 +1790,7 @@ func (x *Leaver) String() string {
 func (*Leaver) ProtoMessage() {}
 
 func (x *Leaver) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1698,7 +1803,7 @@ func (x *Leaver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Leaver.ProtoReflect.Descriptor instead.
 func (*Leaver) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Leaver) GetPlayerId() string {
@@ -1739,7 +1844,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1751,7 +1856,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1764,7 +1869,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1792,7 +1897,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1804,7 +1909,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1817,7 +1922,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1848,7 +1953,7 @@ type WaitExplanation struct {
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1860,7 +1965,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1873,7 +1978,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -1916,7 +2021,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1928,7 +2033,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1941,7 +2046,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{27}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -2040,7 +2145,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x11QueueStatsRequest\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\"?\n" +
 	"\x12QueueStatsResponse\x12)\n" +
-	"\x05pools\x18\x01 \x03(\v2\x13.cupid.v1.PoolStatsR\x05pools\"\xcc\x02\n" +
+	"\x05pools\x18\x01 \x03(\v2\x13.cupid.v1.PoolStatsR\x05pools\"\x80\x03\n" +
 	"\tPoolStats\x12\x14\n" +
 	"\x05queue\x18\x01 \x01(\tR\x05queue\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\tR\aversion\x12\x1d\n" +
@@ -2052,7 +2157,9 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"oldestWait\x12%\n" +
 	"\x0ematches_formed\x18\a \x01(\x03R\rmatchesFormed\x12!\n" +
 	"\fmean_quality\x18\b \x01(\x01R\vmeanQuality\x12'\n" +
-	"\x0fruleset_version\x18\t \x01(\x05R\x0erulesetVersion\"q\n" +
+	"\x0fruleset_version\x18\t \x01(\x05R\x0erulesetVersion\x122\n" +
+	"\bestimate\x18\n" +
+	" \x01(\v2\x16.cupid.v1.WaitEstimateR\bestimate\"q\n" +
 	"\x12WatchTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12.\n" +
@@ -2066,7 +2173,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x124\n" +
 	"\n" +
 	"assignment\x18\a \x01(\v2\x14.cupid.v1.AssignmentR\n" +
-	"assignment\"\xa5\x06\n" +
+	"assignment\"\xd9\x06\n" +
 	"\x06Ticket\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x18\n" +
@@ -2090,13 +2197,20 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\bmatch_id\x18\r \x01(\tR\amatchId\x12%\n" +
 	"\x05match\x18\x0e \x01(\v2\x0f.cupid.v1.MatchR\x05match\x12+\n" +
 	"\x03why\x18\x0f \x01(\v2\x19.cupid.v1.WaitExplanationR\x03why\x12\x16\n" +
-	"\x06reason\x18\x10 \x01(\tR\x06reason\x1a<\n" +
+	"\x06reason\x18\x10 \x01(\tR\x06reason\x122\n" +
+	"\bestimate\x18\x11 \x01(\v2\x16.cupid.v1.WaitEstimateR\bestimate\x1a<\n" +
 	"\x0eLatenciesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x05R\x05value:\x028\x01\x1aU\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12,\n" +
-	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\x85\x02\n" +
+	"\x05value\x18\x02 \x01(\v2\x16.google.protobuf.ValueR\x05value:\x028\x01\"\xd7\x01\n" +
+	"\fWaitEstimate\x125\n" +
+	"\bexpected\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\bexpected\x12+\n" +
+	"\x03low\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x03low\x12-\n" +
+	"\x04high\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x04high\x12\x1a\n" +
+	"\bcoverage\x18\x04 \x01(\x01R\bcoverage\x12\x18\n" +
+	"\asamples\x18\x05 \x01(\x05R\asamples\"\x85\x02\n" +
 	"\n" +
 	"Assignment\x12\x16\n" +
 	"\x06server\x18\x01 \x01(\tR\x06server\x12\x1d\n" +
@@ -2190,7 +2304,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -2214,32 +2328,33 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	(*WatchTicketRequest)(nil),    // 19: cupid.v1.WatchTicketRequest
 	(*TicketEvent)(nil),           // 20: cupid.v1.TicketEvent
 	(*Ticket)(nil),                // 21: cupid.v1.Ticket
-	(*Assignment)(nil),            // 22: cupid.v1.Assignment
-	(*Match)(nil),                 // 23: cupid.v1.Match
-	(*Leaver)(nil),                // 24: cupid.v1.Leaver
-	(*Team)(nil),                  // 25: cupid.v1.Team
-	(*Quality)(nil),               // 26: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 27: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 28: cupid.v1.RuleBlock
-	nil,                           // 29: cupid.v1.Player.AttributesEntry
-	nil,                           // 30: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 31: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 32: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 33: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 34: cupid.v1.Assignment.ConnectionEntry
-	nil,                           // 35: cupid.v1.Match.RolesEntry
-	nil,                           // 36: cupid.v1.Match.BackfillOptionsEntry
-	nil,                           // 37: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 38: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 39: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 40: google.protobuf.Value
-	(*structpb.ListValue)(nil),    // 41: google.protobuf.ListValue
+	(*WaitEstimate)(nil),          // 22: cupid.v1.WaitEstimate
+	(*Assignment)(nil),            // 23: cupid.v1.Assignment
+	(*Match)(nil),                 // 24: cupid.v1.Match
+	(*Leaver)(nil),                // 25: cupid.v1.Leaver
+	(*Team)(nil),                  // 26: cupid.v1.Team
+	(*Quality)(nil),               // 27: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 28: cupid.v1.WaitExplanation
+	(*RuleBlock)(nil),             // 29: cupid.v1.RuleBlock
+	nil,                           // 30: cupid.v1.Player.AttributesEntry
+	nil,                           // 31: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 32: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 33: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 34: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 35: cupid.v1.Assignment.ConnectionEntry
+	nil,                           // 36: cupid.v1.Match.RolesEntry
+	nil,                           // 37: cupid.v1.Match.BackfillOptionsEntry
+	nil,                           // 38: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 39: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 40: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 41: google.protobuf.Value
+	(*structpb.ListValue)(nil),    // 42: google.protobuf.ListValue
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	29, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	30, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	30, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	31, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	31, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	32, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
 	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
 	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
 	21, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
@@ -2251,57 +2366,62 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
 	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
 	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	38, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	39, // 16: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
-	23, // 17: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
-	22, // 18: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
-	1,  // 19: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	32, // 20: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	33, // 21: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 22: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	39, // 23: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	39, // 24: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	38, // 25: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	23, // 26: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	27, // 27: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	34, // 28: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
-	39, // 29: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
-	25, // 30: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	26, // 31: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	39, // 32: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	35, // 33: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	24, // 34: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
-	36, // 35: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
-	39, // 36: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
-	39, // 37: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
-	37, // 38: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	28, // 39: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	39, // 40: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	40, // 41: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	40, // 42: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	40, // 43: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	41, // 44: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
-	2,  // 45: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 46: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 47: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 48: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 49: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 50: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 51: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 52: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 53: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 54: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 55: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 56: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 57: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 58: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 59: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 60: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	53, // [53:61] is the sub-list for method output_type
-	45, // [45:53] is the sub-list for method input_type
-	45, // [45:45] is the sub-list for extension type_name
-	45, // [45:45] is the sub-list for extension extendee
-	0,  // [0:45] is the sub-list for field type_name
+	39, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	22, // 16: cupid.v1.PoolStats.estimate:type_name -> cupid.v1.WaitEstimate
+	40, // 17: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	24, // 18: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
+	23, // 19: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
+	1,  // 20: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	33, // 21: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	34, // 22: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 23: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	40, // 24: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	40, // 25: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	39, // 26: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	24, // 27: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	28, // 28: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	22, // 29: cupid.v1.Ticket.estimate:type_name -> cupid.v1.WaitEstimate
+	39, // 30: cupid.v1.WaitEstimate.expected:type_name -> google.protobuf.Duration
+	39, // 31: cupid.v1.WaitEstimate.low:type_name -> google.protobuf.Duration
+	39, // 32: cupid.v1.WaitEstimate.high:type_name -> google.protobuf.Duration
+	35, // 33: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
+	40, // 34: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	26, // 35: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	27, // 36: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	40, // 37: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	36, // 38: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	25, // 39: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
+	37, // 40: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
+	40, // 41: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
+	40, // 42: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	38, // 43: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	29, // 44: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	40, // 45: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	41, // 46: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	41, // 47: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	41, // 48: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	42, // 49: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
+	2,  // 50: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 51: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 52: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 53: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 54: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	14, // 55: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	16, // 56: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	19, // 57: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 58: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 59: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 60: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 61: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 62: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	15, // 63: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	17, // 64: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	20, // 65: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	58, // [58:66] is the sub-list for method output_type
+	50, // [50:58] is the sub-list for method input_type
+	50, // [50:50] is the sub-list for extension type_name
+	50, // [50:50] is the sub-list for extension extendee
+	0,  // [0:50] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -2315,7 +2435,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   37,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

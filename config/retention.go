@@ -1,0 +1,133 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// Retention is how long the store keeps each kind of data once it ended,
+// and how hard retention works at removing the rest (docs/configuration.md,
+// "retention"). What is live is never removed, however old.
+type Retention struct {
+	// Tickets keeps ended tickets and their events (7 days).
+	Tickets Keep `yaml:"tickets"`
+	// Matches keeps matches that are no longer live with their match log
+	// entries and ready-check answers (30 days).
+	Matches Keep `yaml:"matches"`
+	// RatingHistory and RatingResults are kept for ever unless set.
+	RatingHistory Keep `yaml:"rating_history"`
+	RatingResults Keep `yaml:"rating_results"`
+	// Batch bounds the rows one transaction removes (500); Pause is the
+	// rest between two batches (20ms), so intake and matching get the
+	// writer in between; Interval is the time between two passes (1m).
+	Batch    int      `yaml:"batch"`
+	Pause    Duration `yaml:"pause"`
+	Interval Duration `yaml:"interval"`
+}
+
+// The retention defaults.
+const (
+	DefaultKeepTickets       = 7 * 24 * time.Hour
+	DefaultKeepMatches       = 30 * 24 * time.Hour
+	DefaultRetentionBatch    = 500
+	DefaultRetentionPause    = 20 * time.Millisecond
+	DefaultRetentionInterval = time.Minute
+	minKeep                  = time.Minute
+	maxRetentionBatch        = 10_000
+	maxRetentionPause        = 10 * time.Second
+	maxRetentionInterval     = 24 * time.Hour
+	minRetentionInterval     = time.Second
+)
+
+// Keep is how long a kind is kept: a duration ("168h", "7d", a number of
+// seconds) or "forever".
+type Keep struct {
+	D       time.Duration
+	Forever bool
+}
+
+// UnmarshalYAML reads a Keep.
+func (k *Keep) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Value == "forever" {
+		*k = Keep{Forever: true}
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode && strings.HasSuffix(n.Value, "d") {
+		days, err := strconv.ParseFloat(strings.TrimSuffix(n.Value, "d"), 64)
+		if err == nil && days > 0 && days <= 100*365 {
+			*k = Keep{D: time.Duration(days * float64(24*time.Hour))}
+			return nil
+		}
+	}
+	var d Duration
+	if err := d.UnmarshalYAML(n); err != nil {
+		return fmt.Errorf("must be a duration such as 7d or 168h, a number of seconds, or forever, got %s", describe(n))
+	}
+	*k = Keep{D: time.Duration(d)}
+	return nil
+}
+
+// Rules returns how long each kind is kept, by kind; a kind kept for ever
+// is absent.
+func (r Retention) Rules() map[cupid.RetentionKind]time.Duration {
+	out := map[cupid.RetentionKind]time.Duration{}
+	for _, e := range r.kinds() {
+		if !e.v.Forever {
+			out[e.kind] = e.v.D
+		}
+	}
+	return out
+}
+
+type keepEntry struct {
+	kind  cupid.RetentionKind
+	field string
+	v     *Keep
+	def   time.Duration // 0: for ever
+}
+
+func (r *Retention) kinds() []keepEntry {
+	return []keepEntry{
+		{cupid.RetainTickets, "retention.tickets", &r.Tickets, DefaultKeepTickets},
+		{cupid.RetainMatches, "retention.matches", &r.Matches, DefaultKeepMatches},
+		{cupid.RetainRatingHistory, "retention.rating_history", &r.RatingHistory, 0},
+		{cupid.RetainRatingResults, "retention.rating_results", &r.RatingResults, 0},
+	}
+}
+
+// check refuses bad values naming the setting and fills in the defaults.
+func (r *Retention) check(doc *document) {
+	for _, e := range r.kinds() {
+		switch {
+		case e.v.Forever:
+		case e.v.D == 0 && e.def == 0:
+			e.v.Forever = true
+		case e.v.D == 0:
+			e.v.D = e.def
+		case e.v.D < minKeep:
+			doc.report(cupid.Invalid(e.field, "must be at least %v (or forever), got %v", minKeep, e.v.D))
+		}
+	}
+	if r.Batch < 0 || r.Batch > maxRetentionBatch {
+		doc.report(cupid.Invalid("retention.batch", "must be between 1 and %d (0 or absent means %d), got %d", maxRetentionBatch, DefaultRetentionBatch, r.Batch))
+	} else if r.Batch == 0 {
+		r.Batch = DefaultRetentionBatch
+	}
+	if r.Pause < 0 || time.Duration(r.Pause) > maxRetentionPause {
+		doc.report(cupid.Invalid("retention.pause", "must be at most %v (0 or absent means %v), got %v", maxRetentionPause, DefaultRetentionPause, time.Duration(r.Pause)))
+	} else if r.Pause == 0 {
+		r.Pause = Duration(DefaultRetentionPause)
+	}
+	switch {
+	case r.Interval == 0:
+		r.Interval = Duration(DefaultRetentionInterval)
+	case time.Duration(r.Interval) < minRetentionInterval || time.Duration(r.Interval) > maxRetentionInterval:
+		doc.report(cupid.Invalid("retention.interval", "must be between %v and %v, got %v", minRetentionInterval, maxRetentionInterval, time.Duration(r.Interval)))
+	}
+}

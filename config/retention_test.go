@@ -1,0 +1,77 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+func TestRetention(t *testing.T) {
+	const queue = oneQueue
+	for _, c := range []struct {
+		name, yaml string
+		want       map[cupid.RetentionKind]time.Duration
+		batch      int
+		err        string
+	}{
+		{name: "defaults", want: map[cupid.RetentionKind]time.Duration{
+			cupid.RetainTickets: 7 * 24 * time.Hour, cupid.RetainMatches: 30 * 24 * time.Hour}, batch: 500},
+		{name: "days, hours and forever", yaml: "retention:\n  tickets: 2d\n  matches: forever\n  rating_history: 8760h\n  batch: 100\n",
+			want: map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: 48 * time.Hour, cupid.RetainRatingHistory: 8760 * time.Hour}, batch: 100},
+		{name: "too short", yaml: "retention:\n  tickets: 10s\n", err: "retention.tickets: must be at least 1m0s"},
+		{name: "not a duration", yaml: "retention:\n  matches: always\n", err: "retention.matches: must be a duration such as 7d"},
+		{name: "batch too large", yaml: "retention:\n  batch: 1000000\n", err: "retention.batch: must be between 1 and 10000"},
+		{name: "interval too short", yaml: "retention:\n  interval: 10ms\n", err: "retention.interval: must be between 1s and 24h0m0s"},
+		{name: "unknown kind", yaml: "retention:\n  sessions: 1d\n", err: "retention.sessions"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(queue+c.yaml), ".")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := cfg.Retention.Rules()
+			if len(got) != len(c.want) {
+				t.Fatalf("rules %v, want %v", got, c.want)
+			}
+			for k, d := range c.want {
+				if got[k] != d {
+					t.Errorf("%s kept %v, want %v", k, got[k], d)
+				}
+			}
+			if cfg.Retention.Batch != c.batch || time.Duration(cfg.Retention.Pause) != DefaultRetentionPause || time.Duration(cfg.Retention.Interval) != time.Minute {
+				t.Errorf("batch %d pause %v interval %v", cfg.Retention.Batch, cfg.Retention.Pause, cfg.Retention.Interval)
+			}
+		})
+	}
+}
+
+// retentionRows are the retention settings' rows of
+// TestEverySettingHasARow.
+func retentionRows() []struct {
+	setting string
+	yaml    string
+	read    func(*Config) bool
+} {
+	r := func(c *Config) Retention { return c.Retention }
+	return []struct {
+		setting string
+		yaml    string
+		read    func(*Config) bool
+	}{
+		{"retention.tickets", oneQueue + "retention: {tickets: 3d}\n", func(c *Config) bool { return r(c).Tickets.D == 72*time.Hour }},
+		{"retention.matches", oneQueue + "retention: {matches: forever}\n", func(c *Config) bool { return r(c).Matches.Forever }},
+		{"retention.rating_history", oneQueue + "retention: {rating_history: 400d}\n", func(c *Config) bool { return r(c).RatingHistory.D == 400*24*time.Hour }},
+		{"retention.rating_results", oneQueue + "retention: {rating_results: 90d}\n", func(c *Config) bool { return r(c).RatingResults.D == 90*24*time.Hour }},
+		{"retention.batch", oneQueue + "retention: {batch: 50}\n", func(c *Config) bool { return r(c).Batch == 50 }},
+		{"retention.pause", oneQueue + "retention: {pause: 1s}\n", func(c *Config) bool { return time.Duration(r(c).Pause) == time.Second }},
+		{"retention.interval", oneQueue + "retention: {interval: 5m}\n", func(c *Config) bool { return time.Duration(r(c).Interval) == 5*time.Minute }},
+	}
+}

@@ -1,0 +1,261 @@
+// Package retentionsvc removes the data the configuration keeps no longer,
+// continuously and gently: a pass takes every kind with a rule in turn and
+// asks the store (cupid.Pruner) to remove its old rows in batches of a
+// bounded size, each its own short transaction, with a pause between two
+// batches so that intake and matching get the store's writer in between.
+// What counts as old and what as live is not decided here but by
+// lifecycle.Aged, inside the store's batch.
+//
+// One node removes: on several nodes sharing a database the one holding
+// the retention lease (cluster), whose fence every batch carries; a batch
+// refused because the lease moved ends the passes on this node.
+//
+// Time comes from Options.Now and waiting from Options.Wait, so tests run
+// passes at any simulated time without sleeping.
+package retentionsvc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// Compacter is a store that gives space back after rows were removed (the
+// embedded store: an incremental vacuum and a WAL checkpoint). A pass that
+// removed rows calls it.
+type Compacter interface {
+	Compact(ctx context.Context) error
+}
+
+// Options configure the service.
+type Options struct {
+	Store cupid.Pruner
+	// Keep is how long each kind is kept after it ended; a kind absent is
+	// kept for ever.
+	Keep map[cupid.RetentionKind]time.Duration
+	// Batch bounds the rows of one transaction (500 when zero); Pause is
+	// the rest between two (none when zero); Interval the time between
+	// two passes (a minute when zero).
+	Batch    int
+	Pause    time.Duration
+	Interval time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// Wait waits d or until ctx ends (a timer when nil).
+	Wait     func(ctx context.Context, d time.Duration) error
+	Logger   *slog.Logger
+	Registry prometheus.Registerer
+}
+
+// Service runs retention passes.
+type Service struct {
+	o       Options
+	log     *slog.Logger
+	metrics *metrics
+
+	mu      sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	last    Report
+	running bool
+}
+
+// Report is what a pass did.
+type Report struct {
+	// At is when the pass started; Took how long it ran.
+	At   time.Time
+	Took time.Duration
+	// Kinds are the kinds with a rule, in cupid.RetentionKinds order.
+	Kinds []KindReport
+	// Retained is what the store held after the pass.
+	Retained []cupid.Retained
+}
+
+// KindReport is one kind's part of a pass.
+type KindReport struct {
+	Kind    cupid.RetentionKind
+	Before  time.Time // the horizon: what ended before it was old
+	Removed int
+	Related int
+	Batches int
+}
+
+// New makes the service; it runs nothing until Start or Pass.
+func New(o Options) (*Service, error) {
+	if o.Store == nil {
+		return nil, errors.New("retentionsvc: no store")
+	}
+	if o.Batch <= 0 {
+		o.Batch = 500
+	}
+	if o.Interval <= 0 {
+		o.Interval = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Wait == nil {
+		o.Wait = wait
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{o: o, log: log, metrics: newMetrics(o.Registry)}, nil
+}
+
+func wait(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Pass runs one pass over every kind with a rule: batches until the store
+// says the kind's pass reached rows too young, a pause between two
+// batches. A batch that fails ends the pass with its error (ErrFenced when
+// the lease moved); what earlier batches removed stays removed.
+func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
+	start := s.o.Now()
+	rep := Report{At: start}
+	err := s.pass(ctx, fence, start, &rep)
+	rep.Took = s.o.Now().Sub(start)
+	if err == nil {
+		removed := 0
+		for _, k := range rep.Kinds {
+			removed += k.Removed
+		}
+		if c, ok := s.o.Store.(Compacter); ok && removed > 0 {
+			if cerr := c.Compact(ctx); cerr != nil {
+				s.log.Warn("retention: giving space back failed", "err", cerr)
+			}
+		}
+		if r, rerr := s.o.Store.Retained(ctx); rerr == nil {
+			rep.Retained = r
+		} else {
+			s.log.Warn("retention: reading what the store holds failed", "err", rerr)
+		}
+	}
+	s.metrics.pass(rep, err)
+	s.mu.Lock()
+	s.last = rep
+	s.mu.Unlock()
+	return rep, err
+}
+
+func (s *Service) pass(ctx context.Context, fence cupid.Fence, now time.Time, rep *Report) error {
+	first := true
+	for _, kind := range cupid.RetentionKinds {
+		keep, ok := s.o.Keep[kind]
+		if !ok {
+			continue
+		}
+		kr := KindReport{Kind: kind, Before: now.Add(-keep)}
+		cursor := ""
+		for {
+			if !first && s.o.Pause > 0 {
+				if err := s.o.Wait(ctx, s.o.Pause); err != nil {
+					rep.Kinds = append(rep.Kinds, kr)
+					return err
+				}
+			}
+			first = false
+			r, err := s.o.Store.Prune(ctx, fence, cupid.PruneRequest{Kind: kind, Before: kr.Before, Limit: s.o.Batch, After: cursor})
+			if err != nil {
+				rep.Kinds = append(rep.Kinds, kr)
+				return fmt.Errorf("retention of %s: %w", kind, err)
+			}
+			kr.Batches++
+			kr.Removed += r.Removed
+			kr.Related += r.Related
+			if r.Next == "" || r.Next == cursor {
+				break
+			}
+			cursor = r.Next
+		}
+		rep.Kinds = append(rep.Kinds, kr)
+	}
+	return nil
+}
+
+// Start runs a pass at once and then every Interval, under fence, until
+// Stop or a batch refused by the fence. Starting again (the lease changed
+// hands and came back) stops the passes running first.
+func (s *Service) Start(fence cupid.Fence) {
+	s.Stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.cancel, s.done, s.running = cancel, done, true
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		defer func() {
+			s.mu.Lock()
+			s.running = false
+			s.mu.Unlock()
+		}()
+		for {
+			rep, err := s.Pass(ctx, fence)
+			switch {
+			case errors.Is(err, cupid.ErrFenced):
+				s.log.Info("retention: the lease moved; this node stops removing")
+				return
+			case ctx.Err() != nil:
+				return
+			case err != nil:
+				s.log.Warn("retention pass failed; trying again at the next", "err", err)
+			default:
+				for _, k := range rep.Kinds {
+					if k.Removed > 0 {
+						s.log.Info("retention removed old data", "kind", k.Kind, "rows", k.Removed, "related", k.Related, "ended_before", k.Before)
+					}
+				}
+			}
+			if s.o.Wait(ctx, s.o.Interval) != nil {
+				return
+			}
+		}
+	}()
+}
+
+// Stop ends the passes and waits for the one running; a batch in flight
+// finishes first (it is short).
+func (s *Service) Stop() {
+	s.mu.Lock()
+	cancel, done := s.cancel, s.done
+	s.cancel, s.done = nil, nil
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// Running reports whether passes run on this node.
+func (s *Service) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.running
+}
+
+// Last returns the last pass's report (zero before the first).
+func (s *Service) Last() Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}

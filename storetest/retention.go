@@ -1,0 +1,197 @@
+package storetest
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
+)
+
+// RunRetention is the contract of cupid.Pruner: retention removes what
+// ended before the horizon, with what goes with it, and nothing live —
+// a waiting ticket, a ticket of a live match, a live match — whatever
+// its age; batches follow their cursor to the end; the match log's
+// horizon names the highest sequence number removed. Stores that are
+// also cupid.RatingStore have their history and results pruned as well.
+func RunRetention(t *testing.T, open func(t *testing.T) cupid.Store) {
+	t.Run("AgedAndLive", func(t *testing.T) { testRetention(t, open(t)) })
+	t.Run("Refusals", func(t *testing.T) {
+		p := pruner(t, open(t))
+		for _, req := range []cupid.PruneRequest{
+			{Kind: "nothing", Before: T0, Limit: 10},
+			{Kind: cupid.RetainTickets, Before: T0, Limit: 0},
+		} {
+			if _, err := p.Prune(bg, cupid.Fence{}, req); cupid.ErrorCode(err) != cupid.CodeInvalid {
+				t.Errorf("Prune(%+v): %v, want invalid", req, err)
+			}
+		}
+	})
+}
+
+func pruner(t *testing.T, s cupid.Store) cupid.Pruner {
+	p, ok := s.(cupid.Pruner)
+	if !ok {
+		t.Fatalf("%T is not a cupid.Pruner", s)
+	}
+	return p
+}
+
+// pruneAll runs every kind's batches of limit rows to the end of the pass
+// and returns what they removed by kind.
+func pruneAll(t *testing.T, p cupid.Pruner, before time.Time, limit int) map[cupid.RetentionKind]int {
+	t.Helper()
+	out := map[cupid.RetentionKind]int{}
+	for _, k := range cupid.RetentionKinds {
+		cursor := ""
+		for i := 0; ; i++ {
+			if i > 100 {
+				t.Fatalf("prune %s: the pass does not end (cursor %q)", k, cursor)
+			}
+			r, err := p.Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: k, Before: before, Limit: limit, After: cursor})
+			if err != nil {
+				t.Fatalf("prune %s after %q: %v", k, cursor, err)
+			}
+			out[k] += r.Removed
+			if r.Next == "" {
+				break
+			}
+			if r.Next == cursor {
+				t.Fatalf("prune %s: the cursor %q does not move", k, cursor)
+			}
+			cursor = r.Next
+		}
+	}
+	return out
+}
+
+func testRetention(t *testing.T, s cupid.Store) {
+	p := pruner(t, s)
+	at := func(d time.Duration) time.Time { return T0.Add(d) }
+	var m maker
+	create(t, s,
+		nt(m.tk("a", "duel", "ra", "p1")), nt(m.tk("b", "duel", "", "p2")), // an ended session's
+		nt(m.tk("c", "duel", "", "p3")), nt(m.tk("d", "duel", "", "p4")), // a live match's
+		nt(m.tk("e", "duel", "", "p5")),                                  // cancelled long ago
+		nt(m.tk("f", "duel", "", "p6")),                                  // waiting
+		nt(m.tk("g", "duel", "", "p7")),                                  // cancelled lately
+		nt(m.tk("h", "duel", "", "p8")), nt(m.tk("i", "duel", "", "p9")), // a released match's
+	)
+	commit(t, s, duelMatch("ended", at(time.Minute), "a", "b"), duelMatch("live", at(time.Minute), "c", "d"),
+		duelMatch("rel", at(time.Minute), "h", "i"))
+	if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "ended", cupid.SessionChange{Kind: cupid.MatchEventEnded}, at(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lifecycle.Release(bg, s, cupid.Fence{}, "rel", cupid.Release{Reason: "no server"}, at(3*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for id, when := range map[string]time.Duration{"e": time.Minute, "g": 20 * time.Minute} {
+		if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, id, cupid.StateCancelled, "", at(when)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := matchEvents(t, s, "duel", 0, 100)
+	var horizon int64
+	for _, e := range log {
+		if e.MatchID != "live" {
+			horizon = max(horizon, e.Seq)
+		}
+	}
+	rs, isRatings := s.(cupid.RatingStore)
+	if isRatings {
+		for i, when := range []time.Duration{time.Minute, 2 * time.Minute, 30 * time.Minute} {
+			id := fmt.Sprintf("r%d", i)
+			err := rs.SaveResult(bg, cupid.ResultRecord{MatchID: id, At: at(when), Body: []byte(`{}`)}, nil,
+				[]cupid.RatingEntry{{Rating: "r", Player: "p1", MatchID: id, At: at(when), Body: []byte(`{}`)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	before := at(10 * time.Minute)
+	got := pruneAll(t, p, before, 2)
+	want := map[cupid.RetentionKind]int{cupid.RetainTickets: 5, cupid.RetainMatches: 2}
+	if isRatings {
+		want[cupid.RetainRatingHistory], want[cupid.RetainRatingResults] = 2, 2
+	}
+	for _, k := range cupid.RetentionKinds {
+		if got[k] != want[k] {
+			t.Errorf("pruned %d %s, want %d", got[k], k, want[k])
+		}
+	}
+	var kept []string
+	for _, id := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"} {
+		if _, err := s.Ticket(bg, id); err == nil {
+			kept = append(kept, id)
+		} else {
+			wantCode(t, "Ticket "+id, err, cupid.CodeNotFound)
+			if evs, err := s.Events(bg, id, 0); err != nil || len(evs) != 0 {
+				t.Errorf("removed ticket %s keeps events %v (%v)", id, eventStrings(evs), err)
+			}
+		}
+	}
+	eq(t, "tickets kept", kept, []string{"c", "d", "f", "g"})
+	eq(t, "waiting", waitingIDs(t, s), []string{"f"})
+	if evs, err := s.Events(bg, "c", 0); err != nil || len(evs) != 2 {
+		t.Errorf("a live match's ticket lost events: %v (%v)", eventStrings(evs), err)
+	}
+	for _, id := range []string{"ended", "rel"} {
+		_, err := s.MatchRecord(bg, id)
+		wantCode(t, "MatchRecord "+id, err, cupid.CodeNotFound)
+		if as, err := s.MatchAnswers(bg, id); (err != nil && cupid.ErrorCode(err) != cupid.CodeNotFound) || len(as) != 0 {
+			t.Errorf("removed match %s keeps answers %v (%v)", id, as, err)
+		}
+	}
+	if r := record(t, s, "live"); r.State != cupid.MatchFormed {
+		t.Errorf("the live match is %s", r.State)
+	}
+	var left []string
+	for _, e := range matchEvents(t, s, "duel", 0, 100) {
+		left = append(left, e.MatchID)
+	}
+	eq(t, "match log kept", slices.Compact(left), []string{"live"})
+	if h, err := p.MatchLogHorizon(bg, "duel"); err != nil || h != horizon {
+		t.Errorf("horizon of duel: %d (%v), want %d", h, err, horizon)
+	}
+	if h, err := p.MatchLogHorizon(bg, "squad"); err != nil || h != 0 {
+		t.Errorf("horizon of a queue nothing was removed from: %d (%v)", h, err)
+	}
+	// The rules still hold on what is kept: p6 waits, p3 is in a live
+	// match; the request id of a removed ticket is free again.
+	out, _ := create(t, s, nt(m.tk("f2", "duel", "", "p6")), nt(m.tk("a2", "duel", "ra", "p1")))
+	wantCode(t, "a second live ticket of p6", out[0].Err, cupid.CodeAlreadyExists)
+	if out[1].Err != nil || out[1].Existed {
+		t.Errorf("a request id of a removed ticket: %+v", out[1])
+	}
+
+	// A later pass with the same horizon removes nothing; the live match's
+	// tickets stay however old they are.
+	if again := pruneAll(t, p, before, 2); again[cupid.RetainTickets]+again[cupid.RetainMatches] != 0 {
+		t.Errorf("a second pass removed %v", again)
+	}
+	if again := pruneAll(t, p, at(1000*time.Hour), 100); again[cupid.RetainMatches] != 0 {
+		t.Errorf("a pass far in the future removed the live match: %v", again)
+	}
+	for _, id := range []string{"c", "d", "f"} {
+		get(t, s, id)
+	}
+
+	ret, err := p.Retained(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ret) != len(cupid.RetentionKinds) {
+		t.Fatalf("Retained: %+v", ret)
+	}
+	for i, r := range ret {
+		if r.Kind != cupid.RetentionKinds[i] {
+			t.Errorf("Retained[%d] is %s, want %s", i, r.Kind, cupid.RetentionKinds[i])
+		}
+	}
+	if ret[1].Rows != 1 || ret[1].Oldest.IsZero() {
+		t.Errorf("Retained matches: %+v", ret[1])
+	}
+}

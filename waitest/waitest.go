@@ -1,0 +1,141 @@
+// Package waitest estimates how much longer a waiting ticket will wait, with
+// an interval, from the waits of the tickets that came before it in the same
+// queue key.
+//
+// The history holds two kinds of tickets: those that were matched (their
+// wait is known) and those that left unmatched — cancelled, expired,
+// replaced — whose wait is only known to be at least what they waited.
+// Dropping the second kind would make queues that lose players look faster
+// than they are, so the estimate is a Kaplan–Meier survival curve, which
+// counts a ticket that left as still waiting up to the moment it left.
+//
+// A ticket that has already waited Age is compared only with the tickets
+// that waited at least as long: the curve is conditioned on Age, and the
+// estimate is of the time still to come. The median is the expected wait;
+// the interval holds Coverage of the waits between its quantiles (for 0.8:
+// the 10th and the 90th). Where too few matched tickets waited that long,
+// the upper end is not known and the estimate says so rather than guess.
+//
+// The package is pure: the history and the age come in as arguments.
+package waitest
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// Sample is one ticket's stay in a queue key.
+type Sample struct {
+	Wait time.Duration
+	// Matched is false for a ticket that left unmatched: its wait is a
+	// lower bound.
+	Matched bool
+}
+
+// Estimate is the remaining wait of a ticket.
+type Estimate struct {
+	// Expected is the median remaining wait.
+	Expected time.Duration
+	// Low and High bound the interval that holds Coverage of the waits;
+	// High is meaningful only when HighKnown.
+	Low, High time.Duration
+	HighKnown bool
+	Coverage  float64
+	// Samples is how many tickets of the history waited at least the
+	// ticket's age: what the estimate rests on.
+	Samples int
+}
+
+// MinSamples is how many comparable tickets an estimate needs by default.
+const MinSamples = 20
+
+// Remaining estimates the remaining wait of a ticket that has waited age,
+// from the history samples, with an interval of the given coverage (0.8
+// when outside (0, 1)). It reports false when fewer than need tickets of
+// the history waited at least age, or when fewer than half of them were
+// matched within the history (no median).
+func Remaining(samples []Sample, age time.Duration, coverage float64, need int) (Estimate, bool) {
+	if coverage <= 0 || coverage >= 1 {
+		coverage = 0.8
+	}
+	need = max(need, 1)
+	// The tickets that waited at least age, by how much longer they
+	// stayed; at equal times a match comes before a departure (the
+	// usual Kaplan–Meier convention: one who left at t was still at risk
+	// at t).
+	var rest []Sample
+	for _, s := range samples {
+		if s.Wait >= age {
+			rest = append(rest, Sample{Wait: s.Wait - age, Matched: s.Matched})
+		}
+	}
+	e := Estimate{Coverage: coverage, Samples: len(rest)}
+	if len(rest) < need {
+		return e, false
+	}
+	slices.SortFunc(rest, func(a, b Sample) int {
+		if a.Wait != b.Wait {
+			return cmp.Compare(a.Wait, b.Wait)
+		}
+		switch {
+		case a.Matched == b.Matched:
+			return 0
+		case a.Matched:
+			return -1
+		}
+		return 1
+	})
+	// The curve, as the share matched by each time a match happened:
+	// steps[i].share is 1 - S(steps[i].t).
+	type step struct {
+		t     time.Duration
+		share float64
+	}
+	var steps []step
+	surv := 1.0
+	atRisk := len(rest)
+	for i := 0; i < len(rest); {
+		t := rest[i].Wait
+		matched, total := 0, 0
+		for i < len(rest) && rest[i].Wait == t {
+			if rest[i].Matched {
+				matched++
+			}
+			total++
+			i++
+		}
+		if matched > 0 {
+			surv *= 1 - float64(matched)/float64(atRisk)
+			steps = append(steps, step{t, 1 - surv})
+		}
+		atRisk -= total
+	}
+	// quantile is the first time by which a share q was matched, and the
+	// share matched before that time. A tiny tolerance: the shares are
+	// products of fractions, and a quantile met exactly must count.
+	quantile := func(q float64) (t time.Duration, before float64, ok bool) {
+		for i, s := range steps {
+			if s.share >= q-1e-12 {
+				if i > 0 {
+					before = steps[i-1].share
+				}
+				return s.t, before, true
+			}
+		}
+		return 0, 0, false
+	}
+	expected, _, ok := quantile(0.5)
+	if !ok {
+		return e, false
+	}
+	// The interval starts at the (1-coverage)/2 quantile and ends where
+	// coverage more has been matched after the share matched before its
+	// start. When many tickets are matched at once (a wait of zero) its
+	// start holds more than the tail: the interval is then one-sided,
+	// [0, the coverage quantile], rather than wider than it says.
+	low, before, _ := quantile((1 - coverage) / 2)
+	e.Low, e.Expected = low, expected
+	e.High, _, e.HighKnown = quantile(before + coverage)
+	return e, true
+}
