@@ -248,6 +248,9 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		res := results[i]
 		switch {
 		case res.OK:
+			if p.shadow != nil {
+				p.shadowLeave(pr.Match.TicketIDs()...)
+			}
 			for j := range pr.Len() {
 				p.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
 				p.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(j)).Seconds())
