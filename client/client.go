@@ -37,6 +37,9 @@ type Client struct {
 	Matches cupidv1connect.MatchServiceClient
 	// Ratings is the generated client of the rating service (ratings.go).
 	Ratings cupidv1connect.RatingServiceClient
+	// Encounters is the generated client of the encounter service
+	// (encounters.go).
+	Encounters cupidv1connect.EncounterServiceClient
 	// Rulesets is the generated client of the ruleset service
 	// (rulesets.go).
 	Rulesets cupidv1connect.RulesetServiceClient
@@ -134,6 +137,8 @@ func New(baseURL string, opts ...Option) *Client {
 		Parties:   cupidv1connect.NewPartyServiceClient(s.http, base, copts...),
 		Rollouts:  cupidv1connect.NewRolloutServiceClient(s.http, base, copts...),
 		retry:     s.retry,
+
+		Encounters: cupidv1connect.NewEncounterServiceClient(s.http, base, copts...),
 	}
 }
 

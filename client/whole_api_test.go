@@ -52,6 +52,7 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"PartyService.GetParty":          "Get",
 		"PartyService.AnswerInvite":      "Answer",
 		"PartyService.WatchParty":        "Watch",
+		"EncounterService.Erase":         "EraseEncounters",
 	}
 	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Lobby](), reflect.TypeFor[*client.Party]()}
 	n := 0

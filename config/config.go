@@ -41,6 +41,8 @@ type Config struct {
 	Ratings []RatingConfig `yaml:"ratings"`
 	// Retention is how long ended data is kept (see retention.go).
 	Retention Retention `yaml:"retention"`
+	// Encounters is the history of who met whom (see encounters.go).
+	Encounters *Encounters `yaml:"encounters"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -177,6 +179,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 	}
 	cfg.checkOpponents(doc)
 	cfg.checkRatings(doc)
+	cfg.checkEncounters(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
 	cfg.Retention.check(doc)

@@ -238,6 +238,7 @@ func TestEverySettingIsRead(t *testing.T) {
 	rows = append(rows, opponentHoldRows()...)
 	rows = append(rows, ratingRows()...)
 	rows = append(rows, retentionRows()...)
+	rows = append(rows, encounterRows()...)
 	covered := map[string]bool{}
 	for _, r := range rows {
 		covered[r.setting] = true
@@ -284,7 +285,7 @@ func allSettings(t reflect.Type, path string) []string {
 func TestEverySettingIsDocumented(t *testing.T) {
 	docs := map[string]string{"queues": "../README.md", "opponents": "../docs/opponents.md", "pairing": "../docs/pairing.md",
 		"server": "../docs/configuration.md", "auth": "../docs/configuration.md", "ratings": "../docs/ratings.md",
-		"retention": "../docs/configuration.md"}
+		"retention": "../docs/configuration.md", "encounters": "../docs/encounters.md"}
 	text := map[string]string{}
 	for section, path := range docs {
 		b, err := os.ReadFile(path)

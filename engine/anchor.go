@@ -493,6 +493,11 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 // pairFilter evaluates a pair expression both ways round: "may these two
 // share a match" should not depend on which one is the anchor.
 func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
+	if f.Excludes != "" {
+		if ok, native := excludesPass(f.Excludes, a, c); native { // excludes.go
+			return ok
+		}
+	}
 	va, vc := p.view(a, now), p.view(c, now)
 	ok, err := f.Pass(ruleset.PairEnv{Ticket: *va, Candidate: *vc})
 	if err != nil || !ok {

@@ -364,6 +364,7 @@ func compileExprs(rules []ExprRule, score bool) ([]*Expr, error) {
 			Source:       r.Expr,
 			Weight:       w,
 			DisableAfter: seconds(r.DisableAfter),
+			Excludes:     r.excludes,
 			score:        score,
 			program:      program,
 		})

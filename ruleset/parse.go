@@ -525,7 +525,7 @@ func (d *decoder) teamComparison(n *node, path string) TeamComparisonRule {
 	return c
 }
 
-var collectionKeys = []string{"attribute", "operation", "value", "min_count", "max_count", "scope", "flexing"}
+var collectionKeys = []string{"attribute", "operation", "value", "min_count", "max_count", "scope", "flexing", "disable_after"}
 
 func (d *decoder) collectionRule(n *node, path string) CollectionRule {
 	var c CollectionRule
@@ -545,6 +545,8 @@ func (d *decoder) collectionRule(n *node, path string) CollectionRule {
 			c.Scope = d.str(v, p)
 		case "flexing":
 			c.Flexing = d.flexList(v, p)
+		case "disable_after":
+			c.DisableAfter = d.integer(v, p)
 		}
 	})
 	return c

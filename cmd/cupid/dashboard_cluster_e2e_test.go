@@ -74,7 +74,7 @@ func TestDashboardNodesOnACluster(t *testing.T) {
 					t.Fatalf("node %s: live %v, heartbeat %v s ago (lease time 1 s)", n.ID, n.Live, n.Age)
 				}
 			}
-			if len(got) == clusterQueues+3 && fmt.Sprint(got) == fmt.Sprint(want) && len(v.Nodes[0].Holds) > 0 && len(v.Nodes[1].Holds) > 0 {
+			if len(got) == clusterQueues+4 && fmt.Sprint(got) == fmt.Sprint(want) && len(v.Nodes[0].Holds) > 0 && len(v.Nodes[1].Holds) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {

@@ -197,9 +197,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	mm, err := ticketsvc.New(ticketsvc.Options{
+	var mm *ticketsvc.Service
+	encounters, err := encounterService(cfg, store, func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
+		return mm.WatchMatches(ctx, q, after, send)
+	}, log, reg, now)
+	if err != nil {
+		return err
+	}
+	mm, err = ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
-		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings), Tracer: tp.Tracer("cupid"),
+		Seed: uint64(time.Now().UnixNano()), Intake: intakeSteps(ratingIntake(ratings), encounters), Tracer: tp.Tracer("cupid"),
 	})
 	if err != nil {
 		return err
@@ -212,7 +219,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now})
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now,
+		History: encounters, HistoryFinders: encounterFinders(cfg)})
 	if err != nil {
 		return err
 	}
@@ -229,7 +237,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Parties: parties,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Parties: parties, Encounters: encounters,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -277,7 +285,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, parties, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, parties, encounters, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -293,6 +301,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
+		encounters.RunFollowers(ctx, cupid.Fence{})
 	}
 	defer lobbies.Close()
 	go sweepLobbies(ctx, lobbies)
@@ -305,6 +314,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		}
 	}
 	defer parties.Close()
+	defer encounters.StopFollowers()
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -343,6 +353,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	stopCluster()
 	retention.Stop()
 	parties.Close()
+	encounters.StopFollowers()
 	mm.Close()
 	closeHistory(sctx)
 	pairings.Close()
