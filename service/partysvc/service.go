@@ -59,7 +59,7 @@ const (
 // (*ticketsvc.Service).
 type Tickets interface {
 	CreateTicket(ctx context.Context, t *cupid.Ticket, replace bool) (*cupid.Ticket, bool, error)
-	CancelTicket(ctx context.Context, id string) (*cupid.Ticket, error)
+	CancelTicketBecause(ctx context.Context, id, reason string) (*cupid.Ticket, error)
 	WatchAssignment(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error
 }
 
@@ -567,7 +567,7 @@ func (s *Service) change(ctx context.Context, id string, f func(p *party.Party, 
 		// The ticket goes first: a party that says it left the queue must
 		// have. A ticket that ended meanwhile (matched a moment ago) is
 		// fine: its events reach the members on their ticket watch.
-		if _, err := s.tickets.CancelTicket(ctx, r.CancelTicket); err != nil {
+		if _, err := s.tickets.CancelTicketBecause(ctx, r.CancelTicket, r.Reason); err != nil {
 			switch cupid.ErrorCode(err) {
 			case cupid.CodeNotFound, cupid.CodeConflict, cupid.CodeInvalid:
 				s.log.Info("a party's ticket had ended before the party cancelled it", "party", id, "ticket", r.CancelTicket, "err", err)
@@ -683,7 +683,7 @@ func (s *Service) Queue(ctx context.Context, id, by, queue string) (*party.Party
 	if err := s.apply(ctx, e, r); err != nil {
 		// The party could not record its ticket: take it back, so no
 		// ticket names the members without the party knowing.
-		if _, cerr := s.tickets.CancelTicket(context.WithoutCancel(ctx), made.ID); cerr != nil {
+		if _, cerr := s.tickets.CancelTicketBecause(context.WithoutCancel(ctx), made.ID, "the party could not record its ticket"); cerr != nil {
 			s.log.Error("a party's ticket could not be recorded nor cancelled; it waits unfollowed", "party", id, "ticket", made.ID, "err", cerr)
 		}
 		return nil, err

@@ -176,8 +176,8 @@ func TestLeavingWhileQueuedCancels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tk.Ticket.State != cupid.StateCancelled {
-		t.Fatalf("the party's ticket is %s", tk.Ticket.State)
+	if tk.Ticket.State != cupid.StateCancelled || tk.Ticket.Reason != "bob left the party" {
+		t.Fatalf("the party's ticket is %s (%q): its own watchers hear the reason too", tk.Ticket.State, tk.Ticket.Reason)
 	}
 }
 

@@ -607,10 +607,17 @@ type TicketView struct {
 
 // CancelTicket ends a waiting ticket at its owner's request.
 func (s *Service) CancelTicket(ctx context.Context, id string) (*cupid.Ticket, error) {
+	return s.CancelTicketBecause(ctx, id, "")
+}
+
+// CancelTicketBecause ends a waiting ticket for a part of the server that
+// acts for its players (a party a member left), with the reason its
+// watchers hear on the final event.
+func (s *Service) CancelTicketBecause(ctx context.Context, id, reason string) (*cupid.Ticket, error) {
 	if id == "" {
 		return nil, cupid.Invalid("id", "required")
 	}
-	return s.finish(ctx, cupid.Fence{}, id, cupid.StateCancelled, "", nil)
+	return s.finish(ctx, cupid.Fence{}, id, cupid.StateCancelled, reason, nil)
 }
 
 // Cancelled is what became of one ticket of CancelTickets.
