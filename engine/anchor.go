@@ -117,7 +117,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	for _, s := range p.dirty {
 		p.entries[s].dirty = dirtyNone
 	}
-	if len(p.r.dist) > 0 {
+	if len(p.r.dist) > 0 && !p.r.sorted() {
 		out = p.settle(out, now)
 	}
 	p.ages.release()
@@ -556,6 +556,7 @@ type scratch struct {
 	// read, so the reads are not optimised away.
 	aheadRank int32
 	touched   float64
+	sorted    sortScratch
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -607,8 +608,14 @@ func (p *Pool) tryAnchor(a int32, now time.Time, dst *Proposal) bool {
 	f.full = env.capacity()
 	f.nodes, f.failures = maxSearchNodes, 0
 	want := p.opts.Candidates * (f.full - int(ea.size))
+	if p.r.sorted() {
+		want = math.MaxInt / 2 // the whole neighbourhood (sort.go)
+	}
 	for {
 		cands, more := p.gather(a, env, aMask, now, want)
+		if p.r.sorted() {
+			p.sortCands(a, cands)
+		}
 		switch p.form(cands) {
 		case searchFound:
 			p.commit(dst)

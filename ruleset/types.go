@@ -153,6 +153,12 @@ type Ruleset struct {
 	// rules on teams[name]).
 	TeamComparison []TeamComparisonRule `json:"team_comparison,omitempty"`
 
+	// SortRule orders the candidates an anchor picks from by a numeric
+	// attribute or by its distance from the anchor's value, instead of
+	// oldest first. Cupid extension (FlexMatch's absoluteSort and
+	// distanceSort; sort.go).
+	SortRule []SortRule `json:"sort_rule,omitempty"`
+
 	// Quality weighs the criteria of a good match (after the War Robots
 	// article on match quality) into the one score the engine maximises. Cupid
 	// extension.

@@ -204,6 +204,7 @@ func (v *validator) run() {
 	v.teamSizes()
 	v.attributeDefaults()
 	v.compoundRules()
+	v.sortRules()
 	v.exprRules("score", rs.Score, true)
 	v.quality()
 }
