@@ -1,0 +1,126 @@
+package engine
+
+import "testing"
+
+// A duel queue whose latency range starts at 60 ms and grows 20 ms every
+// 10 s up to 200 ms.
+const offersRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+	"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 200}],
+	"region_latency_initial_range_ms": 60, "region_expansion_range_ms": 20, "region_expansion_rate_ms": 10000,
+	"region_latency_max_ms": 200}`
+
+func TestOffers(t *testing.T) {
+	type tk struct {
+		id   string
+		mmr  float64
+		lats []any
+	}
+	for _, tc := range []struct {
+		name   string
+		others []tk
+		me     []any
+		wait   float64
+		want   []Offer // ID, Extra, Adds, Forms, Reached (s after creation; 0: none)
+	}{
+		{
+			name:   "a region beyond the range with a candidate there",
+			others: []tk{{"eu", 1500, []any{"eu-west", 30}}},
+			me:     []any{"us-east", 50, "eu-west", 100},
+			wait:   1,
+			want:   []Offer{{ID: "latency:eu-west", Extra: 40, Adds: 1, Forms: true, Reached: at(20)}},
+		},
+		{
+			name:   "the ticket reaches no region yet: the offer lets it anchor",
+			others: []tk{{"eu", 1500, []any{"eu-west", 30}}, {"as", 1500, []any{"ap-east", 40}}},
+			me:     []any{"eu-west", 90, "ap-east", 150},
+			wait:   0,
+			want: []Offer{
+				{ID: "latency:eu-west", Extra: 30, Adds: 1, Forms: true, Reached: at(20)},
+				{ID: "latency:ap-east", Extra: 90, Adds: 1, Forms: true, Reached: at(50)},
+			},
+		},
+		{
+			name:   "nobody plays there: no offer",
+			others: []tk{{"us", 1500, []any{"us-east", 30}}},
+			me:     []any{"eu-west", 30, "ap-east", 120},
+			wait:   1,
+			want:   nil,
+		},
+		{
+			name:   "the candidate there is too far in skill: no offer",
+			others: []tk{{"eu", 2500, []any{"eu-west", 30}}},
+			me:     []any{"us-east", 50, "eu-west", 100},
+			wait:   1,
+			want:   nil,
+		},
+		{
+			name:   "the region is already within the range: nothing to offer",
+			others: []tk{{"eu", 1500, []any{"eu-west", 30}}},
+			me:     []any{"eu-west", 50},
+			wait:   1,
+			want:   nil,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool(t, offersRules)
+			for _, o := range tc.others {
+				ticket(o.id, 0).num("mmr", o.mmr).lat(o.lats...).add(t, p)
+			}
+			p.Step(at(0))
+			ticket("me", 0).num("mmr", 1500).lat(tc.me...).add(t, p)
+			x, ok := p.Explain("me", at(tc.wait))
+			if !ok {
+				t.Fatal("not in the pool")
+			}
+			if len(x.Offers) != len(tc.want) {
+				t.Fatalf("offers %+v, want %d", x.Offers, len(tc.want))
+			}
+			for i, w := range tc.want {
+				g := x.Offers[i]
+				if g.ID != w.ID || g.Extra != w.Extra || g.Adds != w.Adds || g.Forms != w.Forms || !g.Reached.Equal(w.Reached) {
+					t.Errorf("offer %d: %+v, want %+v", i, g, w)
+				}
+				if g.Latency != 60 || g.Text == "" {
+					t.Errorf("offer %d: latency %d (want the range, 60 ms), text %q", i, g.Latency, g.Text)
+				}
+			}
+		})
+	}
+}
+
+// TestOfferTakenMatches: the ticket rewritten as its offer says, added
+// back with its creation time, is matched at the next step, and has
+// lost none of its age.
+func TestOfferTakenMatches(t *testing.T) {
+	p := newPool(t, offersRules)
+	ticket("eu", 0).num("mmr", 1500).lat("eu-west", 30).add(t, p)
+	me := ticket("me", 0).num("mmr", 1500).lat("us-east", 50, "eu-west", 100).add(t, p)
+	if got := matchIDs(p.Step(at(1))); len(got) != 0 {
+		t.Fatalf("matched before the offer: %v", got)
+	}
+	x, _ := p.Explain("me", at(2))
+	if len(x.Offers) != 1 {
+		t.Fatalf("offers %+v", x.Offers)
+	}
+	o := x.Offers[0]
+	changed := *me
+	changed.Latencies = map[string]int32{"us-east": 50, o.Region: o.Latency}
+	if !p.Remove("me") {
+		t.Fatal("remove")
+	}
+	if err := p.Add(&changed); err != nil {
+		t.Fatal(err)
+	}
+	props := p.Step(at(2))
+	if len(props) != 1 {
+		t.Fatalf("after the offer: %v", matchIDs(props))
+	}
+	if props[0].Match.Region != "eu-west" {
+		t.Errorf("hosted in %q", props[0].Match.Region)
+	}
+	for i, tk := range props[0].Tickets() {
+		if tk.ID == "me" && props[0].CreatedAt(i) != at(0) {
+			t.Errorf("the ticket's age counts from %v, want its creation", props[0].CreatedAt(i))
+		}
+	}
+}
