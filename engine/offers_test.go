@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"time"
+)
 
 // A duel queue whose latency range starts at 60 ms and grows 20 ms every
 // 10 s up to 200 ms.
@@ -123,4 +127,36 @@ func TestOfferTakenMatches(t *testing.T) {
 			t.Errorf("the ticket's age counts from %v, want its creation", props[0].CreatedAt(i))
 		}
 	}
+}
+
+// BenchmarkExplainWithOffers: "why" of a ticket with two regions beyond
+// the range, in a pool of 20,000 waiting tickets over four regions (the
+// most Explain examines), and the offers' share of it.
+func BenchmarkExplainWithOffers(b *testing.B) {
+	p := newPool(b, offersRules)
+	regions := []string{"eu-west", "us-east", "ap-east", "sa-east"}
+	for i := range 20000 {
+		ticket(fmt.Sprintf("t%d", i), 0).num("mmr", float64(1000+i%1000)).lat(regions[i%4], 20+i%30, regions[(i+1)%4], 120+i%50).add(b, p)
+	}
+	// No step: all 20,000 wait, as in a pool of compatible-only-later
+	// tickets.
+	ticket("me", 0).num("mmr", 1500).lat("eu-west", 100, "us-east", 150).add(b, p)
+	x, _ := p.Explain("me", at(1))
+	if len(x.Offers) != 2 {
+		b.Fatalf("offers %+v", x.Offers)
+	}
+	b.Run("explain", func(b *testing.B) {
+		for b.Loop() {
+			p.Explain("me", at(1))
+		}
+	})
+	b.Run("offers", func(b *testing.B) {
+		a, _ := p.lookupID("me")
+		env := &p.r.envs[p.r.level(time.Second)]
+		others := p.explainSet(a)
+		base := p.tally(a, env, at(1), others)
+		for b.Loop() {
+			p.offers(a, env, at(1), others, base)
+		}
+	})
 }
