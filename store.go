@@ -53,8 +53,15 @@ type Event struct {
 type TicketFilter struct {
 	Queue string
 	State TicketState // empty means any
+	// IDs keeps only these tickets (those that exist); any when empty.
+	// At most MaxPlayersPerTicket × 64 ids: a match's or a session's
+	// tickets, not a listing.
+	IDs   []string
 	Limit int
 }
+
+// MaxFilterIDs bounds TicketFilter.IDs.
+const MaxFilterIDs = MaxPlayersPerTicket * 64
 
 // NewTicket is one ticket handed to Store.CreateTickets.
 type NewTicket struct {

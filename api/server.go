@@ -19,6 +19,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
@@ -47,6 +48,8 @@ type Options struct {
 	Opponents *opponentsvc.Service
 	// Ratings serves cupid.v1.RatingService when set.
 	Ratings *ratingsvc.Service
+	// Lobbies serves cupid.v1.LobbyService when set.
+	Lobbies *lobbysvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
 	// or "*" for any) allowed to call the Connect procedures (CORS) and to
 	// open WebSockets; pages of the server's own origin always may, and
@@ -126,6 +129,10 @@ func Handler(o Options) http.Handler {
 	if o.Ratings != nil {
 		registerRatings(mux, o.Ratings, s.log, opts)
 		services = append(services, cupidv1connect.RatingServiceName)
+	}
+	if o.Lobbies != nil {
+		registerLobbies(mux, o.Lobbies, s.log, opts)
+		services = append(services, cupidv1connect.LobbyServiceName)
 	}
 	registerReflection(mux, services, opts)
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

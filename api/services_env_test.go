@@ -12,6 +12,7 @@ import (
 
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/opponent"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
@@ -47,6 +48,7 @@ type svcEnv struct {
 	pairing   *pairingsvc.Service
 	opponents *opponentsvc.Service
 	ratings   *ratingsvc.Service
+	lobbies   *lobbysvc.Service
 }
 
 type svcOptions struct {
@@ -95,6 +97,15 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 		}
 		t.Cleanup(ps.Close)
 		t.Cleanup(os.Close)
+		ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: o.Matchmaker, Logger: log, Now: o.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ls.Start(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(ls.Close)
+		o.Lobbies, s.lobbies = ls, ls
 		o.Pairing, o.Opponents, o.Ratings = ps, os, rs
 		s.pairing, s.opponents, s.ratings = ps, os, rs
 		if so.auth {

@@ -46,7 +46,10 @@ type Client struct {
 	// Opponents is the generated client of the async opponent service
 	// (opponents.go: Finder's calls).
 	Opponents cupidv1connect.OpponentServiceClient
-	retry     Backoff
+	// Lobbies is the generated client of the lobby service (lobbies.go:
+	// CreateLobby, ListLobbies and Lobby's calls).
+	Lobbies cupidv1connect.LobbyServiceClient
+	retry   Backoff
 }
 
 // Option configures New.
@@ -121,6 +124,7 @@ func New(baseURL string, opts ...Option) *Client {
 		Rulesets:  cupidv1connect.NewRulesetServiceClient(s.http, base, copts...),
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
+		Lobbies:   cupidv1connect.NewLobbyServiceClient(s.http, base, copts...),
 		retry:     s.retry,
 	}
 }

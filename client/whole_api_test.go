@@ -44,8 +44,13 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"PairingService.GetEvent":        "Get",
 		"PairingService.DeleteEvent":     "Delete",
 		"PairingService.WatchEvent":      "Watch",
+		"LobbyService.GetLobby":          "Get",
+		"LobbyService.JoinLobby":         "Join",
+		"LobbyService.LeaveLobby":        "Leave",
+		"LobbyService.CloseLobby":        "Close",
+		"LobbyService.WatchLobby":        "Watch",
 	}
-	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder]()}
+	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Lobby]()}
 	n := 0
 	protoregistry.GlobalFiles.RangeFilesByPackage("cupid.v1", func(fd protoreflect.FileDescriptor) bool {
 		for i := 0; i < fd.Services().Len(); i++ {

@@ -39,6 +39,8 @@ type Forwarder struct {
 	mu    sync.Mutex
 	owner Locate
 	node  string
+	// lobbies locates the lobbies (LobbiesLease) when the node runs them.
+	lobbies Locate
 	// h1 carries WebSocket upgrades and HTTP/1.1 calls, h2 the HTTP/2 ones
 	// (gRPC needs it), to the other node.
 	h1, h2 http.RoundTripper
@@ -72,6 +74,18 @@ func (f *Forwarder) join(node string, owner Locate) {
 	f.mu.Unlock()
 }
 
+// joinLobbies makes the forwarder hand the lobby calls to the node that
+// runs the lobbies too.
+func (f *Forwarder) joinLobbies(owner Locate) {
+	f.mu.Lock()
+	f.lobbies = owner
+	f.mu.Unlock()
+}
+
+func isLobbyCall(path string) bool {
+	return strings.HasPrefix(path, "/cupid.v1.LobbyService/")
+}
+
 func isPairingCall(path string) bool {
 	return strings.HasPrefix(path, "/cupid.v1.PairingService/") || strings.HasPrefix(path, "/v1/events/")
 }
@@ -79,8 +93,14 @@ func isPairingCall(path string) bool {
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	owner, node := f.owner, f.node
+	what := "speed-dating events"
+	if isLobbyCall(r.URL.Path) {
+		owner, what = f.lobbies, "lobbies"
+	} else if !isPairingCall(r.URL.Path) {
+		owner = nil
+	}
 	f.mu.Unlock()
-	if owner == nil || !isPairingCall(r.URL.Path) || r.Header.Get(ForwardedHeader) != "" {
+	if owner == nil || r.Header.Get(ForwardedHeader) != "" {
 		f.next.ServeHTTP(w, r)
 		return
 	}
@@ -93,7 +113,7 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Retry-After", "1")
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte(`{"code":"unavailable","message":"the speed-dating events are moving to another node; try again in a few seconds"}` + "\n"))
+		w.Write([]byte(`{"code":"unavailable","message":"the ` + what + ` are moving to another node; try again in a few seconds"}` + "\n"))
 		return
 	}
 	target := &url.URL{Scheme: f.scheme, Host: addr}
@@ -110,10 +130,10 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Transport:     tr,
 		FlushInterval: -1, // streams and WebSockets pass through as they come
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
-			f.log.Warn("handing a speed-dating call to the node that runs the events failed", "node", addr, "err", err)
+			f.log.Warn("handing a call to the node that runs the "+what+" failed", "node", addr, "err", err)
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadGateway)
-			w.Write([]byte(`{"code":"unavailable","message":"the node that runs the speed-dating events did not answer; try again"}` + "\n"))
+			w.Write([]byte(`{"code":"unavailable","message":"the node that runs the ` + what + ` did not answer; try again"}` + "\n"))
 		},
 	}
 	p.ServeHTTP(w, r)

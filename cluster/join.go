@@ -53,6 +53,10 @@ type Singleton interface {
 // RetentionLease is the lease of the node that removes old data.
 const RetentionLease = "retention"
 
+// LobbiesLease is the lease of the node that runs the custom-game lobbies
+// (a Singleton): the Forwarder hands the lobby calls to it.
+const LobbiesLease = "lobbies"
+
 // Join makes this process a node of the cluster: it listens to the
 // database's notifications (other nodes' writes reach watchers and pools
 // here through queues.Changed and the rest), then takes its share of the
@@ -103,7 +107,10 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 	node := New(Options{ID: o.ID, Addr: o.Addr, Names: names, TTL: o.TTL, Logger: log}, db, services{queues: queues, events: events, singletons: o.Singletons, log: log})
 	queues.SetFencedHandler(node.Fenced)
 	if o.Forwarder != nil {
-		o.Forwarder.join(o.ID, pairingOwner(db, node))
+		o.Forwarder.join(o.ID, leaseOwner(db, node, PairingLease))
+		if _, ok := o.Singletons[LobbiesLease]; ok {
+			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
+		}
 	}
 	wg.Add(1)
 	go func() {
@@ -157,22 +164,23 @@ func (h services) Lose(name string) {
 	h.events.StopEvents()
 }
 
-// pairingOwner tells the forwarder where the speed-dating events run: here,
-// at another node's address, or nowhere for the moment. The database is
-// asked at most every quarter second.
-func pairingOwner(db Database, node *Node) Locate {
+// leaseOwner tells the forwarder where what a lease gives (the
+// speed-dating events, the lobbies) runs: here, at another node's address,
+// or nowhere for the moment. The database is asked at most every quarter
+// second.
+func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string
 	var ok bool
 	var at time.Time
 	return func(ctx context.Context) (string, bool, bool) {
-		if _, mine := node.Holds(PairingLease); mine {
+		if _, mine := node.Holds(lease); mine {
 			return "", true, true
 		}
 		mu.Lock()
 		defer mu.Unlock()
 		if time.Since(at) > 250*time.Millisecond {
-			_, a, held, err := db.LeaseHolder(ctx, PairingLease)
+			_, a, held, err := db.LeaseHolder(ctx, lease)
 			if err == nil {
 				addr, ok, at = a, held && a != "", time.Now()
 			}

@@ -31,6 +31,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
@@ -52,6 +53,8 @@ type Options struct {
 	// the server runs none.
 	Pairing   *pairingsvc.Service
 	Opponents *opponentsvc.Service
+	// Lobbies is optional too (lobbies.go).
+	Lobbies *lobbysvc.Service
 	// Authorize decides whether a request may use the dashboard's data; nil
 	// lets every request through (a server without auth).
 	Authorize func(*http.Request) error
@@ -256,6 +259,7 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 	out := map[string]any{
 		"queues":   s.o.Tickets.Queues(),
 		"pairing":  s.o.Pairing != nil,
+		"lobbies":  s.o.Lobbies != nil,
 		"finders":  []string{},
 		"auth":     s.o.AuthOn,
 		"interval": s.o.Interval.Seconds(),

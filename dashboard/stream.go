@@ -156,6 +156,11 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 			return nil, cupid.NotFound("page", "this server runs no opponent finders")
 		}
 		return func(context.Context) (any, error) { return s.finders() }, nil
+	case "lobbies":
+		if s.o.Lobbies == nil {
+			return nil, cupid.NotFound("page", "this server runs no lobbies")
+		}
+		return func(context.Context) (any, error) { return s.lobbies(), nil }, nil
 	case "":
 		return nil, cupid.Invalid("page", "required: queues, matches, events or finders")
 	default:

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"slices"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
@@ -43,8 +44,34 @@ func Aged(kind cupid.RetentionKind, c Candidate, before time.Time) bool {
 	return false
 }
 
+// CheckPrune refuses a prune request no store can run: an unknown kind, a
+// batch of no rows.
+func CheckPrune(req cupid.PruneRequest) error {
+	if !slices.Contains(cupid.RetentionKinds, req.Kind) {
+		return cupid.Invalid("kind", "no retention kind %q", req.Kind)
+	}
+	if req.Limit <= 0 {
+		return cupid.Invalid("limit", "must be positive")
+	}
+	return nil
+}
+
+// AgedIDs are the ids of the candidates Aged lets go, in their order.
+func AgedIDs(kind cupid.RetentionKind, cs []Candidate, before time.Time) []string {
+	var ids []string
+	for _, c := range cs {
+		if Aged(kind, c, before) {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
 // Candidate is a row as retention reads it.
 type Candidate struct {
+	// ID is the row's key in its store (a ticket's or match's id, a
+	// history line's sequence number …): what AgedIDs returns.
+	ID string
 	// State is a ticket's or a match's state; empty for kinds without.
 	State string
 	// At is when the row last changed (a ticket's or match's update

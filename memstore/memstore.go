@@ -291,8 +291,12 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 		return nil, err
 	}
 	defer s.end(nil)
+	if len(f.IDs) > cupid.MaxFilterIDs {
+		return nil, cupid.Invalid("ids", "at most %d, got %d", cupid.MaxFilterIDs, len(f.IDs))
+	}
 	return s.list(func(t *cupid.Ticket) bool {
-		return (f.Queue == "" || t.Key.Queue == f.Queue) && (f.State == "" || t.State == f.State)
+		return (f.Queue == "" || t.Key.Queue == f.Queue) && (f.State == "" || t.State == f.State) &&
+			(len(f.IDs) == 0 || slices.Contains(f.IDs, t.ID))
 	}, f.Limit), nil
 }
 

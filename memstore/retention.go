@@ -154,12 +154,12 @@ type retentionState struct {
 
 // Prune removes one batch of a kind's old rows.
 func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest) (cupid.Pruned, error) {
+	if err := lifecycle.CheckPrune(req); err != nil {
+		return cupid.Pruned{}, err
+	}
 	k, ok := memKinds[req.Kind]
 	if !ok {
-		return cupid.Pruned{}, cupid.Invalid("kind", "no retention kind %q", req.Kind)
-	}
-	if req.Limit <= 0 {
-		return cupid.Pruned{}, cupid.Invalid("limit", "must be positive")
+		return cupid.Pruned{}, fmt.Errorf("memstore: retention kind %q has no table here", req.Kind)
 	}
 	if err := s.begin(ctx, "Prune"); err != nil {
 		return cupid.Pruned{}, err

@@ -31,12 +31,6 @@ CREATE INDEX rating_results_at ON rating_results (at, match_id);
 
 var _ cupid.Pruner = (*Store)(nil)
 
-// candidate is a row a batch read: its key and what lifecycle.Aged reads.
-type candidate struct {
-	id string
-	c  lifecycle.Candidate
-}
-
 // pruneKind is how this store prunes one cupid.RetentionKind: read the
 // batch's candidates along an index from the cursor (outside the
 // transaction: every row Aged may choose is in a final state, which no
@@ -45,7 +39,7 @@ type candidate struct {
 // of data added later is one more entry of pruneKinds.
 type pruneKind struct {
 	kind cupid.RetentionKind
-	read func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error)
+	read func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error)
 	// remove queues the deletes of the chosen keys ($1, a text array);
 	// the first statement's rows are the kind's own, the others related.
 	remove []string
@@ -100,30 +94,25 @@ func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
 			return p, nil
 		}
 	}
-	return pruneKind{}, cupid.Invalid("kind", "no retention kind %q", k)
+	return pruneKind{}, fmt.Errorf("retention kind %q has no table here", k)
 }
 
 // Prune removes one batch of a kind's old rows: one read, then one round
 // trip that begins, deletes, checks the fence and commits.
 func (s *Store) Prune(ctx context.Context, fence cupid.Fence, req cupid.PruneRequest) (cupid.Pruned, error) {
+	if err := lifecycle.CheckPrune(req); err != nil {
+		return cupid.Pruned{}, err
+	}
 	p, err := pruneKindOf(req.Kind)
 	if err != nil {
 		return cupid.Pruned{}, err
-	}
-	if req.Limit <= 0 {
-		return cupid.Pruned{}, cupid.Invalid("limit", "must be positive")
 	}
 	cs, next, err := p.read(ctx, s, req.Before, req.After, req.Limit)
 	if err != nil {
 		return cupid.Pruned{}, fmt.Errorf("postgres: prune %s: %w", req.Kind, err)
 	}
 	out := cupid.Pruned{Next: next}
-	var ids []string
-	for _, c := range cs {
-		if lifecycle.Aged(req.Kind, c.c, req.Before) {
-			ids = append(ids, c.id)
-		}
-	}
+	ids := lifecycle.AgedIDs(req.Kind, cs, req.Before)
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -180,7 +169,7 @@ var endedStates = []cupid.TicketState{cupid.StateCancelled, cupid.StateExpired, 
 
 // readTicketCandidates reads ended tickets created before the horizon,
 // state by state; the cursor is "state-index created_at id".
-func readTicketCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readTicketCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	st, at, id := 0, int64(0), ""
 	if cursor != "" {
 		f := strings.SplitN(cursor, " ", 3)
@@ -202,20 +191,20 @@ func readTicketCandidates(ctx context.Context, s *Store, before time.Time, curso
 		return nil, "", err
 	}
 	defer rows.Close()
-	var cs []candidate
+	var cs []lifecycle.Candidate
 	for rows.Next() {
-		var c candidate
+		var c lifecycle.Candidate
 		var updated int64
 		var mstate *string
 		var mat *int64
-		if err := rows.Scan(&c.id, &c.c.State, &at, &updated, &mstate, &mat); err != nil {
+		if err := rows.Scan(&c.ID, &c.State, &at, &updated, &mstate, &mat); err != nil {
 			return nil, "", err
 		}
-		c.c.At = time.Unix(0, updated).UTC()
+		c.At = time.Unix(0, updated).UTC()
 		if mstate != nil && mat != nil {
-			c.c.MatchState, c.c.MatchAt = cupid.MatchState(*mstate), time.Unix(0, *mat).UTC()
+			c.MatchState, c.MatchAt = cupid.MatchState(*mstate), time.Unix(0, *mat).UTC()
 		}
-		id = c.id
+		id = c.ID
 		cs = append(cs, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -232,21 +221,21 @@ func readTicketCandidates(ctx context.Context, s *Store, before time.Time, curso
 
 // readMatchCandidates reads matches created before the horizon, oldest
 // first; the cursor is "created_at id".
-func readMatchCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readMatchCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	return readTimed(ctx, s, `SELECT id, state, created_at, COALESCE(updated_at, created_at)
 		FROM matches WHERE (created_at, id) > ($1, $2) AND created_at < $3 ORDER BY created_at, id LIMIT $4`, before, cursor, limit)
 }
 
 // readResultCandidates reads results from before the horizon, oldest
 // first.
-func readResultCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readResultCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	return readTimed(ctx, s, `SELECT match_id, '', at, at
 		FROM rating_results WHERE (at, match_id) > ($1, $2) AND at < $3 ORDER BY at, match_id LIMIT $4`, before, cursor, limit)
 }
 
 // readTimed reads candidates along a (time, id) index from a cursor
 // "time id".
-func readTimed(ctx context.Context, s *Store, q string, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readTimed(ctx context.Context, s *Store, q string, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	at, id := int64(-1<<63), ""
 	if cursor != "" {
 		a, rest, ok := strings.Cut(cursor, " ")
@@ -261,15 +250,15 @@ func readTimed(ctx context.Context, s *Store, q string, before time.Time, cursor
 		return nil, "", err
 	}
 	defer rows.Close()
-	var cs []candidate
+	var cs []lifecycle.Candidate
 	for rows.Next() {
-		var c candidate
+		var c lifecycle.Candidate
 		var updated int64
-		if err := rows.Scan(&c.id, &c.c.State, &at, &updated); err != nil {
+		if err := rows.Scan(&c.ID, &c.State, &at, &updated); err != nil {
 			return nil, "", err
 		}
-		c.c.At = time.Unix(0, updated).UTC()
-		id = c.id
+		c.At = time.Unix(0, updated).UTC()
+		id = c.ID
 		cs = append(cs, c)
 	}
 	if err := rows.Err(); err != nil {
@@ -283,8 +272,8 @@ func readTimed(ctx context.Context, s *Store, q string, before time.Time, cursor
 
 // readByKey reads rows along an increasing integer key (given and
 // returned as text); the first row at or after the horizon ends the pass.
-func readByKey(q, first string) func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error) {
-	return func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readByKey(q, first string) func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
+	return func(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 		key := first
 		if cursor != "" {
 			if _, err := strconv.ParseInt(cursor, 10, 64); err != nil {
@@ -297,7 +286,7 @@ func readByKey(q, first string) func(ctx context.Context, s *Store, before time.
 			return nil, "", err
 		}
 		defer rows.Close()
-		var cs []candidate
+		var cs []lifecycle.Candidate
 		young := false
 		for rows.Next() {
 			var at int64
@@ -308,7 +297,7 @@ func readByKey(q, first string) func(ctx context.Context, s *Store, before time.
 				young = true
 			}
 			if !young {
-				cs = append(cs, candidate{id: key, c: lifecycle.Candidate{At: time.Unix(0, at).UTC()}})
+				cs = append(cs, lifecycle.Candidate{ID: key, At: time.Unix(0, at).UTC()})
 			}
 		}
 		if err := rows.Err(); err != nil {

@@ -97,6 +97,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -210,6 +211,24 @@ func (s *Store) Ticket(ctx context.Context, id string) (*cupid.Ticket, error) {
 func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
 	if !storable(f.Queue) || !storable(string(f.State)) {
 		return nil, nil
+	}
+	if len(f.IDs) > cupid.MaxFilterIDs {
+		return nil, cupid.Invalid("ids", "at most %d, got %d", cupid.MaxFilterIDs, len(f.IDs))
+	}
+	if len(f.IDs) > 0 {
+		// A match's or a session's tickets: by primary key, the other
+		// filters applied to what it finds.
+		ts, err := s.queryTickets(ctx, `SELECT `+ticketColumns+` FROM tickets WHERE id = ANY($1) ORDER BY created_at, id`, f.IDs)
+		if err != nil {
+			return nil, err
+		}
+		ts = slices.DeleteFunc(ts, func(t *cupid.Ticket) bool {
+			return (f.Queue != "" && t.Key.Queue != f.Queue) || (f.State != "" && t.State != f.State)
+		})
+		if f.Limit > 0 && len(ts) > f.Limit {
+			ts = ts[:f.Limit]
+		}
+		return ts, nil
 	}
 	q, args := listing(`SELECT `+ticketColumns+` FROM tickets`, f.Queue, string(f.State), f.Limit)
 	return s.queryTickets(ctx, q, args...)

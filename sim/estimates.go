@@ -25,7 +25,7 @@ const (
 	// estimateEvery is how often the estimate for a new ticket is made
 	// again: in between, arrivals share it (the history barely moves in
 	// a few seconds, and a day's run stays fast).
-	estimateEvery = int64(10 * time.Second)
+	estimateEvery = int64(30 * time.Second)
 )
 
 // Calibration says how well the wait estimates held over a run.
@@ -37,11 +37,18 @@ type Calibration struct {
 	// matched, and those who left unmatched after its top.
 	Estimated int `json:"estimated"`
 	Checked   int `json:"checked"`
+	// Unchecked counts those who left unmatched before the top of their
+	// interval: their wait to a match is not known.
+	Unchecked int `json:"unchecked"`
 	// Within is the share of checked waits inside the interval; Below and
-	// Above, outside it on either side.
-	Within float64 `json:"within"`
-	Below  float64 `json:"below"`
-	Above  float64 `json:"above"`
+	// Above, outside it on either side. WithinAtLeast counts every
+	// unchecked one as outside: the true share of waits the interval
+	// held is between the two (the unchecked are the players who gave up,
+	// whose matches would have come late more often than most).
+	Within        float64 `json:"within"`
+	WithinAtLeast float64 `json:"within_at_least"`
+	Below         float64 `json:"below"`
+	Above         float64 `json:"above"`
 	// MedianError is the median of |wait - expected| in seconds.
 	MedianError float64 `json:"median_error_seconds"`
 }
@@ -55,8 +62,8 @@ type estimator struct {
 	curOK   bool
 	made    bool
 
-	guess                map[*party]waitest.Estimate
 	estimated, checked   int
+	unchecked            int
 	within, below, above int
 	errors               []float32
 }
@@ -67,9 +74,7 @@ type stay struct {
 	waitest.Sample
 }
 
-func newEstimator() *estimator {
-	return &estimator{guess: map[*party]waitest.Estimate{}}
-}
+func newEstimator() *estimator { return &estimator{} }
 
 // arrive makes (or reuses) the estimate for a ticket arriving now.
 func (e *estimator) arrive(pt *party, now int64) {
@@ -83,8 +88,8 @@ func (e *estimator) arrive(pt *party, now int64) {
 		e.cur, e.curOK = waitest.Remaining(samples, 0, 0.8, waitest.MinSamples)
 		e.at, e.made = now, true
 	}
+	pt.est, pt.hasEst = e.cur, e.curOK
 	if e.curOK {
-		e.guess[pt] = e.cur
 		e.estimated += int(pt.size)
 	}
 }
@@ -100,11 +105,11 @@ func (e *estimator) end(pt *party, now int64, matched bool) {
 		e.history[e.next] = s
 		e.next = (e.next + 1) % estimateHistory
 	}
-	g, ok := e.guess[pt]
-	if !ok {
+	if !pt.hasEst {
 		return
 	}
-	delete(e.guess, pt)
+	g := pt.est
+	pt.hasEst = false
 	n := int(pt.size)
 	if !matched {
 		// A ticket that left unmatched after the top of its interval
@@ -115,6 +120,8 @@ func (e *estimator) end(pt *party, now int64, matched bool) {
 		if g.HighKnown && wait > g.High {
 			e.checked += n
 			e.above += n
+		} else {
+			e.unchecked += n
 		}
 		return
 	}
@@ -137,10 +144,11 @@ func (e *estimator) result() *Calibration {
 	if e.estimated == 0 {
 		return nil
 	}
-	c := &Calibration{Coverage: 0.8, Estimated: e.estimated, Checked: e.checked}
+	c := &Calibration{Coverage: 0.8, Estimated: e.estimated, Checked: e.checked, Unchecked: e.unchecked}
 	if e.checked > 0 {
 		n := float64(e.checked)
 		c.Within, c.Below, c.Above = round3(float64(e.within)/n), round3(float64(e.below)/n), round3(float64(e.above)/n)
+		c.WithinAtLeast = round3(float64(e.within) / float64(e.checked+e.unchecked))
 		slices.Sort(e.errors)
 		c.MedianError = round3(quantile(e.errors, 0.5))
 	}

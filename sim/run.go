@@ -9,6 +9,7 @@ import (
 	"github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/waitest"
 )
 
 // Origin is the virtual clock's time 0: the start of the simulated day.
@@ -32,6 +33,10 @@ type party struct {
 	state                        uint8
 	// seq orders parties that arrived at the same moment (baselines).
 	seq uint64
+	// est is the wait estimate it got on arrival, when it got one
+	// (estimates.go).
+	est    waitest.Estimate
+	hasEst bool
 }
 
 const (

@@ -27,12 +27,6 @@ CREATE INDEX match_events_match ON match_events (match_id);
 
 var _ cupid.Pruner = (*Store)(nil)
 
-// candidate is a row a batch read: its key and what lifecycle.Aged reads.
-type candidate struct {
-	id string
-	c  lifecycle.Candidate
-}
-
 // pruneKind is how this store prunes one cupid.RetentionKind: read the
 // batch's candidates in the order of an index, from the cursor; remove the
 // rows Aged chose with what goes with them. A kind of data added later is
@@ -41,7 +35,7 @@ type pruneKind struct {
 	kind cupid.RetentionKind
 	// read returns the candidates after cursor and the cursor after them;
 	// next is "" when the rows read reached the young ones (or the end).
-	read func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) (cs []candidate, next string, err error)
+	read func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) (cs []lifecycle.Candidate, next string, err error)
 	// remove deletes the rows by key, with their related rows.
 	remove func(ctx context.Context, tx *sql.Tx, ids []string) (removed, related int, err error)
 	// table is the kind's own table, others the related ones (for the
@@ -83,7 +77,7 @@ func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
 			return p, nil
 		}
 	}
-	return pruneKind{}, cupid.Invalid("kind", "no retention kind %q", k)
+	return pruneKind{}, fmt.Errorf("retention kind %q has no table here", k)
 }
 
 // Prune removes one batch of a kind's old rows in one transaction. The
@@ -91,12 +85,12 @@ func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
 // is a few indexed statements over at most req.Limit rows, so it holds the
 // writer for about as long as a commit batch does.
 func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest) (cupid.Pruned, error) {
+	if err := lifecycle.CheckPrune(req); err != nil {
+		return cupid.Pruned{}, err
+	}
 	p, err := pruneKindOf(req.Kind)
 	if err != nil {
 		return cupid.Pruned{}, err
-	}
-	if req.Limit <= 0 {
-		return cupid.Pruned{}, cupid.Invalid("limit", "must be positive")
 	}
 	var out cupid.Pruned
 	err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
@@ -104,12 +98,7 @@ func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest
 		if err != nil {
 			return err
 		}
-		var ids []string
-		for _, c := range cs {
-			if lifecycle.Aged(req.Kind, c.c, req.Before) {
-				ids = append(ids, c.id)
-			}
-		}
+		ids := lifecycle.AgedIDs(req.Kind, cs, req.Before)
 		out.Next = next
 		if len(ids) == 0 {
 			return nil
@@ -131,7 +120,7 @@ var endedStates = []cupid.TicketState{cupid.StateCancelled, cupid.StateExpired, 
 // readTicketCandidates reads ended tickets created before the horizon
 // (a ticket that ended before it was created before it), state by state.
 // The cursor is "state-index created_at rowid".
-func readTicketCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readTicketCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	st, at, row := 0, int64(0), int64(-1)
 	if cursor != "" {
 		f := strings.Fields(cursor)
@@ -145,22 +134,22 @@ func readTicketCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cur
 	if st < 0 || st >= len(endedStates) {
 		return nil, "", nil
 	}
-	var cs []candidate
+	var cs []lifecycle.Candidate
 	err := scanEach(tx.QueryContext(ctx, `SELECT t.rowid, t.id, t.state, t.created_at, t.updated_at, m.state, COALESCE(m.updated_at, m.created_at)
 		FROM tickets t LEFT JOIN matches m ON m.id = t.match_id
 		WHERE t.state = ? AND (t.created_at, t.rowid) > (?, ?) AND t.created_at < ?
 		ORDER BY t.created_at, t.rowid LIMIT ?`,
 		string(endedStates[st]), at, row, before.UnixNano(), limit))(func(r rowScanner) error {
-		var c candidate
+		var c lifecycle.Candidate
 		var updated int64
 		var mstate sql.NullString
 		var mat sql.NullInt64
-		if err := r.Scan(&row, &c.id, &c.c.State, &at, &updated, &mstate, &mat); err != nil {
+		if err := r.Scan(&row, &c.ID, &c.State, &at, &updated, &mstate, &mat); err != nil {
 			return err
 		}
-		c.c.At = time.Unix(0, updated).UTC()
+		c.At = time.Unix(0, updated).UTC()
 		if mstate.Valid {
-			c.c.MatchState, c.c.MatchAt = cupid.MatchState(mstate.String), time.Unix(0, mat.Int64).UTC()
+			c.MatchState, c.MatchAt = cupid.MatchState(mstate.String), time.Unix(0, mat.Int64).UTC()
 		}
 		cs = append(cs, c)
 		return nil
@@ -199,7 +188,7 @@ func removeTickets(ctx context.Context, tx *sql.Tx, ids []string) (removed, rela
 // readMatchCandidates reads matches in the order they were stored
 // (rowid), which is the order of their creation; the first one created at
 // or after the horizon ends the pass.
-func readMatchCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readMatchCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	row := int64(-1)
 	if cursor != "" {
 		var err error
@@ -207,20 +196,20 @@ func readMatchCandidates(ctx context.Context, tx *sql.Tx, before time.Time, curs
 			return nil, "", cupid.Invalid("after", "not a cursor of this store: %q", cursor)
 		}
 	}
-	var cs []candidate
+	var cs []lifecycle.Candidate
 	young := false
 	err := scanEach(tx.QueryContext(ctx, `SELECT rowid, id, state, created_at, COALESCE(updated_at, created_at)
 		FROM matches WHERE rowid > ? ORDER BY rowid LIMIT ?`, row, limit))(func(r rowScanner) error {
-		var c candidate
+		var c lifecycle.Candidate
 		var created, updated int64
-		if err := r.Scan(&row, &c.id, &c.c.State, &created, &updated); err != nil {
+		if err := r.Scan(&row, &c.ID, &c.State, &created, &updated); err != nil {
 			return err
 		}
 		if created >= before.UnixNano() {
 			young = true
 			return nil
 		}
-		c.c.At = time.Unix(0, updated).UTC()
+		c.At = time.Unix(0, updated).UTC()
 		if !young {
 			cs = append(cs, c)
 		}
@@ -275,8 +264,8 @@ func removeMatches(ctx context.Context, tx *sql.Tx, ids []string) (removed, rela
 
 // readBySeq reads rows in the order of an increasing integer key, each
 // with its time; the first row at or after the horizon ends the pass.
-func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]candidate, string, error) {
-	return func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]candidate, string, error) {
+func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
+	return func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 		key := int64(0)
 		if cursor != "" {
 			var err error
@@ -284,7 +273,7 @@ func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time,
 				return nil, "", cupid.Invalid("after", "not a cursor of this store: %q", cursor)
 			}
 		}
-		var cs []candidate
+		var cs []lifecycle.Candidate
 		young := false
 		err := scanEach(tx.QueryContext(ctx, q, key, limit))(func(r rowScanner) error {
 			var at int64
@@ -295,7 +284,7 @@ func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time,
 				young = true
 			}
 			if !young {
-				cs = append(cs, candidate{id: strconv.FormatInt(key, 10), c: lifecycle.Candidate{At: time.Unix(0, at).UTC()}})
+				cs = append(cs, lifecycle.Candidate{ID: strconv.FormatInt(key, 10), At: time.Unix(0, at).UTC()})
 			}
 			return nil
 		})

@@ -186,6 +186,13 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 		where = append(where, "state = ?")
 		args = append(args, string(f.State))
 	}
+	if len(f.IDs) > cupid.MaxFilterIDs {
+		return nil, cupid.Invalid("ids", "at most %d, got %d", cupid.MaxFilterIDs, len(f.IDs))
+	}
+	if len(f.IDs) > 0 {
+		where = append(where, "id IN ("+marks(len(f.IDs))+")")
+		args = append(args, anys(f.IDs)...)
+	}
 	q := `SELECT ` + ticketColumns + ` FROM tickets`
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")

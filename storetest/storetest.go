@@ -924,6 +924,9 @@ func testListing(t *testing.T, s cupid.Store) {
 		{cupid.TicketFilter{Queue: "nope"}, nil},
 		{cupid.TicketFilter{Limit: 2}, []string{"a", "b"}},
 		{cupid.TicketFilter{Queue: "duel", Limit: 2}, []string{"a", "c"}},
+		{cupid.TicketFilter{IDs: []string{"e", "a", "nope"}}, []string{"a", "e"}},
+		{cupid.TicketFilter{IDs: []string{"e", "a", "d"}, State: cupid.StateWaiting}, []string{"a", "d"}},
+		{cupid.TicketFilter{IDs: []string{"e", "b", "d"}, Queue: "squad", Limit: 1}, []string{"b"}},
 	} {
 		got, err := s.Tickets(bg, c.f)
 		if err != nil {
@@ -931,6 +934,8 @@ func testListing(t *testing.T, s cupid.Store) {
 		}
 		eq(t, fmt.Sprintf("Tickets(%+v)", c.f), ids(got), c.want)
 	}
+	_, err := s.Tickets(bg, cupid.TicketFilter{IDs: make([]string, cupid.MaxFilterIDs+1)})
+	wantCode(t, "too many ids", err, cupid.CodeInvalid)
 	got, _ := s.Tickets(bg, cupid.TicketFilter{State: cupid.StateMatched})
 	for _, tk := range got {
 		if tk.MatchID != "m" {

@@ -17,7 +17,7 @@ import (
 // browser navigating to a page cannot send a key).
 func mountDashboard(o *api.Options, mm *ticketsvc.Service, pairings *pairingsvc.Service, opponents *opponentsvc.Service, log *slog.Logger, now func() time.Time) {
 	data := dashboard.New(dashboard.Options{
-		Tickets: mm, Pairing: pairings, Opponents: opponents, Logger: log, Now: now,
+		Tickets: mm, Pairing: pairings, Opponents: opponents, Lobbies: o.Lobbies, Logger: log, Now: now,
 		AuthOn: o.Auth != nil, Authorize: o.Auth.Admin,
 	})
 	o.Mounts = append(o.Mounts, api.Mount{Pattern: dashboard.APIPrefix, Handler: data})

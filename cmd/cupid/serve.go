@@ -206,6 +206,10 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
+	lobbies, err := lobbyService(store, mm, log, reg, now)
+	if err != nil {
+		return err
+	}
 	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now})
 	if err != nil {
 		return err
@@ -219,7 +223,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -266,7 +270,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -278,7 +282,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			return err
 		}
 		retention.Start(cupid.Fence{})
+		if err := lobbies.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
 	}
+	defer lobbies.Close()
+	go sweepLobbies(ctx, lobbies)
 	defer retention.Stop()
 	defer pairings.Close()
 	if err := opponents.Start(ctx); err != nil {
@@ -317,6 +327,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	retention.Stop()
 	mm.Close()
 	pairings.Close()
+	lobbies.Close()
 	opponents.Close()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -6,8 +6,9 @@ import * as tickets from './pages/tickets.js';
 import * as rulesets from './pages/rulesets.js';
 import * as events from './pages/events.js';
 import * as finders from './pages/finders.js';
+import * as lobbies from './pages/lobbies.js';
 
-const pages = { queues, tickets, rulesets, events, finders };
+const pages = { queues, tickets, rulesets, events, finders, lobbies };
 const keyName = 'cupid-dashboard-key';
 
 // ApiError carries the server's {code, field, message} and its problems.

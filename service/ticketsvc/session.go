@@ -379,13 +379,13 @@ func (s *Service) syncSession(ctx context.Context, rec *cupid.MatchRecord, seq i
 // opened backfill (Match.ServerPlayers), from the match: the engine
 // compares newcomers with what the game server says.
 func (s *Service) sessionPlayers(ctx context.Context, m *cupid.Match) (map[string]cupid.Player, error) {
-	var ts []*cupid.Ticket
-	for _, id := range m.TicketIDs() {
-		t, err := s.store.Ticket(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		ts = append(ts, t)
+	ids := m.TicketIDs()
+	ts, err := s.store.Tickets(ctx, cupid.TicketFilter{IDs: ids})
+	if err != nil {
+		return nil, err
+	}
+	if len(ts) != len(ids) {
+		return nil, fmt.Errorf("ticketsvc: %d of the %d tickets of match %s are not in the store", len(ids)-len(ts), len(ids), m.ID)
 	}
 	players := playersOf(ts)
 	for _, pl := range m.ServerPlayers {

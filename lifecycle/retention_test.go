@@ -1,0 +1,71 @@
+package lifecycle
+
+import (
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+)
+
+// Retention lets go only what ended before the horizon: every state of a
+// ticket and a match, with its match's state for a matched ticket.
+func TestAged(t *testing.T) {
+	before := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
+	old, young := before.Add(-time.Hour), before.Add(time.Hour)
+	for _, c := range []struct {
+		name string
+		kind cupid.RetentionKind
+		c    Candidate
+		want bool
+	}{
+		{"waiting ticket, however old", cupid.RetainTickets, Candidate{State: "waiting", At: old}, false},
+		{"cancelled long ago", cupid.RetainTickets, Candidate{State: "cancelled", At: old}, true},
+		{"expired lately", cupid.RetainTickets, Candidate{State: "expired", At: young}, false},
+		{"matched, match live", cupid.RetainTickets, Candidate{State: "matched", At: old, MatchState: cupid.MatchAssigned, MatchAt: old}, false},
+		{"matched, match pending", cupid.RetainTickets, Candidate{State: "matched", At: old, MatchState: cupid.MatchPending, MatchAt: old}, false},
+		{"matched, match ended lately", cupid.RetainTickets, Candidate{State: "matched", At: old, MatchState: cupid.MatchEnded, MatchAt: young}, false},
+		{"matched, match ended long ago", cupid.RetainTickets, Candidate{State: "matched", At: old, MatchState: cupid.MatchEnded, MatchAt: old}, true},
+		{"matched, match gone", cupid.RetainTickets, Candidate{State: "matched", At: old}, true},
+		{"formed match", cupid.RetainMatches, Candidate{State: string(cupid.MatchFormed), At: old}, false},
+		{"released match", cupid.RetainMatches, Candidate{State: string(cupid.MatchReleased), At: old}, true},
+		{"ended match, lately", cupid.RetainMatches, Candidate{State: string(cupid.MatchEnded), At: young}, false},
+		{"rating history line", cupid.RetainRatingHistory, Candidate{At: old}, true},
+		{"rating result, lately", cupid.RetainRatingResults, Candidate{At: young}, false},
+		{"an unknown kind", "nope", Candidate{At: old}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := Aged(c.kind, c.c, before); got != c.want {
+				t.Fatalf("Aged = %v, want %v", got, c.want)
+			}
+		})
+	}
+	cs := []Candidate{{ID: "a", State: "cancelled", At: old}, {ID: "b", State: "waiting", At: old}, {ID: "c", State: "expired", At: old}}
+	if got := AgedIDs(cupid.RetainTickets, cs, before); !slices.Equal(got, []string{"a", "c"}) {
+		t.Fatalf("AgedIDs = %v", got)
+	}
+}
+
+func TestCheckPrune(t *testing.T) {
+	for _, c := range []struct {
+		req   cupid.PruneRequest
+		field string
+	}{
+		{cupid.PruneRequest{Kind: cupid.RetainTickets, Limit: 10}, ""},
+		{cupid.PruneRequest{Kind: "nope", Limit: 10}, "kind"},
+		{cupid.PruneRequest{Kind: cupid.RetainMatches}, "limit"},
+	} {
+		err := CheckPrune(c.req)
+		if c.field == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", c.req, err)
+			}
+			continue
+		}
+		var e *cupid.Error
+		if !errors.As(err, &e) || e.Field != c.field || e.Code != cupid.CodeInvalid {
+			t.Errorf("%+v: %v, want invalid %s", c.req, err, c.field)
+		}
+	}
+}
