@@ -26,7 +26,7 @@ func offerOut(o *ticketsvc.Offer) *cupidv1.Offer {
 		return nil
 	}
 	out := &cupidv1.Offer{Id: o.ID, Text: o.Text, Region: o.Region, ExtraMs: o.Extra,
-		Candidates: int64(o.Adds), Players: int64(o.Players), FormsMatch: o.Forms}
+		Candidates: int64(o.Adds), Players: int64(o.Players), FormsMatch: o.Forms, Option: o.Option, Value: o.Value}
 	if !o.Reached.IsZero() {
 		out.Reached = timestamppb.New(o.Reached)
 	}

@@ -2,8 +2,11 @@ package engine
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/cupid-match/cupid"
 )
 
 // A duel queue whose latency range starts at 60 ms and grows 20 ms every
@@ -159,4 +162,66 @@ func BenchmarkExplainWithOffers(b *testing.B) {
 			p.offers(a, env, at(1), others, base)
 		}
 	})
+}
+
+// A duel queue where players choose the game modes they accept.
+const modesRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+	"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 200}],
+	"match_options": {"options": [{"name": "mode", "type": "any"}]}}`
+
+func TestOptionOffers(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		others [][]string // each another ticket's modes (mmr 1500)
+		me     []string
+		want   []string // offer ids, best first
+		adds   []int
+	}{
+		{"the mode most others play first", [][]string{{"ctf"}, {"ctf", "koth"}, {"koth"}, {"ctf"}}, []string{"dm"},
+			[]string{"option:mode=ctf", "option:mode=koth"}, []int{3, 2}},
+		{"nobody refused: no offer", [][]string{{"dm", "ctf"}}, []string{"dm"}, nil, nil},
+		{"at most two values of an option", [][]string{{"a"}, {"b"}, {"c"}, {"c"}}, []string{"dm"},
+			[]string{"option:mode=c", "option:mode=a"}, []int{2, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool(t, modesRules)
+			me := ticket("me", 0).num("mmr", 1500).opt("mode", tc.me...).add(t, p)
+			for i, modes := range tc.others {
+				ticket(fmt.Sprintf("o%d", i), 1).num("mmr", 1500).opt("mode", modes...).add(t, p)
+			}
+			x, _ := p.Explain("me", at(2))
+			var got []string
+			for i, o := range x.Offers {
+				got = append(got, o.ID)
+				if i < len(tc.adds) && (o.Adds != tc.adds[i] || !o.Forms || o.Option != "mode" || o.Value == "") {
+					t.Errorf("offer %+v, want %d candidates and a match", o, tc.adds[i])
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("offers %v, want %v", got, tc.want)
+			}
+			// Computing the offers left the ticket's own choices as they were.
+			if again, _ := p.Explain("me", at(2)); again.Compatible != x.Compatible || fmt.Sprint(again.Offers) != fmt.Sprint(x.Offers) {
+				t.Errorf("a second explanation differs: %+v, then %+v", x, again)
+			}
+			if len(tc.want) == 0 {
+				return
+			}
+			// Taken: the mode added to the ticket, the engine matches it.
+			changed := *me
+			changed.Attributes = cupid.NewAttributes(map[string]cupid.Value{"mode": cupid.Strings(append(tc.me, x.Offers[0].Value)...)})
+			p.Remove("me")
+			if err := p.Add(&changed); err != nil {
+				t.Fatal(err)
+			}
+			props := p.Step(at(3))
+			found := false
+			for _, id := range matchIDs(props) {
+				found = found || strings.Contains(id, "me")
+			}
+			if !found {
+				t.Errorf("not matched after taking the offer: %v", matchIDs(props))
+			}
+		})
+	}
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/ticketsvc"
@@ -30,6 +33,11 @@ func TestOfferAcceptedKeepsItsAgeAndMatches(t *testing.T) {
       region_expansion_range_ms: 20
       region_expansion_rate_ms: 600000
       region_latency_max_ms: 200
+  - name: arena
+    ruleset:
+      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 1}
+      matching_rule: [{attribute: mmr, criteria: distance, reference: 200}]
+      match_options: {options: [{name: mode, type: any}]}
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -116,5 +124,33 @@ func TestOfferAcceptedKeepsItsAgeAndMatches(t *testing.T) {
 	// A matched ticket accepts nothing more.
 	if _, err = c.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: bob.GetId(), OfferId: o.GetId()})); connect.CodeOf(err) != connect.CodeFailedPrecondition {
 		t.Errorf("an offer to a matched ticket: %v", err)
+	}
+
+	// A choice: Carol plays dm only, Dan ctf or koth; she accepts ctf and
+	// is matched with him, her ticket the same.
+	modes := func(id string, m ...string) *cupidv1.Ticket {
+		lv, _ := structpb.NewList(nil)
+		for _, v := range m {
+			lv.Values = append(lv.Values, structpb.NewStringValue(v))
+		}
+		res, err := c.CreateTicket(ctx, connect.NewRequest(&cupidv1.CreateTicketRequest{Queue: "arena",
+			Players: []*cupidv1.Player{player(id, 1500)}, Attributes: map[string]*structpb.Value{"mode": structpb.NewListValue(lv)}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Msg.GetTicket()
+	}
+	dan := modes("dan", "ctf", "koth")
+	carol := modes("carol", "dm")
+	mm.Wake()
+	acc, err := c.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: carol.GetId(), OfferId: "option:mode=ctf"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acc.Msg.GetTicket().GetId() != carol.GetId() || !acc.Msg.GetTicket().GetCreatedAt().AsTime().Equal(carol.GetCreatedAt().AsTime()) {
+		t.Errorf("carol's ticket after the offer %v", acc.Msg.GetTicket())
+	}
+	if ev := waitFinal(t, c, carol.GetId(), 0); ev.GetKind() != "matched" || !strings.Contains(fmt.Sprint(ev.GetMatch().GetTeams()), dan.GetId()) {
+		t.Fatalf("carol's final event %v", ev)
 	}
 }

@@ -61,8 +61,14 @@ func (s *Service) AcceptOffer(ctx context.Context, id, offerID string) (*cupid.T
 			ch <- result{err: cupid.Conflict("offer_id", "ticket %q has no offer %q now (its offers: %s)", id, offerID, offerIDs(x.Offers))}
 			return
 		}
-		amended, err := lifecycle.Amend(p.ctx, s.store, p.fence, id,
-			lifecycle.Amendment{Latencies: map[string]int32{offer.Region: offer.Latency}}, now)
+		var change lifecycle.Amendment
+		switch {
+		case offer.Region != "":
+			change.Latencies = map[string]int32{offer.Region: offer.Latency}
+		case offer.Option != "":
+			change.Values = map[string]string{offer.Option: offer.Value}
+		}
+		amended, err := lifecycle.Amend(p.ctx, s.store, p.fence, id, change, now)
 		if err != nil {
 			p.host.checkFenced(p.key.Queue, err)
 			ch <- result{err: s.storeError(err)}

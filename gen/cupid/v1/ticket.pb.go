@@ -2128,7 +2128,8 @@ func (x *WaitExplanation) GetOffers() []*Offer {
 }
 
 // Offer is a relaxation of a waiting ticket's own constraints, with its
-// effect: "accept eu-west at +40 ms (100 ms): 3 more candidates".
+// effect: "accept eu-west at +40 ms (100 ms): 3 more candidates", "accept
+// mode ctf: 2 more candidates".
 type Offer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// What AcceptOffer takes.
@@ -2149,7 +2150,12 @@ type Offer struct {
 	// its history is too thin).
 	Estimate *durationpb.Duration `protobuf:"bytes,8,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	// When the range would reach the region by itself (unset: never).
-	Reached       *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=reached,proto3" json:"reached,omitempty"`
+	Reached *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=reached,proto3" json:"reached,omitempty"`
+	// A choice offer: the value the ticket would add to its match option
+	// (the game modes or maps it accepts). Empty for a latency offer, as
+	// region is for a choice offer.
+	Option        string `protobuf:"bytes,10,opt,name=option,proto3" json:"option,omitempty"`
+	Value         string `protobuf:"bytes,11,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2245,6 +2251,20 @@ func (x *Offer) GetReached() *timestamppb.Timestamp {
 		return x.Reached
 	}
 	return nil
+}
+
+func (x *Offer) GetOption() string {
+	if x != nil {
+		return x.Option
+	}
+	return ""
+}
+
+func (x *Offer) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
 }
 
 // RuleBlock says how many otherwise possible partners a rule keeps out.
@@ -2514,7 +2534,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\n" +
 	"candidates\x18\x04 \x01(\x03R\n" +
 	"candidates\x12'\n" +
-	"\x06offers\x18\x05 \x03(\v2\x0f.cupid.v1.OfferR\x06offers\"\xa6\x02\n" +
+	"\x06offers\x18\x05 \x03(\v2\x0f.cupid.v1.OfferR\x06offers\"\xd4\x02\n" +
 	"\x05Offer\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
@@ -2527,7 +2547,10 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\vforms_match\x18\a \x01(\bR\n" +
 	"formsMatch\x125\n" +
 	"\bestimate\x18\b \x01(\v2\x19.google.protobuf.DurationR\bestimate\x124\n" +
-	"\areached\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\areached\"S\n" +
+	"\areached\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\areached\x12\x16\n" +
+	"\x06option\x18\n" +
+	" \x01(\tR\x06option\x12\x14\n" +
+	"\x05value\x18\v \x01(\tR\x05value\"S\n" +
 	"\tRuleBlock\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1a\n" +
 	"\bexcluded\x18\x02 \x01(\x03R\bexcluded\x12\x16\n" +
