@@ -40,9 +40,14 @@ type QueueKey struct {
 	Queue   string `json:"queue"`
 	Version string `json:"version,omitempty"`
 	Custom  string `json:"custom,omitempty"`
+	// Side is set by the server, never by a client: "canary" for a ticket
+	// a canary sent to its candidate ruleset (package rollout), so canary
+	// and live tickets are in different pools and never meet. Empty for
+	// every other ticket.
+	Side string `json:"side,omitempty"`
 }
 
-// String renders the key as queue[/version][#custom]; it is the pool's name in
+// String renders the key as queue[/version][#custom][@side]; it is the pool's name in
 // logs and metrics.
 func (k QueueKey) String() string {
 	var b strings.Builder
@@ -54,6 +59,10 @@ func (k QueueKey) String() string {
 	if k.Custom != "" {
 		b.WriteString("#")
 		b.WriteString(k.Custom)
+	}
+	if k.Side != "" {
+		b.WriteString("@")
+		b.WriteString(k.Side)
 	}
 	return b.String()
 }

@@ -92,6 +92,14 @@ var rules = map[string]rule{
 	// An import changes nothing, but it is an operator's tool (the
 	// dashboard's editor), not a game client's.
 	cupidv1connect.RulesetServiceImportRulesetProcedure: {scope: ScopeAdmin},
+	// Shadows and canaries try rulesets on live traffic: admin keys only.
+	cupidv1connect.RolloutServiceStartShadowProcedure:    {scope: ScopeAdmin},
+	cupidv1connect.RolloutServiceStopShadowProcedure:     {scope: ScopeAdmin},
+	cupidv1connect.RolloutServiceShadowReportProcedure:   {scope: ScopeAdmin},
+	cupidv1connect.RolloutServiceStartCanaryProcedure:    {scope: ScopeAdmin},
+	cupidv1connect.RolloutServiceCanaryStatusProcedure:   {scope: ScopeAdmin},
+	cupidv1connect.RolloutServicePromoteCanaryProcedure:  {scope: ScopeAdmin},
+	cupidv1connect.RolloutServiceRollbackCanaryProcedure: {scope: ScopeAdmin},
 
 	cupidv1connect.PairingServiceCreateEventProcedure: {scope: ScopeEvents},
 	cupidv1connect.PairingServiceGetEventProcedure:    {scope: ScopeEvents},

@@ -118,6 +118,8 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /v1/queues/{queue}/matches/ws", s.matchSocket)
 	// services are those served, which reflection lists.
 	services := []string{cupidv1connect.TicketServiceName, cupidv1connect.MatchServiceName, cupidv1connect.RulesetServiceName}
+	registerRollouts(mux, s.mm, s.log, opts) // shadows and canaries, admin only (rollout.go)
+	services = append(services, cupidv1connect.RolloutServiceName)
 	if o.Pairing != nil {
 		registerPairing(mux, o.Pairing, s.log, opts, s.origins)
 		services = append(services, cupidv1connect.PairingServiceName)

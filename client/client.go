@@ -49,7 +49,10 @@ type Client struct {
 	// Lobbies is the generated client of the lobby service (lobbies.go:
 	// CreateLobby, ListLobbies and Lobby's calls).
 	Lobbies cupidv1connect.LobbyServiceClient
-	retry   Backoff
+	// Rollouts is the generated client of the roll-out service (shadows
+	// and canaries, rollouts.go).
+	Rollouts cupidv1connect.RolloutServiceClient
+	retry    Backoff
 }
 
 // Option configures New.
@@ -125,6 +128,7 @@ func New(baseURL string, opts ...Option) *Client {
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
 		Lobbies:   cupidv1connect.NewLobbyServiceClient(s.http, base, copts...),
+		Rollouts:  cupidv1connect.NewRolloutServiceClient(s.http, base, copts...),
 		retry:     s.retry,
 	}
 }

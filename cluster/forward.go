@@ -86,8 +86,11 @@ func isLobbyCall(path string) bool {
 	return strings.HasPrefix(path, "/cupid.v1.LobbyService/")
 }
 
+// isPairingCall is a call the events' node must serve: the API's, and the
+// dashboard's speed-dating actions (start, end, pause a round).
 func isPairingCall(path string) bool {
-	return strings.HasPrefix(path, "/cupid.v1.PairingService/") || strings.HasPrefix(path, "/v1/events/")
+	return strings.HasPrefix(path, "/cupid.v1.PairingService/") || strings.HasPrefix(path, "/v1/events/") ||
+		path == "/dashboard/api/actions/event"
 }
 
 func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {

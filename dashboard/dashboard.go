@@ -26,6 +26,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -58,6 +59,20 @@ type Options struct {
 	// Authorize decides whether a request may use the dashboard's data; nil
 	// lets every request through (a server without auth).
 	Authorize func(*http.Request) error
+	// Docs, when set, keeps the action log (and the statistics' history)
+	// across restarts, shared by a cluster's nodes.
+	Docs cupid.DocumentStore
+	// Who names the caller of a request for the action log ("server key
+	// ops"); nil names nobody in particular.
+	Who func(*http.Request) string
+	// History, when set, holds each queue's statistics per minute, read by
+	// the queue pages' longer ranges.
+	History *History
+	// Cluster, when set, is the nodes and leases of a cluster for the
+	// nodes page; nil on a single node.
+	Cluster Cluster
+	// Retention, when set, is the retention service for its section.
+	Retention Retention
 	// AuthOn tells the pages that a key is needed, so they ask for one.
 	AuthOn bool
 	Logger *slog.Logger
@@ -119,6 +134,12 @@ type server struct {
 	// tries holds a token per scenario running: a try costs up to seconds
 	// of CPU, so only maxTries run at once.
 	tries chan struct{}
+	// actions is the log of operators' actions.
+	actions *actionLog
+	// retainedVal is the store's figures per kind, read at retainedAt.
+	retainedMu  sync.Mutex
+	retainedVal []cupid.Retained
+	retainedAt  time.Time
 }
 
 // New returns the data endpoints' handler, to be mounted at APIPrefix.
@@ -140,7 +161,7 @@ func newServer(o Options) (http.Handler, *server) {
 	if o.MaxStreams <= 0 {
 		o.MaxStreams = DefaultMaxStreams
 	}
-	s := &server{o: o, tries: make(chan struct{}, maxTries)}
+	s := &server{o: o, tries: make(chan struct{}, maxTries), actions: newActionLog(context.Background(), o.Docs, o.Logger)}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+APIPrefix+"overview", s.overview)
 	mux.HandleFunc("GET "+APIPrefix+"stream", s.stream)
@@ -150,6 +171,14 @@ func newServer(o Options) (http.Handler, *server) {
 	mux.HandleFunc("POST "+APIPrefix+"check", s.check)
 	mux.HandleFunc("POST "+APIPrefix+"try", s.try)
 	mux.HandleFunc("POST "+APIPrefix+"import", s.importRuleset)
+	mux.HandleFunc("GET "+APIPrefix+"actions", s.actionList)
+	mux.HandleFunc("POST "+APIPrefix+"actions/cancel", s.cancel)
+	mux.HandleFunc("POST "+APIPrefix+"actions/release", s.release)
+	mux.HandleFunc("POST "+APIPrefix+"actions/event", s.eventAction)
+	mux.HandleFunc("POST "+APIPrefix+"actions/rebalance", s.rebalance)
+	mux.HandleFunc("GET "+APIPrefix+"history", s.history)
+	mux.HandleFunc("GET "+APIPrefix+"nodes", s.nodes)
+	mux.HandleFunc("GET "+APIPrefix+"retention", s.retention)
 	mux.HandleFunc(APIPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cupid.NotFound("", "no dashboard endpoint %s %s", r.Method, r.URL.Path), 0)
 	})

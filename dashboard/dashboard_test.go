@@ -32,6 +32,7 @@ type fixture struct {
 	opponents *opponentsvc.Service
 	url       string
 	srv       *server
+	store     *memstore.Store
 }
 
 func newFixture(t *testing.T, o Options) *fixture {
@@ -62,10 +63,13 @@ func newFixture(t *testing.T, o Options) *fixture {
 	t.Cleanup(ps.Close)
 	t.Cleanup(os.Close)
 	o.Tickets, o.Pairing, o.Opponents, o.Logger = ts, ps, os, log
+	if o.Docs == nil {
+		o.Docs = store
+	}
 	h, s := newServer(o)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return &fixture{tickets: ts, pairing: ps, opponents: os, url: srv.URL, srv: s}
+	return &fixture{tickets: ts, pairing: ps, opponents: os, url: srv.URL, srv: s, store: store}
 }
 
 // sse reads a stream's messages: the event kind and the data.

@@ -631,7 +631,7 @@ func (p *Pool) commit(prop *Proposal) {
 		p.killAt(s, g.ats[k])
 	}
 	p.stats.Formed++
-	p.stats.QualitySum += prop.Match.Quality.Score
+	p.stats.QualitySum += prop.Quality.Score
 }
 
 // gather collects compatible candidates until they hold want players, and
@@ -1255,7 +1255,7 @@ func (p *Pool) repair(b int32, from int32, out []Proposal, now time.Time, budget
 			if !p.reform(a, pr.Level, env, aMask, mem, c, b, bMask, now, prop) {
 				continue
 			}
-			p.stats.QualitySum += prop.Match.Quality.Score - pr.Match.Quality.Score
+			p.stats.QualitySum += prop.Quality.Score - pr.Quality.Score
 			out[rec.prop] = *prop
 			*prop = Proposal{}
 			p.recordMatch(a, int(rec.prop))

@@ -1331,25 +1331,17 @@ func (p *Pool) proposeBackfill(now time.Time) Proposal {
 	f := &p.bf.fill
 	bs := f.bs
 	first := &p.entries[f.first]
-	pr := Proposal{SessionID: bs.s.ID, AnchorID: first.id, Level: p.r.level(p.waitOf(first, now))}
-	m := &pr.Match
-	m.Key, m.CreatedAt, m.Region = p.key, now, bs.s.Region
-	m.Teams = make([]cupid.Team, len(f.teams))
+	pr := Proposal{SessionID: bs.s.ID, AnchorID: first.id, Level: p.r.level(p.waitOf(first, now)),
+		Region: bs.s.Region, key: p.sharedKey(), created: now, teams: len(f.teams)}
 	for ti := range f.teams {
-		tm := cupid.Team{TicketIDs: []string{}, PlayerIDs: []string{}}
 		for _, c := range f.teams[ti].taken {
 			e := &p.entries[c.slot]
-			tm.TicketIDs = append(tm.TicketIDs, e.id)
-			for i := range e.h.players {
-				tm.PlayerIDs = append(tm.PlayerIDs, e.h.players[i].ID)
-			}
-			pr.members = append(pr.members, member{id: e.id, created: e.created, h: e.h})
+			pr.members = append(pr.members, member{id: e.id, created: e.created, h: e.h, team: int32(ti)})
 		}
-		m.Teams[ti] = tm
 	}
 	roleFirst := 0
 	if rr := p.r.roles; rr != nil {
-		m.Roles = make(map[string]string)
+		pr.Roles = make(map[string]string)
 		for ti := range f.teams {
 			tf := &f.teams[ti]
 			if len(tf.taken) == 0 {
@@ -1365,7 +1357,7 @@ func (p *Pool) proposeBackfill(now time.Time) Proposal {
 			k := 0
 			for _, c := range tf.taken {
 				for _, pl := range p.entries[c.slot].h.players {
-					m.Roles[pl.ID] = rr.names[out[k]]
+					pr.Roles[pl.ID] = rr.names[out[k]]
 					if int(tf.prefs[k]) == out[k] {
 						roleFirst++
 					}
@@ -1374,10 +1366,10 @@ func (p *Pool) proposeBackfill(now time.Time) Proposal {
 			}
 		}
 	}
-	m.Quality = p.backfillQuality(f, roleFirst, now)
+	pr.Quality = p.backfillQuality(f, roleFirst, now)
 	p.stats.Formed++
 	p.stats.Backfills++
-	p.stats.QualitySum += m.Quality.Score
+	p.stats.QualitySum += pr.Quality.Score
 	return pr
 }
 

@@ -422,7 +422,7 @@ func TestBackfillRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	props := p.Step(at(1))
-	if len(props) != 1 || props[0].Match.Roles["flex.p0"] != "dps" || len(props[0].Match.Roles) != 1 {
+	if len(props) != 1 || props[0].Roles["flex.p0"] != "dps" || len(props[0].Roles) != 1 {
 		t.Fatalf("proposals = %+v", props)
 	}
 }
@@ -439,13 +439,13 @@ func TestBackfillReturnAndReopen(t *testing.T) {
 		t.Fatalf("proposals = %q", got)
 	}
 	pr := &props[0]
-	if pr.Len() != 1 || !pr.CreatedAt(0).Equal(a.CreatedAt) || pr.Match.CreatedAt != at(10) || pr.Match.ID != "" {
+	if pr.Len() != 1 || !pr.CreatedAt(0).Equal(a.CreatedAt) || pr.Match().CreatedAt != at(10) || pr.Match().ID != "" {
 		t.Fatalf("proposal = %+v", pr)
 	}
-	if len(pr.Match.Teams) != 2 || len(pr.Match.Teams[0].TicketIDs) != 0 || pr.Match.Teams[1].PlayerIDs[0] != "a.p0" {
-		t.Fatalf("teams = %+v", pr.Match.Teams)
+	if len(pr.Match().Teams) != 2 || len(pr.Match().Teams[0].TicketIDs) != 0 || pr.Match().Teams[1].PlayerIDs[0] != "a.p0" {
+		t.Fatalf("teams = %+v", pr.Match().Teams)
 	}
-	if q := pr.Match.Quality; q.Score <= 0 || q.Score > 1 {
+	if q := pr.Quality; q.Score <= 0 || q.Score > 1 {
 		t.Fatalf("quality = %+v", q)
 	}
 	// While the proposal is out, the session is not open: nothing more
@@ -564,7 +564,7 @@ func TestBackfillDeterministic(t *testing.T) {
 		var out []string
 		for _, sec := range []float64{10, 20, 40} {
 			for _, pr := range p.Step(at(sec)) {
-				out = append(out, fmt.Sprintf("%s %s %.6f", pr.SessionID, describe([]Proposal{pr})[0], pr.Match.Quality.Score))
+				out = append(out, fmt.Sprintf("%s %s %.6f", pr.SessionID, describe([]Proposal{pr})[0], pr.Quality.Score))
 			}
 		}
 		return out
@@ -825,7 +825,7 @@ func TestBackfillProperty(t *testing.T) {
 			seen := map[string]bool{}
 			backfilled := map[string]bool{}
 			for _, pr := range props {
-				for _, id := range pr.Match.TicketIDs() {
+				for _, id := range pr.TicketIDs() {
 					if seen[id] || p.Contains(id) {
 						t.Fatalf("seed %d: ticket %s proposed twice or still waiting", seed, id)
 					}
@@ -839,7 +839,7 @@ func TestBackfillProperty(t *testing.T) {
 					t.Fatalf("seed %d: proposal for %q, not open", seed, pr.SessionID)
 				}
 				delete(open, pr.SessionID)
-				for _, id := range pr.Match.TicketIDs() {
+				for _, id := range pr.TicketIDs() {
 					backfilled[id] = true
 				}
 				backfills++
@@ -874,10 +874,10 @@ func TestBackfillProperty(t *testing.T) {
 // checkBackfill checks one backfill proposal against its session.
 func checkBackfill(t *testing.T, seed uint64, c *ruleset.Compiled, s Session, pr Proposal, tickets map[string]*cupid.Ticket, now time.Time) {
 	t.Helper()
-	if len(pr.Match.Teams) != len(s.Teams) || pr.Match.Region != s.Region || !pr.Match.CreatedAt.Equal(now) {
-		t.Fatalf("seed %d: proposal %+v for session %+v", seed, pr.Match, s)
+	if len(pr.Match().Teams) != len(s.Teams) || pr.Region != s.Region || !pr.Match().CreatedAt.Equal(now) {
+		t.Fatalf("seed %d: proposal %+v for session %+v", seed, pr.Match(), s)
 	}
-	for ti, tm := range pr.Match.Teams {
+	for ti, tm := range pr.Match().Teams {
 		players := 0
 		for _, id := range tm.TicketIDs {
 			tk := tickets[id]
@@ -956,7 +956,7 @@ func TestBackfillQuality(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatalf("proposals = %q", describe(props))
 	}
-	q := props[0].Match.Quality
+	q := props[0].Quality
 	gap, ok := q.Parts.Get("skill_gap")
 	if !ok || math.Abs(gap-0.8) > 1e-9 || q.Score <= 0 || q.Score >= 1 {
 		t.Fatalf("quality = %+v, want skill_gap 0.8", q)

@@ -25,6 +25,8 @@ import (
 //   - scanned/anchor: waiting tickets an anchor looked at, on average;
 //   - cpu-ns/op: the process's CPU time during the pass (includes the
 //     garbage collector), steadier than ns/op on a shared machine;
+//   - sys-ns/op and faults/op: the part of it in the kernel, and the page
+//     faults, mostly the first touch of the memory the proposals take;
 //   - mean-quality: the formed matches' average quality score.
 //
 // Run them with a short benchtime, e.g.
@@ -128,6 +130,16 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// usage is the process's system time and page faults so far: a pass
+// writing into memory the process has not touched yet pays for it there.
+func usage() (sys time.Duration, faults int64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return time.Duration(ru.Stime.Nano()), ru.Minflt + ru.Majflt
+}
+
 func heapInUse() uint64 {
 	runtime.GC()
 	runtime.GC()
@@ -145,7 +157,7 @@ func benchPass(b *testing.B, rules string, gen func(int, time.Time, uint64) []*c
 	var engineBytes, totalBytes float64
 	matches := 0
 	scanned := 0.0
-	cpuNs := 0.0
+	cpuNs, sysNs, faults := 0.0, 0.0, 0.0
 	quality := 0.0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -176,10 +188,14 @@ func benchPass(b *testing.B, rules string, gen func(int, time.Time, uint64) []*c
 			totalBytes = float64(loaded-before) / float64(n)
 		}
 		cpu0 := cpuTime()
+		sys0, faults0 := usage()
 		b.StartTimer()
 		props := p.Step(now)
 		b.StopTimer()
 		cpuNs += float64(cpuTime() - cpu0)
+		sys1, faults1 := usage()
+		sysNs += float64(sys1 - sys0)
+		faults += float64(faults1 - faults0)
 		matches = len(props)
 		st := p.Stats()
 		scanned = float64(st.Scanned) / float64(max(st.AnchorTries, 1))
@@ -191,6 +207,8 @@ func benchPass(b *testing.B, rules string, gen func(int, time.Time, uint64) []*c
 	b.ReportMetric(float64(matches), "matches/op")
 	b.ReportMetric(scanned, "scanned/anchor")
 	b.ReportMetric(cpuNs/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(sysNs/float64(b.N), "sys-ns/op")
+	b.ReportMetric(faults/float64(b.N), "faults/op")
 	b.ReportMetric(quality, "mean-quality")
 	runtime.KeepAlive(tickets)
 }

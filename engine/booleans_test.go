@@ -110,7 +110,7 @@ func TestBoolInExpressions(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatal("no match")
 	}
-	if v, ok := props[0].Match.Quality.Parts.Get("voice_chat"); !ok || v != 0.5 {
-		t.Errorf("score part = %v, %v; parts %v", v, ok, props[0].Match.Quality.Parts)
+	if v, ok := props[0].Quality.Parts.Get("voice_chat"); !ok || v != 0.5 {
+		t.Errorf("score part = %v, %v; parts %v", v, ok, props[0].Quality.Parts)
 	}
 }

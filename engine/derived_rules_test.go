@@ -251,7 +251,7 @@ func TestLatencySpread(t *testing.T) {
 	ticket("b", 0).lat("eu", 30, "us", 70).add(t, p)
 	ticket("c", 0).lat("eu", 90, "us", 80).add(t, p)
 	props := p.Step(at(1))
-	if len(props) != 1 || props[0].Match.Region != "us" {
+	if len(props) != 1 || props[0].Region != "us" {
 		t.Fatalf("matches %v, want a+b+c in us", matchIDs(props))
 	}
 	// Only eu: c (90 ms) is 70 from a; d (40 ms) takes the place.

@@ -11,6 +11,7 @@
 //	err = p.Check(t)          // before storing: could this ticket ever match here?
 //	err = p.Add(t)            // after storing; t.CreatedAt is the age origin
 //	props := p.Step(now)      // matches formed; their tickets left the pool
+//	m := props[i].Match()     // one to commit, built on demand
 //	p.Return(props[i].Tickets()) // the commit failed: back in, age kept
 //	wake, ok := p.NextWake(now) // sleep until then, or until a ticket arrives
 //	p.Remove(id)              // cancelled or expired

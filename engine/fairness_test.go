@@ -178,7 +178,7 @@ func TestStepIsDeterministic(t *testing.T) {
 				}
 				now = now.Add(time.Duration(rng.IntN(5000)) * time.Millisecond)
 				for _, pr := range p.Step(now) {
-					out = append(out, fmt.Sprintf("%s@%s:%s:%.6f", ids(pr.Tickets()), pr.Match.Region, pr.AnchorID, pr.Match.Quality.Score))
+					out = append(out, fmt.Sprintf("%s@%s:%s:%.6f", ids(pr.Tickets()), pr.Region, pr.AnchorID, pr.Quality.Score))
 				}
 			}
 			return out

@@ -109,39 +109,21 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 		end := len(p.sc.members)
 		teamSlots[t] = p.sc.members[start:end:end]
 	}
-	players := 0
-	for _, s := range g.slots {
-		players += int(p.entries[s].size)
-	}
-	ids := p.slab.strings(len(g.slots) + players)
-	ticketIDs := ids[:0:len(g.slots)]
-	playerIDs := ids[len(g.slots):len(g.slots)]
 	members := p.slab.members(len(g.slots))
-	*dst = Proposal{Match: cupid.Match{Key: p.key, CreatedAt: now, Teams: p.slab.teams(T)}, AnchorID: p.entries[g.slots[0]].id, Level: lv}
-	m := &dst.Match
+	*dst = Proposal{AnchorID: p.entries[g.slots[0]].id, Level: lv, key: p.sharedKey(), created: now, teams: T}
 	for t, slots := range teamSlots {
-		ti, pi := len(ticketIDs), len(playerIDs)
 		for _, s := range slots {
 			e := &p.entries[s]
-			ticketIDs = append(ticketIDs, e.id)
-			members = append(members, member{id: e.id, created: e.created, h: e.h})
-			if e.size == 1 {
-				playerIDs = append(playerIDs, e.pid)
-				continue
-			}
-			for i := range e.h.players {
-				playerIDs = append(playerIDs, e.h.players[i].ID)
-			}
+			members = append(members, member{id: e.id, created: e.created, h: e.h, team: int32(t)})
 		}
-		m.Teams[t] = cupid.Team{TicketIDs: ticketIDs[ti:len(ticketIDs):len(ticketIDs)], PlayerIDs: playerIDs[pi:len(playerIDs):len(playerIDs)]}
 	}
 	dst.members = members
 	in := qualityInput{teams: teamSlots, region: p.chooseRegion(g.mask, g.slots)}
 	if in.region >= 0 {
-		m.Region = p.regionNames[in.region]
+		dst.Region = p.regionNames[in.region]
 	}
 	if p.r.roles != nil && tc != nil {
-		m.Roles, in.roleFirst = tc.roleMap(res.team)
+		dst.Roles, in.roleFirst = tc.roleMap(res.team)
 	}
 	if len(p.r.scores) > 0 {
 		in.views = make([][]ruleset.TicketView, T)
@@ -151,7 +133,7 @@ func (p *Pool) propose(g *group, lv int, res balanceResult, tc *teamCheck, now t
 			}
 		}
 	}
-	m.Quality = p.quality(&in, now)
+	dst.Quality = p.quality(&in, now)
 }
 
 // matchTotalsOK checks the match_total rules over every player of the group.
@@ -225,29 +207,15 @@ func aggregate(vals []float64, agg string) float64 {
 
 // slab carves the slices of proposals out of larger arrays, so that a pass
 // forming half a million matches does not make three small allocations for
-// each. Every slice handed out has its capacity capped at its length, so a
+// each (its members and quality parts). Every slice handed out has its capacity capped at its length, so a
 // caller appending to one cannot write into a neighbour.
 type slab struct {
-	strs []string
-	mbs  []member
-	tms  []cupid.Team
-	qps  cupid.QualityParts
+	mbs []member
+	qps cupid.QualityParts
 }
 
 // slabSize is how many elements one slab array holds.
 const slabSize = 4096
-
-func (s *slab) strings(n int) []string {
-	if n > slabSize/8 {
-		return make([]string, 0, n)
-	}
-	if cap(s.strs)-len(s.strs) < n {
-		s.strs = make([]string, 0, slabSize)
-	}
-	out := s.strs[len(s.strs) : len(s.strs) : len(s.strs)+n]
-	s.strs = s.strs[:len(s.strs)+n]
-	return out
-}
 
 func (s *slab) members(n int) []member {
 	if n > slabSize/8 {
@@ -258,18 +226,6 @@ func (s *slab) members(n int) []member {
 	}
 	out := s.mbs[len(s.mbs) : len(s.mbs) : len(s.mbs)+n]
 	s.mbs = s.mbs[:len(s.mbs)+n]
-	return out
-}
-
-func (s *slab) teams(n int) []cupid.Team {
-	if n > slabSize/8 {
-		return make([]cupid.Team, n)
-	}
-	if cap(s.tms)-len(s.tms) < n {
-		s.tms = make([]cupid.Team, 0, slabSize)
-	}
-	out := s.tms[len(s.tms) : len(s.tms)+n : len(s.tms)+n]
-	s.tms = s.tms[:len(s.tms)+n]
 	return out
 }
 

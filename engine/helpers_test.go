@@ -116,7 +116,7 @@ func matchIDs(props []Proposal) []string {
 	var out []string
 	for _, pr := range props {
 		s := ""
-		for i, tm := range pr.Match.Teams {
+		for i, tm := range pr.Match().Teams {
 			if i > 0 {
 				s += "|"
 			}

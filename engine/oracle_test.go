@@ -406,13 +406,14 @@ func waitingOf(p *Pool) []*cupid.Ticket { return p.Tickets() }
 func checkProposalOracle(t *testing.T, o oracle, pr Proposal, now time.Time) {
 	t.Helper()
 	var anchor *cupid.Ticket
-	for _, tk := range pr.Tickets() {
+	tickets := pr.Tickets() // validWith knows the anchor by pointer
+	for _, tk := range tickets {
 		if tk.ID == pr.AnchorID {
 			anchor = tk
 		}
 	}
-	if anchor == nil || !o.validWith(anchor, pr.Tickets(), now) {
-		t.Fatalf("proposal %s (anchor %s) is not a valid match at %v", ids(pr.Tickets()), pr.AnchorID, now.Sub(t0))
+	if anchor == nil || !o.validWith(anchor, tickets, now) {
+		t.Fatalf("proposal %s (anchor %s) is not a valid match at %v", ids(tickets), pr.AnchorID, now.Sub(t0))
 	}
 }
 

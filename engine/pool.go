@@ -52,63 +52,6 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Proposal is a match the pool formed. Its tickets have left the pool; the
-// server commits the match (assigning Match.ID) or, if it cannot, hands the
-// tickets back with Return.
-type Proposal struct {
-	// Match has its teams, quality, key, creation time, region and roles
-	// set; ID is empty.
-	Match cupid.Match
-	// AnchorID is the ticket the match was built around; its wait decided
-	// the flex level.
-	AnchorID string
-	// Level is the anchor's flex level: how many relaxation steps had
-	// passed.
-	Level int
-	// SessionID is set for a backfill (backfill.go): the match adds its
-	// tickets to this open session. Match.Teams then has one entry per
-	// session team, in the session's order, listing only the newcomers
-	// (empty teams included); AnchorID and Level are the first newcomer's.
-	SessionID string
-
-	// members are the matched tickets as the pool held them, team by
-	// team; Tickets rebuilds them on demand, so a pass forming half a
-	// million matches writes no million Tickets nobody may read.
-	members []member
-	tickets []*cupid.Ticket
-}
-
-// member is a proposed ticket as the pool held it.
-type member struct {
-	id      string
-	created int64
-	h       *held
-}
-
-// Tickets returns the matched tickets, team by team, rebuilt as Add
-// describes (built on the first call and kept).
-func (pr *Proposal) Tickets() []*cupid.Ticket {
-	if pr.tickets == nil && len(pr.members) > 0 {
-		pr.tickets = make([]*cupid.Ticket, len(pr.members))
-		all := make([]cupid.Ticket, len(pr.members))
-		for i := range pr.members {
-			m := &pr.members[i]
-			fillTicket(&all[i], pr.Match.Key, m.id, m.created, m.h)
-			pr.tickets[i] = &all[i]
-		}
-	}
-	return pr.tickets
-}
-
-// CreatedAt is when the i-th matched ticket (in Tickets' order) was
-// created, without rebuilding the tickets.
-func (pr *Proposal) CreatedAt(i int) time.Time {
-	return time.Unix(0, pr.members[i].created).UTC()
-}
-
-// Len is the number of matched tickets.
-func (pr *Proposal) Len() int { return len(pr.members) }
-
 // Stats are a pool's counters for metrics and the dashboard.
 type Stats struct {
 	// Tickets and Players waiting now.
@@ -129,9 +72,11 @@ type Stats struct {
 // ruleset and the times passed in, so the simulator and tests replay it
 // exactly. A Pool is not safe for concurrent use.
 type Pool struct {
-	key  cupid.QueueKey
-	r    *rules
-	opts Options
+	key cupid.QueueKey
+	// keyRef is a copy of key its proposals share (sharedKey).
+	keyRef *cupid.QueueKey
+	r      *rules
+	opts   Options
 
 	entries []entry
 	nums    []float64 // stride floats per slot

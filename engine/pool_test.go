@@ -126,7 +126,7 @@ func TestReturnAndRemove(t *testing.T) {
 	if p.Len() != 2 {
 		t.Fatalf("len %d", p.Len())
 	}
-	if got := p.Step(at(4)); len(got) != 1 || got[0].Match.Teams[0].TicketIDs[0] != "a" {
+	if got := p.Step(at(4)); len(got) != 1 || got[0].Match().Teams[0].TicketIDs[0] != "a" {
 		t.Fatalf("returned tickets keep their age, a anchors: %v", matchIDs(got))
 	}
 }
@@ -259,7 +259,7 @@ func TestQualityCriteria(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatal("no match")
 	}
-	q := props[0].Match.Quality
+	q := props[0].Quality
 	parts := q.Parts.Map()
 	// A 3-stack against a duo and a solo: 2 of 3 players matched by
 	// party size.
@@ -282,7 +282,7 @@ func TestQualityCriteria(t *testing.T) {
 	ticket("x", 0).num("mmr", 1000).add(t, vp)
 	ticket("y", 0).num("mmr", 1000).add(t, vp)
 	props = vp.Step(at(0))
-	if v, ok := props[0].Match.Quality.Parts.Get("variety"); !ok || v != 0 {
+	if v, ok := props[0].Quality.Parts.Get("variety"); !ok || v != 0 {
 		t.Errorf("variety %v %v", v, ok)
 	}
 }

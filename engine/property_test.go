@@ -189,7 +189,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		t.Fatalf("match %v at anchor wait %v: %s", matchIDs([]Proposal{pr}), aw, fmt.Sprintf(format, args...))
 	}
 	// Alliance and parties.
-	teams := pr.Match.Teams
+	teams := pr.Match().Teams
 	if len(teams) < al.MinNumber || len(teams) > al.MaxNumber {
 		fail("%d teams, alliance %d-%d", len(teams), al.MinNumber, al.MaxNumber)
 	}
@@ -254,7 +254,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 	// Region: every ticket reaches it within its own range (bidirectional)
 	// or the anchor's.
 	if c.Latency.Enabled {
-		if pr.Match.Region == "" {
+		if pr.Region == "" {
 			fail("no region")
 		}
 		for _, tk := range pr.Tickets() {
@@ -262,9 +262,9 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			if !c.Latency.Bidirectional(aw) {
 				w = aw
 			}
-			ms, ok := tk.Latencies[pr.Match.Region]
+			ms, ok := tk.Latencies[pr.Region]
 			if !ok || int(ms) > c.LatencyRangeAt(w) {
-				fail("%s: latency %d to %s above range %d", tk.ID, ms, pr.Match.Region, c.LatencyRangeAt(w))
+				fail("%s: latency %d to %s above range %d", tk.ID, ms, pr.Region, c.LatencyRangeAt(w))
 			}
 		}
 	}
@@ -273,7 +273,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		for _, tm := range teams {
 			count := map[string]int{}
 			for _, pid := range tm.PlayerIDs {
-				count[pr.Match.Roles[pid]]++
+				count[pr.Roles[pid]]++
 			}
 			for _, q := range c.Roles.Quotas {
 				if count[q.Name] < int(q.Min.At(aw)) || (q.Max >= 0 && count[q.Name] > q.Max) {
@@ -283,8 +283,8 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 		}
 		for id, tk := range byID {
 			for _, pl := range tk.Players {
-				if pr.Match.Roles[pl.ID] != attrOf(pl.Attributes, "role").String {
-					fail("%s plays %q, wants %q", id, pr.Match.Roles[pl.ID], attrOf(pl.Attributes, "role").String)
+				if pr.Roles[pl.ID] != attrOf(pl.Attributes, "role").String {
+					fail("%s plays %q, wants %q", id, pr.Roles[pl.ID], attrOf(pl.Attributes, "role").String)
 				}
 			}
 		}
@@ -332,7 +332,7 @@ func checkProposal(t *testing.T, c *ruleset.Compiled, pr Proposal, now time.Time
 			}
 		}
 	}
-	q := pr.Match.Quality
+	q := pr.Quality
 	if q.Score < 0 || q.Score > 1 || math.IsNaN(q.Score) {
 		fail("quality %v", q.Score)
 	}

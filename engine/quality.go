@@ -236,6 +236,19 @@ var criterionNames = [numCriteria]string{
 // the worst.
 func (p *Pool) partyScore(teams [][]int32) float64 {
 	worst := 1.0
+	if p.maxSize <= 1 {
+		// Solos only: the sorted sizes are all ones, so the common part
+		// of two teams is the smaller team, without reading an entry.
+		for i := range teams {
+			for j := i + 1; j < len(teams); j++ {
+				a, b := len(teams[i]), len(teams[j])
+				if m := max(a, b); m > 0 {
+					worst = min(worst, float64(min(a, b))/float64(m))
+				}
+			}
+		}
+		return worst
+	}
 	var bi, bj [maxTeamParties]int
 	for i := range teams {
 		for j := i + 1; j < len(teams); j++ {

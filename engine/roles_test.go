@@ -74,13 +74,13 @@ func TestRoleFirstChoicesOneTeam(t *testing.T) {
 			if len(props) != 1 {
 				t.Fatalf("matches = %v", matchIDs(props))
 			}
-			got := rolesOf(props[0].Match.Roles)
+			got := rolesOf(props[0].Roles)
 			for _, w := range tc.want {
 				if !slices.Contains(strings.Fields(got), w) {
 					t.Errorf("roles = %s, want %s", got, w)
 				}
 			}
-			if v, _ := props[0].Match.Quality.Parts.Get("roles"); v != 3.0/5 {
+			if v, _ := props[0].Quality.Parts.Get("roles"); v != 3.0/5 {
 				t.Errorf("roles quality part = %v, want %v (3 of 5 first choices)", v, 3.0/5)
 			}
 		})
@@ -112,7 +112,7 @@ func TestRoleFirstChoicesWithBalancing(t *testing.T) {
 	// Team 1: e can only heal, so a tanks and d plays dps: a and e get
 	// their first choice. Team 2: f can only dps; b tanks, c heals: all
 	// three first choices.
-	if got, want := rolesOf(props[0].Match.Roles), "a=tank b=tank c=healer d=dps e=healer f=dps"; got != want {
+	if got, want := rolesOf(props[0].Roles), "a=tank b=tank c=healer d=dps e=healer f=dps"; got != want {
 		t.Errorf("roles = %s\n          want %s", got, want)
 	}
 }
@@ -286,10 +286,10 @@ func TestRoleFirstChoicesBreakBalanceTies(t *testing.T) {
 			if len(props) != 1 {
 				t.Fatalf("matches = %v", matchIDs(props))
 			}
-			if got := rolesOf(props[0].Match.Roles); got != tc.want {
+			if got := rolesOf(props[0].Roles); got != tc.want {
 				t.Errorf("teams %s, roles = %s\n  want roles %s", matchIDs(props)[0], got, tc.want)
 			}
-			if v, _ := props[0].Match.Quality.Parts.Get("roles"); v != float64(tc.first)/4 {
+			if v, _ := props[0].Quality.Parts.Get("roles"); v != float64(tc.first)/4 {
 				t.Errorf("roles quality part = %v, want %v", v, float64(tc.first)/4)
 			}
 		})
@@ -382,7 +382,7 @@ func TestRoleTieBreakMatchesBruteForce(t *testing.T) {
 		if len(props) != 1 {
 			t.Fatalf("case %d: %d matches, want one", it, len(props))
 		}
-		m := props[0].Match
+		m := props[0].Match()
 		sums := [2]float64{}
 		for team, tm := range m.Teams {
 			for _, id := range tm.TicketIDs {

@@ -312,7 +312,7 @@ func TestRolesAndCrossPlay(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatalf("got %v", matchIDs(props))
 	}
-	if got := props[0].Match.Roles; got["b.p0"] != "healer" && got["b.p0"] != "tank" || len(got) != 4 {
+	if got := props[0].Roles; got["b.p0"] != "healer" && got["b.p0"] != "tank" || len(got) != 4 {
 		t.Errorf("roles = %v", got)
 	}
 
@@ -353,8 +353,8 @@ func TestExpressions(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatal("no match")
 	}
-	if v, ok := props[0].Match.Quality.Parts.Get("same_lang"); !ok || v != 0 {
-		t.Errorf("score part = %v, %v; parts %v", v, ok, props[0].Match.Quality.Parts)
+	if v, ok := props[0].Quality.Parts.Get("same_lang"); !ok || v != 0 {
+		t.Errorf("score part = %v, %v; parts %v", v, ok, props[0].Quality.Parts)
 	}
 }
 

@@ -83,7 +83,7 @@ func teamsOf(props []engine.Proposal) [][][]string {
 	var out [][][]string
 	for _, pr := range props {
 		var m [][]string
-		for _, tm := range pr.Match.Teams {
+		for _, tm := range pr.Match().Teams {
 			ids := slices.Clone(tm.TicketIDs)
 			slices.Sort(ids)
 			m = append(m, ids)

@@ -221,17 +221,24 @@ func (e *enginePool) remove(pt *party) bool {
 func (e *enginePool) step(now int64, emit func(*formed)) {
 	props := e.p.Step(Origin.Add(time.Duration(now)))
 	for i := range props {
-		m := &props[i].Match
+		pr := &props[i]
 		e.buf.teams = e.buf.teams[:0]
-		for _, team := range m.Teams {
-			members := make([]*party, len(team.TicketIDs))
-			for k, id := range team.TicketIDs {
-				members[k] = e.live[id]
+		k := 0
+		for t := range pr.Teams() {
+			n := 0
+			for k+n < pr.Len() && pr.TeamOf(k+n) == t {
+				n++
+			}
+			members := make([]*party, n)
+			for j := range members {
+				id := pr.TicketID(k + j)
+				members[j] = e.live[id]
 				delete(e.live, id)
 			}
+			k += n
 			e.buf.teams = append(e.buf.teams, members)
 		}
-		e.buf.region, e.buf.quality, e.buf.prop = m.Region, &m.Quality, &props[i]
+		e.buf.region, e.buf.quality, e.buf.prop = pr.Region, &pr.Quality, pr
 		emit(&e.buf)
 	}
 }

@@ -424,9 +424,10 @@ func addStats(a, b engine.Stats) engine.Stats {
 
 func matchReport(p *engine.Proposal, now int64) ScenarioMatch {
 	at := Origin.Add(time.Duration(now))
-	m := ScenarioMatch{At: seconds(now), Version: p.Match.Key.Version, Region: p.Match.Region, Roles: p.Match.Roles, Anchor: p.AnchorID, Level: p.Level,
-		Quality: p.Match.Quality.Score, Parts: p.Match.Quality.Parts, Waits: map[string]float64{}}
-	for _, tm := range p.Match.Teams {
+	pm := p.Match()
+	m := ScenarioMatch{At: seconds(now), Version: pm.Key.Version, Region: p.Region, Roles: p.Roles, Anchor: p.AnchorID, Level: p.Level,
+		Quality: p.Quality.Score, Parts: p.Quality.Parts, Waits: map[string]float64{}}
+	for _, tm := range pm.Teams {
 		m.Teams = append(m.Teams, tm.TicketIDs)
 	}
 	for _, t := range p.Tickets() {

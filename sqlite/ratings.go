@@ -43,9 +43,15 @@ func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cup
 	return s.SaveResults(ctx, []cupid.ResultRecord{r}, rows, history)
 }
 
-// The multi-row statements of the ratings. They are built per call rather
-// than prepared at Open: a batch of results runs a handful of them, so
-// parsing is a small part of its cost.
+// The multi-row statements of the ratings, prepared at Open for every
+// power-of-two row count (multi.go) like the tickets' own: a batch of 256
+// five-against-five results writes about 5,000 rows, and parsing statements
+// of thousands of rows per batch was a tenth of the store's time. The
+// history and the guarded update say OR FAIL: a statement that may stop
+// half-way with ABORT makes SQLite copy every page it touches into a
+// statement journal first, so that it can undo only itself; here any
+// failure ends the whole transaction anyway (tx rolls it back), so that
+// copy bought nothing.
 var (
 	insertResults = &multiKind{name: "insert results",
 		head: `INSERT INTO rating_results (match_id, at, body) VALUES `,
@@ -56,46 +62,48 @@ var (
 	// updateRatingRows writes (kind, id, prev, body) rows over the bodies
 	// they were read with; a row whose body changed is not counted.
 	updateRatingRows = &multiKind{name: "update rating rows",
-		head: `UPDATE rating_rows SET body = v.column4 FROM (VALUES `,
+		head: `UPDATE OR FAIL rating_rows SET body = v.column4 FROM (VALUES `,
 		row:  `(?, ?, ?, ?)`, sep: `, `,
 		tail: `) AS v WHERE rating_rows.kind = v.column1 AND rating_rows.id = v.column2 AND rating_rows.body = v.column3`}
 	insertHistory = &multiKind{name: "insert rating history",
-		head: `INSERT INTO rating_history (rating, player, match_id, at, body) VALUES `,
+		head: `INSERT OR FAIL INTO rating_history (rating, player, match_id, at, body) VALUES `,
 		row:  `(?, ?, ?, ?, ?)`, sep: `, `}
 )
 
-// ratingChunk bounds the rows of one multi-row statement of the ratings
-// (5 values a row, far below SQLite's 32,766).
-const ratingChunk = 500
+// The ratings' statements are prepared with the tickets' (multi.go).
+func init() {
+	multiKinds = append(multiKinds, insertResults, insertRatingRows, updateRatingRows, insertHistory)
+}
 
-// execRows runs kind over n rows in chunks, args(i) giving row i's values,
-// and returns how many rows the statements changed.
-func execRows(ctx context.Context, tx *sql.Tx, kind *multiKind, n int, args func(i int) []any) (int64, error) {
+// execRows runs kind over n rows in prepared chunks, args(i) giving row
+// i's values, and returns how many rows the statements changed.
+func (s *Store) execRows(ctx context.Context, tx *sql.Tx, kind *multiKind, n int, args func(i int) []any) (int64, error) {
 	var changed int64
-	for lo := 0; lo < n; lo += ratingChunk {
-		hi := min(lo+ratingChunk, n)
-		var vals []any
+	var vals []any
+	err := s.multi.chunks(kind, n, func(st *sql.Stmt, lo, hi int) error {
+		vals = vals[:0]
 		for i := lo; i < hi; i++ {
 			vals = append(vals, args(i)...)
 		}
-		res, err := tx.ExecContext(ctx, kind.sql(hi-lo), vals...)
+		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, vals...)
 		if err != nil {
-			return 0, fmt.Errorf("sqlite: %s: %w", kind.name, err)
+			return fmt.Errorf("sqlite: %s: %w", kind.name, err)
 		}
 		c, err := res.RowsAffected()
 		if err != nil {
-			return 0, err
+			return err
 		}
 		changed += c
-	}
-	return changed, nil
+		return nil
+	})
+	return changed, err
 }
 
 // SaveResults stores results with their rows and history in one
 // transaction, all or nothing, in a few multi-row statements.
 func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		n, err := execRows(ctx, tx, insertResults, len(results), func(i int) []any {
+		n, err := s.execRows(ctx, tx, insertResults, len(results), func(i int) []any {
 			r := results[i]
 			return []any{r.MatchID, r.At.UnixNano(), r.Body}
 		})
@@ -105,10 +113,10 @@ func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, r
 		if n != int64(len(results)) {
 			return resultsConflict(results)
 		}
-		if err := putRatingRows(ctx, tx, rows); err != nil {
+		if err := s.putRatingRows(ctx, tx, rows); err != nil {
 			return err
 		}
-		_, err = execRows(ctx, tx, insertHistory, len(history), func(i int) []any {
+		_, err = s.execRows(ctx, tx, insertHistory, len(history), func(i int) []any {
 			h := history[i]
 			return []any{h.Rating, h.Player, h.MatchID, h.At.UnixNano(), h.Body}
 		})
@@ -131,7 +139,7 @@ func resultsConflict(results []cupid.ResultRecord) error {
 // say whether every guard held: an insert of rows none was read for, and
 // an update of rows over their bodies. The rest, an operator's writes and
 // guarded deletes, are one statement each.
-func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) error {
+func (s *Store) putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) error {
 	var inserts, updates []cupid.RatingRow
 	for _, row := range rows {
 		var res sql.Result
@@ -164,7 +172,7 @@ func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) erro
 			}
 		}
 	}
-	n, err := execRows(ctx, tx, insertRatingRows, len(inserts), func(i int) []any {
+	n, err := s.execRows(ctx, tx, insertRatingRows, len(inserts), func(i int) []any {
 		return []any{inserts[i].Kind, inserts[i].ID, inserts[i].Body}
 	})
 	if err != nil {
@@ -173,7 +181,7 @@ func putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) erro
 	if n != int64(len(inserts)) {
 		return rowsConflict(inserts)
 	}
-	n, err = execRows(ctx, tx, updateRatingRows, len(updates), func(i int) []any {
+	n, err = s.execRows(ctx, tx, updateRatingRows, len(updates), func(i int) []any {
 		u := updates[i]
 		return []any{u.Kind, u.ID, u.Prev, u.Body}
 	})
@@ -212,7 +220,7 @@ func (s *Store) Result(ctx context.Context, matchID string) (cupid.ResultRecord,
 
 // PutRatingRows writes rows in one transaction; nil bodies delete.
 func (s *Store) PutRatingRows(ctx context.Context, rows []cupid.RatingRow) error {
-	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return putRatingRows(ctx, tx, rows) })
+	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error { return s.putRatingRows(ctx, tx, rows) })
 }
 
 // RatingRows returns the rows of a kind among ids that exist, in the

@@ -103,25 +103,42 @@ func (ns *noteStream) until(t *testing.T, kind string) *cupidv1.PairingNotificat
 	}
 }
 
+// createPairingEvent creates an event, trying again while the node that
+// runs the events answers unavailable (it has just taken the lease and is
+// loading them), as a client does.
 func createPairingEvent(t *testing.T, c cupidv1connect.PairingServiceClient, req *cupidv1.CreateEventRequest) *cupidv1.Event {
 	t.Helper()
-	res, err := c.CreateEvent(context.Background(), connect.NewRequest(req))
-	if err != nil {
-		t.Fatalf("create event: %v", err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := c.CreateEvent(context.Background(), connect.NewRequest(req))
+		if err == nil {
+			return res.Msg.GetEvent()
+		}
+		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
+			t.Fatalf("create event: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return res.Msg.GetEvent()
 }
 
 // participantCall is one of the participant procedures of the client.
 type participantCall func(context.Context, *connect.Request[cupidv1.ParticipantRequest]) (*connect.Response[cupidv1.ParticipantResponse], error)
 
+// mustCall calls a participant procedure, trying again while the events
+// are moving between nodes (unavailable), as a client does.
 func mustCall(t *testing.T, call participantCall, eventID, key string) *cupidv1.ParticipantResponse {
 	t.Helper()
-	res, err := call(context.Background(), connect.NewRequest(&cupidv1.ParticipantRequest{EventId: eventID, Participant: key}))
-	if err != nil {
-		t.Fatalf("%s: %v", key, err)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		res, err := call(context.Background(), connect.NewRequest(&cupidv1.ParticipantRequest{EventId: eventID, Participant: key}))
+		if err == nil {
+			return res.Msg
+		}
+		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
+			t.Fatalf("%s: %v", key, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return res.Msg
 }
 
 func getPairingEvent(t *testing.T, c cupidv1connect.PairingServiceClient, id string) *cupidv1.Event {

@@ -41,6 +41,6 @@ func rulesetCmd() *cobra.Command {
 			}
 			return nil
 		},
-	}, tryCmd(), importCmd())
+	}, tryCmd(), importCmd(), shadowCmd(), canaryCmd())
 	return cmd
 }

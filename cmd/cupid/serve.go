@@ -235,7 +235,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		}
 		apiOpts.Interceptors = append(apiOpts.Interceptors, spans)
 	}
-	mountDashboard(&apiOpts, mm, pairings, opponents, log, now)
+	closeHistory := mountDashboard(&apiOpts, mm, pairings, opponents, store, retention, f, log, now)
+	defer closeHistory(context.Background()) // a second close does nothing
 	handler := api.Handler(apiOpts)
 
 	ln, tlsConf, err := listen(f.addr, settings, tlsSourceOf(f.net), log)
@@ -326,6 +327,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	stopCluster()
 	retention.Stop()
 	mm.Close()
+	closeHistory(sctx)
 	pairings.Close()
 	lobbies.Close()
 	opponents.Close()

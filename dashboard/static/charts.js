@@ -3,7 +3,8 @@
 import { s, h } from './dom.js';
 
 // bars draws one or two series of counts per minute, oldest first, the
-// second as a line over the first's bars.
+// second as a line over the first's bars. opts.from labels the left end
+// ('60 min ago' by default) and opts.titles each bar's time.
 export function bars(series, opts = {}) {
   const w = opts.width || 320, hgt = opts.height || 70, pad = 2;
   const a = series[0] || [], b = series[1] || [];
@@ -12,14 +13,15 @@ export function bars(series, opts = {}) {
   const svg = s('svg', { viewBox: `0 0 ${w} ${hgt + 14}`, class: 'chart', role: 'img', 'aria-label': opts.label || 'chart' });
   a.forEach((v, i) => {
     const bh = (v / top) * hgt;
-    svg.append(s('rect', { x: pad + i * bw + 0.5, y: hgt - bh, width: Math.max(bw - 1, 1), height: bh, class: 'bar-a' }, s('title', {}, `${a.length - 1 - i} min ago: ${v}`)));
+    const when = opts.titles ? opts.titles[i] : `${a.length - 1 - i} min ago`;
+    svg.append(s('rect', { x: pad + i * bw + 0.5, y: hgt - bh, width: Math.max(bw - 1, 1), height: bh, class: 'bar-a' }, s('title', {}, `${when}: ${v}${b.length ? ' / ' + b[i] : ''}`)));
   });
   if (b.length) {
     const pts = b.map((v, i) => `${pad + i * bw + bw / 2},${hgt - (v / top) * hgt}`).join(' ');
     svg.append(s('polyline', { points: pts, class: 'line-b' }));
   }
   svg.append(s('line', { x1: 0, y1: hgt + 0.5, x2: w, y2: hgt + 0.5, class: 'base' }));
-  svg.append(s('text', { x: pad, y: hgt + 12, class: 'axis' }, '60 min ago'));
+  svg.append(s('text', { x: pad, y: hgt + 12, class: 'axis' }, opts.from || '60 min ago'));
   svg.append(s('text', { x: w - pad, y: hgt + 12, class: 'axis', 'text-anchor': 'end' }, 'now'));
   svg.append(s('text', { x: pad, y: 9, class: 'axis' }, 'max ' + top));
   return svg;

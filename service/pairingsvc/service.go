@@ -96,6 +96,10 @@ type Service struct {
 	epoch     context.Context
 	stopEpoch context.CancelFunc
 	fence     cupid.Fence
+	// loading is true while RunEvents reads the stored events (guarded by
+	// mu): an event not loaded yet is not "not found" then, but a call to
+	// try again.
+	loading bool
 }
 
 // New builds the service; Start loads the stored events.
@@ -196,7 +200,13 @@ func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
 	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
 	s.fence = fence
+	s.loading = true
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.loading = false
+		s.mu.Unlock()
+	}()
 	return s.Start(ctx)
 }
 
@@ -321,7 +331,9 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 
 	s.mu.Lock()
 	switch {
-	case s.epoch.Err() != nil:
+	case s.epoch.Err() != nil || s.loading:
+		// While loading, an event not read yet may have this id: a
+		// create now could overwrite it.
 		s.mu.Unlock()
 		return nil, errShuttingDown
 	case s.events[id] != nil || s.reserved[id]:
@@ -480,7 +492,11 @@ func (s *Service) MetGraph(ctx context.Context, eventID string) (*MetGraphView, 
 	return g, err
 }
 
-var errShuttingDown = cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down; try again")
+// errShuttingDown answers a call while this node does not run the events:
+// it is starting, stopping, or has just taken them over and is loading
+// them. A client tries again (on another node's forward, it reaches the
+// node that runs them).
+var errShuttingDown = cupid.Errorf(cupid.CodeUnavailable, "", "the speed-dating events are not running on this node just now (it is starting, stopping or taking them over); try again")
 
 // call hands an operation to an event's goroutine and waits until it has
 // run. Once the operation is in the inbox the call waits for its outcome
@@ -491,10 +507,13 @@ func (s *Service) call(ctx context.Context, id, field string, o *op) (*event, er
 		return nil, cupid.Invalid(field, "required")
 	}
 	s.mu.Lock()
-	e := s.events[id]
+	e, loading := s.events[id], s.loading
 	s.mu.Unlock()
 	if e == nil {
-		return nil, cupid.NotFound(field, "no event %q", id)
+		if loading {
+			return nil, errShuttingDown
+		}
+		return nil, s.gone(field, id)
 	}
 	o.done = make(chan struct{})
 	if err := e.inbox.Send(ctx, o); err != nil {

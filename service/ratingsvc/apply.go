@@ -366,7 +366,7 @@ func inParallel(n int, f func(i int)) {
 func (s *Service) readState(ctx context.Context, batch []*request, now time.Time) (*state, error) {
 	st := &state{players: map[string]*PlayerRating{}, days: map[string]*leagueDay{}, lows: map[string]*lowMark{}, dirty: map[string]bool{}}
 	k := st.keys(batch, now.Format(time.DateOnly))
-	rows, err := s.store.RatingRows(ctx, kindPlayer, k.players)
+	rows, err := s.known.read(ctx, s.store, kindPlayer, k.players)
 	if err != nil {
 		return nil, s.storeError(err)
 	}
@@ -391,7 +391,7 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 		}
 		r.roll(st.players[key], now)
 	}
-	if rows, err = s.store.RatingRows(ctx, kindLeagueDay, k.days); err != nil {
+	if rows, err = s.known.read(ctx, s.store, kindLeagueDay, k.days); err != nil {
 		return nil, s.storeError(err)
 	}
 	for _, row := range rows {
@@ -509,7 +509,7 @@ func leagueDayKey(ratingName, league, day string) string {
 
 // lowPriorities reads the players' low-priority marks.
 func (s *Service) lowPriorities(ctx context.Context, ids []string) (map[string]*LowPriority, error) {
-	rows, err := s.store.RatingRows(ctx, kindLowPriority, ids)
+	rows, err := s.known.read(ctx, s.store, kindLowPriority, ids)
 	if err != nil {
 		return nil, s.storeError(err)
 	}

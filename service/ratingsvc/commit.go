@@ -89,22 +89,35 @@ func (s *Service) runCommits() {
 	}
 }
 
-// commit rates a batch of reports and stores them in one SaveResults. The
-// batch reads its rows once; each report is worked out from the rows as
-// the reports before it in the batch left them, so two results of one
-// player in a batch chain like two batches would. A guarded row another
-// writer changed meanwhile (another server, another service over the same
-// store) makes the store refuse the batch, and it is read and worked out
-// again; a match another writer rated meanwhile gets that result.
+// commit rates a batch of reports and stores them in one SaveResults.
 func (s *Service) commit(batch []*request) {
 	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
 	defer cancel()
-	for attempt := 1; len(batch) > 0; {
+	if w := s.prepare(ctx, batch, 1); w != nil {
+		s.write(ctx, w)
+	}
+}
+
+// writeJob is a batch worked out and ready to be stored.
+type writeJob struct {
+	plan    batchPlan
+	rows    []cupid.RatingRow
+	attempt int
+	gen     uint64 // the batch's number in known
+}
+
+// prepare reads the rows a batch needs and works every report out. The
+// batch reads its rows once; each report is worked out from the rows as the
+// reports before it in the batch left them, so two results of one player in
+// a batch chain like two batches would. Reports that cannot be rated are
+// answered here; nil means none is left to write.
+func (s *Service) prepare(ctx context.Context, batch []*request, attempt int) *writeJob {
+	for len(batch) > 0 {
 		now := s.now().UTC()
 		st, err := s.readState(ctx, batch, now)
 		if err != nil {
 			finishAll(batch, s.storeError(err))
-			return
+			return nil
 		}
 		plan, failed := s.plan(st, batch, now)
 		if failed {
@@ -113,35 +126,55 @@ func (s *Service) commit(batch []*request) {
 			batch = plan.ok
 			continue
 		}
-		rows, err := st.rows(now)
-		if err == nil {
-			err = s.store.SaveResults(ctx, plan.results, rows, plan.history)
+		if len(plan.ok) == 0 {
+			return nil
 		}
+		rows, err := st.rows(now)
+		if err != nil {
+			finishAll(plan.ok, s.storeError(err))
+			return nil
+		}
+		return &writeJob{plan: plan, rows: rows, attempt: attempt, gen: s.known.begin(rows)}
+	}
+	return nil
+}
+
+// write stores a prepared batch and answers its reports. A guarded row
+// another writer changed meanwhile (another server, another service over the
+// same store) makes the store refuse the batch, and it is read and worked
+// out again; a match another writer rated meanwhile gets that result.
+func (s *Service) write(ctx context.Context, w *writeJob) {
+	for w != nil {
+		plan := w.plan
+		err := s.store.SaveResults(ctx, plan.results, w.rows, plan.history)
+		s.known.done(w.gen, w.rows, err == nil)
+		var again []*request
 		switch {
 		case err == nil:
 			for i, q := range plan.ok {
 				s.rated(q, plan.applied[i])
 			}
-			return
-		case rowsChanged(err) && attempt < maxAttempts:
-			attempt++
+		case rowsChanged(err) && w.attempt < maxAttempts:
 			for _, q := range plan.ok {
 				s.metrics.retries.WithLabelValues(q.rating.Name).Inc()
 			}
-			batch = plan.ok
+			again = plan.ok
+			w.attempt++
 		case rowsChanged(err):
 			finishAll(plan.ok, cupid.Errorf(cupid.CodeUnavailable, "", "the players' ratings kept changing under this result; try again"))
-			return
 		case cupid.ErrorCode(err) == cupid.CodeConflict:
 			// Another writer stored a result of one of these matches.
-			if batch = s.answerRated(ctx, plan.ok); len(batch) == len(plan.ok) {
-				finishAll(batch, s.storeError(err))
-				return
+			if again = s.answerRated(ctx, plan.ok); len(again) == len(plan.ok) {
+				finishAll(again, s.storeError(err))
+				again = nil
 			}
 		default:
 			finishAll(plan.ok, s.storeError(err))
+		}
+		if len(again) == 0 {
 			return
 		}
+		w = s.prepare(ctx, again, w.attempt)
 	}
 }
 

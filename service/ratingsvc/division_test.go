@@ -71,7 +71,7 @@ func TestDivisionRecipe(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatalf("%d matches after silver arrived, want gold with silver", len(ps))
 	}
-	got := ps[0].Match.TicketIDs()
+	got := ps[0].TicketIDs()
 	if !(contains(got, "t-gold") && contains(got, "t-silver")) {
 		t.Fatalf("matched %v, want gold with silver", got)
 	}

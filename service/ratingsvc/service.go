@@ -142,6 +142,9 @@ type Service struct {
 	commitMu   sync.Mutex
 	queue      []*request
 	committing bool
+	// known holds the rows being written and the players' rows written
+	// last (known.go).
+	known *known
 }
 
 // New checks the configuration and builds the service.
@@ -149,7 +152,7 @@ func New(o Options) (*Service, error) {
 	if o.Store == nil || o.Matches == nil {
 		return nil, errors.New("ratingsvc: a rating store and a match reader are required")
 	}
-	s := &Service{store: o.Store, matches: o.Matches, ratings: map[string]*Rating{}, queues: map[string]QueueRating{}, log: o.Logger, now: o.Now}
+	s := &Service{store: o.Store, matches: o.Matches, ratings: map[string]*Rating{}, queues: map[string]QueueRating{}, log: o.Logger, now: o.Now, known: newKnown()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

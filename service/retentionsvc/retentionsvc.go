@@ -65,7 +65,13 @@ type Service struct {
 	done    chan struct{}
 	last    Report
 	running bool
+	// passes are the last keptPasses passes' reports, oldest first, for
+	// the dashboard.
+	passes []Report
 }
+
+// keptPasses bounds the reports Passes returns.
+const keptPasses = 50
 
 // Report is what a pass did.
 type Report struct {
@@ -76,6 +82,8 @@ type Report struct {
 	Kinds []KindReport
 	// Retained is what the store held after the pass.
 	Retained []cupid.Retained
+	// Failed says why the pass stopped early; empty when it completed.
+	Failed string
 }
 
 // KindReport is one kind's part of a pass.
@@ -150,9 +158,16 @@ func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
 			s.log.Warn("retention: reading what the store holds failed", "err", rerr)
 		}
 	}
+	if err != nil {
+		rep.Failed = err.Error()
+	}
 	s.metrics.pass(rep, err)
 	s.mu.Lock()
 	s.last = rep
+	s.passes = append(s.passes, rep)
+	if len(s.passes) > keptPasses {
+		s.passes = s.passes[len(s.passes)-keptPasses:]
+	}
 	s.mu.Unlock()
 	return rep, err
 }
@@ -259,3 +274,27 @@ func (s *Service) Last() Report {
 	defer s.mu.Unlock()
 	return s.last
 }
+
+// Passes returns the reports of the last passes on this node (at most 50),
+// newest first.
+func (s *Service) Passes() []Report {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]Report, len(s.passes))
+	for i, r := range s.passes {
+		out[len(out)-1-i] = r
+	}
+	return out
+}
+
+// Keep returns how long each kind with a rule is kept.
+func (s *Service) Keep() map[cupid.RetentionKind]time.Duration {
+	out := make(map[cupid.RetentionKind]time.Duration, len(s.o.Keep))
+	for k, d := range s.o.Keep {
+		out[k] = d
+	}
+	return out
+}
+
+// Store is the store the service prunes, which also says what it holds.
+func (s *Service) Store() cupid.Pruner { return s.o.Store }

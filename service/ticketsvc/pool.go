@@ -93,6 +93,9 @@ type pool struct {
 	// heldSessions is len(sessions), readable off the pool's goroutine.
 	heldSessions atomic.Int32
 	closedAt     map[string]int64
+	// shadow is a shadow ruleset's engine beside this one (shadow.go);
+	// nil without a shadow.
+	shadow *shadowPool
 }
 
 // pendingEnd is a ticket the pool must end (refused by the engine) whose
@@ -131,6 +134,7 @@ type poolHost interface {
 }
 
 func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
+	q = s.poolQueue(key, q) // a canary's side runs its candidate (canary.go)
 	recent := newRecentPairs(recentPairsPerPool)
 	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed), Met: recent.met})
 	if err != nil {
@@ -141,7 +145,7 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 	ctx, stop := context.WithCancel(s.ctx)
 	f := s.fences[key.Queue] // s.mu is held (reserve); none on a store of its own
 	inbox := actor.New[func(*pool)](ctx, 1024)
-	return &pool{
+	p := &pool{
 		host:    s,
 		now:     s.now,
 		log:     s.log,
@@ -166,6 +170,8 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 		recent:  recent,
 		waiting: s.metrics.waiting.WithLabelValues(key.Queue),
 	}
+	p.shadow = s.shadowFor(key)
+	return p
 }
 
 // do runs f on the pool's goroutine, without waiting for it. After the pool
@@ -203,6 +209,11 @@ func (p *pool) afterOps() (retired bool) {
 	now := p.now().UTC()
 	p.expire(now)
 	p.releaseHeld(now)
+	if p.shadow != nil {
+		// On the same clock and the same tickets as the live step, just
+		// before it: what both would match, both do (shadow.go).
+		p.shadow.step(now)
+	}
 	if !now.Before(p.retryAt) {
 		p.retryEnds(now)
 		p.step(now)
@@ -232,6 +243,11 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 	wake := now.Add(actor.MaxSleep)
 	if w, ok := p.eng.NextWake(now); ok && w.Before(wake) {
 		wake = w
+	}
+	if p.shadow != nil {
+		if w, ok := p.shadow.eng.NextWake(now); ok && w.Before(wake) {
+			wake = w
+		}
 	}
 	if len(p.expiry) > 0 && p.expiry[0].at < wake.UnixNano() {
 		wake = time.Unix(0, p.expiry[0].at)
@@ -267,6 +283,9 @@ func (p *pool) add(t *cupid.Ticket) {
 	p.live++
 	p.waiting.Inc()
 	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
+	if p.shadow != nil {
+		p.shadow.add(t)
+	}
 	if t.HeldUntil.After(p.now()) {
 		p.holdBack(t)
 		return
@@ -296,6 +315,7 @@ func (p *pool) drop(id string) {
 		p.pruneGone()
 		return
 	}
+	p.shadowLeave(id)
 	p.forget()
 }
 
@@ -364,6 +384,7 @@ func (p *pool) end(id string, state cupid.TicketState, reason string, now time.T
 	case err == nil:
 	case cupid.ErrorCode(err) == cupid.CodeConflict || cupid.ErrorCode(err) == cupid.CodeNotFound:
 		if p.takeOut(id) { // ended already (matched, cancelled) by someone else
+			p.shadowLeave(id)
 			p.forget()
 		}
 	default:
@@ -404,6 +425,7 @@ func (p *pool) expire(now time.Time) {
 		if !p.isLive(it.id) {
 			continue // matched or cancelled already
 		}
+		p.shadowExpired(it.id)
 		p.end(it.id, cupid.StateExpired, "", now)
 	}
 }
@@ -425,7 +447,7 @@ func (p *pool) step(now time.Time) {
 	ms := make([]*cupid.Match, len(props))
 	acceptBy := p.host.acceptBy(p.key.Queue, now) // zero without a ready check (accept.go)
 	for i := range props {
-		m := props[i].Match
+		m := props[i].Match()
 		m.ID = newID()
 		m.Key = p.key
 		m.CreatedAt = now
@@ -495,6 +517,9 @@ func (p *pool) committed(m *cupid.Match, pr *engine.Proposal, now time.Time) {
 		teams[ti] = team.PlayerIDs
 	}
 	p.recent.addMatch(teams)
+	if p.shadow != nil {
+		p.shadowLeave(m.TicketIDs()...)
+	}
 	for _, part := range m.Quality.Parts {
 		p.metrics.qualityPart.WithLabelValues(p.key.Queue, part.Name).Observe(part.Score)
 	}
@@ -517,6 +542,7 @@ func (p *pool) giveBack(ts []*cupid.Ticket, notWaiting []string, now time.Time) 
 	var back []*cupid.Ticket
 	for _, t := range ts {
 		if gone[t.ID] {
+			p.shadowLeave(t.ID)
 			p.forget()
 			continue
 		}

@@ -103,7 +103,7 @@ func (s *Service) installRuleset(name string, q *queue) {
 	s.queues[name] = q
 	var pools []*pool
 	for k, p := range s.pools {
-		if k.Queue == name {
+		if k.Queue == name && !s.keepsCandidate(k) { // a running canary keeps its candidate
 			pools = append(pools, p)
 		}
 	}

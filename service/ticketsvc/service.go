@@ -131,6 +131,8 @@ type Service struct {
 
 	// ticketHook is Options.Intake.
 	ticketHook Intake
+	// roll holds the shadows and canaries (rollouts.go).
+	roll *rollouts
 
 	// mu guards queues and pools; it is never held across a store call or
 	// a send to a pool.
@@ -205,6 +207,7 @@ func New(o Options) (*Service, error) {
 		s.rulesets = rulesets.New(o.Documents)
 	}
 	s.ticketHook = o.Intake
+	s.roll = newRollouts(o.Documents)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -289,6 +292,10 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.loadRulesets(ctx); err != nil {
 		return err
 	}
+	if err := s.loadRollouts(ctx); err != nil {
+		return fmt.Errorf("ticketsvc: load shadows and canaries: %w", err)
+	}
+	s.startGuards()
 	if s.shared != nil {
 		// Pools start as the node gains their queues (cluster.go).
 		s.wg.Add(1)
@@ -531,6 +538,7 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 	if err := q.check.Check(t); err != nil {
 		return nil, err
 	}
+	s.routeCanary(t) // the side of a running canary (canary.go)
 	t.State = cupid.StateWaiting
 	t.UpdatedAt = now
 	t.ExpiresAt = now.Add(q.ttl)

@@ -226,7 +226,7 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 	}
 	bs := make([]cupid.Backfill, len(props))
 	for i, pr := range props {
-		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match.Teams, At: now}
+		bs[i] = cupid.Backfill{MatchID: pr.SessionID, Teams: pr.Match().Teams, At: now}
 	}
 	ctx, cancel := context.WithTimeout(p.ctx, 30*time.Second)
 	results, events, err := lifecycle.Backfill(ctx, p.store, p.fence, bs)
@@ -248,6 +248,9 @@ func (p *pool) commitBackfills(props []engine.Proposal, now time.Time) {
 		res := results[i]
 		switch {
 		case res.OK:
+			if p.shadow != nil {
+				p.shadowLeave(pr.TicketIDs()...)
+			}
 			for j := range pr.Len() {
 				p.metrics.tickets.WithLabelValues(p.key.Queue, string(cupid.StateMatched)).Inc()
 				p.metrics.timeToMatch.WithLabelValues(p.key.Queue).Observe(now.Sub(pr.CreatedAt(j)).Seconds())

@@ -34,6 +34,7 @@ func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Pro
 		}
 	}
 	s.statsRec.Matched(key, m, waits, now)
+	s.liveMatched(key, m, pr, waits, now) // shadows' and canaries' live figures (shadow.go)
 	if s.statsRec.Due(now) {
 		s.sampleArrivals(now)
 	}

@@ -137,8 +137,16 @@ type Version struct {
 	At      time.Time `json:"at"`
 	Ruleset string    `json:"ruleset"`
 	// Via says how it was noted: "api", "editor" (put from the
-	// dashboard), "seen" (found current when the history was read).
+	// dashboard), "seen" (found current when the history was read),
+	// "canary" (a canary promoted); or a roll-out decision noted beside
+	// the version it was taken under (NoteDecision): "shadow-start",
+	// "shadow-stop", "canary-start", "canary-rollback",
+	// "canary-promote", "canary-stop".
 	Via string `json:"via"`
+	// Reason is a decision's why; Ruleset is then the candidate's.
+	Reason string `json:"reason,omitempty"`
+	// id is the document's, so the oldest can be forgotten.
+	id string
 }
 
 // versionID orders a queue's versions by id, so a listing after "queue/"
@@ -159,6 +167,7 @@ func (s *Store) History(ctx context.Context, queue string) ([]Version, error) {
 		}
 		var v Version
 		if json.Unmarshal(d.Body, &v) == nil {
+			v.id = d.ID
 			out = append(out, v)
 		}
 	}
@@ -187,13 +196,26 @@ func (s *Store) NoteReplacement(ctx context.Context, queue string, old, v Versio
 	return s.note(ctx, queue, v)
 }
 
+// NoteDecision notes a roll-out decision (v.Via and v.Reason) beside the
+// version it was taken under: its id sorts after that version's and
+// before the next, so the history reads in order. NoteCurrent does not
+// take it for a new version: it carries the version it was taken under.
+func (s *Store) NoteDecision(ctx context.Context, queue string, v Version) error {
+	v.id = fmt.Sprintf("%s/%019d", versionID(queue, v.Version), v.At.UnixNano())
+	return s.note(ctx, queue, v)
+}
+
 // note stores one version and forgets the oldest past Kept.
 func (s *Store) note(ctx context.Context, queue string, v Version) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	if err := s.docs.PutDocument(ctx, cupid.Fence{}, versionKind, versionID(queue, v.Version), body, v.At); err != nil {
+	id := v.id
+	if id == "" {
+		id = versionID(queue, v.Version)
+	}
+	if err := s.docs.PutDocument(ctx, cupid.Fence{}, versionKind, id, body, v.At); err != nil {
 		return err
 	}
 	hist, err := s.History(ctx, queue)
@@ -201,7 +223,7 @@ func (s *Store) note(ctx context.Context, queue string, v Version) error {
 		return err
 	}
 	for i := 0; i < len(hist)-Kept; i++ {
-		if err := s.docs.DeleteDocument(ctx, cupid.Fence{}, versionKind, versionID(queue, hist[i].Version)); err != nil {
+		if err := s.docs.DeleteDocument(ctx, cupid.Fence{}, versionKind, hist[i].id); err != nil {
 			return err
 		}
 	}
