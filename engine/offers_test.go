@@ -122,8 +122,8 @@ func TestOfferTakenMatches(t *testing.T) {
 	if len(props) != 1 {
 		t.Fatalf("after the offer: %v", matchIDs(props))
 	}
-	if props[0].Match.Region != "eu-west" {
-		t.Errorf("hosted in %q", props[0].Match.Region)
+	if props[0].Match().Region != "eu-west" {
+		t.Errorf("hosted in %q", props[0].Match().Region)
 	}
 	for i, tk := range props[0].Tickets() {
 		if tk.ID == "me" && props[0].CreatedAt(i) != at(0) {

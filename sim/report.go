@@ -47,10 +47,11 @@ type Config struct {
 	// SkillAttribute names the skill of recorded traffic (mmr when empty);
 	// a population names its own.
 	SkillAttribute string
-	// NoActual leaves out of a replay the run of what really happened
-	// (actual.go), which a replay of a traffic file with match lines
-	// shows first.
-	NoActual bool
+	// Actual adds to a replay, first, the run of what really happened
+	// (actual.go), when the traffic says it (a file with match lines).
+	// cupid sim replay sets it unless --actual=false; callers that read
+	// Runs[0] as the first ruleset leave it off.
+	Actual bool
 }
 
 func (c *Config) defaults() error {

@@ -457,7 +457,7 @@ func RunTraffic(name string, tr *Traffic, cfg Config) (*Report, error) {
 	hours := math.Round(float64(src.end())/3600e9*1000) / 1000
 	what := fmt.Sprintf("traffic of queue %q, %d tickets from %s", tr.Header.Queue, len(tr.Tickets), tr.Header.From.Format(time.RFC3339))
 	var actual *actualRun
-	if tr.HasActual() && !cfg.NoActual {
+	if tr.HasActual() && cfg.Actual {
 		actual = playActual(tr, newTrafficSource(tr, cfg.TTL, cfg.SkillAttribute), int64(cfg.Sample))
 		what += ", beside what really happened"
 	}

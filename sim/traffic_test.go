@@ -83,7 +83,7 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	replay := func() []byte {
-		rep, err := RunTraffic("morning", tr, Config{Rulesets: []Ruleset{rs}, Baselines: true, Seed: 1})
+		rep, err := RunTraffic("morning", tr, Config{Rulesets: []Ruleset{rs}, Baselines: true, Seed: 1, Actual: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +193,7 @@ func TestReplayBesideActual(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep, err := RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}})
+			rep, err := RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}, Actual: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,8 +213,11 @@ func TestReplayBesideActual(t *testing.T) {
 			if !strings.Contains(rep.Text(), fmt.Sprintf("%d of 2", tc.same)) {
 				t.Errorf("the summary does not say %d of 2:\n%s", tc.same, rep.Text())
 			}
+			if rep, _ := RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}}); rep.Runs[0].Kind != "ruleset" || rep.Runs[0].SameAsActual != nil {
+				t.Errorf("without Actual the report has %+v first", rep.Runs[0])
+			}
 			tr.Header.Version = 1
-			rep, err = RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}})
+			rep, err = RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}, Actual: true})
 			if err != nil || rep.Runs[0].Kind != "ruleset" || rep.Runs[0].SameAsActual != nil {
 				t.Errorf("a version 1 file (no real matches) shows %+v, %v", rep.Runs[0], err)
 			}

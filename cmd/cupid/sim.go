@@ -170,7 +170,7 @@ the window --from/--to (or --since) of a queue read from the store (--store,
 			if err != nil {
 				return err
 			}
-			cfg.SkillAttribute, cfg.NoActual = skill, !actual
+			cfg.SkillAttribute, cfg.Actual = skill, actual
 			var tr *sim.Traffic
 			name := ""
 			switch {
