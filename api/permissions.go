@@ -53,6 +53,9 @@ var rules = map[string]rule{
 	cupidv1connect.TicketServiceCancelTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
 		return inTicket(ctx, l, p, m.(*cupidv1.CancelTicketRequest).GetId())
 	}},
+	cupidv1connect.TicketServiceAcceptOfferProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
+		return inTicket(ctx, l, p, m.(*cupidv1.AcceptOfferRequest).GetId())
+	}},
 	cupidv1connect.TicketServiceCancelTicketsProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
 		for _, id := range m.(*cupidv1.CancelTicketsRequest).GetIds() {
 			if err := inTicket(ctx, l, p, id); err != nil {

@@ -143,6 +143,13 @@ func TestAuthPlayersActOnlyAsThemselves(t *testing.T) {
 	wantAuthCode(t, err, connect.CodePermissionDenied, "the token's player bob is not in ticket "+id)
 	_, err = bob.tickets.CancelTicket(ctx, connect.NewRequest(&cupidv1.CancelTicketRequest{Id: id}))
 	wantAuthCode(t, err, connect.CodePermissionDenied, "not in ticket")
+	_, err = bob.tickets.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: id, OfferId: "latency:eu-west"}))
+	wantAuthCode(t, err, connect.CodePermissionDenied, "not in ticket")
+	// Alice may: her call reaches the service (which has no such offer for her).
+	_, err = alice.tickets.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: id, OfferId: "latency:eu-west"}))
+	if code := connect.CodeOf(err); code == connect.CodePermissionDenied || code == connect.CodeUnauthenticated {
+		t.Errorf("alice accepting an offer for her own ticket: %v", err)
+	}
 	stream, err := bob.tickets.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id}))
 	if err == nil {
 		for stream.Receive() {

@@ -590,6 +590,7 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 		if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
 			v.Estimate = &e
 		}
+		v.OfferWaits = s.offerWaits(v.Why, t.Key, now) // offers.go
 	}
 	return v, nil
 }
@@ -603,6 +604,9 @@ type TicketView struct {
 	// queue key's recent tickets on the node that runs its pool; nil when
 	// that history is too thin (package waitest).
 	Estimate *waitest.Estimate
+	// OfferWaits is the wait to expect after accepting each of Why's
+	// offers, in order; nil where it is not known (offers.go).
+	OfferWaits []*time.Duration
 }
 
 // CancelTicket ends a waiting ticket at its owner's request.
