@@ -204,6 +204,7 @@ func eventOut(ev cupid.Event) *cupidv1.TicketEvent {
 		Kind:     string(ev.Kind),
 		At:       timestamppb.New(ev.At),
 		Reason:   ev.Reason,
+		Estimate: estimateOut(ev.Estimate),
 	}
 	if ev.Match != nil {
 		out.Match = matchOut(ev.Match)

@@ -1307,7 +1307,11 @@ type TicketEvent struct {
 	// match was released.
 	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	// Set when kind is assigned: where the match is played.
-	Assignment    *Assignment `protobuf:"bytes,7,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	Assignment *Assignment `protobuf:"bytes,7,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	// On a created or requeued event sent while it is the ticket's last: the
+	// wait still to come, made as it is sent (never stored; unset while the
+	// queue key's recent history is too thin).
+	Estimate      *WaitEstimate `protobuf:"bytes,8,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1387,6 +1391,13 @@ func (x *TicketEvent) GetReason() string {
 func (x *TicketEvent) GetAssignment() *Assignment {
 	if x != nil {
 		return x.Assignment
+	}
+	return nil
+}
+
+func (x *TicketEvent) GetEstimate() *WaitEstimate {
+	if x != nil {
+		return x.Estimate
 	}
 	return nil
 }
@@ -2427,7 +2438,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x12WatchTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12.\n" +
-	"\x13wait_for_assignment\x18\x03 \x01(\bR\x11waitForAssignment\"\xf1\x01\n" +
+	"\x13wait_for_assignment\x18\x03 \x01(\bR\x11waitForAssignment\"\xa5\x02\n" +
 	"\vTicketEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x1b\n" +
 	"\tticket_id\x18\x02 \x01(\tR\bticketId\x12\x12\n" +
@@ -2437,7 +2448,8 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x124\n" +
 	"\n" +
 	"assignment\x18\a \x01(\v2\x14.cupid.v1.AssignmentR\n" +
-	"assignment\"\xd9\x06\n" +
+	"assignment\x122\n" +
+	"\bestimate\x18\b \x01(\v2\x16.cupid.v1.WaitEstimateR\bestimate\"\xd9\x06\n" +
 	"\x06Ticket\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x18\n" +
@@ -2658,62 +2670,63 @@ var file_cupid_v1_ticket_proto_depIdxs = []int32{
 	43, // 19: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
 	26, // 20: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
 	25, // 21: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
-	1,  // 22: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	36, // 23: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	37, // 24: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 25: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	43, // 26: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	43, // 27: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	42, // 28: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	26, // 29: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	30, // 30: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	24, // 31: cupid.v1.Ticket.estimate:type_name -> cupid.v1.WaitEstimate
-	42, // 32: cupid.v1.WaitEstimate.expected:type_name -> google.protobuf.Duration
-	42, // 33: cupid.v1.WaitEstimate.low:type_name -> google.protobuf.Duration
-	42, // 34: cupid.v1.WaitEstimate.high:type_name -> google.protobuf.Duration
-	38, // 35: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
-	43, // 36: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
-	28, // 37: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	29, // 38: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	43, // 39: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	39, // 40: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	27, // 41: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
-	40, // 42: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
-	43, // 43: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
-	43, // 44: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
-	41, // 45: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	32, // 46: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	43, // 47: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	31, // 48: cupid.v1.WaitExplanation.offers:type_name -> cupid.v1.Offer
-	42, // 49: cupid.v1.Offer.estimate:type_name -> google.protobuf.Duration
-	43, // 50: cupid.v1.Offer.reached:type_name -> google.protobuf.Timestamp
-	44, // 51: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	44, // 52: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	44, // 53: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	45, // 54: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
-	2,  // 55: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 56: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 57: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 58: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 59: cupid.v1.TicketService.AcceptOffer:input_type -> cupid.v1.AcceptOfferRequest
-	13, // 60: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	16, // 61: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	18, // 62: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	21, // 63: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 64: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 65: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 66: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 67: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 68: cupid.v1.TicketService.AcceptOffer:output_type -> cupid.v1.AcceptOfferResponse
-	14, // 69: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	17, // 70: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	19, // 71: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	22, // 72: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	64, // [64:73] is the sub-list for method output_type
-	55, // [55:64] is the sub-list for method input_type
-	55, // [55:55] is the sub-list for extension type_name
-	55, // [55:55] is the sub-list for extension extendee
-	0,  // [0:55] is the sub-list for field type_name
+	24, // 22: cupid.v1.TicketEvent.estimate:type_name -> cupid.v1.WaitEstimate
+	1,  // 23: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	36, // 24: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	37, // 25: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 26: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	43, // 27: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	43, // 28: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 29: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	26, // 30: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	30, // 31: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	24, // 32: cupid.v1.Ticket.estimate:type_name -> cupid.v1.WaitEstimate
+	42, // 33: cupid.v1.WaitEstimate.expected:type_name -> google.protobuf.Duration
+	42, // 34: cupid.v1.WaitEstimate.low:type_name -> google.protobuf.Duration
+	42, // 35: cupid.v1.WaitEstimate.high:type_name -> google.protobuf.Duration
+	38, // 36: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
+	43, // 37: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	28, // 38: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	29, // 39: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	43, // 40: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	39, // 41: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	27, // 42: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
+	40, // 43: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
+	43, // 44: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
+	43, // 45: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	41, // 46: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	32, // 47: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	43, // 48: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	31, // 49: cupid.v1.WaitExplanation.offers:type_name -> cupid.v1.Offer
+	42, // 50: cupid.v1.Offer.estimate:type_name -> google.protobuf.Duration
+	43, // 51: cupid.v1.Offer.reached:type_name -> google.protobuf.Timestamp
+	44, // 52: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	44, // 53: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	44, // 54: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	45, // 55: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
+	2,  // 56: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 57: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 58: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 59: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 60: cupid.v1.TicketService.AcceptOffer:input_type -> cupid.v1.AcceptOfferRequest
+	13, // 61: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	16, // 62: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	18, // 63: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	21, // 64: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 65: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 66: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 67: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 68: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 69: cupid.v1.TicketService.AcceptOffer:output_type -> cupid.v1.AcceptOfferResponse
+	14, // 70: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	17, // 71: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	19, // 72: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	22, // 73: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	65, // [65:74] is the sub-list for method output_type
+	56, // [56:65] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
