@@ -57,7 +57,7 @@ func settingsOfLobby(s *cupidv1.LobbySettings) (lobby.Settings, error) {
 	if s == nil {
 		return lobby.Settings{}, cupid.Invalid("settings", "required")
 	}
-	out := lobby.Settings{Name: s.GetName(), Queue: s.GetQueue(), Teams: int(s.GetTeams()), TeamSize: int(s.GetTeamSize()), Attributes: s.GetAttributes()}
+	out := lobby.Settings{Name: s.GetName(), Queue: s.GetQueue(), Teams: int(s.GetTeams()), TeamSize: int(s.GetTeamSize()), Attributes: s.GetAttributes(), FillFromQueue: s.GetFillFromQueue()}
 	switch s.GetVisibility() {
 	case cupidv1.LobbyVisibility_LOBBY_VISIBILITY_UNSPECIFIED, cupidv1.LobbyVisibility_LOBBY_VISIBILITY_PUBLIC:
 		out.Visibility = lobby.Public
@@ -180,7 +180,7 @@ func lobbyOut(ctx context.Context, v *lobbysvc.View) *cupidv1.Lobby {
 	out := &cupidv1.Lobby{
 		Id: v.ID, Code: v.Code, Host: v.Host, Locked: v.Locked, State: lobbyStates[v.State], FreeSeats: int32(v.Free),
 		CreatedAt: timestamppb.New(v.CreatedAt), UpdatedAt: timestamppb.New(v.UpdatedAt), MatchId: v.MatchID, Reason: v.Reason, Seq: v.Seq,
-		Settings: &cupidv1.LobbySettings{Name: v.Name, Queue: v.Queue, Teams: int32(v.Teams), TeamSize: int32(v.TeamSize), Visibility: vis, Attributes: v.Attributes},
+		Settings: &cupidv1.LobbySettings{Name: v.Name, Queue: v.Queue, Teams: int32(v.Teams), TeamSize: int32(v.TeamSize), Visibility: vis, Attributes: v.Attributes, FillFromQueue: v.FillFromQueue},
 	}
 	for _, m := range v.Members {
 		out.Members = append(out.Members, &cupidv1.LobbyMember{Id: m.ID, Team: int32(m.Team), Ready: m.Ready, JoinedAt: timestamppb.New(m.JoinedAt)})

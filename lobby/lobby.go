@@ -62,6 +62,11 @@ type Settings struct {
 	// Attributes are free-form labels players filter the list on (map,
 	// region, "casual" …).
 	Attributes map[string]string `json:"attributes,omitempty"`
+	// FillFromQueue starts the lobby's match open to backfill while it
+	// has free seats: the queue's pool fills them with waiting tickets
+	// under the queue's ruleset, as it fills any game session, so a lobby
+	// short of players starts and is completed from matchmaking.
+	FillFromQueue bool `json:"fill_from_queue,omitempty"`
 }
 
 // Member is one player in a lobby.

@@ -47,6 +47,7 @@ const historyEvents = 64
 // Matches is what the service needs of the ticket service.
 type Matches interface {
 	CommitFormed(ctx context.Context, f ticketsvc.FormedMatch) (*cupid.MatchRecord, error)
+	OpenBackfill(ctx context.Context, id string, options map[string][]string) (*cupid.MatchRecord, error)
 	Queues() []string
 }
 
@@ -605,6 +606,15 @@ func (s *Service) finishStart(ctx context.Context, e *entry) (*cupid.MatchRecord
 	switch code := cupid.ErrorCode(err); {
 	case err == nil:
 		s.metrics.starts.WithLabelValues("formed").Inc()
+		if l.FillFromQueue && len(cupid.MatchPlayerIDs(rec.Match)) < l.Teams*l.TeamSize {
+			// The match is formed whatever comes of this: a session that
+			// could not open stays as it is, full or not, and says so.
+			if opened, berr := s.matches.OpenBackfill(context.WithoutCancel(ctx), rec.Match.ID, nil); berr != nil {
+				s.log.Warn("a lobby's match could not open its free seats to the queue", "lobby", l.ID, "match", rec.Match.ID, "err", berr)
+			} else {
+				rec = opened
+			}
+		}
 		_, err = s.change(ctx, e, func(l *lobby.Lobby, now time.Time) (*lobby.Lobby, []lobby.Event, error) {
 			if l.State != lobby.Starting {
 				return l, nil, nil

@@ -17,6 +17,10 @@ import (
 
 const duelRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}}`
 
+// pairsRules are two teams of one or two, for a lobby whose free seats the
+// queue fills.
+const pairsRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 2}}`
+
 type clock struct {
 	mu sync.Mutex
 	t  time.Time
@@ -45,7 +49,8 @@ func (f *fixture) boot(t *testing.T, matches Matches) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	mm, err := ticketsvc.New(ticketsvc.Options{Store: f.store, Documents: f.store, Now: f.clock.now, Logger: log,
-		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules)}, {Name: "squad", TTL: time.Hour, Ruleset: []byte(duelRules)}}})
+		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules)}, {Name: "squad", TTL: time.Hour, Ruleset: []byte(duelRules)},
+			{Name: "pairs", TTL: time.Hour, Ruleset: []byte(pairsRules)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,4 +310,59 @@ func TestStoreFailureChangesNothing(t *testing.T) {
 		t.Fatal("bob left in the player index")
 	}
 	ok(f.svc.Join(ctx, l.ID, "", "bob", nil, lobby.AnyTeam))
+}
+
+// A lobby open to the queue starts with its free seats open to backfill:
+// waiting tickets of the queue take them, under the queue's ruleset, and
+// the match is full.
+func TestLobbyFreeSeatsFilledFromTheQueue(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	ok := must[*View](t)
+	l := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: lobby.Settings{Queue: "pairs", Teams: 2, TeamSize: 2, FillFromQueue: true}}))
+	ok(f.svc.Join(ctx, l.ID, "", "bob", nil, 1))
+	for _, p := range []string{"ann", "bob"} {
+		ok(f.svc.SetReady(ctx, l.ID, p, true))
+	}
+	v, rec, err := f.svc.StartLobby(ctx, l.ID, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.State != lobby.Started || !rec.Match.Backfill {
+		t.Fatalf("started %s, backfill %v", v.State, rec.Match.Backfill)
+	}
+	var tickets []string
+	for _, p := range []string{"cat", "dan"} {
+		tk, _, err := f.mm.CreateTicket(ctx, &cupid.Ticket{Key: cupid.QueueKey{Queue: "pairs"}, Players: []cupid.Player{{ID: p}}}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets = append(tickets, tk.ID)
+	}
+	for _, id := range tickets {
+		got := make(chan cupid.Event, 8)
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second) // a failure guard, not a timing
+		err := f.mm.Watch(wctx, id, 0, func(ev cupid.Event) error {
+			got <- ev
+			return nil
+		})
+		cancel()
+		if err != nil {
+			t.Fatalf("watch %s: %v", id, err)
+		}
+		var last cupid.Event
+		for len(got) > 0 {
+			last = <-got
+		}
+		if last.Kind != cupid.EventMatched || last.Match == nil || last.Match.ID != rec.Match.ID {
+			t.Fatalf("ticket %s ended %s in %+v, want matched into the lobby's match %s", id, last.Kind, last.Match, rec.Match.ID)
+		}
+	}
+	m, err := f.mm.GetMatch(ctx, rec.Match.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(cupid.MatchPlayerIDs(m.Match)); n != 4 {
+		t.Fatalf("the lobby's match holds %d players, want its 4 seats taken", n)
+	}
 }

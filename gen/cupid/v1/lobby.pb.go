@@ -142,7 +142,11 @@ type LobbySettings struct {
 	TeamSize   int32           `protobuf:"varint,4,opt,name=team_size,json=teamSize,proto3" json:"team_size,omitempty"`
 	Visibility LobbyVisibility `protobuf:"varint,5,opt,name=visibility,proto3,enum=cupid.v1.LobbyVisibility" json:"visibility,omitempty"`
 	// Labels players filter the list on (map, region, mode …).
-	Attributes    map[string]string `protobuf:"bytes,6,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Attributes map[string]string `protobuf:"bytes,6,rep,name=attributes,proto3" json:"attributes,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Start the match open to backfill while it has free seats: the queue's
+	// pool fills them with waiting tickets under the queue's ruleset, as it
+	// fills a game session (docs/lobbies.md).
+	FillFromQueue bool `protobuf:"varint,7,opt,name=fill_from_queue,json=fillFromQueue,proto3" json:"fill_from_queue,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -217,6 +221,13 @@ func (x *LobbySettings) GetAttributes() map[string]string {
 		return x.Attributes
 	}
 	return nil
+}
+
+func (x *LobbySettings) GetFillFromQueue() bool {
+	if x != nil {
+		return x.FillFromQueue
+	}
+	return false
 }
 
 type LobbyMember struct {
@@ -1314,7 +1325,7 @@ var File_cupid_v1_lobby_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_lobby_proto_rawDesc = "" +
 	"\n" +
-	"\x14cupid/v1/lobby.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x02\n" +
+	"\x14cupid/v1/lobby.proto\x12\bcupid.v1\x1a\x15cupid/v1/ticket.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd7\x02\n" +
 	"\rLobbySettings\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x14\n" +
@@ -1325,7 +1336,8 @@ const file_cupid_v1_lobby_proto_rawDesc = "" +
 	"visibility\x12G\n" +
 	"\n" +
 	"attributes\x18\x06 \x03(\v2'.cupid.v1.LobbySettings.AttributesEntryR\n" +
-	"attributes\x1a=\n" +
+	"attributes\x12&\n" +
+	"\x0ffill_from_queue\x18\a \x01(\bR\rfillFromQueue\x1a=\n" +
 	"\x0fAttributesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x80\x01\n" +

@@ -142,6 +142,119 @@ export type PutRulesetResponse = Message<"cupid.v1.PutRulesetResponse"> & {
  */
 export declare const PutRulesetResponseSchema: GenMessage<PutRulesetResponse>;
 /**
+ * @generated from message cupid.v1.ImportRulesetRequest
+ */
+export type ImportRulesetRequest = Message<"cupid.v1.ImportRulesetRequest"> & {
+    /**
+     * The source product: "flexmatch", "nakama" or "openmatch".
+     *
+     * @generated from field: string from = 1;
+     */
+    from: string;
+    /**
+     * The source document as its file holds it (at most 1 MiB).
+     *
+     * @generated from field: string source = 2;
+     */
+    source: string;
+};
+/**
+ * Describes the message cupid.v1.ImportRulesetRequest.
+ * Use `create(ImportRulesetRequestSchema)` to create a new message.
+ */
+export declare const ImportRulesetRequestSchema: GenMessage<ImportRulesetRequest>;
+/**
+ * @generated from message cupid.v1.ImportRulesetResponse
+ */
+export type ImportRulesetResponse = Message<"cupid.v1.ImportRulesetResponse"> & {
+    /**
+     * "exact", "approximate" or "refused": the exit status of
+     * `cupid ruleset import` (0, 1, 2) in words.
+     *
+     * @generated from field: string outcome = 1;
+     */
+    outcome: string;
+    /**
+     * The Cupid ruleset, JSON; empty when refused, and for an Open Match
+     * profile of several pools (see queues).
+     *
+     * @generated from field: string ruleset = 2;
+     */
+    ruleset: string;
+    /**
+     * For Open Match: a configuration's queues section, YAML, one queue per
+     * pool.
+     *
+     * @generated from field: string queues = 3;
+     */
+    queues: string;
+    /**
+     * The report, one entry per part of the source, in source order.
+     *
+     * @generated from field: repeated cupid.v1.ImportEntry entries = 4;
+     */
+    entries: ImportEntry[];
+    /**
+     * Why nothing could be written, when refused.
+     *
+     * @generated from field: string refused = 5;
+     */
+    refused: string;
+    /**
+     * The report as `cupid ruleset import` prints it.
+     *
+     * @generated from field: string report = 6;
+     */
+    report: string;
+};
+/**
+ * Describes the message cupid.v1.ImportRulesetResponse.
+ * Use `create(ImportRulesetResponseSchema)` to create a new message.
+ */
+export declare const ImportRulesetResponseSchema: GenMessage<ImportRulesetResponse>;
+/**
+ * ImportEntry is one line of an import report.
+ *
+ * @generated from message cupid.v1.ImportEntry
+ */
+export type ImportEntry = Message<"cupid.v1.ImportEntry"> & {
+    /**
+     * The line of the source the part starts on; 0 for the whole source.
+     *
+     * @generated from field: int32 line = 1;
+     */
+    line: number;
+    /**
+     * The part: "rules[FairTeamSkill] (distance)".
+     *
+     * @generated from field: string source = 2;
+     */
+    source: string;
+    /**
+     * What it became ("team_rule[0]"); empty when dropped.
+     *
+     * @generated from field: string became = 3;
+     */
+    became: string;
+    /**
+     * "exact", "approximate" or "dropped".
+     *
+     * @generated from field: string status = 4;
+     */
+    status: string;
+    /**
+     * How an approximation differs, or why a part was dropped.
+     *
+     * @generated from field: string why = 5;
+     */
+    why: string;
+};
+/**
+ * Describes the message cupid.v1.ImportEntry.
+ * Use `create(ImportEntrySchema)` to create a new message.
+ */
+export declare const ImportEntrySchema: GenMessage<ImportEntry>;
+/**
  * RulesetService validates rulesets and replaces a queue's ruleset while the
  * server runs. Waiting tickets keep waiting across a replacement.
  *
@@ -179,5 +292,18 @@ export declare const RulesetService: GenService<{
         methodKind: "unary";
         input: typeof PutRulesetRequestSchema;
         output: typeof PutRulesetResponseSchema;
+    };
+    /**
+     * ImportRuleset converts another matchmaker's configuration — a FlexMatch
+     * rule set, a Nakama matchmaker request, an Open Match profile — into a
+     * Cupid ruleset (or queues), with a report of what became what. It
+     * changes nothing on the server (docs/importing.md).
+     *
+     * @generated from rpc cupid.v1.RulesetService.ImportRuleset
+     */
+    importRuleset: {
+        methodKind: "unary";
+        input: typeof ImportRulesetRequestSchema;
+        output: typeof ImportRulesetResponseSchema;
     };
 }>;

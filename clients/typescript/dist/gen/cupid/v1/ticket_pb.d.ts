@@ -236,6 +236,50 @@ export type CancelTicketResponse = Message<"cupid.v1.CancelTicketResponse"> & {
  */
 export declare const CancelTicketResponseSchema: GenMessage<CancelTicketResponse>;
 /**
+ * @generated from message cupid.v1.AcceptOfferRequest
+ */
+export type AcceptOfferRequest = Message<"cupid.v1.AcceptOfferRequest"> & {
+    /**
+     * The waiting ticket.
+     *
+     * @generated from field: string id = 1;
+     */
+    id: string;
+    /**
+     * The offer's id, from the ticket's why.offers ("latency:eu-west").
+     *
+     * @generated from field: string offer_id = 2;
+     */
+    offerId: string;
+};
+/**
+ * Describes the message cupid.v1.AcceptOfferRequest.
+ * Use `create(AcceptOfferRequestSchema)` to create a new message.
+ */
+export declare const AcceptOfferRequestSchema: GenMessage<AcceptOfferRequest>;
+/**
+ * @generated from message cupid.v1.AcceptOfferResponse
+ */
+export type AcceptOfferResponse = Message<"cupid.v1.AcceptOfferResponse"> & {
+    /**
+     * The ticket as it now is: same id and created_at, the offer's change.
+     *
+     * @generated from field: cupid.v1.Ticket ticket = 1;
+     */
+    ticket?: Ticket | undefined;
+    /**
+     * The offer as it was accepted.
+     *
+     * @generated from field: cupid.v1.Offer offer = 2;
+     */
+    offer?: Offer | undefined;
+};
+/**
+ * Describes the message cupid.v1.AcceptOfferResponse.
+ * Use `create(AcceptOfferResponseSchema)` to create a new message.
+ */
+export declare const AcceptOfferResponseSchema: GenMessage<AcceptOfferResponse>;
+/**
  * @generated from message cupid.v1.CancelTicketsRequest
  */
 export type CancelTicketsRequest = Message<"cupid.v1.CancelTicketsRequest"> & {
@@ -405,6 +449,13 @@ export type PoolStats = Message<"cupid.v1.PoolStats"> & {
      * @generated from field: int32 ruleset_version = 9;
      */
     rulesetVersion: number;
+    /**
+     * The wait a ticket arriving now may expect; unset while the key's
+     * recent history is too thin.
+     *
+     * @generated from field: cupid.v1.WaitEstimate estimate = 10;
+     */
+    estimate?: WaitEstimate | undefined;
 };
 /**
  * Describes the message cupid.v1.PoolStats.
@@ -488,6 +539,14 @@ export type TicketEvent = Message<"cupid.v1.TicketEvent"> & {
      * @generated from field: cupid.v1.Assignment assignment = 7;
      */
     assignment?: Assignment | undefined;
+    /**
+     * On a created or requeued event sent while it is the ticket's last: the
+     * wait still to come, made as it is sent (never stored; unset while the
+     * queue key's recent history is too thin).
+     *
+     * @generated from field: cupid.v1.WaitEstimate estimate = 8;
+     */
+    estimate?: WaitEstimate | undefined;
 };
 /**
  * Describes the message cupid.v1.TicketEvent.
@@ -572,12 +631,62 @@ export type Ticket = Message<"cupid.v1.Ticket"> & {
      * @generated from field: string reason = 16;
      */
     reason: string;
+    /**
+     * How much longer a waiting ticket may wait, from its queue key's recent
+     * tickets (GetTicket only). Unset while that history is too thin.
+     *
+     * @generated from field: cupid.v1.WaitEstimate estimate = 17;
+     */
+    estimate?: WaitEstimate | undefined;
 };
 /**
  * Describes the message cupid.v1.Ticket.
  * Use `create(TicketSchema)` to create a new message.
  */
 export declare const TicketSchema: GenMessage<Ticket>;
+/**
+ * WaitEstimate is a wait to come, with an interval: "about 40 s, 80 % within
+ * 15-90 s". It comes from the waits of the queue key's tickets over the last
+ * hour, counting tickets that left unmatched as waiting until they left
+ * (docs/matches.md#wait-estimates).
+ *
+ * @generated from message cupid.v1.WaitEstimate
+ */
+export type WaitEstimate = Message<"cupid.v1.WaitEstimate"> & {
+    /**
+     * The median wait to come.
+     *
+     * @generated from field: google.protobuf.Duration expected = 1;
+     */
+    expected?: Duration | undefined;
+    /**
+     * The interval that holds `coverage` of the waits; `high` is unset when
+     * too few tickets waited that long to know it.
+     *
+     * @generated from field: google.protobuf.Duration low = 2;
+     */
+    low?: Duration | undefined;
+    /**
+     * @generated from field: google.protobuf.Duration high = 3;
+     */
+    high?: Duration | undefined;
+    /**
+     * @generated from field: double coverage = 4;
+     */
+    coverage: number;
+    /**
+     * How many recent tickets waited at least as long as this one already
+     * has: what the estimate rests on.
+     *
+     * @generated from field: int32 samples = 5;
+     */
+    samples: number;
+};
+/**
+ * Describes the message cupid.v1.WaitEstimate.
+ * Use `create(WaitEstimateSchema)` to create a new message.
+ */
+export declare const WaitEstimateSchema: GenMessage<WaitEstimate>;
 /**
  * Assignment is where a match is played, as the backend that placed it
  * says (MatchService.AssignMatch).
@@ -792,12 +901,98 @@ export type WaitExplanation = Message<"cupid.v1.WaitExplanation"> & {
      * @generated from field: int64 candidates = 4;
      */
     candidates: bigint;
+    /**
+     * Relaxations the ticket itself may accept to be matched sooner, best
+     * first (TicketService.AcceptOffer).
+     *
+     * @generated from field: repeated cupid.v1.Offer offers = 5;
+     */
+    offers: Offer[];
 };
 /**
  * Describes the message cupid.v1.WaitExplanation.
  * Use `create(WaitExplanationSchema)` to create a new message.
  */
 export declare const WaitExplanationSchema: GenMessage<WaitExplanation>;
+/**
+ * Offer is a relaxation of a waiting ticket's own constraints, with its
+ * effect: "accept eu-west at +40 ms (100 ms): 3 more candidates", "accept
+ * mode ctf: 2 more candidates".
+ *
+ * @generated from message cupid.v1.Offer
+ */
+export type Offer = Message<"cupid.v1.Offer"> & {
+    /**
+     * What AcceptOffer takes.
+     *
+     * @generated from field: string id = 1;
+     */
+    id: string;
+    /**
+     * The offer in a sentence for the player.
+     *
+     * @generated from field: string text = 2;
+     */
+    text: string;
+    /**
+     * The region the ticket would play in, and how many ms above the
+     * current latency range its own latency there is.
+     *
+     * @generated from field: string region = 3;
+     */
+    region: string;
+    /**
+     * @generated from field: int32 extra_ms = 4;
+     */
+    extraMs: number;
+    /**
+     * Waiting tickets, and their players, that would become compatible.
+     *
+     * @generated from field: int64 candidates = 5;
+     */
+    candidates: bigint;
+    /**
+     * @generated from field: int64 players = 6;
+     */
+    players: bigint;
+    /**
+     * True when a match can then form at once.
+     *
+     * @generated from field: bool forms_match = 7;
+     */
+    formsMatch: boolean;
+    /**
+     * The wait to expect after accepting: zero when a match can form at
+     * once, else a new ticket's estimated wait in this queue key (unset when
+     * its history is too thin).
+     *
+     * @generated from field: google.protobuf.Duration estimate = 8;
+     */
+    estimate?: Duration | undefined;
+    /**
+     * When the range would reach the region by itself (unset: never).
+     *
+     * @generated from field: google.protobuf.Timestamp reached = 9;
+     */
+    reached?: Timestamp | undefined;
+    /**
+     * A choice offer: the value the ticket would add to its match option
+     * (the game modes or maps it accepts). Empty for a latency offer, as
+     * region is for a choice offer.
+     *
+     * @generated from field: string option = 10;
+     */
+    option: string;
+    /**
+     * @generated from field: string value = 11;
+     */
+    value: string;
+};
+/**
+ * Describes the message cupid.v1.Offer.
+ * Use `create(OfferSchema)` to create a new message.
+ */
+export declare const OfferSchema: GenMessage<Offer>;
 /**
  * RuleBlock says how many otherwise possible partners a rule keeps out.
  *
@@ -908,6 +1103,19 @@ export declare const TicketService: GenService<{
         methodKind: "unary";
         input: typeof CancelTicketRequestSchema;
         output: typeof CancelTicketResponseSchema;
+    };
+    /**
+     * AcceptOffer has a waiting ticket accept one of the offers its `why`
+     * lists (WaitExplanation.offers): the ticket is changed as the offer says
+     * and keeps its id, its creation time and so its age. An offer that no
+     * longer holds is refused with failed_precondition.
+     *
+     * @generated from rpc cupid.v1.TicketService.AcceptOffer
+     */
+    acceptOffer: {
+        methodKind: "unary";
+        input: typeof AcceptOfferRequestSchema;
+        output: typeof AcceptOfferResponseSchema;
     };
     /**
      * CancelTickets cancels up to 1,000 tickets in one call. Each ticket has

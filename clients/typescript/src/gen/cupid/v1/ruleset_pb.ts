@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cupid/v1/ruleset.proto.
  */
 export const file_cupid_v1_ruleset: GenFile = /*@__PURE__*/
-  fileDesc("ChZjdXBpZC92MS9ydWxlc2V0LnByb3RvEghjdXBpZC52MSIpChZWYWxpZGF0ZVJ1bGVzZXRSZXF1ZXN0Eg8KB3J1bGVzZXQYASABKAkiVAoXVmFsaWRhdGVSdWxlc2V0UmVzcG9uc2USDQoFdmFsaWQYASABKAgSKgoIcHJvYmxlbXMYAiADKAsyGC5jdXBpZC52MS5SdWxlc2V0UHJvYmxlbSJNCg5SdWxlc2V0UHJvYmxlbRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSDgoGY29sdW1uGAMgASgFEg8KB21lc3NhZ2UYBCABKAkiIgoRR2V0UnVsZXNldFJlcXVlc3QSDQoFcXVldWUYASABKAkiRQoSR2V0UnVsZXNldFJlc3BvbnNlEg0KBXF1ZXVlGAEgASgJEg8KB3J1bGVzZXQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBSJNChFQdXRSdWxlc2V0UmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIPCgdydWxlc2V0GAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAUiJQoSUHV0UnVsZXNldFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUyhgIKDlJ1bGVzZXRTZXJ2aWNlElsKD1ZhbGlkYXRlUnVsZXNldBIgLmN1cGlkLnYxLlZhbGlkYXRlUnVsZXNldFJlcXVlc3QaIS5jdXBpZC52MS5WYWxpZGF0ZVJ1bGVzZXRSZXNwb25zZSIDkAIBEkwKCkdldFJ1bGVzZXQSGy5jdXBpZC52MS5HZXRSdWxlc2V0UmVxdWVzdBocLmN1cGlkLnYxLkdldFJ1bGVzZXRSZXNwb25zZSIDkAIBEkkKClB1dFJ1bGVzZXQSGy5jdXBpZC52MS5QdXRSdWxlc2V0UmVxdWVzdBocLmN1cGlkLnYxLlB1dFJ1bGVzZXRSZXNwb25zZSIAQjNaMWdpdGh1Yi5jb20vY3VwaWQtbWF0Y2gvY3VwaWQvZ2VuL2N1cGlkL3YxO2N1cGlkdjFiBnByb3RvMw");
+  fileDesc("ChZjdXBpZC92MS9ydWxlc2V0LnByb3RvEghjdXBpZC52MSIpChZWYWxpZGF0ZVJ1bGVzZXRSZXF1ZXN0Eg8KB3J1bGVzZXQYASABKAkiVAoXVmFsaWRhdGVSdWxlc2V0UmVzcG9uc2USDQoFdmFsaWQYASABKAgSKgoIcHJvYmxlbXMYAiADKAsyGC5jdXBpZC52MS5SdWxlc2V0UHJvYmxlbSJNCg5SdWxlc2V0UHJvYmxlbRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKAUSDgoGY29sdW1uGAMgASgFEg8KB21lc3NhZ2UYBCABKAkiIgoRR2V0UnVsZXNldFJlcXVlc3QSDQoFcXVldWUYASABKAkiRQoSR2V0UnVsZXNldFJlc3BvbnNlEg0KBXF1ZXVlGAEgASgJEg8KB3J1bGVzZXQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBSJNChFQdXRSdWxlc2V0UmVxdWVzdBINCgVxdWV1ZRgBIAEoCRIPCgdydWxlc2V0GAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAUiJQoSUHV0UnVsZXNldFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAUiNAoUSW1wb3J0UnVsZXNldFJlcXVlc3QSDAoEZnJvbRgBIAEoCRIOCgZzb3VyY2UYAiABKAkikgEKFUltcG9ydFJ1bGVzZXRSZXNwb25zZRIPCgdvdXRjb21lGAEgASgJEg8KB3J1bGVzZXQYAiABKAkSDgoGcXVldWVzGAMgASgJEiYKB2VudHJpZXMYBCADKAsyFS5jdXBpZC52MS5JbXBvcnRFbnRyeRIPCgdyZWZ1c2VkGAUgASgJEg4KBnJlcG9ydBgGIAEoCSJYCgtJbXBvcnRFbnRyeRIMCgRsaW5lGAEgASgFEg4KBnNvdXJjZRgCIAEoCRIOCgZiZWNhbWUYAyABKAkSDgoGc3RhdHVzGAQgASgJEgsKA3doeRgFIAEoCTLdAgoOUnVsZXNldFNlcnZpY2USWwoPVmFsaWRhdGVSdWxlc2V0EiAuY3VwaWQudjEuVmFsaWRhdGVSdWxlc2V0UmVxdWVzdBohLmN1cGlkLnYxLlZhbGlkYXRlUnVsZXNldFJlc3BvbnNlIgOQAgESTAoKR2V0UnVsZXNldBIbLmN1cGlkLnYxLkdldFJ1bGVzZXRSZXF1ZXN0GhwuY3VwaWQudjEuR2V0UnVsZXNldFJlc3BvbnNlIgOQAgESSQoKUHV0UnVsZXNldBIbLmN1cGlkLnYxLlB1dFJ1bGVzZXRSZXF1ZXN0GhwuY3VwaWQudjEuUHV0UnVsZXNldFJlc3BvbnNlIgASVQoNSW1wb3J0UnVsZXNldBIeLmN1cGlkLnYxLkltcG9ydFJ1bGVzZXRSZXF1ZXN0Gh8uY3VwaWQudjEuSW1wb3J0UnVsZXNldFJlc3BvbnNlIgOQAgFCM1oxZ2l0aHViLmNvbS9jdXBpZC1tYXRjaC9jdXBpZC9nZW4vY3VwaWQvdjE7Y3VwaWR2MWIGcHJvdG8z");
 
 /**
  * @generated from message cupid.v1.ValidateRulesetRequest
@@ -179,6 +179,138 @@ export const PutRulesetResponseSchema: GenMessage<PutRulesetResponse> = /*@__PUR
   messageDesc(file_cupid_v1_ruleset, 6);
 
 /**
+ * @generated from message cupid.v1.ImportRulesetRequest
+ */
+export type ImportRulesetRequest = Message<"cupid.v1.ImportRulesetRequest"> & {
+  /**
+   * The source product: "flexmatch", "nakama" or "openmatch".
+   *
+   * @generated from field: string from = 1;
+   */
+  from: string;
+
+  /**
+   * The source document as its file holds it (at most 1 MiB).
+   *
+   * @generated from field: string source = 2;
+   */
+  source: string;
+};
+
+/**
+ * Describes the message cupid.v1.ImportRulesetRequest.
+ * Use `create(ImportRulesetRequestSchema)` to create a new message.
+ */
+export const ImportRulesetRequestSchema: GenMessage<ImportRulesetRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ruleset, 7);
+
+/**
+ * @generated from message cupid.v1.ImportRulesetResponse
+ */
+export type ImportRulesetResponse = Message<"cupid.v1.ImportRulesetResponse"> & {
+  /**
+   * "exact", "approximate" or "refused": the exit status of
+   * `cupid ruleset import` (0, 1, 2) in words.
+   *
+   * @generated from field: string outcome = 1;
+   */
+  outcome: string;
+
+  /**
+   * The Cupid ruleset, JSON; empty when refused, and for an Open Match
+   * profile of several pools (see queues).
+   *
+   * @generated from field: string ruleset = 2;
+   */
+  ruleset: string;
+
+  /**
+   * For Open Match: a configuration's queues section, YAML, one queue per
+   * pool.
+   *
+   * @generated from field: string queues = 3;
+   */
+  queues: string;
+
+  /**
+   * The report, one entry per part of the source, in source order.
+   *
+   * @generated from field: repeated cupid.v1.ImportEntry entries = 4;
+   */
+  entries: ImportEntry[];
+
+  /**
+   * Why nothing could be written, when refused.
+   *
+   * @generated from field: string refused = 5;
+   */
+  refused: string;
+
+  /**
+   * The report as `cupid ruleset import` prints it.
+   *
+   * @generated from field: string report = 6;
+   */
+  report: string;
+};
+
+/**
+ * Describes the message cupid.v1.ImportRulesetResponse.
+ * Use `create(ImportRulesetResponseSchema)` to create a new message.
+ */
+export const ImportRulesetResponseSchema: GenMessage<ImportRulesetResponse> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ruleset, 8);
+
+/**
+ * ImportEntry is one line of an import report.
+ *
+ * @generated from message cupid.v1.ImportEntry
+ */
+export type ImportEntry = Message<"cupid.v1.ImportEntry"> & {
+  /**
+   * The line of the source the part starts on; 0 for the whole source.
+   *
+   * @generated from field: int32 line = 1;
+   */
+  line: number;
+
+  /**
+   * The part: "rules[FairTeamSkill] (distance)".
+   *
+   * @generated from field: string source = 2;
+   */
+  source: string;
+
+  /**
+   * What it became ("team_rule[0]"); empty when dropped.
+   *
+   * @generated from field: string became = 3;
+   */
+  became: string;
+
+  /**
+   * "exact", "approximate" or "dropped".
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * How an approximation differs, or why a part was dropped.
+   *
+   * @generated from field: string why = 5;
+   */
+  why: string;
+};
+
+/**
+ * Describes the message cupid.v1.ImportEntry.
+ * Use `create(ImportEntrySchema)` to create a new message.
+ */
+export const ImportEntrySchema: GenMessage<ImportEntry> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ruleset, 9);
+
+/**
  * RulesetService validates rulesets and replaces a queue's ruleset while the
  * server runs. Waiting tickets keep waiting across a replacement.
  *
@@ -216,6 +348,19 @@ export const RulesetService: GenService<{
     methodKind: "unary";
     input: typeof PutRulesetRequestSchema;
     output: typeof PutRulesetResponseSchema;
+  },
+  /**
+   * ImportRuleset converts another matchmaker's configuration — a FlexMatch
+   * rule set, a Nakama matchmaker request, an Open Match profile — into a
+   * Cupid ruleset (or queues), with a report of what became what. It
+   * changes nothing on the server (docs/importing.md).
+   *
+   * @generated from rpc cupid.v1.RulesetService.ImportRuleset
+   */
+  importRuleset: {
+    methodKind: "unary";
+    input: typeof ImportRulesetRequestSchema;
+    output: typeof ImportRulesetResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cupid_v1_ruleset, 0);

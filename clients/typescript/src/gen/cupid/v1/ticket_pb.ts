@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cupid/v1/ticket.proto.
  */
 export const file_cupid_v1_ticket: GenFile = /*@__PURE__*/
-  fileDesc("ChVjdXBpZC92MS90aWNrZXQucHJvdG8SCGN1cGlkLnYxIpUBCgZQbGF5ZXISCgoCaWQYASABKAkSNAoKYXR0cmlidXRlcxgCIAMoCzIgLmN1cGlkLnYxLlBsYXllci5BdHRyaWJ1dGVzRW50cnkaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEikgMKE0NyZWF0ZVRpY2tldFJlcXVlc3QSDQoFcXVldWUYASABKAkSIQoHcGxheWVycxgCIAMoCzIQLmN1cGlkLnYxLlBsYXllchI/CglsYXRlbmNpZXMYAyADKAsyLC5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXF1ZXN0LkxhdGVuY2llc0VudHJ5EkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXF1ZXN0LkF0dHJpYnV0ZXNFbnRyeRISCgpyZXF1ZXN0X2lkGAUgASgJEg8KB3ZlcnNpb24YBiABKAkSEgoKY3VzdG9tX2tleRgHIAEoCRIPCgdyZXBsYWNlGAggASgIGjAKDkxhdGVuY2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEiRgoUQ3JlYXRlVGlja2V0c1JlcXVlc3QSLgoHdGlja2V0cxgBIAMoCzIdLmN1cGlkLnYxLkNyZWF0ZVRpY2tldFJlcXVlc3QiRgoVQ3JlYXRlVGlja2V0c1Jlc3BvbnNlEi0KB3Jlc3VsdHMYASADKAsyHC5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXN1bHQifwoSQ3JlYXRlVGlja2V0UmVzdWx0EiAKBnRpY2tldBgBIAEoCzIQLmN1cGlkLnYxLlRpY2tldBIPCgdleGlzdGVkGAIgASgIEhIKCmVycm9yX2NvZGUYAyABKAkSDQoFZXJyb3IYBCABKAkSEwoLZXJyb3JfZmllbGQYBSABKAkiSQoUQ3JlYXRlVGlja2V0UmVzcG9uc2USIAoGdGlja2V0GAEgASgLMhAuY3VwaWQudjEuVGlja2V0Eg8KB2V4aXN0ZWQYAiABKAgiHgoQR2V0VGlja2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI1ChFHZXRUaWNrZXRSZXNwb25zZRIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQiIQoTQ2FuY2VsVGlja2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI4ChRDYW5jZWxUaWNrZXRSZXNwb25zZRIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQiIwoUQ2FuY2VsVGlja2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIkYKFUNhbmNlbFRpY2tldHNSZXNwb25zZRItCgdyZXN1bHRzGAEgAygLMhwuY3VwaWQudjEuQ2FuY2VsVGlja2V0UmVzdWx0Im4KEkNhbmNlbFRpY2tldFJlc3VsdBIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQSEgoKZXJyb3JfY29kZRgCIAEoCRINCgVlcnJvchgDIAEoCRITCgtlcnJvcl9maWVsZBgEIAEoCSJYChJMaXN0VGlja2V0c1JlcXVlc3QSDQoFcXVldWUYASABKAkSJAoFc3RhdGUYAiABKA4yFS5jdXBpZC52MS5UaWNrZXRTdGF0ZRINCgVsaW1pdBgDIAEoBSI4ChNMaXN0VGlja2V0c1Jlc3BvbnNlEiEKB3RpY2tldHMYASADKAsyEC5jdXBpZC52MS5UaWNrZXQiIgoRUXVldWVTdGF0c1JlcXVlc3QSDQoFcXVldWUYASABKAkiOAoSUXVldWVTdGF0c1Jlc3BvbnNlEiIKBXBvb2xzGAEgAygLMhMuY3VwaWQudjEuUG9vbFN0YXRzIuABCglQb29sU3RhdHMSDQoFcXVldWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRISCgpjdXN0b21fa2V5GAMgASgJEg8KB3dhaXRpbmcYBCABKAMSFwoPcGxheWVyc193YWl0aW5nGAUgASgDEi4KC29sZGVzdF93YWl0GAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhYKDm1hdGNoZXNfZm9ybWVkGAcgASgDEhQKDG1lYW5fcXVhbGl0eRgIIAEoARIXCg9ydWxlc2V0X3ZlcnNpb24YCSABKAUiUAoSV2F0Y2hUaWNrZXRSZXF1ZXN0EgoKAmlkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoAxIbChN3YWl0X2Zvcl9hc3NpZ25tZW50GAMgASgIIr0BCgtUaWNrZXRFdmVudBILCgNzZXEYASABKAMSEQoJdGlja2V0X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBW1hdGNoGAUgASgLMg8uY3VwaWQudjEuTWF0Y2gSDgoGcmVhc29uGAYgASgJEigKCmFzc2lnbm1lbnQYByABKAsyFC5jdXBpZC52MS5Bc3NpZ25tZW50IoEFCgZUaWNrZXQSCgoCaWQYASABKAkSDQoFcXVldWUYAiABKAkSDwoHdmVyc2lvbhgDIAEoCRISCgpjdXN0b21fa2V5GAQgASgJEiEKB3BsYXllcnMYBSADKAsyEC5jdXBpZC52MS5QbGF5ZXISMgoJbGF0ZW5jaWVzGAYgAygLMh8uY3VwaWQudjEuVGlja2V0LkxhdGVuY2llc0VudHJ5EjQKCmF0dHJpYnV0ZXMYByADKAsyIC5jdXBpZC52MS5UaWNrZXQuQXR0cmlidXRlc0VudHJ5EhIKCnJlcXVlc3RfaWQYCCABKAkSJAoFc3RhdGUYCSABKA4yFS5jdXBpZC52MS5UaWNrZXRTdGF0ZRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZ3YWl0ZWQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEAoIbWF0Y2hfaWQYDSABKAkSHgoFbWF0Y2gYDiABKAsyDy5jdXBpZC52MS5NYXRjaBImCgN3aHkYDyABKAsyGS5jdXBpZC52MS5XYWl0RXhwbGFuYXRpb24SDgoGcmVhc29uGBAgASgJGjAKDkxhdGVuY2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEizgEKCkFzc2lnbm1lbnQSDgoGc2VydmVyGAEgASgJEhIKCnNlc3Npb25faWQYAiABKAkSOAoKY29ubmVjdGlvbhgDIAMoCzIkLmN1cGlkLnYxLkFzc2lnbm1lbnQuQ29ubmVjdGlvbkVudHJ5Ei8KC2Fzc2lnbmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBoxCg9Db25uZWN0aW9uRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKCBAoFTWF0Y2gSCgoCaWQYASABKAkSDQoFcXVldWUYAiABKAkSHQoFdGVhbXMYAyADKAsyDi5jdXBpZC52MS5UZWFtEiIKB3F1YWxpdHkYBCABKAsyES5jdXBpZC52MS5RdWFsaXR5Ei4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBnJlZ2lvbhgGIAEoCRIpCgVyb2xlcxgHIAMoCzIaLmN1cGlkLnYxLk1hdGNoLlJvbGVzRW50cnkSDQoFc2VhdHMYCCADKAUSEAoIYmFja2ZpbGwYCSABKAgSHgoEbGVmdBgKIAMoCzIQLmN1cGlkLnYxLkxlYXZlchI+ChBiYWNrZmlsbF9vcHRpb25zGAwgAygLMiQuY3VwaWQudjEuTWF0Y2guQmFja2ZpbGxPcHRpb25zRW50cnkSLQoJYWNjZXB0X2J5GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBosCgpSb2xlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaUgoUQmFja2ZpbGxPcHRpb25zRW50cnkSCwoDa2V5GAEgASgJEikKBXZhbHVlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLkxpc3RWYWx1ZToCOAEiYwoGTGVhdmVyEhEKCXBsYXllcl9pZBgBIAEoCRIMCgR0ZWFtGAIgASgFEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghyZXBsYWNlZBgEIAEoCCIuCgRUZWFtEhIKCnRpY2tldF9pZHMYASADKAkSEgoKcGxheWVyX2lkcxgCIAMoCSJzCgdRdWFsaXR5Eg0KBXNjb3JlGAEgASgBEisKBXBhcnRzGAIgAygLMhwuY3VwaWQudjEuUXVhbGl0eS5QYXJ0c0VudHJ5GiwKClBhcnRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgBOgI4ASKQAQoPV2FpdEV4cGxhbmF0aW9uEg8KB3N1bW1hcnkYASABKAkSIwoGYmxvY2tzGAIgAygLMhMuY3VwaWQudjEuUnVsZUJsb2NrEjMKD25leHRfcmVsYXhhdGlvbhgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKY2FuZGlkYXRlcxgEIAEoAyI7CglSdWxlQmxvY2sSDAoEcnVsZRgBIAEoCRIQCghleGNsdWRlZBgCIAEoAxIOCgZkZXRhaWwYAyABKAkqlQEKC1RpY2tldFN0YXRlEhwKGFRJQ0tFVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFRJQ0tFVF9TVEFURV9XQUlUSU5HEAESGAoUVElDS0VUX1NUQVRFX01BVENIRUQQAhIaChZUSUNLRVRfU1RBVEVfQ0FOQ0VMTEVEEAMSGAoUVElDS0VUX1NUQVRFX0VYUElSRUQQBDKLBQoNVGlja2V0U2VydmljZRJPCgxDcmVhdGVUaWNrZXQSHS5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXF1ZXN0Gh4uY3VwaWQudjEuQ3JlYXRlVGlja2V0UmVzcG9uc2UiABJSCg1DcmVhdGVUaWNrZXRzEh4uY3VwaWQudjEuQ3JlYXRlVGlja2V0c1JlcXVlc3QaHy5jdXBpZC52MS5DcmVhdGVUaWNrZXRzUmVzcG9uc2UiABJJCglHZXRUaWNrZXQSGi5jdXBpZC52MS5HZXRUaWNrZXRSZXF1ZXN0GhsuY3VwaWQudjEuR2V0VGlja2V0UmVzcG9uc2UiA5ACARJPCgxDYW5jZWxUaWNrZXQSHS5jdXBpZC52MS5DYW5jZWxUaWNrZXRSZXF1ZXN0Gh4uY3VwaWQudjEuQ2FuY2VsVGlja2V0UmVzcG9uc2UiABJSCg1DYW5jZWxUaWNrZXRzEh4uY3VwaWQudjEuQ2FuY2VsVGlja2V0c1JlcXVlc3QaHy5jdXBpZC52MS5DYW5jZWxUaWNrZXRzUmVzcG9uc2UiABJPCgtMaXN0VGlja2V0cxIcLmN1cGlkLnYxLkxpc3RUaWNrZXRzUmVxdWVzdBodLmN1cGlkLnYxLkxpc3RUaWNrZXRzUmVzcG9uc2UiA5ACARJMCgpRdWV1ZVN0YXRzEhsuY3VwaWQudjEuUXVldWVTdGF0c1JlcXVlc3QaHC5jdXBpZC52MS5RdWV1ZVN0YXRzUmVzcG9uc2UiA5ACARJGCgtXYXRjaFRpY2tldBIcLmN1cGlkLnYxLldhdGNoVGlja2V0UmVxdWVzdBoVLmN1cGlkLnYxLlRpY2tldEV2ZW50IgAwAUIzWjFnaXRodWIuY29tL2N1cGlkLW1hdGNoL2N1cGlkL2dlbi9jdXBpZC92MTtjdXBpZHYxYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChVjdXBpZC92MS90aWNrZXQucHJvdG8SCGN1cGlkLnYxIpUBCgZQbGF5ZXISCgoCaWQYASABKAkSNAoKYXR0cmlidXRlcxgCIAMoCzIgLmN1cGlkLnYxLlBsYXllci5BdHRyaWJ1dGVzRW50cnkaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEikgMKE0NyZWF0ZVRpY2tldFJlcXVlc3QSDQoFcXVldWUYASABKAkSIQoHcGxheWVycxgCIAMoCzIQLmN1cGlkLnYxLlBsYXllchI/CglsYXRlbmNpZXMYAyADKAsyLC5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXF1ZXN0LkxhdGVuY2llc0VudHJ5EkEKCmF0dHJpYnV0ZXMYBCADKAsyLS5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXF1ZXN0LkF0dHJpYnV0ZXNFbnRyeRISCgpyZXF1ZXN0X2lkGAUgASgJEg8KB3ZlcnNpb24YBiABKAkSEgoKY3VzdG9tX2tleRgHIAEoCRIPCgdyZXBsYWNlGAggASgIGjAKDkxhdGVuY2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEiRgoUQ3JlYXRlVGlja2V0c1JlcXVlc3QSLgoHdGlja2V0cxgBIAMoCzIdLmN1cGlkLnYxLkNyZWF0ZVRpY2tldFJlcXVlc3QiRgoVQ3JlYXRlVGlja2V0c1Jlc3BvbnNlEi0KB3Jlc3VsdHMYASADKAsyHC5jdXBpZC52MS5DcmVhdGVUaWNrZXRSZXN1bHQifwoSQ3JlYXRlVGlja2V0UmVzdWx0EiAKBnRpY2tldBgBIAEoCzIQLmN1cGlkLnYxLlRpY2tldBIPCgdleGlzdGVkGAIgASgIEhIKCmVycm9yX2NvZGUYAyABKAkSDQoFZXJyb3IYBCABKAkSEwoLZXJyb3JfZmllbGQYBSABKAkiSQoUQ3JlYXRlVGlja2V0UmVzcG9uc2USIAoGdGlja2V0GAEgASgLMhAuY3VwaWQudjEuVGlja2V0Eg8KB2V4aXN0ZWQYAiABKAgiHgoQR2V0VGlja2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI1ChFHZXRUaWNrZXRSZXNwb25zZRIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQiIQoTQ2FuY2VsVGlja2V0UmVxdWVzdBIKCgJpZBgBIAEoCSI4ChRDYW5jZWxUaWNrZXRSZXNwb25zZRIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQiMgoSQWNjZXB0T2ZmZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhAKCG9mZmVyX2lkGAIgASgJIlcKE0FjY2VwdE9mZmVyUmVzcG9uc2USIAoGdGlja2V0GAEgASgLMhAuY3VwaWQudjEuVGlja2V0Eh4KBW9mZmVyGAIgASgLMg8uY3VwaWQudjEuT2ZmZXIiIwoUQ2FuY2VsVGlja2V0c1JlcXVlc3QSCwoDaWRzGAEgAygJIkYKFUNhbmNlbFRpY2tldHNSZXNwb25zZRItCgdyZXN1bHRzGAEgAygLMhwuY3VwaWQudjEuQ2FuY2VsVGlja2V0UmVzdWx0Im4KEkNhbmNlbFRpY2tldFJlc3VsdBIgCgZ0aWNrZXQYASABKAsyEC5jdXBpZC52MS5UaWNrZXQSEgoKZXJyb3JfY29kZRgCIAEoCRINCgVlcnJvchgDIAEoCRITCgtlcnJvcl9maWVsZBgEIAEoCSJYChJMaXN0VGlja2V0c1JlcXVlc3QSDQoFcXVldWUYASABKAkSJAoFc3RhdGUYAiABKA4yFS5jdXBpZC52MS5UaWNrZXRTdGF0ZRINCgVsaW1pdBgDIAEoBSI4ChNMaXN0VGlja2V0c1Jlc3BvbnNlEiEKB3RpY2tldHMYASADKAsyEC5jdXBpZC52MS5UaWNrZXQiIgoRUXVldWVTdGF0c1JlcXVlc3QSDQoFcXVldWUYASABKAkiOAoSUXVldWVTdGF0c1Jlc3BvbnNlEiIKBXBvb2xzGAEgAygLMhMuY3VwaWQudjEuUG9vbFN0YXRzIooCCglQb29sU3RhdHMSDQoFcXVldWUYASABKAkSDwoHdmVyc2lvbhgCIAEoCRISCgpjdXN0b21fa2V5GAMgASgJEg8KB3dhaXRpbmcYBCABKAMSFwoPcGxheWVyc193YWl0aW5nGAUgASgDEi4KC29sZGVzdF93YWl0GAYgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhYKDm1hdGNoZXNfZm9ybWVkGAcgASgDEhQKDG1lYW5fcXVhbGl0eRgIIAEoARIXCg9ydWxlc2V0X3ZlcnNpb24YCSABKAUSKAoIZXN0aW1hdGUYCiABKAsyFi5jdXBpZC52MS5XYWl0RXN0aW1hdGUiUAoSV2F0Y2hUaWNrZXRSZXF1ZXN0EgoKAmlkGAEgASgJEhEKCWFmdGVyX3NlcRgCIAEoAxIbChN3YWl0X2Zvcl9hc3NpZ25tZW50GAMgASgIIucBCgtUaWNrZXRFdmVudBILCgNzZXEYASABKAMSEQoJdGlja2V0X2lkGAIgASgJEgwKBGtpbmQYAyABKAkSJgoCYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBW1hdGNoGAUgASgLMg8uY3VwaWQudjEuTWF0Y2gSDgoGcmVhc29uGAYgASgJEigKCmFzc2lnbm1lbnQYByABKAsyFC5jdXBpZC52MS5Bc3NpZ25tZW50EigKCGVzdGltYXRlGAggASgLMhYuY3VwaWQudjEuV2FpdEVzdGltYXRlIqsFCgZUaWNrZXQSCgoCaWQYASABKAkSDQoFcXVldWUYAiABKAkSDwoHdmVyc2lvbhgDIAEoCRISCgpjdXN0b21fa2V5GAQgASgJEiEKB3BsYXllcnMYBSADKAsyEC5jdXBpZC52MS5QbGF5ZXISMgoJbGF0ZW5jaWVzGAYgAygLMh8uY3VwaWQudjEuVGlja2V0LkxhdGVuY2llc0VudHJ5EjQKCmF0dHJpYnV0ZXMYByADKAsyIC5jdXBpZC52MS5UaWNrZXQuQXR0cmlidXRlc0VudHJ5EhIKCnJlcXVlc3RfaWQYCCABKAkSJAoFc3RhdGUYCSABKA4yFS5jdXBpZC52MS5UaWNrZXRTdGF0ZRIuCgpjcmVhdGVkX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZ3YWl0ZWQYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEAoIbWF0Y2hfaWQYDSABKAkSHgoFbWF0Y2gYDiABKAsyDy5jdXBpZC52MS5NYXRjaBImCgN3aHkYDyABKAsyGS5jdXBpZC52MS5XYWl0RXhwbGFuYXRpb24SDgoGcmVhc29uGBAgASgJEigKCGVzdGltYXRlGBEgASgLMhYuY3VwaWQudjEuV2FpdEVzdGltYXRlGjAKDkxhdGVuY2llc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBToCOAEaSQoPQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRIlCgV2YWx1ZRgCIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZToCOAEirwEKDFdhaXRFc3RpbWF0ZRIrCghleHBlY3RlZBgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhImCgNsb3cYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SJwoEaGlnaBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIQCghjb3ZlcmFnZRgEIAEoARIPCgdzYW1wbGVzGAUgASgFIs4BCgpBc3NpZ25tZW50Eg4KBnNlcnZlchgBIAEoCRISCgpzZXNzaW9uX2lkGAIgASgJEjgKCmNvbm5lY3Rpb24YAyADKAsyJC5jdXBpZC52MS5Bc3NpZ25tZW50LkNvbm5lY3Rpb25FbnRyeRIvCgthc3NpZ25lZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaMQoPQ29ubmVjdGlvbkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiggQKBU1hdGNoEgoKAmlkGAEgASgJEg0KBXF1ZXVlGAIgASgJEh0KBXRlYW1zGAMgAygLMg4uY3VwaWQudjEuVGVhbRIiCgdxdWFsaXR5GAQgASgLMhEuY3VwaWQudjEuUXVhbGl0eRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZyZWdpb24YBiABKAkSKQoFcm9sZXMYByADKAsyGi5jdXBpZC52MS5NYXRjaC5Sb2xlc0VudHJ5Eg0KBXNlYXRzGAggAygFEhAKCGJhY2tmaWxsGAkgASgIEh4KBGxlZnQYCiADKAsyEC5jdXBpZC52MS5MZWF2ZXISPgoQYmFja2ZpbGxfb3B0aW9ucxgMIAMoCzIkLmN1cGlkLnYxLk1hdGNoLkJhY2tmaWxsT3B0aW9uc0VudHJ5Ei0KCWFjY2VwdF9ieRgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAaLAoKUm9sZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGlIKFEJhY2tmaWxsT3B0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRIpCgV2YWx1ZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5MaXN0VmFsdWU6AjgBImMKBkxlYXZlchIRCglwbGF5ZXJfaWQYASABKAkSDAoEdGVhbRgCIAEoBRImCgJhdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEAoIcmVwbGFjZWQYBCABKAgiLgoEVGVhbRISCgp0aWNrZXRfaWRzGAEgAygJEhIKCnBsYXllcl9pZHMYAiADKAkicwoHUXVhbGl0eRINCgVzY29yZRgBIAEoARIrCgVwYXJ0cxgCIAMoCzIcLmN1cGlkLnYxLlF1YWxpdHkuUGFydHNFbnRyeRosCgpQYXJ0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAToCOAEisQEKD1dhaXRFeHBsYW5hdGlvbhIPCgdzdW1tYXJ5GAEgASgJEiMKBmJsb2NrcxgCIAMoCzITLmN1cGlkLnYxLlJ1bGVCbG9jaxIzCg9uZXh0X3JlbGF4YXRpb24YAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmNhbmRpZGF0ZXMYBCABKAMSHwoGb2ZmZXJzGAUgAygLMg8uY3VwaWQudjEuT2ZmZXIi9gEKBU9mZmVyEgoKAmlkGAEgASgJEgwKBHRleHQYAiABKAkSDgoGcmVnaW9uGAMgASgJEhAKCGV4dHJhX21zGAQgASgFEhIKCmNhbmRpZGF0ZXMYBSABKAMSDwoHcGxheWVycxgGIAEoAxITCgtmb3Jtc19tYXRjaBgHIAEoCBIrCghlc3RpbWF0ZRgIIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIrCgdyZWFjaGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIOCgZvcHRpb24YCiABKAkSDQoFdmFsdWUYCyABKAkiOwoJUnVsZUJsb2NrEgwKBHJ1bGUYASABKAkSEAoIZXhjbHVkZWQYAiABKAMSDgoGZGV0YWlsGAMgASgJKpUBCgtUaWNrZXRTdGF0ZRIcChhUSUNLRVRfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRUSUNLRVRfU1RBVEVfV0FJVElORxABEhgKFFRJQ0tFVF9TVEFURV9NQVRDSEVEEAISGgoWVElDS0VUX1NUQVRFX0NBTkNFTExFRBADEhgKFFRJQ0tFVF9TVEFURV9FWFBJUkVEEAQy2QUKDVRpY2tldFNlcnZpY2USTwoMQ3JlYXRlVGlja2V0Eh0uY3VwaWQudjEuQ3JlYXRlVGlja2V0UmVxdWVzdBoeLmN1cGlkLnYxLkNyZWF0ZVRpY2tldFJlc3BvbnNlIgASUgoNQ3JlYXRlVGlja2V0cxIeLmN1cGlkLnYxLkNyZWF0ZVRpY2tldHNSZXF1ZXN0Gh8uY3VwaWQudjEuQ3JlYXRlVGlja2V0c1Jlc3BvbnNlIgASSQoJR2V0VGlja2V0EhouY3VwaWQudjEuR2V0VGlja2V0UmVxdWVzdBobLmN1cGlkLnYxLkdldFRpY2tldFJlc3BvbnNlIgOQAgESTwoMQ2FuY2VsVGlja2V0Eh0uY3VwaWQudjEuQ2FuY2VsVGlja2V0UmVxdWVzdBoeLmN1cGlkLnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlIgASTAoLQWNjZXB0T2ZmZXISHC5jdXBpZC52MS5BY2NlcHRPZmZlclJlcXVlc3QaHS5jdXBpZC52MS5BY2NlcHRPZmZlclJlc3BvbnNlIgASUgoNQ2FuY2VsVGlja2V0cxIeLmN1cGlkLnYxLkNhbmNlbFRpY2tldHNSZXF1ZXN0Gh8uY3VwaWQudjEuQ2FuY2VsVGlja2V0c1Jlc3BvbnNlIgASTwoLTGlzdFRpY2tldHMSHC5jdXBpZC52MS5MaXN0VGlja2V0c1JlcXVlc3QaHS5jdXBpZC52MS5MaXN0VGlja2V0c1Jlc3BvbnNlIgOQAgESTAoKUXVldWVTdGF0cxIbLmN1cGlkLnYxLlF1ZXVlU3RhdHNSZXF1ZXN0GhwuY3VwaWQudjEuUXVldWVTdGF0c1Jlc3BvbnNlIgOQAgESRgoLV2F0Y2hUaWNrZXQSHC5jdXBpZC52MS5XYXRjaFRpY2tldFJlcXVlc3QaFS5jdXBpZC52MS5UaWNrZXRFdmVudCIAMAFCM1oxZ2l0aHViLmNvbS9jdXBpZC1tYXRjaC9jdXBpZC9nZW4vY3VwaWQvdjE7Y3VwaWR2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_struct, file_google_protobuf_timestamp]);
 
 /**
  * Player is one person in a ticket. Attribute values are numbers, strings or
@@ -282,6 +282,58 @@ export const CancelTicketResponseSchema: GenMessage<CancelTicketResponse> = /*@_
   messageDesc(file_cupid_v1_ticket, 9);
 
 /**
+ * @generated from message cupid.v1.AcceptOfferRequest
+ */
+export type AcceptOfferRequest = Message<"cupid.v1.AcceptOfferRequest"> & {
+  /**
+   * The waiting ticket.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The offer's id, from the ticket's why.offers ("latency:eu-west").
+   *
+   * @generated from field: string offer_id = 2;
+   */
+  offerId: string;
+};
+
+/**
+ * Describes the message cupid.v1.AcceptOfferRequest.
+ * Use `create(AcceptOfferRequestSchema)` to create a new message.
+ */
+export const AcceptOfferRequestSchema: GenMessage<AcceptOfferRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ticket, 10);
+
+/**
+ * @generated from message cupid.v1.AcceptOfferResponse
+ */
+export type AcceptOfferResponse = Message<"cupid.v1.AcceptOfferResponse"> & {
+  /**
+   * The ticket as it now is: same id and created_at, the offer's change.
+   *
+   * @generated from field: cupid.v1.Ticket ticket = 1;
+   */
+  ticket?: Ticket | undefined;
+
+  /**
+   * The offer as it was accepted.
+   *
+   * @generated from field: cupid.v1.Offer offer = 2;
+   */
+  offer?: Offer | undefined;
+};
+
+/**
+ * Describes the message cupid.v1.AcceptOfferResponse.
+ * Use `create(AcceptOfferResponseSchema)` to create a new message.
+ */
+export const AcceptOfferResponseSchema: GenMessage<AcceptOfferResponse> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ticket, 11);
+
+/**
  * @generated from message cupid.v1.CancelTicketsRequest
  */
 export type CancelTicketsRequest = Message<"cupid.v1.CancelTicketsRequest"> & {
@@ -296,7 +348,7 @@ export type CancelTicketsRequest = Message<"cupid.v1.CancelTicketsRequest"> & {
  * Use `create(CancelTicketsRequestSchema)` to create a new message.
  */
 export const CancelTicketsRequestSchema: GenMessage<CancelTicketsRequest> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 10);
+  messageDesc(file_cupid_v1_ticket, 12);
 
 /**
  * @generated from message cupid.v1.CancelTicketsResponse
@@ -315,7 +367,7 @@ export type CancelTicketsResponse = Message<"cupid.v1.CancelTicketsResponse"> & 
  * Use `create(CancelTicketsResponseSchema)` to create a new message.
  */
 export const CancelTicketsResponseSchema: GenMessage<CancelTicketsResponse> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 11);
+  messageDesc(file_cupid_v1_ticket, 13);
 
 /**
  * CancelTicketResult is what became of one ticket of CancelTickets: the
@@ -351,7 +403,7 @@ export type CancelTicketResult = Message<"cupid.v1.CancelTicketResult"> & {
  * Use `create(CancelTicketResultSchema)` to create a new message.
  */
 export const CancelTicketResultSchema: GenMessage<CancelTicketResult> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 12);
+  messageDesc(file_cupid_v1_ticket, 14);
 
 /**
  * @generated from message cupid.v1.ListTicketsRequest
@@ -380,7 +432,7 @@ export type ListTicketsRequest = Message<"cupid.v1.ListTicketsRequest"> & {
  * Use `create(ListTicketsRequestSchema)` to create a new message.
  */
 export const ListTicketsRequestSchema: GenMessage<ListTicketsRequest> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 13);
+  messageDesc(file_cupid_v1_ticket, 15);
 
 /**
  * @generated from message cupid.v1.ListTicketsResponse
@@ -397,7 +449,7 @@ export type ListTicketsResponse = Message<"cupid.v1.ListTicketsResponse"> & {
  * Use `create(ListTicketsResponseSchema)` to create a new message.
  */
 export const ListTicketsResponseSchema: GenMessage<ListTicketsResponse> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 14);
+  messageDesc(file_cupid_v1_ticket, 16);
 
 /**
  * @generated from message cupid.v1.QueueStatsRequest
@@ -416,7 +468,7 @@ export type QueueStatsRequest = Message<"cupid.v1.QueueStatsRequest"> & {
  * Use `create(QueueStatsRequestSchema)` to create a new message.
  */
 export const QueueStatsRequestSchema: GenMessage<QueueStatsRequest> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 15);
+  messageDesc(file_cupid_v1_ticket, 17);
 
 /**
  * @generated from message cupid.v1.QueueStatsResponse
@@ -433,7 +485,7 @@ export type QueueStatsResponse = Message<"cupid.v1.QueueStatsResponse"> & {
  * Use `create(QueueStatsResponseSchema)` to create a new message.
  */
 export const QueueStatsResponseSchema: GenMessage<QueueStatsResponse> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 16);
+  messageDesc(file_cupid_v1_ticket, 18);
 
 /**
  * PoolStats describes one pool: a queue split by version and custom key.
@@ -485,6 +537,14 @@ export type PoolStats = Message<"cupid.v1.PoolStats"> & {
    * @generated from field: int32 ruleset_version = 9;
    */
   rulesetVersion: number;
+
+  /**
+   * The wait a ticket arriving now may expect; unset while the key's
+   * recent history is too thin.
+   *
+   * @generated from field: cupid.v1.WaitEstimate estimate = 10;
+   */
+  estimate?: WaitEstimate | undefined;
 };
 
 /**
@@ -492,7 +552,7 @@ export type PoolStats = Message<"cupid.v1.PoolStats"> & {
  * Use `create(PoolStatsSchema)` to create a new message.
  */
 export const PoolStatsSchema: GenMessage<PoolStats> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 17);
+  messageDesc(file_cupid_v1_ticket, 19);
 
 /**
  * @generated from message cupid.v1.WatchTicketRequest
@@ -526,7 +586,7 @@ export type WatchTicketRequest = Message<"cupid.v1.WatchTicketRequest"> & {
  * Use `create(WatchTicketRequestSchema)` to create a new message.
  */
 export const WatchTicketRequestSchema: GenMessage<WatchTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 18);
+  messageDesc(file_cupid_v1_ticket, 20);
 
 /**
  * TicketEvent is one change to a ticket.
@@ -582,6 +642,15 @@ export type TicketEvent = Message<"cupid.v1.TicketEvent"> & {
    * @generated from field: cupid.v1.Assignment assignment = 7;
    */
   assignment?: Assignment | undefined;
+
+  /**
+   * On a created or requeued event sent while it is the ticket's last: the
+   * wait still to come, made as it is sent (never stored; unset while the
+   * queue key's recent history is too thin).
+   *
+   * @generated from field: cupid.v1.WaitEstimate estimate = 8;
+   */
+  estimate?: WaitEstimate | undefined;
 };
 
 /**
@@ -589,7 +658,7 @@ export type TicketEvent = Message<"cupid.v1.TicketEvent"> & {
  * Use `create(TicketEventSchema)` to create a new message.
  */
 export const TicketEventSchema: GenMessage<TicketEvent> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 19);
+  messageDesc(file_cupid_v1_ticket, 21);
 
 /**
  * @generated from message cupid.v1.Ticket
@@ -680,6 +749,14 @@ export type Ticket = Message<"cupid.v1.Ticket"> & {
    * @generated from field: string reason = 16;
    */
   reason: string;
+
+  /**
+   * How much longer a waiting ticket may wait, from its queue key's recent
+   * tickets (GetTicket only). Unset while that history is too thin.
+   *
+   * @generated from field: cupid.v1.WaitEstimate estimate = 17;
+   */
+  estimate?: WaitEstimate | undefined;
 };
 
 /**
@@ -687,7 +764,57 @@ export type Ticket = Message<"cupid.v1.Ticket"> & {
  * Use `create(TicketSchema)` to create a new message.
  */
 export const TicketSchema: GenMessage<Ticket> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 20);
+  messageDesc(file_cupid_v1_ticket, 22);
+
+/**
+ * WaitEstimate is a wait to come, with an interval: "about 40 s, 80 % within
+ * 15-90 s". It comes from the waits of the queue key's tickets over the last
+ * hour, counting tickets that left unmatched as waiting until they left
+ * (docs/matches.md#wait-estimates).
+ *
+ * @generated from message cupid.v1.WaitEstimate
+ */
+export type WaitEstimate = Message<"cupid.v1.WaitEstimate"> & {
+  /**
+   * The median wait to come.
+   *
+   * @generated from field: google.protobuf.Duration expected = 1;
+   */
+  expected?: Duration | undefined;
+
+  /**
+   * The interval that holds `coverage` of the waits; `high` is unset when
+   * too few tickets waited that long to know it.
+   *
+   * @generated from field: google.protobuf.Duration low = 2;
+   */
+  low?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Duration high = 3;
+   */
+  high?: Duration | undefined;
+
+  /**
+   * @generated from field: double coverage = 4;
+   */
+  coverage: number;
+
+  /**
+   * How many recent tickets waited at least as long as this one already
+   * has: what the estimate rests on.
+   *
+   * @generated from field: int32 samples = 5;
+   */
+  samples: number;
+};
+
+/**
+ * Describes the message cupid.v1.WaitEstimate.
+ * Use `create(WaitEstimateSchema)` to create a new message.
+ */
+export const WaitEstimateSchema: GenMessage<WaitEstimate> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ticket, 23);
 
 /**
  * Assignment is where a match is played, as the backend that placed it
@@ -728,7 +855,7 @@ export type Assignment = Message<"cupid.v1.Assignment"> & {
  * Use `create(AssignmentSchema)` to create a new message.
  */
 export const AssignmentSchema: GenMessage<Assignment> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 21);
+  messageDesc(file_cupid_v1_ticket, 24);
 
 /**
  * Match is a group of tickets committed together, split into teams.
@@ -818,7 +945,7 @@ export type Match = Message<"cupid.v1.Match"> & {
  * Use `create(MatchSchema)` to create a new message.
  */
 export const MatchSchema: GenMessage<Match> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 22);
+  messageDesc(file_cupid_v1_ticket, 25);
 
 /**
  * Leaver is a player who left a game session.
@@ -857,7 +984,7 @@ export type Leaver = Message<"cupid.v1.Leaver"> & {
  * Use `create(LeaverSchema)` to create a new message.
  */
 export const LeaverSchema: GenMessage<Leaver> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 23);
+  messageDesc(file_cupid_v1_ticket, 26);
 
 /**
  * @generated from message cupid.v1.Team
@@ -879,7 +1006,7 @@ export type Team = Message<"cupid.v1.Team"> & {
  * Use `create(TeamSchema)` to create a new message.
  */
 export const TeamSchema: GenMessage<Team> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 24);
+  messageDesc(file_cupid_v1_ticket, 27);
 
 /**
  * Quality is one score in [0,1] and the per-criterion parts it came from.
@@ -903,7 +1030,7 @@ export type Quality = Message<"cupid.v1.Quality"> & {
  * Use `create(QualitySchema)` to create a new message.
  */
 export const QualitySchema: GenMessage<Quality> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 25);
+  messageDesc(file_cupid_v1_ticket, 28);
 
 /**
  * WaitExplanation answers "why am I still waiting?".
@@ -932,6 +1059,14 @@ export type WaitExplanation = Message<"cupid.v1.WaitExplanation"> & {
    * @generated from field: int64 candidates = 4;
    */
   candidates: bigint;
+
+  /**
+   * Relaxations the ticket itself may accept to be matched sooner, best
+   * first (TicketService.AcceptOffer).
+   *
+   * @generated from field: repeated cupid.v1.Offer offers = 5;
+   */
+  offers: Offer[];
 };
 
 /**
@@ -939,7 +1074,99 @@ export type WaitExplanation = Message<"cupid.v1.WaitExplanation"> & {
  * Use `create(WaitExplanationSchema)` to create a new message.
  */
 export const WaitExplanationSchema: GenMessage<WaitExplanation> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 26);
+  messageDesc(file_cupid_v1_ticket, 29);
+
+/**
+ * Offer is a relaxation of a waiting ticket's own constraints, with its
+ * effect: "accept eu-west at +40 ms (100 ms): 3 more candidates", "accept
+ * mode ctf: 2 more candidates".
+ *
+ * @generated from message cupid.v1.Offer
+ */
+export type Offer = Message<"cupid.v1.Offer"> & {
+  /**
+   * What AcceptOffer takes.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The offer in a sentence for the player.
+   *
+   * @generated from field: string text = 2;
+   */
+  text: string;
+
+  /**
+   * The region the ticket would play in, and how many ms above the
+   * current latency range its own latency there is.
+   *
+   * @generated from field: string region = 3;
+   */
+  region: string;
+
+  /**
+   * @generated from field: int32 extra_ms = 4;
+   */
+  extraMs: number;
+
+  /**
+   * Waiting tickets, and their players, that would become compatible.
+   *
+   * @generated from field: int64 candidates = 5;
+   */
+  candidates: bigint;
+
+  /**
+   * @generated from field: int64 players = 6;
+   */
+  players: bigint;
+
+  /**
+   * True when a match can then form at once.
+   *
+   * @generated from field: bool forms_match = 7;
+   */
+  formsMatch: boolean;
+
+  /**
+   * The wait to expect after accepting: zero when a match can form at
+   * once, else a new ticket's estimated wait in this queue key (unset when
+   * its history is too thin).
+   *
+   * @generated from field: google.protobuf.Duration estimate = 8;
+   */
+  estimate?: Duration | undefined;
+
+  /**
+   * When the range would reach the region by itself (unset: never).
+   *
+   * @generated from field: google.protobuf.Timestamp reached = 9;
+   */
+  reached?: Timestamp | undefined;
+
+  /**
+   * A choice offer: the value the ticket would add to its match option
+   * (the game modes or maps it accepts). Empty for a latency offer, as
+   * region is for a choice offer.
+   *
+   * @generated from field: string option = 10;
+   */
+  option: string;
+
+  /**
+   * @generated from field: string value = 11;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message cupid.v1.Offer.
+ * Use `create(OfferSchema)` to create a new message.
+ */
+export const OfferSchema: GenMessage<Offer> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_ticket, 30);
 
 /**
  * RuleBlock says how many otherwise possible partners a rule keeps out.
@@ -968,7 +1195,7 @@ export type RuleBlock = Message<"cupid.v1.RuleBlock"> & {
  * Use `create(RuleBlockSchema)` to create a new message.
  */
 export const RuleBlockSchema: GenMessage<RuleBlock> = /*@__PURE__*/
-  messageDesc(file_cupid_v1_ticket, 27);
+  messageDesc(file_cupid_v1_ticket, 31);
 
 /**
  * TicketState is where a ticket is in its life.
@@ -1063,6 +1290,19 @@ export const TicketService: GenService<{
     methodKind: "unary";
     input: typeof CancelTicketRequestSchema;
     output: typeof CancelTicketResponseSchema;
+  },
+  /**
+   * AcceptOffer has a waiting ticket accept one of the offers its `why`
+   * lists (WaitExplanation.offers): the ticket is changed as the offer says
+   * and keeps its id, its creation time and so its age. An offer that no
+   * longer holds is refused with failed_precondition.
+   *
+   * @generated from rpc cupid.v1.TicketService.AcceptOffer
+   */
+  acceptOffer: {
+    methodKind: "unary";
+    input: typeof AcceptOfferRequestSchema;
+    output: typeof AcceptOfferResponseSchema;
   },
   /**
    * CancelTickets cancels up to 1,000 tickets in one call. Each ticket has
