@@ -44,6 +44,14 @@ export type LobbySettings = Message<"cupid.v1.LobbySettings"> & {
     attributes: {
         [key: string]: string;
     };
+    /**
+     * Start the match open to backfill while it has free seats: the queue's
+     * pool fills them with waiting tickets under the queue's ruleset, as it
+     * fills a game session (docs/lobbies.md).
+     *
+     * @generated from field: bool fill_from_queue = 7;
+     */
+    fillFromQueue: boolean;
 };
 /**
  * Describes the message cupid.v1.LobbySettings.
