@@ -173,6 +173,8 @@ func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStat
 	if len(probs) > 0 {
 		return nil, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	now := s.now().UTC()
 	c := &canaryRun{queue: o.Queue, source: o.Ruleset, rules: cq.rules, check: cq.check, share: o.Share, guard: o.Guard,
 		started: now, state: canaryRunning}
@@ -329,6 +331,8 @@ func (s *Service) decideCanary(ctx context.Context, queue, state, reason string)
 	if s.queue(queue) == nil {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	now := s.now().UTC()
 	s.roll.mu.Lock()
 	c := s.roll.canaries[queue]
