@@ -50,6 +50,11 @@ type canaryRun struct {
 	decided time.Time
 	// live and canary are both sides' matches since started.
 	live, canary rollout.Ring
+	// owned is whether this node ran the queue at the guards' last pass:
+	// when it starts to, it reads the rings' saved window (window.go);
+	// saved is the rings' record count when they were last saved.
+	owned bool
+	saved uint64
 }
 
 func canaryFromDoc(d rolloutDoc, cq *queue) *canaryRun {
@@ -282,8 +287,14 @@ func (s *Service) CheckCanaries(ctx context.Context) {
 	s.roll.mu.Unlock()
 	for _, q := range queues {
 		if s.runsElsewhere(q) {
+			s.roll.mu.Lock()
+			if c := s.roll.canaries[q]; c != nil {
+				c.owned = false
+			}
+			s.roll.mu.Unlock()
 			continue
 		}
+		s.loadWindow(ctx, q)
 		s.roll.mu.Lock()
 		c := s.roll.canaries[q]
 		if c == nil || c.state != canaryRunning {

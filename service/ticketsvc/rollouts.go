@@ -256,11 +256,21 @@ func (s *Service) startGuards() {
 		defer s.wg.Done()
 		t := time.NewTicker(guardEvery)
 		defer t.Stop()
+		lastSave := time.Now()
 		for {
 			select {
 			case <-s.ctx.Done():
+				// The last word of the guard windows, for whoever runs
+				// the queues next.
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				s.saveWindows(ctx)
+				cancel()
 				return
 			case <-t.C:
+				if time.Since(lastSave) >= windowSaveEvery {
+					s.saveWindows(s.ctx)
+					lastSave = time.Now()
+				}
 				if s.shared != nil {
 					if err := s.syncRollouts(s.ctx); err != nil && s.ctx.Err() == nil {
 						s.log.Warn("reading the stored shadows and canaries failed; trying again", "err", err)
