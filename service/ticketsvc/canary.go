@@ -50,11 +50,13 @@ type canaryRun struct {
 	decided time.Time
 	// live and canary are both sides' matches since started.
 	live, canary rollout.Ring
-	// owned is whether this node ran the queue at the guards' last pass:
-	// when it starts to, it reads the rings' saved window (window.go);
+	// owned is whether this node ran the queue at the guards' last pass,
+	// under the fence ownedBy: when it starts to (or its lease changed
+	// hands meanwhile), it reads the rings' saved window (window.go);
 	// saved is the rings' record count when they were last saved.
-	owned bool
-	saved uint64
+	owned   bool
+	ownedBy cupid.Fence
+	saved   uint64
 }
 
 func canaryFromDoc(d rolloutDoc, cq *queue) *canaryRun {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"time"
 
+	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/rollout"
 )
 
@@ -32,15 +33,20 @@ type windowDoc struct {
 }
 
 // loadWindow reads a running canary's saved window the first time this
-// node's guards look at it as the queue's runner.
+// node's guards look at it as the queue's runner, and again whenever the
+// queue's lease changed hands since (other nodes may have added to it).
 func (s *Service) loadWindow(ctx context.Context, queue string) {
+	fence, ok := s.owned(queue)
+	if !ok {
+		return
+	}
 	s.roll.mu.Lock()
 	c := s.roll.canaries[queue]
-	if c == nil || c.owned || c.state != canaryRunning {
+	if c == nil || (c.owned && c.ownedBy == fence) || c.state != canaryRunning {
 		s.roll.mu.Unlock()
 		return
 	}
-	c.owned = true
+	c.owned, c.ownedBy = true, fence
 	s.roll.mu.Unlock()
 	if s.roll.docs == nil {
 		return
@@ -86,42 +92,52 @@ func (s *Service) windowDocument(ctx context.Context, queue string) (*windowDoc,
 // saveWindows saves the windows of the running canaries this node runs
 // that changed since they were last saved.
 func (s *Service) saveWindows(ctx context.Context) {
+	s.roll.mu.Lock()
+	queues := make([]string, 0, len(s.roll.canaries))
+	for q := range s.roll.canaries {
+		queues = append(queues, q)
+	}
+	s.roll.mu.Unlock()
+	for _, q := range queues {
+		if fence, ok := s.owned(q); ok {
+			s.saveWindow(ctx, q, fence)
+		}
+	}
+}
+
+// saveWindow saves a queue's running canary's window under fence, if this
+// node read it back under that fence (it holds every sample) and it
+// changed since it was last saved. Lose calls it as the node gives the
+// queue up, before the lease is released.
+func (s *Service) saveWindow(ctx context.Context, queue string, fence cupid.Fence) {
 	if s.roll.docs == nil {
 		return
 	}
-	type save struct {
-		queue string
-		doc   windowDoc
-		recs  uint64
-	}
-	var saves []save
 	s.roll.mu.Lock()
-	for q, c := range s.roll.canaries {
-		recs := c.live.Records() + c.canary.Records()
-		if c.state != canaryRunning || !c.owned || recs == c.saved {
-			continue
-		}
-		from := s.now().UTC().Add(-c.guard.Window)
-		saves = append(saves, save{q, windowDoc{Started: c.started, Live: c.live.Save(from), Canary: c.canary.Save(from)}, recs})
+	c := s.roll.canaries[queue]
+	if c == nil || c.state != canaryRunning || !c.owned || c.ownedBy != fence {
+		s.roll.mu.Unlock()
+		return
+	}
+	recs := c.live.Records() + c.canary.Records()
+	if recs == c.saved {
+		s.roll.mu.Unlock()
+		return
+	}
+	from := s.now().UTC().Add(-c.guard.Window)
+	d := windowDoc{Started: c.started, Live: c.live.Save(from), Canary: c.canary.Save(from)}
+	s.roll.mu.Unlock()
+	body, err := json.Marshal(d)
+	if err == nil {
+		err = s.roll.docs.PutDocument(ctx, fence, windowKind, canaryKind+"/"+queue, body, time.Now())
+	}
+	if err != nil {
+		s.log.Warn("a canary's guard window was not saved", "queue", queue, "err", err)
+		return
+	}
+	s.roll.mu.Lock()
+	if c.saved < recs {
+		c.saved = recs
 	}
 	s.roll.mu.Unlock()
-	for _, sv := range saves {
-		fence, ok := s.owned(sv.queue)
-		if !ok {
-			continue // the queue moved meanwhile: its new runner saves
-		}
-		body, err := json.Marshal(sv.doc)
-		if err == nil {
-			err = s.roll.docs.PutDocument(ctx, fence, windowKind, canaryKind+"/"+sv.queue, body, time.Now())
-		}
-		if err != nil {
-			s.log.Warn("a canary's guard window was not saved", "queue", sv.queue, "err", err)
-			continue
-		}
-		s.roll.mu.Lock()
-		if c := s.roll.canaries[sv.queue]; c != nil && c.started.Equal(sv.doc.Started) {
-			c.saved = sv.recs
-		}
-		s.roll.mu.Unlock()
-	}
 }
