@@ -131,7 +131,9 @@ func TestCanaryGuardWindowMovesWithItsQueue(t *testing.T) {
 	// status is a node's word on the canary; none before it heard of it.
 	status := func(p *process) (state, reason string) {
 		code, body, _ := postRaw(t, p.url, "/cupid.v1.RolloutService/CanaryStatus", `{"queue":"q0"}`)
-		var st struct{ Status struct{ State, Reason string } }
+		var st struct {
+			Status struct{ State, Reason string }
+		}
 		if code != http.StatusOK || json.Unmarshal(body, &st) != nil {
 			return "", string(body)
 		}
