@@ -63,7 +63,7 @@ func TestLayers(t *testing.T) {
 	}
 	// pure packages do no I/O and know no service: besides the root
 	// package they import only one another.
-	pure := []string{"engine", "ruleset", "pairing", "opponent", "rating", "graph/matching", "lifecycle", "waitest", "lobby", "rollout"}
+	pure := []string{"engine", "ruleset", "pairing", "opponent", "rating", "graph/matching", "lifecycle", "waitest", "lobby", "rollout", "party", "encounter"}
 	ioPkgs := []string{"os", "os/exec", "net", "net/http", "database/sql", "io/fs", "log", "log/slog", "syscall"}
 	type rule struct {
 		dir    string // "" for every directory

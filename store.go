@@ -47,6 +47,10 @@ type Event struct {
 	// not its owner, ended it ("replaced by ticket …", "the ruleset
 	// changed: …"); empty for a cancel the owner asked for.
 	Reason string `json:"reason,omitempty"`
+	// Estimate is set by the ticket service on a created or requeued
+	// event it sends a watcher while that is the ticket's last event: the
+	// wait still to come, made as it is sent. It is never stored.
+	Estimate *WaitEstimate `json:"-"`
 }
 
 // TicketFilter selects tickets for listing.

@@ -84,7 +84,9 @@ type TicketWrite struct {
 	// back.
 	From TicketState
 	// Reborn is set when the ticket went back to waiting with a new
-	// CreatedAt (a penalty), which the store keeps too.
+	// CreatedAt (a penalty), which the store keeps too; its whole body is
+	// rewritten, which is also how a waiting ticket that accepted an
+	// offer (lifecycle.Amend) keeps its new latencies, CreatedAt unchanged.
 	Reborn bool
 }
 

@@ -88,8 +88,8 @@ func TestMetricsNeedAKey(t *testing.T) {
 	}
 }
 
-// A player token acts for its own player only: it queues itself (or a
-// party it is in), reads and cancels its own tickets, watches only them;
+// A player token acts for its own player only: it queues itself (a group
+// is queued by a backend's key, or through a party), reads and cancels its own tickets, watches only them;
 // what it may not do changes nothing.
 func TestTicketPermissionsOverHTTP(t *testing.T) {
 	e := newEnv(t, envOptions{options: func(o *Options) {
@@ -98,12 +98,12 @@ func TestTicketPermissionsOverHTTP(t *testing.T) {
 			ServerKey{Name: "organiser", Hash: HashKey(keyEvents), Scopes: []Scope{ScopeEvents}})
 	}})
 	ann, bob := playerToken(t, "ann"), playerToken(t, "bob")
-	annTicket := e.rpc("TicketService/CreateTicket", ann, `{"queue":"squad","players":[{"id":"ann","attributes":{"mmr":1}},{"id":"cid","attributes":{"mmr":1}}]}`).ok(t).str("ticket.id")
+	annTicket := e.rpc("TicketService/CreateTicket", keyTickets, `{"queue":"squad","players":[{"id":"ann","attributes":{"mmr":1}},{"id":"cid","attributes":{"mmr":1}}]}`).ok(t).str("ticket.id")
 	bobTicket := e.rpc("TicketService/CreateTicket", keyTickets, `{"queue":"squad","players":[{"id":"bob","attributes":{"mmr":1}}]}`).ok(t).str("ticket.id")
 	const denied = connect.CodePermissionDenied
 	e.check(t, []access{
-		{"ann queues bob", "TicketService/CreateTicket", ann, `{"queue":"duel","players":[{"id":"bob","attributes":{"mmr":1}}]}`, denied, "not one of the new ticket's players"},
-		{"ann queues bob in bulk", "TicketService/CreateTickets", ann, `{"tickets":[{"queue":"duel","players":[{"id":"ann","attributes":{"mmr":1}}]},{"queue":"duel","players":[{"id":"bob","attributes":{"mmr":1}}]}]}`, denied, "the players of tickets[1]"},
+		{"ann queues bob", "TicketService/CreateTicket", ann, `{"queue":"duel","players":[{"id":"bob","attributes":{"mmr":1}}]}`, denied, "players[0].id: the token's player ann may queue only himself, not bob"},
+		{"ann queues bob in bulk", "TicketService/CreateTickets", ann, `{"tickets":[{"queue":"duel","players":[{"id":"ann","attributes":{"mmr":1}}]},{"queue":"duel","players":[{"id":"bob","attributes":{"mmr":1}}]}]}`, denied, "tickets[1].players[0].id"},
 		{"ann reads bob's ticket", "TicketService/GetTicket", ann, `{"id":"` + bobTicket + `"}`, denied, "not in ticket " + bobTicket},
 		{"ann cancels bob's ticket", "TicketService/CancelTicket", ann, `{"id":"` + bobTicket + `"}`, denied, "not in ticket"},
 		{"ann cancels hers and bob's", "TicketService/CancelTickets", ann, `{"ids":["` + annTicket + `","` + bobTicket + `"]}`, denied, "not in ticket " + bobTicket},

@@ -204,6 +204,7 @@ func eventOut(ev cupid.Event) *cupidv1.TicketEvent {
 		Kind:     string(ev.Kind),
 		At:       timestamppb.New(ev.At),
 		Reason:   ev.Reason,
+		Estimate: estimateOut(ev.Estimate),
 	}
 	if ev.Match != nil {
 		out.Match = matchOut(ev.Match)
@@ -255,6 +256,13 @@ func whyOut(v *ticketsvc.TicketView) *cupidv1.WaitExplanation {
 	}
 	for _, b := range e.Blocks {
 		out.Blocks = append(out.Blocks, &cupidv1.RuleBlock{Rule: b.Rule, Excluded: int64(b.Removed), Detail: b.Nearest})
+	}
+	for i := range e.Offers {
+		o := offerOut(&e.Offers[i])
+		if i < len(v.OfferWaits) && v.OfferWaits[i] != nil {
+			o.Estimate = durationpb.New(*v.OfferWaits[i])
+		}
+		out.Offers = append(out.Offers, o)
 	}
 	return out
 }

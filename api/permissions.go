@@ -37,11 +37,11 @@ type rule struct {
 // list whole).
 var rules = map[string]rule{
 	cupidv1connect.TicketServiceCreateTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
-		return inPlayers(p, m.(*cupidv1.CreateTicketRequest).GetPlayers(), "the new ticket's players")
+		return onlyHimself(p, m.(*cupidv1.CreateTicketRequest).GetPlayers(), "")
 	}},
 	cupidv1connect.TicketServiceCreateTicketsProcedure: {scope: ScopeTickets, player: func(_ *Auth, _ context.Context, _ ticketPlayers, p string, m any) error {
 		for i, t := range m.(*cupidv1.CreateTicketsRequest).GetTickets() {
-			if err := inPlayers(p, t.GetPlayers(), "the players of tickets["+strconv.Itoa(i)+"]"); err != nil {
+			if err := onlyHimself(p, t.GetPlayers(), "tickets["+strconv.Itoa(i)+"]."); err != nil {
 				return err
 			}
 		}
@@ -52,6 +52,9 @@ var rules = map[string]rule{
 	}},
 	cupidv1connect.TicketServiceCancelTicketProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
 		return inTicket(ctx, l, p, m.(*cupidv1.CancelTicketRequest).GetId())
+	}},
+	cupidv1connect.TicketServiceAcceptOfferProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
+		return inTicket(ctx, l, p, m.(*cupidv1.AcceptOfferRequest).GetId())
 	}},
 	cupidv1connect.TicketServiceCancelTicketsProcedure: {scope: ScopeTickets, player: func(_ *Auth, ctx context.Context, l ticketPlayers, p string, m any) error {
 		for _, id := range m.(*cupidv1.CancelTicketsRequest).GetIds() {
@@ -225,6 +228,9 @@ func (a *Auth) authorizeSocket(r *http.Request, c *Caller, lookup ticketPlayers)
 		}
 		return denied("watching a queue's matches needs a server key with the tickets scope; a player token may not")
 	}
+	if _, ok := cutBetween(p, "/v1/parties/", "/ws"); ok {
+		return authorizePartySocket(r, c)
+	}
 	if _, ok := cutBetween(p, "/v1/events/", "/ws"); ok {
 		if c.Key != nil {
 			if c.Key.has(ScopeEvents) {
@@ -268,15 +274,24 @@ func sameParticipant(player, participant string) error {
 	return nil
 }
 
-// inPlayers checks that player is one of a new ticket's players: a player
-// queues himself, or his party as one of it.
-func inPlayers(player string, ps []*cupidv1.Player, what string) error {
-	for _, q := range ps {
-		if q.GetId() == player {
-			return nil
+// onlyHimself is the consent rule: a player token's ticket names the
+// token's player and nobody else. Naming another player would put him in a
+// match he never asked for (and cancel his own tickets elsewhere when it
+// forms), so a group queues through a party its members joined themselves
+// (PartyService.Queue), or from a backend's server key. prefix places the
+// field within a bulk call ("tickets[3].").
+func onlyHimself(player string, ps []*cupidv1.Player, prefix string) error {
+	for i, q := range ps {
+		if q.GetId() != player {
+			return cupid.Errorf(cupid.CodeDenied, prefix+"players["+strconv.Itoa(i)+"].id",
+				"the token's player %s may queue only himself, not %s; to play together, players join a party and its leader queues it (PartyService), or a backend queues the group with a server key",
+				player, quoteEmpty(q.GetId()))
 		}
 	}
-	return denied("the token's player %s is not one of %s; a player may queue only himself or a party he is in", player, what)
+	if len(ps) == 0 {
+		return cupid.Errorf(cupid.CodeDenied, prefix+"players", "the token's player %s may queue only himself; the ticket names no player", player)
+	}
+	return nil
 }
 
 // inTicket checks that player is in ticket id.

@@ -19,9 +19,11 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -50,6 +52,10 @@ type Options struct {
 	Ratings *ratingsvc.Service
 	// Lobbies serves cupid.v1.LobbyService when set.
 	Lobbies *lobbysvc.Service
+	// Parties serves cupid.v1.PartyService when set.
+	Parties *partysvc.Service
+	// Encounters serves cupid.v1.EncounterService when set.
+	Encounters *encountersvc.Service
 	// AllowedOrigins lists the browser origins ("https://game.example.com",
 	// or "*" for any) allowed to call the Connect procedures (CORS) and to
 	// open WebSockets; pages of the server's own origin always may, and
@@ -135,6 +141,14 @@ func Handler(o Options) http.Handler {
 	if o.Lobbies != nil {
 		registerLobbies(mux, o.Lobbies, s.log, opts)
 		services = append(services, cupidv1connect.LobbyServiceName)
+	}
+	if o.Parties != nil {
+		registerParties(mux, o.Parties, s.log, opts, s.origins, s.watchers)
+		services = append(services, cupidv1connect.PartyServiceName)
+	}
+	if o.Encounters != nil {
+		registerEncounters(mux, o.Encounters, s.log, o.Now, opts)
+		services = append(services, cupidv1connect.EncounterServiceName)
 	}
 	registerReflection(mux, services, opts)
 	mux.HandleFunc("GET /openapi.json", serveOpenAPI)

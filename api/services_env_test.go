@@ -12,6 +12,7 @@ import (
 
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/opponent"
+	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
@@ -49,6 +50,7 @@ type svcEnv struct {
 	opponents *opponentsvc.Service
 	ratings   *ratingsvc.Service
 	lobbies   *lobbysvc.Service
+	enc       *encountersvc.Service
 }
 
 type svcOptions struct {
@@ -106,8 +108,13 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 		}
 		t.Cleanup(ls.Close)
 		o.Lobbies, s.lobbies = ls, ls
-		o.Pairing, o.Opponents, o.Ratings = ps, os, rs
-		s.pairing, s.opponents, s.ratings = ps, os, rs
+		es, err := encountersvc.New(encountersvc.Options{Store: store, Docs: store, Logger: log, Now: o.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Pairing, o.Opponents, o.Ratings, o.Encounters = ps, os, rs, es
+		o.Parties = newParties(t, store, o)
+		s.pairing, s.opponents, s.ratings, s.enc = ps, os, rs, es
 		if so.auth {
 			o.Auth = testAuth(t,
 				ServerKey{Name: "ops", Hash: HashKey(keyAdmin), Scopes: []Scope{ScopeAdmin}},

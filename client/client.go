@@ -37,6 +37,9 @@ type Client struct {
 	Matches cupidv1connect.MatchServiceClient
 	// Ratings is the generated client of the rating service (ratings.go).
 	Ratings cupidv1connect.RatingServiceClient
+	// Encounters is the generated client of the encounter service
+	// (encounters.go).
+	Encounters cupidv1connect.EncounterServiceClient
 	// Rulesets is the generated client of the ruleset service
 	// (rulesets.go).
 	Rulesets cupidv1connect.RulesetServiceClient
@@ -49,6 +52,9 @@ type Client struct {
 	// Lobbies is the generated client of the lobby service (lobbies.go:
 	// CreateLobby, ListLobbies and Lobby's calls).
 	Lobbies cupidv1connect.LobbyServiceClient
+	// Parties is the generated client of the party service (parties.go:
+	// CreateParty, JoinByCode and Party's calls).
+	Parties cupidv1connect.PartyServiceClient
 	// Rollouts is the generated client of the roll-out service (shadows
 	// and canaries, rollouts.go).
 	Rollouts cupidv1connect.RolloutServiceClient
@@ -128,8 +134,11 @@ func New(baseURL string, opts ...Option) *Client {
 		Pairing:   cupidv1connect.NewPairingServiceClient(s.http, base, copts...),
 		Opponents: cupidv1connect.NewOpponentServiceClient(s.http, base, copts...),
 		Lobbies:   cupidv1connect.NewLobbyServiceClient(s.http, base, copts...),
+		Parties:   cupidv1connect.NewPartyServiceClient(s.http, base, copts...),
 		Rollouts:  cupidv1connect.NewRolloutServiceClient(s.http, base, copts...),
 		retry:     s.retry,
+
+		Encounters: cupidv1connect.NewEncounterServiceClient(s.http, base, copts...),
 	}
 }
 

@@ -18,9 +18,11 @@ import (
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/party"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -92,8 +94,15 @@ func newServer() (*server, func(), error) {
 	if err := lobbies.Start(context.Background()); err != nil {
 		return nil, nil, err
 	}
+	parties, err := partysvc.New(partysvc.Options{Docs: store, Tickets: svc, Logger: slog.New(slog.DiscardHandler), Queues: map[string]party.QueueRules{"squad": {MaxParty: 2}}})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := parties.Start(context.Background()); err != nil {
+		return nil, nil, err
+	}
 	s := &server{}
-	h := api.Handler(api.Options{Matchmaker: svc, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Logger: slog.New(slog.DiscardHandler)})
+	h := api.Handler(api.Options{Matchmaker: svc, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Parties: parties, Logger: slog.New(slog.DiscardHandler)})
 	s.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		s.auth = append(s.auth, r.Header.Get("Authorization"))
@@ -105,7 +114,14 @@ func newServer() (*server, func(), error) {
 	p.SetUnencryptedHTTP2(true)
 	s.Config.Protocols = p
 	s.Start()
-	return s, func() { s.Close(); svc.Close(); pairings.Close(); opponents.Close(); lobbies.Close() }, nil
+	return s, func() {
+		s.Close()
+		parties.Close()
+		svc.Close()
+		pairings.Close()
+		opponents.Close()
+		lobbies.Close()
+	}, nil
 }
 
 func solo(queue, id string, mmr float64) *cupidv1.CreateTicketRequest {

@@ -49,8 +49,12 @@ func TestEveryProcedureHasAMethod(t *testing.T) {
 		"LobbyService.LeaveLobby":        "Leave",
 		"LobbyService.CloseLobby":        "Close",
 		"LobbyService.WatchLobby":        "Watch",
+		"PartyService.GetParty":          "Get",
+		"PartyService.AnswerInvite":      "Answer",
+		"PartyService.WatchParty":        "Watch",
+		"EncounterService.Erase":         "EraseEncounters",
 	}
-	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Lobby]()}
+	types := []reflect.Type{reflect.TypeFor[*client.Client](), reflect.TypeFor[*client.Event](), reflect.TypeFor[*client.Finder](), reflect.TypeFor[*client.Lobby](), reflect.TypeFor[*client.Party]()}
 	n := 0
 	protoregistry.GlobalFiles.RangeFilesByPackage("cupid.v1", func(fd protoreflect.FileDescriptor) bool {
 		for i := 0; i < fd.Services().Len(); i++ {

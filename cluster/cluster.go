@@ -257,18 +257,30 @@ func (n *Node) lose(name string) {
 	n.mu.Unlock()
 }
 
-// leave gives every lease up and removes the node, with a few seconds to do
-// it in after the node's context ended.
+// leave gives every lease up and removes the node. The services stop what
+// they ran first (however long a loaded machine takes), then the database
+// hears it, with a few seconds for each call: a node that left cleanly must
+// not look alive to the others (store copy waits for a silent database).
 func (n *Node) leave() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
+	type given struct {
+		name  string
+		token int64
+	}
+	var gone []given
 	for _, name := range n.Held() {
 		h, _ := n.get(name)
 		n.lose(name)
-		if err := n.store.ReleaseLease(ctx, name, n.o.ID, h.token); err != nil {
-			n.log.Error("giving up a lease failed; it will lapse", "lease", name, "err", err)
-		}
+		gone = append(gone, given{name, h.token})
 	}
+	for _, g := range gone {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := n.store.ReleaseLease(ctx, g.name, n.o.ID, g.token); err != nil {
+			n.log.Error("giving up a lease failed; it will lapse", "lease", g.name, "err", err)
+		}
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	if err := n.store.LeaveCluster(ctx, n.o.ID); err != nil {
 		n.log.Error("leaving the cluster failed; the others will notice the silence", "err", err)
 	}

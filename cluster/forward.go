@@ -41,6 +41,8 @@ type Forwarder struct {
 	node  string
 	// lobbies locates the lobbies (LobbiesLease) when the node runs them.
 	lobbies Locate
+	// routes are other singletons' paths and where each runs (route).
+	routes []route
 	// h1 carries WebSocket upgrades and HTTP/1.1 calls, h2 the HTTP/2 ones
 	// (gRPC needs it), to the other node.
 	h1, h2 http.RoundTripper
@@ -82,6 +84,22 @@ func (f *Forwarder) joinLobbies(owner Locate) {
 	f.mu.Unlock()
 }
 
+// route is a singleton's API paths, where it runs and what it is called
+// in an error ("parties").
+type route struct {
+	prefixes []string
+	owner    Locate
+	what     string
+}
+
+// route makes the forwarder hand the calls whose path starts with one of
+// prefixes to where owner says they run.
+func (f *Forwarder) route(what string, prefixes []string, owner Locate) {
+	f.mu.Lock()
+	f.routes = append(f.routes, route{prefixes: prefixes, owner: owner, what: what})
+	f.mu.Unlock()
+}
+
 func isLobbyCall(path string) bool {
 	return strings.HasPrefix(path, "/cupid.v1.LobbyService/")
 }
@@ -101,6 +119,13 @@ func (f *Forwarder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		owner, what = f.lobbies, "lobbies"
 	} else if !isPairingCall(r.URL.Path) {
 		owner = nil
+		for _, rt := range f.routes {
+			for _, p := range rt.prefixes {
+				if strings.HasPrefix(r.URL.Path, p) {
+					owner, what = rt.owner, rt.what
+				}
+			}
+		}
 	}
 	f.mu.Unlock()
 	if owner == nil || r.Header.Get(ForwardedHeader) != "" {

@@ -74,3 +74,32 @@ func TestForwarderSendsPairingCallsToTheOwner(t *testing.T) {
 		})
 	}
 }
+
+// A singleton's calls (the parties) go to the node that holds its lease,
+// by their own owner, whatever the speed-dating events' owner says.
+func TestForwarderSendsSingletonCallsToTheirOwner(t *testing.T) {
+	owner := httptest.NewServer(echo("owner"))
+	defer owner.Close()
+	ownerAddr := strings.TrimPrefix(owner.URL, "http://")
+	f := NewForwarder(echo("local"), quiet, false)
+	f.join("n1", func(context.Context) (string, bool, bool) { return "", true, true }) // the events run here
+	f.route("parties", []string{"/cupid.v1.PartyService/", "/v1/parties/"}, func(context.Context) (string, bool, bool) { return ownerAddr, false, true })
+	here := httptest.NewServer(f)
+	defer here.Close()
+	for path, want := range map[string]string{
+		"/cupid.v1.PartyService/Invite":      "owner /cupid.v1.PartyService/Invite from=n1",
+		"/v1/parties/p1/ws":                  "owner /v1/parties/p1/ws from=n1",
+		"/cupid.v1.PairingService/JoinEvent": "local /cupid.v1.PairingService/JoinEvent from=",
+		"/cupid.v1.TicketService/GetTicket":  "local /cupid.v1.TicketService/GetTicket from=",
+	} {
+		resp, err := http.Post(here.URL+path, "application/json", strings.NewReader("{}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || string(body) != want {
+			t.Errorf("%s: %d %q, want %q", path, resp.StatusCode, body, want)
+		}
+	}
+}

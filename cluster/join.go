@@ -36,11 +36,16 @@ type JoinOptions struct {
 	// TTL is how long a lease lasts unrenewed.
 	TTL    time.Duration
 	Logger *slog.Logger
-	// Forwarder, when not nil, is told where the speed-dating events run.
+	// Forwarder, when not nil, is told where the speed-dating events and
+	// the singletons of Routes run.
 	Forwarder *Forwarder
 	// Singletons run on one node at a time, each under the lease of its
-	// name (retention: RetentionLease).
+	// name (retention: RetentionLease; the parties: partysvc.Lease).
 	Singletons map[string]Singleton
+	// Routes lists, for a singleton that serves API calls (the parties),
+	// the path prefixes of those calls: the Forwarder hands them to the
+	// node that holds its lease.
+	Routes map[string][]string
 }
 
 // Singleton is work one node of the cluster does for all: started with
@@ -111,6 +116,9 @@ func Join(ctx context.Context, o JoinOptions, db Database, queues Queues, events
 		if _, ok := o.Singletons[LobbiesLease]; ok {
 			o.Forwarder.joinLobbies(leaseOwner(db, node, LobbiesLease))
 		}
+		for lease, paths := range o.Routes {
+			o.Forwarder.route(lease, paths, leaseOwner(db, node, lease))
+		}
 	}
 	wg.Add(1)
 	go func() {
@@ -165,9 +173,9 @@ func (h services) Lose(name string) {
 }
 
 // leaseOwner tells the forwarder where what a lease gives (the
-// speed-dating events, the lobbies) runs: here, at another node's address,
-// or nowhere for the moment. The database is asked at most every quarter
-// second.
+// speed-dating events, the lobbies, a singleton with Routes) runs: here, at
+// another node's address, or nowhere for the moment. The database is asked
+// at most every quarter second.
 func leaseOwner(db Database, node *Node, lease string) Locate {
 	var mu sync.Mutex
 	var addr string

@@ -41,6 +41,8 @@ type Config struct {
 	Ratings []RatingConfig `yaml:"ratings"`
 	// Retention is how long ended data is kept (see retention.go).
 	Retention Retention `yaml:"retention"`
+	// Encounters is the history of who met whom (see encounters.go).
+	Encounters *Encounters `yaml:"encounters"`
 }
 
 // QueueConfig is one queue: its name, how long tickets may wait, and its
@@ -82,6 +84,9 @@ type QueueConfig struct {
 	// Acceptance asks every player of a match to accept it in time before
 	// it is formed (see accept.go); absent: matches form at once.
 	Acceptance *Acceptance `yaml:"acceptance"`
+	// Party is what the queue asks of parties (party.go); absent: nothing
+	// beyond its ruleset.
+	Party *QueueParty `yaml:"party"`
 
 	// rulesetJSON is the ruleset as JSON and rules the ruleset compiled,
 	// both filled by Load: the server runs what was checked, and compiles
@@ -174,6 +179,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 	}
 	cfg.checkOpponents(doc)
 	cfg.checkRatings(doc)
+	cfg.checkEncounters(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
 	cfg.Retention.check(doc)

@@ -132,6 +132,8 @@ func TestEverySettingIsRead(t *testing.T) {
 			func(c *Config) bool { return time.Duration(q(c).LeaverWindow) == 45*time.Second }},
 		{"queues[].max_session", "queues:\n  - {name: d, max_session: 45m, ruleset: " + duelRuleset + "}\n",
 			func(c *Config) bool { return q(c).Session() == 45*time.Minute }},
+		{"queues[].party.all_ready", "queues:\n  - {name: d, party: {all_ready: true}, ruleset: " + duelRuleset + "}\n",
+			func(c *Config) bool { return q(c).Party != nil && q(c).Party.AllReady }},
 		{"queues[].acceptance.timeout", "queues:\n  - {name: d, acceptance: {timeout: 20s}, ruleset: " + duelRuleset + "}\n",
 			func(c *Config) bool { return time.Duration(q(c).Acceptance.Timeout) == 20*time.Second }},
 		{"queues[].acceptance.on_decline", "queues:\n  - {name: d, acceptance: {timeout: 20s, on_decline: requeue_last}, ruleset: " + duelRuleset + "}\n",
@@ -236,6 +238,7 @@ func TestEverySettingIsRead(t *testing.T) {
 	rows = append(rows, opponentHoldRows()...)
 	rows = append(rows, ratingRows()...)
 	rows = append(rows, retentionRows()...)
+	rows = append(rows, encounterRows()...)
 	covered := map[string]bool{}
 	for _, r := range rows {
 		covered[r.setting] = true
@@ -282,7 +285,7 @@ func allSettings(t reflect.Type, path string) []string {
 func TestEverySettingIsDocumented(t *testing.T) {
 	docs := map[string]string{"queues": "../README.md", "opponents": "../docs/opponents.md", "pairing": "../docs/pairing.md",
 		"server": "../docs/configuration.md", "auth": "../docs/configuration.md", "ratings": "../docs/ratings.md",
-		"retention": "../docs/configuration.md"}
+		"retention": "../docs/configuration.md", "encounters": "../docs/encounters.md"}
 	text := map[string]string{}
 	for section, path := range docs {
 		b, err := os.ReadFile(path)

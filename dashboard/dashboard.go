@@ -35,6 +35,7 @@ import (
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -56,6 +57,8 @@ type Options struct {
 	Opponents *opponentsvc.Service
 	// Lobbies is optional too (lobbies.go).
 	Lobbies *lobbysvc.Service
+	// Parties is optional too (parties.go).
+	Parties *partysvc.Service
 	// Authorize decides whether a request may use the dashboard's data; nil
 	// lets every request through (a server without auth).
 	Authorize func(*http.Request) error
@@ -291,6 +294,7 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		"queues":   s.o.Tickets.Queues(),
 		"pairing":  s.o.Pairing != nil,
 		"lobbies":  s.o.Lobbies != nil,
+		"parties":  s.o.Parties != nil,
 		"finders":  []string{},
 		"auth":     s.o.AuthOn,
 		"interval": s.o.Interval.Seconds(),

@@ -161,10 +161,15 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 			return nil, cupid.NotFound("page", "this server runs no lobbies")
 		}
 		return func(context.Context) (any, error) { return s.lobbies(), nil }, nil
+	case "parties":
+		if s.o.Parties == nil {
+			return nil, cupid.NotFound("page", "this server runs no parties")
+		}
+		return func(context.Context) (any, error) { return s.parties() }, nil
 	case "":
-		return nil, cupid.Invalid("page", "required: queues, matches, events or finders")
+		return nil, cupid.Invalid("page", "required: queues, matches, events, finders, lobbies or parties")
 	default:
-		return nil, cupid.Invalid("page", "%q is not a live page; queues, matches, events or finders", page)
+		return nil, cupid.Invalid("page", "%q is not a live page; queues, matches, events, finders, lobbies or parties", page)
 	}
 }
 

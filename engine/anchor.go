@@ -117,7 +117,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	for _, s := range p.dirty {
 		p.entries[s].dirty = dirtyNone
 	}
-	if len(p.r.dist) > 0 {
+	if len(p.r.dist) > 0 && !p.r.sorted() {
 		out = p.settle(out, now)
 	}
 	p.ages.release()
@@ -493,6 +493,11 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 // pairFilter evaluates a pair expression both ways round: "may these two
 // share a match" should not depend on which one is the anchor.
 func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
+	if f.Excludes != "" {
+		if ok, native := excludesPass(f.Excludes, a, c); native { // excludes.go
+			return ok
+		}
+	}
 	va, vc := p.view(a, now), p.view(c, now)
 	ok, err := f.Pass(ruleset.PairEnv{Ticket: *va, Candidate: *vc})
 	if err != nil || !ok {
@@ -551,6 +556,7 @@ type scratch struct {
 	// read, so the reads are not optimised away.
 	aheadRank int32
 	touched   float64
+	sorted    sortScratch
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -602,8 +608,14 @@ func (p *Pool) tryAnchor(a int32, now time.Time, dst *Proposal) bool {
 	f.full = env.capacity()
 	f.nodes, f.failures = maxSearchNodes, 0
 	want := p.opts.Candidates * (f.full - int(ea.size))
+	if p.r.sorted() {
+		want = math.MaxInt / 2 // the whole neighbourhood (sort.go)
+	}
 	for {
 		cands, more := p.gather(a, env, aMask, now, want)
+		if p.r.sorted() {
+			p.sortCands(a, cands)
+		}
 		switch p.form(cands) {
 		case searchFound:
 			p.commit(dst)

@@ -61,6 +61,9 @@ type Explanation struct {
 	// SelfClears is when what Self describes stops holding (zero: not in
 	// sight, or nothing to clear).
 	SelfClears time.Time `json:"self_clears,omitzero"`
+	// Offers are the relaxations the ticket itself may accept to be
+	// matched sooner, best first (offers.go).
+	Offers []Offer `json:"offers,omitempty"`
 }
 
 // Block is one rule's share of the exclusions.
@@ -167,6 +170,7 @@ func (p *Pool) Explain(id string, now time.Time) (Explanation, bool) {
 		w = next
 	}
 	x.Summary = p.summary(&x, nextTeams)
+	x.Offers = p.offers(a, env, now, others, tally)
 	return x, true
 }
 

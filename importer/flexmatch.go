@@ -452,16 +452,14 @@ func (b *fmBuilder) rule(r fmRule) {
 		became, st, why = b.collection(r)
 	case "latency":
 		became, st, why = b.latency(r)
-	case "absoluteSort":
-		st, why = Dropped, "Cupid has no sort order over the whole pool: the anchor is the oldest ticket and, with a distance rule, candidates come nearest first (see distanceSort)"
-	case "distanceSort":
-		became, st, why = b.distanceSort(r)
+	case "absoluteSort", "distanceSort":
+		became, st, why = b.sortRule(r)
 	case "compound":
 		return // after the other rules, when its members exist
 	default:
 		st, why = Dropped, fmt.Sprintf("unknown rule type %q", r.Type)
 	}
-	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" && r.Type != "batchDistance" && r.Type != "comparison" {
+	if r.PartyAggregation != "" && st == Exact && r.Type != "collection" && r.Type != "batchDistance" && r.Type != "comparison" && !strings.HasSuffix(r.Type, "Sort") {
 		if r.PartyAggregation != "avg" {
 			st, why = Approximate, join(why, fmt.Sprintf("partyAggregation %q: Cupid reads a party's numeric attribute as its players' average (team rules take party_aggregate)", r.PartyAggregation))
 		}
@@ -864,24 +862,37 @@ func (b *fmBuilder) latency(r fmRule) (string, Status, string) {
 	return "region_latency_max_ms", st, why
 }
 
-// --- distanceSort ------------------------------------------------------------
+// --- absoluteSort, distanceSort ----------------------------------------------
 
-func (b *fmBuilder) distanceSort(r fmRule) (string, Status, string) {
+// sortRule writes a sort rule as a Cupid sort_rule: the anchor, the oldest
+// ticket as in FlexMatch, takes its candidates in the rule's order.
+func (b *fmBuilder) sortRule(r fmRule) (string, Status, string) {
 	if r.SortAttribute == "" {
 		return "", Dropped, "no sortAttribute"
 	}
 	if b.mapAttr(r.SortAttribute) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute", r.SortAttribute)
+		return "", Dropped, fmt.Sprintf("%s is a map attribute (mapKey): Cupid attributes hold no maps of numbers", r.SortAttribute)
 	}
-	for i, m := range b.rs.MatchingRule {
-		if m.Attribute == r.SortAttribute && m.Criteria == ruleset.CriteriaDistance {
-			return fmt.Sprintf("matching_rule[%d]", i), Approximate, "candidates nearest the anchor come first already"
-		}
+	sr := ruleset.SortRule{Attribute: r.SortAttribute, Sort: ruleset.SortAbsolute}
+	what := "by the value"
+	if r.Type == "distanceSort" {
+		sr.Sort, what = ruleset.SortDistance, "by the distance from the anchor's value"
 	}
-	i := len(b.rs.MatchingRule)
-	b.rs.MatchingRule = append(b.rs.MatchingRule, ruleset.MatchingRule{Attribute: r.SortAttribute, Criteria: ruleset.CriteriaDistance, Reference: neverRefuses})
-	return fmt.Sprintf("matching_rule[%d]", i), Approximate,
-		"a distance rule that never refuses: Cupid gathers the candidates nearest the anchor (its oldest ticket) first, as distanceSort orders by distance to the anchor; the order is a preference, not a batch sort"
+	switch r.SortDirection {
+	case "", "ascending":
+		sr.Order = ruleset.SortAscending
+	case "descending":
+		sr.Order = ruleset.SortDescending
+	default:
+		return "", Dropped, fmt.Sprintf("unknown sortDirection %q", r.SortDirection)
+	}
+	if r.PartyAggregation != "" && r.PartyAggregation != "avg" {
+		sr.PartyAggregate = r.PartyAggregation
+	}
+	i := len(b.rs.SortRule)
+	b.rs.SortRule = append(b.rs.SortRule, sr)
+	return fmt.Sprintf("sort_rule[%d]", i), Exact,
+		fmt.Sprintf("the anchor (the oldest ticket) takes its candidates %s, %s; sort rules apply in the order written", what, sr.Order)
 }
 
 // neverRefuses is a distance wide enough to accept any two players.
@@ -1117,11 +1128,14 @@ func (b *fmBuilder) algorithm() {
 				"Cupid balances teams on it (a matching rule that never refuses, marked is_for_balancing)")
 		default:
 			b.rep.add(line("strategy"), "algorithm.strategy "+a.Strategy, "", Approximate,
-				"Cupid's own search: the oldest ticket anchors, candidates come nearest first (distance rule) or oldest first, teams are balanced")
+				"Cupid's own search: the oldest ticket anchors, candidates come in the order of the sort rules or oldest first, the first group that passes every rule forms, teams are balanced")
 		}
 	}
 	switch a.BatchingPreference {
 	case "":
+	case "largestPopulation":
+		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference largestPopulation", "", Exact,
+			"Cupid's only way: every waiting ticket that shares a region of acceptable latency with the anchor is its candidate, the largest pool a match can be made from")
 	case "fastestRegion":
 		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference fastestRegion", "quality.ping", Approximate,
 			"a match is hosted where every player accepts the latency, and lower latency scores higher in match quality")
@@ -1130,7 +1144,7 @@ func (b *fmBuilder) algorithm() {
 			"Cupid does not form batches: every waiting ticket is a candidate for the anchor")
 	}
 	if len(a.SortByAttributes) > 0 {
-		b.rep.add(line("sortByAttributes"), "algorithm.sortByAttributes", "", Dropped, "Cupid does not sort the pool; see distanceSort")
+		b.rep.add(line("sortByAttributes"), "algorithm.sortByAttributes", "", Dropped, "Cupid does not sort the pool into batches: each match's candidates come in the order of its sort rules (absoluteSort, distanceSort), else oldest first")
 	}
 	switch a.ExpansionAgeSelection {
 	case "", "oldest":

@@ -90,6 +90,8 @@ type Store struct {
 
 	// retention keeps what pruning needs between calls (retention.go).
 	retention retentionState
+	// enc holds who met whom and the block and avoid lists (encounters.go).
+	enc encounterState
 }
 
 var (

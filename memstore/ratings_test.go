@@ -10,3 +10,7 @@ import (
 func TestRatingsContract(t *testing.T) {
 	storetest.RunRatings(t, func(t *testing.T) cupid.RatingStore { return open(t) })
 }
+
+func TestEncountersContract(t *testing.T) {
+	storetest.RunEncounters(t, func(t *testing.T) cupid.EncounterStore { return open(t) })
+}

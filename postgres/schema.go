@@ -7,6 +7,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 // migration is one numbered step of the schema. Entries are never edited
@@ -132,6 +134,7 @@ CREATE TABLE heartbeat (
 	{"ratings: match results, rating rows and history", ratingsSchema},
 	{"the index of players in live matches", matchPlayersSchema},
 	{"retention: match log horizons and the indexes retention reads by", retentionSchema},
+	{"encounters: who met whom, block and avoid lists", columns.EncountersSchema},
 }
 
 // migrationLock is the key of the advisory lock that migrate holds for its

@@ -60,6 +60,8 @@ type Compiled struct {
 	// so a candidate that would pass the limit is left out and a smaller
 	// match can still form, instead of the whole group failing at the end.
 	CountLimits []CountLimit
+	// Sorts are the sort rules, in the order written (sort.go).
+	Sorts []Sort
 
 	// changes holds every wait at which some schedule steps, sorted and
 	// unique; latency expansion, being periodic, is computed apart.
@@ -273,6 +275,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 	}
 	c.NamedTeams = append(c.NamedTeams, rs.Teams...)
 	c.TeamComparisons = compileTeamComparisons(rs)
+	c.Sorts = compileSorts(rs)
 	if rs.CrossPlay != nil {
 		k := CrossPlayKeys{Accepted: rs.CrossPlay.AcceptedAttribute, Current: rs.CrossPlay.CurrentAttribute}
 		if k.Accepted == "" {
@@ -364,6 +367,7 @@ func compileExprs(rules []ExprRule, score bool) ([]*Expr, error) {
 			Source:       r.Expr,
 			Weight:       w,
 			DisableAfter: seconds(r.DisableAfter),
+			Excludes:     r.excludes,
 			score:        score,
 			program:      program,
 		})

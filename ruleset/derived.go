@@ -24,6 +24,9 @@ type derivedFilter struct {
 	scope        string
 	src          string
 	disableAfter int
+	// excludes is the list attribute of a block-list rule, which the
+	// engine judges natively (Expr.Excludes).
+	excludes string
 }
 
 func (f derivedFilter) rule() ExprRule {
@@ -31,7 +34,7 @@ func (f derivedFilter) rule() ExprRule {
 	if name == "" {
 		name = f.path
 	}
-	return ExprRule{Name: name, Scope: f.scope, Expr: f.src, DisableAfter: f.disableAfter}
+	return ExprRule{Name: name, Scope: f.scope, Expr: f.src, DisableAfter: f.disableAfter, excludes: f.excludes}
 }
 
 // countsPlayers reports whether a collection rule is one of the counting
@@ -95,17 +98,17 @@ func collectionFilter(path string, c CollectionRule) derivedFilter {
 	// match) is a property of every pair, so it is judged pair by pair and
 	// a blocked candidate is turned away before any match is tried.
 	if c.Scope != ScopeTeam && c.MaxCount != nil && *c.MaxCount == 0 && (c.MinCount == nil || *c.MinCount == 0) {
-		return derivedFilter{path: path, scope: ExprPair,
+		return derivedFilter{path: path, scope: ExprPair, disableAfter: c.DisableAfter, excludes: c.Attribute,
 			src: fmt.Sprintf("all(ticket.players, {let l = #[%s] ?? []; none(candidate.player_ids, {# in l})})", attr)}
 	}
 	lists := fmt.Sprintf("flatten(map(%%s.players, #[%s] ?? []))", attr)
 	ids := "flatten(map(%s.tickets, .player_ids))"
 	if c.Scope == ScopeTeam {
-		return derivedFilter{path: path, scope: ExprMatch,
+		return derivedFilter{path: path, scope: ExprMatch, disableAfter: c.DisableAfter,
 			src: fmt.Sprintf("all(teams, {let l = %s; let n = count(%s, {# in l}); %s})",
 				fmt.Sprintf(lists, ""), fmt.Sprintf(ids, ""), bounds("n", c.MinCount, c.MaxCount))}
 	}
-	return derivedFilter{path: path, scope: ExprMatch,
+	return derivedFilter{path: path, scope: ExprMatch, disableAfter: c.DisableAfter,
 		src: fmt.Sprintf("let l = %s; let n = count(%s, {# in l}); %s",
 			fmt.Sprintf(lists, "match"), fmt.Sprintf(ids, "match"), bounds("n", c.MinCount, c.MaxCount))}
 }

@@ -181,6 +181,13 @@ type Expr struct {
 	// DisableAfter is the wait after which a filter no longer applies; zero
 	// means never.
 	DisableAfter time.Duration
+	// Excludes, when set, names the list attribute of a block-list rule
+	// (collection_rule player_ids, max_count 0, over the match): the pair
+	// passes when no player of either ticket holds a player id of the
+	// other in that list. The engine may judge it natively, without the
+	// expression's ticket views (the same answer, a fraction of the
+	// cost: ExcludesPass); the expression stays for everything else.
+	Excludes string
 	// score is true for a score expression, false for a filter.
 	score   bool
 	program *vm.Program

@@ -235,7 +235,7 @@ var rulesetKeys = []string{
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
 	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms",
-	"teams", "team_comparison",
+	"teams", "team_comparison", "sort_rule",
 }
 
 func (d *decoder) ruleset(n *node) *Ruleset {
@@ -335,6 +335,10 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 		case "team_comparison":
 			d.array(v, p, func(_ int, e *node, p string) {
 				rs.TeamComparison = append(rs.TeamComparison, d.teamComparison(e, p))
+			})
+		case "sort_rule":
+			d.array(v, p, func(_ int, e *node, p string) {
+				rs.SortRule = append(rs.SortRule, d.sortRule(e, p))
 			})
 		}
 	})
@@ -525,7 +529,7 @@ func (d *decoder) teamComparison(n *node, path string) TeamComparisonRule {
 	return c
 }
 
-var collectionKeys = []string{"attribute", "operation", "value", "min_count", "max_count", "scope", "flexing"}
+var collectionKeys = []string{"attribute", "operation", "value", "min_count", "max_count", "scope", "flexing", "disable_after"}
 
 func (d *decoder) collectionRule(n *node, path string) CollectionRule {
 	var c CollectionRule
@@ -545,6 +549,8 @@ func (d *decoder) collectionRule(n *node, path string) CollectionRule {
 			c.Scope = d.str(v, p)
 		case "flexing":
 			c.Flexing = d.flexList(v, p)
+		case "disable_after":
+			c.DisableAfter = d.integer(v, p)
 		}
 	})
 	return c

@@ -153,6 +153,12 @@ type Ruleset struct {
 	// rules on teams[name]).
 	TeamComparison []TeamComparisonRule `json:"team_comparison,omitempty"`
 
+	// SortRule orders the candidates an anchor picks from by a numeric
+	// attribute or by its distance from the anchor's value, instead of
+	// oldest first. Cupid extension (FlexMatch's absoluteSort and
+	// distanceSort; sort.go).
+	SortRule []SortRule `json:"sort_rule,omitempty"`
+
 	// Quality weighs the criteria of a good match (after the War Robots
 	// article on match quality) into the one score the engine maximises. Cupid
 	// extension.
@@ -400,6 +406,10 @@ type CollectionRule struct {
 	Scope string `json:"scope,omitempty"`
 	// Flexing lowers MinCount over time; each Value is a count.
 	Flexing []Flex `json:"flexing,omitempty"`
+	// DisableAfter turns a "player_ids" rule off once the ticket has
+	// waited this many seconds: "not with anyone I met lately", then
+	// anyone. Zero: never.
+	DisableAfter int `json:"disable_after,omitempty"`
 }
 
 // AttributeDefault is the value a player attribute takes when neither the
@@ -609,6 +619,9 @@ type ExprRule struct {
 	// DisableAfter turns a filter off once the ticket has waited this many
 	// seconds. Zero: never.
 	DisableAfter int `json:"disable_after,omitempty"`
+	// excludes is set on the filter of a block-list collection rule: see
+	// Expr.Excludes. Never read from JSON.
+	excludes string
 }
 
 // QualityWeights weighs the criteria of the War Robots article on match

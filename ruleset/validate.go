@@ -204,6 +204,7 @@ func (v *validator) run() {
 	v.teamSizes()
 	v.attributeDefaults()
 	v.compoundRules()
+	v.sortRules()
 	v.exprRules("score", rs.Score, true)
 	v.quality()
 }
@@ -644,6 +645,12 @@ func (v *validator) countingCollection(p string, c CollectionRule) {
 	if len(c.Flexing) > 0 {
 		v.add(p+".flexing", "applies only to \"intersection\" (a rule that counts players does not flex)")
 	}
+	switch {
+	case c.DisableAfter != 0 && c.Operation != CollectionPlayerIDs:
+		v.add(p+".disable_after", "applies only to \"player_ids\"")
+	case c.DisableAfter < 0 || c.DisableAfter > maxFlexSeconds:
+		v.add(p+".disable_after", "must be between 0 and %d seconds (got %d)", maxFlexSeconds, c.DisableAfter)
+	}
 	if v.hasProblemUnder(p) {
 		return
 	}
@@ -668,6 +675,9 @@ func (v *validator) collection(p string, c CollectionRule) {
 	if countsPlayers(c) {
 		v.countingCollection(p, c)
 		return
+	}
+	if c.DisableAfter != 0 {
+		v.add(p+".disable_after", "applies only to \"player_ids\"")
 	}
 	if c.Operation == CollectionContains {
 		if c.Value == "" {

@@ -35,6 +35,9 @@ type recorder struct {
 
 	// est calibrates the server's wait estimates (estimates.go).
 	est *estimator
+	// sets, when not nil, holds every match as the set of its tickets
+	// (matchSet), to count the matches a replay shares with reality.
+	sets map[string]bool
 }
 
 // maxRefusalReasons bounds the distinct reasons a report lists; the rest
@@ -160,6 +163,9 @@ func (r *recorder) match(f *formed, now int64) {
 	}
 	if ping, ok := hostPing(f); ok {
 		r.pings = append(r.pings, float32(ping))
+	}
+	if r.sets != nil {
+		r.sets[matchSet(f.teams)] = true
 	}
 	if f.quality != nil {
 		r.qualities = append(r.qualities, float32(f.quality.Score))

@@ -47,6 +47,11 @@ type Config struct {
 	// SkillAttribute names the skill of recorded traffic (mmr when empty);
 	// a population names its own.
 	SkillAttribute string
+	// Actual adds to a replay, first, the run of what really happened
+	// (actual.go), when the traffic says it (a file with match lines).
+	// cupid sim replay sets it unless --actual=false; callers that read
+	// Runs[0] as the first ruleset leave it off.
+	Actual bool
 }
 
 func (c *Config) defaults() error {
@@ -91,8 +96,13 @@ type Report struct {
 // party of five counts five) unless they say tickets or matches.
 type Run struct {
 	Name string `json:"name"`
-	// Kind is ruleset, fifo or greedy.
+	// Kind is ruleset, fifo, greedy, or actual: what really happened to
+	// replayed traffic (actual.go).
 	Kind string `json:"kind"`
+	// SameAsActual counts, in a replay that knows what really happened,
+	// the ruleset's matches that put together exactly the tickets of a
+	// real match.
+	SameAsActual *int `json:"same_matches_as_actual,omitempty"`
 	// HoldSeconds is how long a baseline let the oldest ticket wait before
 	// matching it, chosen so that its median wait is the first ruleset's.
 	HoldSeconds *float64 `json:"hold_seconds,omitempty"`
@@ -183,23 +193,30 @@ func RunPopulation(p *Population, cfg Config) (*Report, error) {
 	if title == "" {
 		title = "population"
 	}
-	return play(title, fmt.Sprintf("population %q, %d players", title, p.Players), p.Hours, mk, cfg)
+	return play(title, fmt.Sprintf("population %q, %d players", title, p.Players), p.Hours, mk, cfg, nil)
 }
 
 // play runs the rulesets, then the baselines at the first ruleset's median
-// wait, and builds the report.
-func play(title, what string, hours float64, mk func() source, cfg Config) (*Report, error) {
+// wait, and builds the report. actual, when not nil, is what really
+// happened to replayed traffic: it comes first, and each ruleset's run
+// counts the matches it shares with it.
+func play(title, what string, hours float64, mk func() source, cfg Config, actual *actualRun) (*Report, error) {
 	var recs []*recorder
 	var runs []Run
 	for _, rs := range cfg.Rulesets {
 		rec, err := playOne(mk(), cfg, func(key cupid.QueueKey) (pool, error) {
 			return newEnginePool(key, rs.Compiled, cfg.Seed)
-		})
+		}, actual != nil)
 		if err != nil {
 			return nil, fmt.Errorf("ruleset %s: %w", rs.Name, err)
 		}
 		recs = append(recs, rec)
-		runs = append(runs, Run{Name: rs.Name, Kind: "ruleset"})
+		run := Run{Name: rs.Name, Kind: "ruleset"}
+		if actual != nil {
+			same := sameAs(rec.sets, actual.sets)
+			run.SameAsActual = &same
+		}
+		runs = append(runs, run)
 	}
 	if cfg.Baselines {
 		target := quantile(sorted(recs[0].waits), 0.5)
@@ -216,6 +233,10 @@ func play(title, what string, hours float64, mk func() source, cfg Config) (*Rep
 			runs = append(runs, Run{Name: name, Kind: kind, HoldSeconds: &h})
 		}
 	}
+	if actual != nil {
+		recs = append([]*recorder{actual.rec}, recs...)
+		runs = append([]Run{{Name: "actual", Kind: "actual"}}, runs...)
+	}
 	rep := &Report{Title: title, Source: what, Seed: cfg.Seed, Hours: hours, TTL: cfg.TTL.Seconds(),
 		SampleSeconds: cfg.Sample.Seconds()}
 	for i, rec := range recs {
@@ -226,8 +247,11 @@ func play(title, what string, hours float64, mk func() source, cfg Config) (*Rep
 	return rep, nil
 }
 
-func playOne(src source, cfg Config, mk func(cupid.QueueKey) (pool, error)) (*recorder, error) {
+func playOne(src source, cfg Config, mk func(cupid.QueueKey) (pool, error), sets bool) (*recorder, error) {
 	rec := newRecorder(src.end(), int64(cfg.Sample))
+	if sets {
+		rec.sets = map[string]bool{}
+	}
 	if err := simulate(src, newKeyed(mk), rec); err != nil {
 		return nil, err
 	}
@@ -251,7 +275,7 @@ func calibrate(mk func() source, cfg Config, kind string, l layout, target float
 				return &fifoPool{l: l, hold: h}, nil
 			}
 			return &greedyPool{l: l, hold: h}, nil
-		})
+		}, false)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -439,6 +463,12 @@ func (r *Report) Text() string {
 		{"skill gap p50 / p90", func(x *Run) string { return pair(x.SkillGap) }},
 		{"team balance p50 / p90", func(x *Run) string { return pair(x.TeamBalance) }},
 		{"ping p50 / p90 (ms)", func(x *Run) string { return pair(x.Ping) }},
+		{"same matches as actual", func(x *Run) string {
+			if x.SameAsActual == nil {
+				return "-"
+			}
+			return fmt.Sprintf("%d of %d", *x.SameAsActual, x.Matches)
+		}},
 		{"quality p50 / p10", func(x *Run) string {
 			if x.Quality == nil {
 				return "-"

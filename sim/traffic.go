@@ -18,8 +18,9 @@ import (
 // through another ruleset: "what if we had run this ruleset last week". It
 // is JSON Lines: a header, then one ticket a line in creation order.
 //
-//	{"cupid_traffic":1,"queue":"squad5v5","from":"2025-01-06T00:00:00Z","to":"2025-01-13T00:00:00Z"}
-//	{"id":"0193…","at":12.5,"players":[{"id":"ann","attributes":{"mmr":1500}}],"latencies":{"eu-west":30},"state":"matched"}
+//	{"cupid_traffic":2,"queue":"squad5v5","from":"2025-01-06T00:00:00Z","to":"2025-01-13T00:00:00Z"}
+//	{"id":"0193…","at":12.5,"players":[{"id":"ann","attributes":{"mmr":1500}}],"latencies":{"eu-west":30},"state":"matched","match":"0195…"}
+//	{"kind":"match","id":"0195…","at":20.25,"teams":[["0193…"],["0196…"]],"region":"eu-west","quality":{"score":0.91}}
 //	{"id":"0194…","at":13.1,"players":[…],"state":"cancelled","left":95.2}
 //
 // at is the ticket's creation, in seconds after from. left, for a ticket
@@ -27,6 +28,13 @@ import (
 // expired), is how long after at it left the queue: the replay has it leave
 // then if it still waits. A matched ticket's patience is unknown; the
 // replay lets it wait until the ticket time to live.
+//
+// A match line (version 2) is what really happened to matched tickets: the
+// match a ticket ended in (its match field), when it formed (at, seconds
+// after from), its teams of tickets, its region and the engine's quality
+// score at the time. It comes after the first of its tickets in the window.
+// The replay plays these as a run of their own, "actual", and counts the
+// matches of each ruleset that are the same as a real one.
 
 // TrafficHeader is a traffic file's first line.
 type TrafficHeader struct {
@@ -47,6 +55,19 @@ type TrafficTicket struct {
 	Attributes map[string]any   `json:"attributes,omitempty"`
 	State      string           `json:"state"`
 	Left       *float64         `json:"left,omitempty"`
+	// Match is the match a matched ticket ended in (a match line).
+	Match string `json:"match,omitempty"`
+}
+
+// TrafficMatch is a match line: a match that really formed, with what the
+// engine said of it then.
+type TrafficMatch struct {
+	Kind    string         `json:"kind"` // always "match"
+	ID      string         `json:"id"`
+	At      float64        `json:"at"`
+	Teams   [][]string     `json:"teams"`
+	Region  string         `json:"region,omitempty"`
+	Quality *cupid.Quality `json:"quality,omitempty"`
 }
 
 // TrafficPlayer is one player of a recorded ticket.
@@ -59,7 +80,17 @@ type TrafficPlayer struct {
 type Traffic struct {
 	Header  TrafficHeader
 	Tickets []TrafficTicket
+	// Matches are the real matches of the tickets (version 2 files).
+	Matches []TrafficMatch
 }
+
+// trafficVersion is the version Record writes; ParseTraffic reads it and
+// every one before it.
+const trafficVersion = 2
+
+// HasActual reports whether the traffic says what really happened to its
+// matched tickets: a version 2 file, read from a store that keeps matches.
+func (tr *Traffic) HasActual() bool { return tr.Header.Version >= 2 }
 
 // TicketPager reads a queue's tickets created in a window, a page at a
 // time, oldest first; the sqlite and postgres stores implement it
@@ -68,50 +99,130 @@ type TicketPager interface {
 	TicketsCreated(ctx context.Context, queue string, from, to, afterAt time.Time, afterID string, limit int) ([]*cupid.Ticket, error)
 }
 
+// MatchReader reads a committed match by id; every store implements it
+// (cupid.Store's Match). Record writes the real matches of a window's
+// tickets from it.
+type MatchReader interface {
+	Match(ctx context.Context, id string) (*cupid.Match, error)
+}
+
 // recordPage is how many tickets Record reads at once.
 const recordPage = 1000
 
 // Record writes the traffic file of a queue's tickets created in
-// [from, to) and returns how many tickets it wrote.
+// [from, to) and returns how many tickets it wrote. When the store is also
+// a MatchReader, each real match of those tickets follows the first of its
+// tickets as a match line.
 func Record(ctx context.Context, store TicketPager, queue string, from, to time.Time, w io.Writer) (int, error) {
+	bw := bufio.NewWriter(w)
+	n := 0
+	line := func(v any) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		bw.Write(data)
+		return bw.WriteByte('\n')
+	}
+	err := read(ctx, store, queue, from, to, func(h TrafficHeader) error { return line(h) },
+		func(t TrafficTicket) error { n++; return line(t) },
+		func(m TrafficMatch) error { return line(m) })
+	if err != nil {
+		return n, err
+	}
+	return n, bw.Flush()
+}
+
+// Read reads a queue's traffic of [from, to) from a store, as Record
+// writes it, without a file between: cupid sim replay --store.
+func Read(ctx context.Context, store TicketPager, queue string, from, to time.Time) (*Traffic, error) {
+	tr := &Traffic{}
+	err := read(ctx, store, queue, from, to, func(h TrafficHeader) error { tr.Header = h; return nil },
+		func(t TrafficTicket) error { tr.Tickets = append(tr.Tickets, t); return nil },
+		func(m TrafficMatch) error { tr.Matches = append(tr.Matches, m); return nil })
+	if err != nil {
+		return nil, err
+	}
+	return tr, nil
+}
+
+// read pages through the window's tickets in creation order and hands on
+// the header, each ticket and, after the first ticket of each real match,
+// that match.
+func read(ctx context.Context, store TicketPager, queue string, from, to time.Time,
+	header func(TrafficHeader) error, ticket func(TrafficTicket) error, match func(TrafficMatch) error) error {
 	if queue == "" {
-		return 0, cupid.Invalid("queue", "required")
+		return cupid.Invalid("queue", "required")
 	}
 	if !to.After(from) {
-		return 0, cupid.Invalid("to", "must be after from (%s ≤ %s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
+		return cupid.Invalid("to", "must be after from (%s ≤ %s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
 	}
-	bw := bufio.NewWriter(w)
-	head, _ := json.Marshal(TrafficHeader{Version: 1, Queue: queue, From: from.UTC(), To: to.UTC()})
-	bw.Write(head)
-	bw.WriteByte('\n')
-	n := 0
+	matches, _ := store.(MatchReader)
+	h := TrafficHeader{Version: 1, Queue: queue, From: from.UTC(), To: to.UTC()}
+	if matches != nil {
+		h.Version = trafficVersion
+	}
+	if err := header(h); err != nil {
+		return err
+	}
+	// seen holds the matches written so far: one id per match of the
+	// window, a few megabytes for a week of a busy queue.
+	seen := map[string]bool{}
 	var afterAt time.Time
 	afterID := ""
 	for {
 		page, err := store.TicketsCreated(ctx, queue, from, to, afterAt, afterID, recordPage)
 		if err != nil {
-			return n, err
+			return err
 		}
 		for _, t := range page {
-			line, err := json.Marshal(trafficOf(t, from))
-			if err != nil {
-				return n, err
+			tt := trafficOf(t, from)
+			if matches == nil {
+				tt.Match = ""
 			}
-			bw.Write(line)
-			bw.WriteByte('\n')
-			n++
+			if err := ticket(tt); err != nil {
+				return err
+			}
+			if tt.Match == "" || seen[tt.Match] {
+				continue
+			}
+			seen[tt.Match] = true
+			m, err := matches.Match(ctx, tt.Match)
+			if err != nil {
+				return fmt.Errorf("ticket %s: its match: %w", t.ID, err)
+			}
+			if err := match(matchOf(m, from)); err != nil {
+				return err
+			}
 		}
 		if len(page) < recordPage {
-			break
+			return nil
 		}
 		afterAt, afterID = page[len(page)-1].CreatedAt, page[len(page)-1].ID
 	}
-	return n, bw.Flush()
+}
+
+// matchOf is the match line of a stored match.
+func matchOf(m *cupid.Match, from time.Time) TrafficMatch {
+	// A session backfilled with a ticket of the window may have formed
+	// before it: its line says the window's start.
+	tm := TrafficMatch{Kind: "match", ID: m.ID, At: max(0, ms(m.CreatedAt.Sub(from))), Region: m.Region}
+	if m.Quality.Score != 0 || len(m.Quality.Parts) > 0 {
+		q := m.Quality
+		tm.Quality = &q
+	}
+	for _, team := range m.Teams {
+		tm.Teams = append(tm.Teams, slices.Clone(team.TicketIDs))
+	}
+	return tm
 }
 
 func trafficOf(t *cupid.Ticket, from time.Time) TrafficTicket {
 	tt := TrafficTicket{ID: t.ID, At: ms(t.CreatedAt.Sub(from)), Version: t.Key.Version, Custom: t.Key.Custom,
 		Latencies: t.Latencies, Attributes: plain(t.Attributes), State: string(t.State)}
+	if t.State == cupid.StateMatched {
+		tt.Match = t.MatchID
+	}
 	for _, p := range t.Players {
 		tt.Players = append(tt.Players, TrafficPlayer{ID: p.ID, Attributes: plain(p.Attributes)})
 	}
@@ -164,9 +275,20 @@ func ParseTraffic(r io.Reader) (*Traffic, error) {
 			if err := dec.Decode(&tr.Header); err != nil {
 				return nil, fmt.Errorf("line 1: the header: %w", err)
 			}
-			if tr.Header.Version != 1 {
-				return nil, fmt.Errorf("line 1: cupid_traffic: must be 1 (a traffic file of this version of Cupid), not %d", tr.Header.Version)
+			if tr.Header.Version < 1 || tr.Header.Version > trafficVersion {
+				return nil, fmt.Errorf("line 1: cupid_traffic: must be 1 or %d (a traffic file of this version of Cupid), not %d", trafficVersion, tr.Header.Version)
 			}
+			continue
+		}
+		if bytes.HasPrefix(text, []byte(`{"kind":"match"`)) {
+			var m TrafficMatch
+			if err := dec.Decode(&m); err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			if err := m.check(); err != nil {
+				return nil, fmt.Errorf("line %d: %w", line, err)
+			}
+			tr.Matches = append(tr.Matches, m)
 			continue
 		}
 		var t TrafficTicket
@@ -200,6 +322,18 @@ func (t *TrafficTicket) check() error {
 		return cupid.Invalid("players", "required: at least one player")
 	case t.Left != nil && (!(*t.Left >= 0) || !cupid.Finite(*t.Left)):
 		return cupid.Invalid("left", "must be a number of seconds ≥ 0")
+	}
+	return nil
+}
+
+func (m *TrafficMatch) check() error {
+	switch {
+	case m.ID == "":
+		return cupid.Invalid("id", "required")
+	case !(m.At >= 0) || !cupid.Finite(m.At):
+		return cupid.Invalid("at", "must be a number of seconds ≥ 0")
+	case len(m.Teams) == 0:
+		return cupid.Invalid("teams", "required: at least one team")
 	}
 	return nil
 }
@@ -322,5 +456,10 @@ func RunTraffic(name string, tr *Traffic, cfg Config) (*Report, error) {
 	src := newTrafficSource(tr, cfg.TTL, cfg.SkillAttribute)
 	hours := math.Round(float64(src.end())/3600e9*1000) / 1000
 	what := fmt.Sprintf("traffic of queue %q, %d tickets from %s", tr.Header.Queue, len(tr.Tickets), tr.Header.From.Format(time.RFC3339))
-	return play(name, what, hours, func() source { return newTrafficSource(tr, cfg.TTL, cfg.SkillAttribute) }, cfg)
+	var actual *actualRun
+	if tr.HasActual() && cfg.Actual {
+		actual = playActual(tr, newTrafficSource(tr, cfg.TTL, cfg.SkillAttribute), int64(cfg.Sample))
+		what += ", beside what really happened"
+	}
+	return play(name, what, hours, func() source { return newTrafficSource(tr, cfg.TTL, cfg.SkillAttribute) }, cfg, actual)
 }

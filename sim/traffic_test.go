@@ -83,11 +83,17 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	replay := func() []byte {
-		rep, err := RunTraffic("morning", tr, Config{Rulesets: []Ruleset{rs}, Baselines: true, Seed: 1})
+		rep, err := RunTraffic("morning", tr, Config{Rulesets: []Ruleset{rs}, Baselines: true, Seed: 1, Actual: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		run := rep.Runs[0]
+		if len(rep.Runs) != 4 || rep.Runs[0].Kind != "actual" {
+			t.Fatalf("runs %+v, want actual, the ruleset and two baselines", rep.Runs)
+		}
+		if a := rep.Runs[0]; a.Arrived != 36 || a.Abandoned != 2 || a.WaitingAtEnd != 34 || a.Matches != 0 {
+			t.Errorf("actual: %+v, want 36 arrived, the 2 cancelled abandoned and 34 still waiting", a)
+		}
+		run := rep.Runs[1]
 		if run.Arrived != 36 || run.Refused != 0 || run.Returned != 0 {
 			t.Errorf("replay: %d arrived, %d refused, %d returned; want 36, 0, 0", run.Arrived, run.Refused, run.Returned)
 		}
@@ -115,7 +121,10 @@ func TestParseTrafficErrors(t *testing.T) {
 		name, text, want string
 	}{
 		{"empty", "", "empty"},
-		{"version", `{"cupid_traffic":2,"queue":"duel"}`, "line 1: cupid_traffic: must be 1"},
+		{"version", `{"cupid_traffic":3,"queue":"duel"}`, "line 1: cupid_traffic: must be 1 or 2"},
+		{"match without teams", head + ticket("a", 1) + `{"kind":"match","id":"m","at":1,"teams":[]}`, "line 3: teams: required"},
+		{"match unknown field", head + ticket("a", 1) + `{"kind":"match","id":"m","at":1,"teams":[["a"]],"colour":1}`, `line 3: json: unknown field "colour"`},
+		{"match negative at", head + ticket("a", 1) + `{"kind":"match","id":"m","at":-1,"teams":[["a"]]}`, "line 3: at: must be"},
 		{"unknown field", head + `{"id":"a","at":1,"players":[{"id":"p"}],"colour":"red"}`, `line 2: json: unknown field "colour"`},
 		{"no players", head + `{"id":"a","at":1,"players":[]}`, "line 2: players: required"},
 		{"no id", head + `{"at":1,"players":[{"id":"p"}]}`, "line 2: id: required"},
@@ -145,5 +154,73 @@ func TestReplayRefusesBadAttributes(t *testing.T) {
 	_, err = RunTraffic("x", tr, Config{Rulesets: []Ruleset{rs}})
 	if err == nil || !strings.Contains(err.Error(), "ticket 1 (a): players[0].attributes.mmr: must be a number") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestReplayBesideActual replays four tickets whose real matches the file
+// gives: the actual run has the real waits and quality, and a ruleset's
+// run counts the matches it shares with reality — all of them when it
+// pairs as the server did, none when reality paired otherwise.
+func TestReplayBesideActual(t *testing.T) {
+	tickets := `{"cupid_traffic":2,"queue":"duel","from":"2025-03-03T00:00:00Z","to":"2025-03-03T00:01:00Z"}
+{"id":"a","at":0,"players":[{"id":"pa","attributes":{"mmr":1000}}],"state":"matched","match":"%s"}
+{"id":"b","at":5,"players":[{"id":"pb","attributes":{"mmr":1010}}],"state":"matched","match":"%s"}
+{"id":"c","at":6,"players":[{"id":"pc","attributes":{"mmr":1500}}],"state":"matched","match":"%s"}
+{"id":"d","at":8,"players":[{"id":"pd","attributes":{"mmr":1505}}],"state":"matched","match":"%s"}
+{"id":"e","at":9,"players":[{"id":"pe","attributes":{"mmr":2500}}],"state":"cancelled","left":11}
+`
+	rs, err := LoadRuleset("duel.json", []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 60}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		text     string
+		same     int
+		waitMean float64
+		quality  bool
+	}{
+		{"as the server paired", fmt.Sprintf(tickets, "m1", "m1", "m2", "m2") +
+			`{"kind":"match","id":"m1","at":5,"teams":[["a"],["b"]],"quality":{"score":0.9}}` + "\n" +
+			`{"kind":"match","id":"m2","at":8,"teams":[["c"],["d"]],"quality":{"score":0.95}}` + "\n", 2, 1.75, true},
+		{"otherwise", fmt.Sprintf(tickets, "m1", "m2", "m1", "m2") +
+			`{"kind":"match","id":"m1","at":6,"teams":[["a"],["c"]]}` + "\n" +
+			`{"kind":"match","id":"m2","at":8,"teams":[["b"],["d"]]}` + "\n", 0, 2.25, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr, err := ParseTraffic(strings.NewReader(tc.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}, Actual: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			actual, run := rep.Runs[0], rep.Runs[1]
+			if actual.Kind != "actual" || actual.Matches != 2 || actual.Matched != 4 || actual.Abandoned != 1 || actual.WaitingAtEnd != 0 {
+				t.Errorf("actual: %+v", actual)
+			}
+			if actual.Wait.Mean != tc.waitMean {
+				t.Errorf("actual mean wait %v, want %v", actual.Wait.Mean, tc.waitMean)
+			}
+			if (actual.Quality != nil) != tc.quality {
+				t.Errorf("actual quality %+v", actual.Quality)
+			}
+			if run.Matches != 2 || run.SameAsActual == nil || *run.SameAsActual != tc.same {
+				t.Errorf("%s: %d matches, %v the same as actual; want 2, %d", run.Name, run.Matches, run.SameAsActual, tc.same)
+			}
+			if !strings.Contains(rep.Text(), fmt.Sprintf("%d of 2", tc.same)) {
+				t.Errorf("the summary does not say %d of 2:\n%s", tc.same, rep.Text())
+			}
+			if rep, _ := RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}}); rep.Runs[0].Kind != "ruleset" || rep.Runs[0].SameAsActual != nil {
+				t.Errorf("without Actual the report has %+v first", rep.Runs[0])
+			}
+			tr.Header.Version = 1
+			rep, err = RunTraffic("four", tr, Config{Rulesets: []Ruleset{rs}, Actual: true})
+			if err != nil || rep.Runs[0].Kind != "ruleset" || rep.Runs[0].SameAsActual != nil {
+				t.Errorf("a version 1 file (no real matches) shows %+v, %v", rep.Runs[0], err)
+			}
+		})
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 // The schema's version is SQLite's user_version: the number of migrations
@@ -70,6 +71,7 @@ CREATE TABLE heartbeat (
 	{"ratings: match results, rating rows and history", execSQL(ratingsSchema)},
 	{"the index of players in live matches", execSQL(matchPlayersSchema)},
 	{"retention: match log horizons, match log entries by match", execSQL(retentionSchema)},
+	{"encounters: who met whom, block and avoid lists", execSQL(columns.EncountersSchema)},
 }
 
 // schemaVersion is the version this code writes and reads.

@@ -92,6 +92,7 @@ func Run(t *testing.T, open func(t *testing.T) cupid.Store) {
 		{"Sessions", one(testSessions)},
 		{"SessionTeams", one(testSessionTeams)},
 		{"OneLiveMatch", one(testOneLiveMatch)},
+		{"Amend", one(testAmend)},
 	} {
 		t.Run(c.name, func(t *testing.T) { c.f(t, open) })
 	}

@@ -21,6 +21,7 @@ package waitest
 
 import (
 	"cmp"
+	cupid "github.com/cupid-match/cupid"
 	"slices"
 	"time"
 )
@@ -33,19 +34,9 @@ type Sample struct {
 	Matched bool
 }
 
-// Estimate is the remaining wait of a ticket.
-type Estimate struct {
-	// Expected is the median remaining wait.
-	Expected time.Duration
-	// Low and High bound the interval that holds Coverage of the waits;
-	// High is meaningful only when HighKnown.
-	Low, High time.Duration
-	HighKnown bool
-	Coverage  float64
-	// Samples is how many tickets of the history waited at least the
-	// ticket's age: what the estimate rests on.
-	Samples int
-}
+// Estimate is the remaining wait of a ticket (the root package's type, so
+// tickets' views and events can carry it).
+type Estimate = cupid.WaitEstimate
 
 // MinSamples is how many comparable tickets an estimate needs by default.
 const MinSamples = 20

@@ -129,7 +129,7 @@ func TestAuthPlayersActOnlyAsThemselves(t *testing.T) {
 
 	// A player queues himself, not someone else.
 	_, err = bob.tickets.CreateTicket(ctx, connect.NewRequest(&cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{player("alice", 1500)}}))
-	wantAuthCode(t, err, connect.CodePermissionDenied, "the token's player bob is not one of the new ticket's players")
+	wantAuthCode(t, err, connect.CodePermissionDenied, "players[0].id: the token's player bob may queue only himself, not alice")
 	_, err = bob.tickets.CreateTickets(ctx, connect.NewRequest(&cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{
 		{Queue: "duel", Players: []*cupidv1.Player{player("bob", 1500)}},
 		{Queue: "duel", Players: []*cupidv1.Player{player("carol", 1500)}},
@@ -143,6 +143,13 @@ func TestAuthPlayersActOnlyAsThemselves(t *testing.T) {
 	wantAuthCode(t, err, connect.CodePermissionDenied, "the token's player bob is not in ticket "+id)
 	_, err = bob.tickets.CancelTicket(ctx, connect.NewRequest(&cupidv1.CancelTicketRequest{Id: id}))
 	wantAuthCode(t, err, connect.CodePermissionDenied, "not in ticket")
+	_, err = bob.tickets.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: id, OfferId: "latency:eu-west"}))
+	wantAuthCode(t, err, connect.CodePermissionDenied, "not in ticket")
+	// Alice may: her call reaches the service (which has no such offer for her).
+	_, err = alice.tickets.AcceptOffer(ctx, connect.NewRequest(&cupidv1.AcceptOfferRequest{Id: id, OfferId: "latency:eu-west"}))
+	if code := connect.CodeOf(err); code == connect.CodePermissionDenied || code == connect.CodeUnauthenticated {
+		t.Errorf("alice accepting an offer for her own ticket: %v", err)
+	}
 	stream, err := bob.tickets.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: id}))
 	if err == nil {
 		for stream.Receive() {

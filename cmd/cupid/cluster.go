@@ -11,8 +11,10 @@ import (
 
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/postgres"
+	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -67,7 +69,7 @@ func sharedOf(s store) ticketsvc.SharedStore {
 // nodes reach it at and the lease time come from the flags. The returned
 // stop hands the queues back and may be called more than once. On another
 // store it does nothing.
-func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, retention *retentionsvc.Service, lobbies *lobbysvc.Service, fwd *cluster.Forwarder, addr string) (stop func(), err error) {
+func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, mm *ticketsvc.Service, pairings *pairingsvc.Service, retention *retentionsvc.Service, lobbies *lobbysvc.Service, parties *partysvc.Service, encounters *encountersvc.Service, fwd *cluster.Forwarder, addr string) (stop func(), err error) {
 	pg, ok := s.(*postgres.Store)
 	if !ok {
 		return func() {}, nil
@@ -85,5 +87,7 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 		ttl = defaultLeaseTTL
 	}
 	return cluster.Join(ctx, cluster.JoinOptions{ID: id, Addr: addr, TTL: ttl, Logger: log, Forwarder: fwd,
-		Singletons: map[string]cluster.Singleton{cluster.RetentionLease: retention, cluster.LobbiesLease: lobbySingleton(lobbies, log)}}, pg, mm, pairings)
+		Singletons: map[string]cluster.Singleton{cluster.RetentionLease: retention, cluster.LobbiesLease: lobbySingleton(lobbies, log), partysvc.Lease: partiesLease{parties, log},
+			encounterLease: encounterSingleton(encounters)},
+		Routes: map[string][]string{partysvc.Lease: {"/cupid.v1.PartyService/", "/v1/parties/"}}}, pg, mm, pairings)
 }

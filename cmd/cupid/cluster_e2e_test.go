@@ -135,7 +135,7 @@ func (c *testCluster) waitCovered(ctx context.Context, since time.Time, exclude 
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		ls := c.leases(ctx)
-		ok := len(ls) == clusterQueues+3 // and the speed-dating events, retention and the lobbies
+		ok := len(ls) == clusterQueues+5 // and the speed-dating events, retention, the lobbies, the parties and the encounter followers
 		for _, owner := range ls {
 			for _, x := range exclude {
 				ok = ok && owner != x

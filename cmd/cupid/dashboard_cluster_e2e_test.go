@@ -66,19 +66,21 @@ func TestDashboardNodesOnACluster(t *testing.T) {
 			v := read(p.url)
 			got := held(v)
 			want = c.leases(ctx)
-			if !v.Cluster || len(v.Nodes) != 2 || v.Nodes[0].ID != a || v.Nodes[1].ID != b {
-				t.Fatalf("%s says the nodes are %+v, want %s and %s", p.url, v.Nodes, a, b)
-			}
+			// Both nodes' heartbeats and every lease settle within a
+			// few rounds; until then the view may show one node.
+			settled := v.Cluster && len(v.Nodes) == 2 && v.Nodes[0].ID == a && v.Nodes[1].ID == b &&
+				len(got) == clusterQueues+5 && fmt.Sprint(got) == fmt.Sprint(want) &&
+				len(v.Nodes[0].Holds) > 0 && len(v.Nodes[1].Holds) > 0
 			for _, n := range v.Nodes {
-				if !n.Live || n.Age > 1 {
-					t.Fatalf("node %s: live %v, heartbeat %v s ago (lease time 1 s)", n.ID, n.Live, n.Age)
-				}
+				// Live is the server's own judgement (a heartbeat within
+				// the lease time); how many seconds ago is the machine's.
+				settled = settled && n.Live && n.Age >= 0
 			}
-			if len(got) == clusterQueues+3 && fmt.Sprint(got) == fmt.Sprint(want) && len(v.Nodes[0].Holds) > 0 && len(v.Nodes[1].Holds) > 0 {
+			if settled {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("%s says the leases are held %v, the database %v", p.url, got, want)
+				t.Fatalf("%s says the nodes are %+v and the leases are held %v; the database: %v (want nodes %s and %s, both live)", p.url, v.Nodes, got, want, a, b)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

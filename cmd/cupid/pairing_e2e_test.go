@@ -109,10 +109,15 @@ func (ns *noteStream) until(t *testing.T, kind string) *cupidv1.PairingNotificat
 func createPairingEvent(t *testing.T, c cupidv1connect.PairingServiceClient, req *cupidv1.CreateEventRequest) *cupidv1.Event {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
-	for {
+	for retried := false; ; retried = true {
 		res, err := c.CreateEvent(context.Background(), connect.NewRequest(req))
 		if err == nil {
 			return res.Msg.GetEvent()
+		}
+		if retried && req.GetId() != "" && (connect.CodeOf(err) == connect.CodeFailedPrecondition || connect.CodeOf(err) == connect.CodeAlreadyExists) {
+			// An unavailable answer may come after the event was stored
+			// (the node gave the events up just then): it is there.
+			return getPairingEvent(t, c, req.GetId())
 		}
 		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
 			t.Fatalf("create event: %v", err)

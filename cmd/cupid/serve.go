@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/postgres"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sqlite"
@@ -74,6 +75,7 @@ type serveFlags struct {
 type serveHooks struct {
 	now     func() time.Time
 	started func(*ticketsvc.Service)
+	parties func(*partysvc.Service)
 	// retention is given the retention service before it starts.
 	retention func(*retentionsvc.Service)
 }
@@ -195,9 +197,16 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	mm, err := ticketsvc.New(ticketsvc.Options{
+	var mm *ticketsvc.Service
+	encounters, err := encounterService(cfg, store, func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
+		return mm.WatchMatches(ctx, q, after, send)
+	}, log, reg, now)
+	if err != nil {
+		return err
+	}
+	mm, err = ticketsvc.New(ticketsvc.Options{
 		Store: store, Documents: store, Queues: queues(cfg), Logger: log, Registry: reg, Now: now, Shared: sharedOf(store),
-		Seed: uint64(time.Now().UnixNano()), Intake: ratingIntake(ratings), Tracer: tp.Tracer("cupid"),
+		Seed: uint64(time.Now().UnixNano()), Intake: intakeSteps(ratingIntake(ratings), encounters), Tracer: tp.Tracer("cupid"),
 	})
 	if err != nil {
 		return err
@@ -210,7 +219,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now})
+	opponents, err := opponentsvc.New(opponentsvc.Options{Docs: store, Finders: opponentFinders(cfg), Logger: log, Registry: reg, Now: now,
+		History: encounters, HistoryFinders: encounterFinders(cfg)})
 	if err != nil {
 		return err
 	}
@@ -221,9 +231,13 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if f.hooks != nil && f.hooks.retention != nil {
 		f.hooks.retention(retention)
 	}
+	parties, err := partyService(cfg, store, mm, log, reg, now)
+	if err != nil {
+		return err
+	}
 	var ready atomic.Bool
 	apiOpts := api.Options{
-		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies,
+		Matchmaker: mm, Pairing: pairings, Opponents: opponents, Ratings: ratings, Lobbies: lobbies, Parties: parties, Encounters: encounters,
 		Logger: log, Gatherer: reg, Ready: &ready, Now: now,
 		Limits: apiLimits(settings), AllowedOrigins: settings.CORS.AllowedOrigins,
 		Auth: auth, RateLimits: apiRateLimits(settings, auth != nil, now, log),
@@ -271,7 +285,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 		return err
 	}
 	defer mm.Close()
-	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, fwd, ln.Addr().String())
+	stopCluster, err := startCluster(ctx, f, log, store, mm, pairings, retention, lobbies, parties, encounters, fwd, ln.Addr().String())
 	if err != nil {
 		ln.Close()
 		return err
@@ -287,11 +301,20 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 			ln.Close()
 			return err
 		}
+		encounters.RunFollowers(ctx, cupid.Fence{})
 	}
 	defer lobbies.Close()
 	go sweepLobbies(ctx, lobbies)
 	defer retention.Stop()
 	defer pairings.Close()
+	if sharedOf(store) == nil {
+		if err := parties.Start(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	defer parties.Close()
+	defer encounters.StopFollowers()
 	if err := opponents.Start(ctx); err != nil {
 		ln.Close()
 		return err
@@ -300,6 +323,9 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	ready.Store(true)
 	if f.hooks != nil && f.hooks.started != nil {
 		f.hooks.started(mm)
+	}
+	if f.hooks != nil && f.hooks.parties != nil {
+		f.hooks.parties(parties)
 	}
 	addr := ln.Addr().String()
 	scheme := "http"
@@ -326,6 +352,8 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	// Shutdown need not wait for them.
 	stopCluster()
 	retention.Stop()
+	parties.Close()
+	encounters.StopFollowers()
 	mm.Close()
 	closeHistory(sctx)
 	pairings.Close()

@@ -155,96 +155,160 @@ func simRunCmd() *cobra.Command {
 func simReplayCmd() *cobra.Command {
 	var f reportFlags
 	var skill string
+	var actual bool
+	var w storeWindow
 	cmd := &cobra.Command{
-		Use:   "replay TRAFFIC.jsonl --ruleset RULESET.json",
-		Short: "Replay recorded traffic through a ruleset (and --compare another)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "replay [TRAFFIC.jsonl] --ruleset RULESET.json",
+		Short: "Replay recorded traffic, or a window of a store's, through a ruleset (and --compare another), beside what really happened",
+		Long: `replay plays a traffic file (cupid sim record) or, with --queue and no file,
+the window --from/--to (or --since) of a queue read from the store (--store,
+--data) through the rulesets, beside what really happened to those tickets
+("actual": their real matches, waits, quality, cancels and expiries).`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			file, err := os.Open(args[0])
-			if err != nil {
-				return err
-			}
-			defer file.Close()
-			tr, err := sim.ParseTraffic(file)
-			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
-			}
 			cfg, err := f.config()
 			if err != nil {
 				return err
 			}
-			cfg.SkillAttribute = skill
+			cfg.SkillAttribute, cfg.Actual = skill, actual
+			var tr *sim.Traffic
+			name := ""
+			switch {
+			case len(args) == 1 && w.queue != "":
+				return fmt.Errorf("--queue: give a traffic file or --queue (to read the store), not both")
+			case len(args) == 1:
+				file, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer file.Close()
+				if tr, err = sim.ParseTraffic(file); err != nil {
+					return fmt.Errorf("%s: %w", args[0], err)
+				}
+				name = filepath.Base(args[0])
+			case w.queue == "":
+				return fmt.Errorf("a traffic file, or --queue to replay a window of the store")
+			default:
+				start, end, err := w.window()
+				if err != nil {
+					return err
+				}
+				ctx := context.Background()
+				pager, where, closeStore, err := w.open(ctx)
+				if err != nil {
+					return err
+				}
+				defer closeStore()
+				if tr, err = sim.Read(ctx, pager, w.queue, start, end); err != nil {
+					return fmt.Errorf("%s: %w", where, err)
+				}
+				name = w.queue
+			}
 			defer simGC()()
-			rep, err := sim.RunTraffic(filepath.Base(args[0]), tr, cfg)
+			rep, err := sim.RunTraffic(name, tr, cfg)
 			if err != nil {
-				return fmt.Errorf("%s: %w", args[0], err)
+				return fmt.Errorf("%s: %w", name, err)
 			}
 			return f.write(cmd.OutOrStdout(), rep)
 		},
 	}
 	f.register(cmd)
 	cmd.Flags().StringVar(&skill, "skill", "mmr", "the player attribute the report reads as skill")
+	cmd.Flags().BoolVar(&actual, "actual", true, "show what really happened to the tickets beside the rulesets (--actual=false to leave it out)")
+	w.register(cmd, "the queue whose window to replay from the store, instead of a traffic file")
 	return cmd
 }
 
+// storeWindow is a queue's window of a server's store, as record and
+// replay read it.
+type storeWindow struct {
+	sf       serveFlags
+	queue    string
+	from, to string
+	since    time.Duration
+}
+
+func (w *storeWindow) register(cmd *cobra.Command, queueHelp string) {
+	cmd.Flags().StringVar(&w.sf.store, "store", "sqlite", "the store to read: sqlite (the file in --data) or a postgres:// URL, as cupid serve --store")
+	cmd.Flags().StringVar(&w.sf.data, "data", "cupid-data", "directory of the embedded SQLite database, as cupid serve --data")
+	cmd.Flags().StringVar(&w.queue, "queue", "", queueHelp)
+	cmd.Flags().StringVar(&w.from, "from", "", "first creation time to read (RFC 3339); default --to minus --since")
+	cmd.Flags().StringVar(&w.to, "to", "", "end of the window, exclusive (RFC 3339); default now")
+	cmd.Flags().DurationVar(&w.since, "since", 7*24*time.Hour, "length of the window when --from is not given")
+}
+
+// window is [from, to) from the flags.
+func (w *storeWindow) window() (time.Time, time.Time, error) {
+	end := time.Now().UTC()
+	if w.to != "" {
+		t, err := time.Parse(time.RFC3339, w.to)
+		if err != nil {
+			return time.Time{}, time.Time{}, fmt.Errorf("--to: %w", err)
+		}
+		end = t
+	}
+	start := end.Add(-w.since)
+	if w.from != "" {
+		t, err := time.Parse(time.RFC3339, w.from)
+		if err != nil {
+			return time.Time{}, time.Time{}, fmt.Errorf("--from: %w", err)
+		}
+		start = t
+	}
+	return start, end, nil
+}
+
+// open opens the store for reading tickets by creation time.
+func (w *storeWindow) open(ctx context.Context) (sim.TicketPager, string, func(), error) {
+	if w.sf.store == "" || w.sf.store == "sqlite" {
+		// Opening a missing file would make an empty database and
+		// read nothing; say where the data was looked for.
+		path := filepath.Join(w.sf.data, "cupid.db")
+		if _, err := os.Stat(path); err != nil {
+			return nil, "", nil, fmt.Errorf("--data: no database at %s (%v)", path, err)
+		}
+	}
+	st, where, err := openStore(ctx, w.sf)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	pager, ok := st.(sim.TicketPager)
+	if !ok {
+		st.Close()
+		return nil, "", nil, fmt.Errorf("%s: this store cannot list tickets by creation time", where)
+	}
+	return pager, where, func() { st.Close() }, nil
+}
+
 func simRecordCmd() *cobra.Command {
-	var (
-		sf       serveFlags
-		queue    string
-		from, to string
-		since    time.Duration
-		out      string
-	)
+	var w storeWindow
+	var out string
 	cmd := &cobra.Command{
 		Use:   "record --queue QUEUE -o TRAFFIC.jsonl",
-		Short: "Record a queue's tickets, with their arrival times, from a server's store into a traffic file",
+		Short: "Record a queue's tickets, with their arrival times and real matches, from a server's store into a traffic file",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if queue == "" {
+			if w.queue == "" {
 				return fmt.Errorf("--queue: required")
 			}
 			if out == "" {
 				return fmt.Errorf("-o: required (the traffic file to write)")
 			}
-			end := time.Now().UTC()
-			if to != "" {
-				t, err := time.Parse(time.RFC3339, to)
-				if err != nil {
-					return fmt.Errorf("--to: %w", err)
-				}
-				end = t
-			}
-			start := end.Add(-since)
-			if from != "" {
-				t, err := time.Parse(time.RFC3339, from)
-				if err != nil {
-					return fmt.Errorf("--from: %w", err)
-				}
-				start = t
-			}
-			if sf.store == "" || sf.store == "sqlite" {
-				// Opening a missing file would make an empty database and
-				// record nothing; say where the data was looked for.
-				path := filepath.Join(sf.data, "cupid.db")
-				if _, err := os.Stat(path); err != nil {
-					return fmt.Errorf("--data: no database at %s (%v)", path, err)
-				}
-			}
-			ctx := context.Background()
-			st, where, err := openStore(ctx, sf)
+			start, end, err := w.window()
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			pager, ok := st.(sim.TicketPager)
-			if !ok {
-				return fmt.Errorf("%s: this store cannot list tickets by creation time", where)
+			ctx := context.Background()
+			pager, where, closeStore, err := w.open(ctx)
+			if err != nil {
+				return err
 			}
+			defer closeStore()
 			file, err := os.Create(out)
 			if err != nil {
 				return err
 			}
-			n, err := sim.Record(ctx, pager, queue, start, end, file)
+			n, err := sim.Record(ctx, pager, w.queue, start, end, file)
 			if cerr := file.Close(); err == nil {
 				err = cerr
 			}
@@ -252,16 +316,11 @@ func simRecordCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "recorded %d tickets of queue %q from %s to %s (%s) into %s\n",
-				n, queue, start.Format(time.RFC3339), end.Format(time.RFC3339), where, out)
+				n, w.queue, start.Format(time.RFC3339), end.Format(time.RFC3339), where, out)
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&sf.store, "store", "sqlite", "the store to read: sqlite (the file in --data) or a postgres:// URL, as cupid serve --store")
-	cmd.Flags().StringVar(&sf.data, "data", "cupid-data", "directory of the embedded SQLite database, as cupid serve --data")
-	cmd.Flags().StringVar(&queue, "queue", "", "the queue whose tickets to record (required)")
-	cmd.Flags().StringVar(&from, "from", "", "first creation time to record (RFC 3339); default --to minus --since")
-	cmd.Flags().StringVar(&to, "to", "", "end of the window, exclusive (RFC 3339); default now")
-	cmd.Flags().DurationVar(&since, "since", 7*24*time.Hour, "length of the window when --from is not given")
+	w.register(cmd, "the queue whose tickets to record (required)")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "the traffic file to write (required)")
 	return cmd
 }

@@ -96,6 +96,10 @@ func TestSimErrors(t *testing.T) {
 		{"record bad time", []string{"sim", "record", "--data", dir, "--queue", "duel", "--from", "yesterday", "-o", filepath.Join(dir, "t.jsonl")}, "--from: "},
 		{"record without data", []string{"sim", "record", "--data", filepath.Join(dir, "nowhere"), "--queue", "duel", "-o", filepath.Join(dir, "t.jsonl")}, "--data: no database at"},
 		{"replay missing", []string{"sim", "replay", filepath.Join(dir, "none.jsonl"), "--ruleset", rs}, "no such file"},
+		{"replay of nothing", []string{"sim", "replay", "--ruleset", rs}, "a traffic file, or --queue"},
+		{"replay of both", []string{"sim", "replay", filepath.Join(dir, "t.jsonl"), "--queue", "duel", "--ruleset", rs}, "--queue: give a traffic file or --queue"},
+		{"replay without data", []string{"sim", "replay", "--data", filepath.Join(dir, "nowhere"), "--queue", "duel", "--ruleset", rs}, "--data: no database at"},
+		{"replay bad time", []string{"sim", "replay", "--data", dir, "--queue", "duel", "--to", "soon", "--ruleset", rs}, "--to: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := run(tc.args...)
@@ -164,7 +168,7 @@ func TestSimRecordReplay(t *testing.T) {
 			t.Errorf("%s: %d players replayed, want 60", r.Name, r.Arrived)
 		}
 	}
-	if got := strings.Join(names, ","); got != "1v1.json,loose.json,FIFO,greedy" {
+	if got := strings.Join(names, ","); got != "actual,1v1.json,loose.json,FIFO,greedy" {
 		t.Errorf("runs %s", got)
 	}
 }

@@ -19,6 +19,7 @@ type store interface {
 	cupid.Store
 	cupid.DocumentStore
 	cupid.RatingStore
+	cupid.EncounterStore
 	storecopy.Source
 	storecopy.Destination
 }
@@ -133,6 +134,15 @@ func fill(t *testing.T, s store, n int) {
 			return err
 		}
 		return s.PutDocument(bg, cupid.Fence{}, "ruleset", "duel", []byte("rules:\n  - \x00binary\xff"), at)
+	})
+	must(t, "encounters", func() error {
+		if err := s.AddEncounters(bg, []cupid.Encounter{
+			{Player: "pc", Other: "pd", Mode: "queue", Side: "opponent", Place: "duel", Ref: "m-assigned", At: at, Outcome: "win"},
+			{Player: "pd", Other: "pc", Mode: "queue", Side: "opponent", Place: "duel", Ref: "m-assigned", At: at, Outcome: "loss"},
+		}); err != nil {
+			return err
+		}
+		return s.PutListEntry(bg, cupid.ListEntry{Player: "pc", Kind: "avoid", Other: "pd", Weight: 0.5, At: at})
 	})
 }
 

@@ -151,6 +151,25 @@ var Tables = []Table{
 		{"queue", Text, false},
 		{"seq", Int, false},
 	}},
+	// Encounters have no stamp: a row's time is when the players met, and
+	// a follower may add an older meeting after a newer one.
+	{Name: "encounters", Key: 3, Columns: []Column{
+		{"player_id", Text, false},
+		{"other_id", Text, false},
+		{"ref", Text, false},
+		{"mode", Text, false},
+		{"side", Text, false},
+		{"place", Text, false},
+		{"at", Int, false},
+		{"outcome", Text, false},
+	}},
+	{Name: "encounter_lists", Key: 3, Stamp: "at", Columns: []Column{
+		{"player_id", Text, false},
+		{"kind", Text, false},
+		{"other_id", Text, false},
+		{"weight", Int, false},
+		{"at", Int, false},
+	}},
 }
 
 // CheckpointTable is the destination's table of checkpoints, one row per

@@ -90,6 +90,7 @@ func (s *Service) ConfirmAttack(ctx context.Context, finderName, reservationID, 
 	if err != nil {
 		return opponent.Confirmation{}, err
 	}
+	s.recordAttack(ctx, fd, c) // encounters.go
 	return c, nil
 }
 

@@ -29,9 +29,7 @@ func (s *Service) FindOpponent(ctx context.Context, finderName string, q opponen
 	}
 	start := time.Now()
 	now := s.now()
-	fd.mu.Lock()
-	res, err := fd.f.Query(q, now)
-	fd.mu.Unlock()
+	res, err := s.query(ctx, fd, q, now) // encounters.go
 	fd.querySeconds.Observe(time.Since(start).Seconds())
 	if err == nil && res.Reservation != nil {
 		// Held in memory already, so no concurrent query gets the same

@@ -57,6 +57,10 @@ type Options struct {
 	Registry prometheus.Registerer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// History, when set, is read and written by the finders named in
+	// HistoryFinders (encounters.go).
+	History        History
+	HistoryFinders map[string]HistoryRules
 }
 
 // Service is the running set of finders.
@@ -65,8 +69,11 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	finders map[string]*finder // fixed after New, so read without a lock
-	names   []string           // sorted
-	tables  map[string]*table
+	// history and historyRules are Options.History and HistoryFinders.
+	history      History
+	historyRules map[string]HistoryRules
+	names        []string // sorted
+	tables       map[string]*table
 
 	// manual keeps Start from starting the background goroutines, so
 	// tests can drive scans and rebalances one step at a time.
@@ -140,6 +147,8 @@ func New(o Options) (*Service, error) {
 		now:     o.Now,
 		finders: map[string]*finder{},
 		tables:  map[string]*table{},
+
+		history: o.History, historyRules: o.HistoryFinders,
 	}
 	if s.log == nil {
 		s.log = slog.Default()

@@ -590,6 +590,7 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 		if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
 			v.Estimate = &e
 		}
+		v.OfferWaits = s.offerWaits(v.Why, t.Key, now) // offers.go
 	}
 	return v, nil
 }
@@ -603,14 +604,24 @@ type TicketView struct {
 	// queue key's recent tickets on the node that runs its pool; nil when
 	// that history is too thin (package waitest).
 	Estimate *waitest.Estimate
+	// OfferWaits is the wait to expect after accepting each of Why's
+	// offers, in order; nil where it is not known (offers.go).
+	OfferWaits []*time.Duration
 }
 
 // CancelTicket ends a waiting ticket at its owner's request.
 func (s *Service) CancelTicket(ctx context.Context, id string) (*cupid.Ticket, error) {
+	return s.CancelTicketBecause(ctx, id, "")
+}
+
+// CancelTicketBecause ends a waiting ticket for a part of the server that
+// acts for its players (a party a member left), with the reason its
+// watchers hear on the final event.
+func (s *Service) CancelTicketBecause(ctx context.Context, id, reason string) (*cupid.Ticket, error) {
 	if id == "" {
 		return nil, cupid.Invalid("id", "required")
 	}
-	return s.finish(ctx, cupid.Fence{}, id, cupid.StateCancelled, "", nil)
+	return s.finish(ctx, cupid.Fence{}, id, cupid.StateCancelled, reason, nil)
 }
 
 // Cancelled is what became of one ticket of CancelTickets.
@@ -792,7 +803,10 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 		}
 	}
 	last := afterSeq
-	for _, ev := range past {
+	for i, ev := range past {
+		if i == len(past)-1 {
+			ev = s.withEstimate(ctx, ev)
+		}
 		if err := send(ev); err != nil {
 			return err
 		}
@@ -818,6 +832,9 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 			if ev.Seq <= last {
 				continue
 			}
+			if len(sub.ch) == 0 {
+				ev = s.withEstimate(ctx, ev) // the ticket's last event so far
+			}
 			if err := send(ev); err != nil {
 				return err
 			}
@@ -831,6 +848,25 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 			return cupid.Errorf(cupid.CodeUnavailable, "", "the server is shutting down; reconnect with after_seq=%d", last)
 		}
 	}
+}
+
+// withEstimate gives a created or requeued event, sent while it is the
+// ticket's last, the wait still to come (cupid.Event.Estimate); any other
+// event, or one whose ticket no longer waits, goes as it is. A copy: the
+// hub's history is shared by watchers.
+func (s *Service) withEstimate(ctx context.Context, ev cupid.Event) cupid.Event {
+	if ev.Kind != cupid.EventCreated && ev.Kind != cupid.EventRequeued {
+		return ev
+	}
+	t, err := s.store.Ticket(ctx, ev.TicketID)
+	if err != nil || t.State != cupid.StateWaiting {
+		return ev
+	}
+	now := s.now()
+	if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
+		ev.Estimate = &e
+	}
+	return ev
 }
 
 // finalEvent returns a ticket's last event if it ends the watch, nil

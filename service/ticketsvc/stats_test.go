@@ -269,4 +269,22 @@ func TestGetTicketEstimatesTheWait(t *testing.T) {
 	if qs.Estimate == nil || qs.Estimate.Samples != 53 || qs.Estimate.High == nil {
 		t.Fatalf("queue estimate %+v", qs.Estimate)
 	}
+
+	// A watch hears the estimate on the created event while it is the
+	// ticket's last; the stored event has none.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	got := make(chan cupid.Event, 1)
+	go h.Watch(ctx, waiting.ID, 0, func(ev cupid.Event) error {
+		got <- ev
+		return context.Canceled
+	})
+	ev := <-got
+	if ev.Kind != cupid.EventCreated || ev.Estimate == nil || *ev.Estimate != *e {
+		t.Fatalf("the created event of a waiting ticket: %+v (estimate %+v), want %+v", ev, ev.Estimate, e)
+	}
+	stored, err := h.store.Events(ctx, waiting.ID, 0)
+	if err != nil || len(stored) != 1 || stored[0].Estimate != nil {
+		t.Fatalf("stored events %+v %v", stored, err)
+	}
 }

@@ -642,6 +642,114 @@ func (x *CancelTicketResponse) GetTicket() *Ticket {
 	return nil
 }
 
+type AcceptOfferRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The waiting ticket.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The offer's id, from the ticket's why.offers ("latency:eu-west").
+	OfferId       string `protobuf:"bytes,2,opt,name=offer_id,json=offerId,proto3" json:"offer_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptOfferRequest) Reset() {
+	*x = AcceptOfferRequest{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptOfferRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptOfferRequest) ProtoMessage() {}
+
+func (x *AcceptOfferRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptOfferRequest.ProtoReflect.Descriptor instead.
+func (*AcceptOfferRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *AcceptOfferRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *AcceptOfferRequest) GetOfferId() string {
+	if x != nil {
+		return x.OfferId
+	}
+	return ""
+}
+
+type AcceptOfferResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ticket as it now is: same id and created_at, the offer's change.
+	Ticket *Ticket `protobuf:"bytes,1,opt,name=ticket,proto3" json:"ticket,omitempty"`
+	// The offer as it was accepted.
+	Offer         *Offer `protobuf:"bytes,2,opt,name=offer,proto3" json:"offer,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AcceptOfferResponse) Reset() {
+	*x = AcceptOfferResponse{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AcceptOfferResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AcceptOfferResponse) ProtoMessage() {}
+
+func (x *AcceptOfferResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AcceptOfferResponse.ProtoReflect.Descriptor instead.
+func (*AcceptOfferResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *AcceptOfferResponse) GetTicket() *Ticket {
+	if x != nil {
+		return x.Ticket
+	}
+	return nil
+}
+
+func (x *AcceptOfferResponse) GetOffer() *Offer {
+	if x != nil {
+		return x.Offer
+	}
+	return nil
+}
+
 type CancelTicketsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Ids           []string               `protobuf:"bytes,1,rep,name=ids,proto3" json:"ids,omitempty"`
@@ -651,7 +759,7 @@ type CancelTicketsRequest struct {
 
 func (x *CancelTicketsRequest) Reset() {
 	*x = CancelTicketsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +771,7 @@ func (x *CancelTicketsRequest) String() string {
 func (*CancelTicketsRequest) ProtoMessage() {}
 
 func (x *CancelTicketsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[10]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +784,7 @@ func (x *CancelTicketsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketsRequest.ProtoReflect.Descriptor instead.
 func (*CancelTicketsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{10}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CancelTicketsRequest) GetIds() []string {
@@ -696,7 +804,7 @@ type CancelTicketsResponse struct {
 
 func (x *CancelTicketsResponse) Reset() {
 	*x = CancelTicketsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +816,7 @@ func (x *CancelTicketsResponse) String() string {
 func (*CancelTicketsResponse) ProtoMessage() {}
 
 func (x *CancelTicketsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[11]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +829,7 @@ func (x *CancelTicketsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketsResponse.ProtoReflect.Descriptor instead.
 func (*CancelTicketsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{11}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CancelTicketsResponse) GetResults() []*CancelTicketResult {
@@ -746,7 +854,7 @@ type CancelTicketResult struct {
 
 func (x *CancelTicketResult) Reset() {
 	*x = CancelTicketResult{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -758,7 +866,7 @@ func (x *CancelTicketResult) String() string {
 func (*CancelTicketResult) ProtoMessage() {}
 
 func (x *CancelTicketResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[12]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -771,7 +879,7 @@ func (x *CancelTicketResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketResult.ProtoReflect.Descriptor instead.
 func (*CancelTicketResult) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{12}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *CancelTicketResult) GetTicket() *Ticket {
@@ -814,7 +922,7 @@ type ListTicketsRequest struct {
 
 func (x *ListTicketsRequest) Reset() {
 	*x = ListTicketsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -826,7 +934,7 @@ func (x *ListTicketsRequest) String() string {
 func (*ListTicketsRequest) ProtoMessage() {}
 
 func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[13]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -839,7 +947,7 @@ func (x *ListTicketsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsRequest.ProtoReflect.Descriptor instead.
 func (*ListTicketsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{13}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListTicketsRequest) GetQueue() string {
@@ -872,7 +980,7 @@ type ListTicketsResponse struct {
 
 func (x *ListTicketsResponse) Reset() {
 	*x = ListTicketsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -884,7 +992,7 @@ func (x *ListTicketsResponse) String() string {
 func (*ListTicketsResponse) ProtoMessage() {}
 
 func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[14]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -897,7 +1005,7 @@ func (x *ListTicketsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTicketsResponse.ProtoReflect.Descriptor instead.
 func (*ListTicketsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{14}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListTicketsResponse) GetTickets() []*Ticket {
@@ -917,7 +1025,7 @@ type QueueStatsRequest struct {
 
 func (x *QueueStatsRequest) Reset() {
 	*x = QueueStatsRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -929,7 +1037,7 @@ func (x *QueueStatsRequest) String() string {
 func (*QueueStatsRequest) ProtoMessage() {}
 
 func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[15]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -942,7 +1050,7 @@ func (x *QueueStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsRequest.ProtoReflect.Descriptor instead.
 func (*QueueStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{15}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *QueueStatsRequest) GetQueue() string {
@@ -961,7 +1069,7 @@ type QueueStatsResponse struct {
 
 func (x *QueueStatsResponse) Reset() {
 	*x = QueueStatsResponse{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1081,7 @@ func (x *QueueStatsResponse) String() string {
 func (*QueueStatsResponse) ProtoMessage() {}
 
 func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[16]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1094,7 @@ func (x *QueueStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueueStatsResponse.ProtoReflect.Descriptor instead.
 func (*QueueStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{16}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *QueueStatsResponse) GetPools() []*PoolStats {
@@ -1017,7 +1125,7 @@ type PoolStats struct {
 
 func (x *PoolStats) Reset() {
 	*x = PoolStats{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1029,7 +1137,7 @@ func (x *PoolStats) String() string {
 func (*PoolStats) ProtoMessage() {}
 
 func (x *PoolStats) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[17]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1042,7 +1150,7 @@ func (x *PoolStats) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PoolStats.ProtoReflect.Descriptor instead.
 func (*PoolStats) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{17}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *PoolStats) GetQueue() string {
@@ -1131,7 +1239,7 @@ type WatchTicketRequest struct {
 
 func (x *WatchTicketRequest) Reset() {
 	*x = WatchTicketRequest{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1251,7 @@ func (x *WatchTicketRequest) String() string {
 func (*WatchTicketRequest) ProtoMessage() {}
 
 func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[18]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1264,7 @@ func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
 func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{18}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WatchTicketRequest) GetId() string {
@@ -1199,14 +1307,18 @@ type TicketEvent struct {
 	// match was released.
 	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
 	// Set when kind is assigned: where the match is played.
-	Assignment    *Assignment `protobuf:"bytes,7,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	Assignment *Assignment `protobuf:"bytes,7,opt,name=assignment,proto3" json:"assignment,omitempty"`
+	// On a created or requeued event sent while it is the ticket's last: the
+	// wait still to come, made as it is sent (never stored; unset while the
+	// queue key's recent history is too thin).
+	Estimate      *WaitEstimate `protobuf:"bytes,8,opt,name=estimate,proto3" json:"estimate,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TicketEvent) Reset() {
 	*x = TicketEvent{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1218,7 +1330,7 @@ func (x *TicketEvent) String() string {
 func (*TicketEvent) ProtoMessage() {}
 
 func (x *TicketEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[19]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1231,7 +1343,7 @@ func (x *TicketEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TicketEvent.ProtoReflect.Descriptor instead.
 func (*TicketEvent) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{19}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TicketEvent) GetSeq() int64 {
@@ -1283,6 +1395,13 @@ func (x *TicketEvent) GetAssignment() *Assignment {
 	return nil
 }
 
+func (x *TicketEvent) GetEstimate() *WaitEstimate {
+	if x != nil {
+		return x.Estimate
+	}
+	return nil
+}
+
 type Ticket struct {
 	state      protoimpl.MessageState     `protogen:"open.v1"`
 	Id         string                     `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1313,7 +1432,7 @@ type Ticket struct {
 
 func (x *Ticket) Reset() {
 	*x = Ticket{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1325,7 +1444,7 @@ func (x *Ticket) String() string {
 func (*Ticket) ProtoMessage() {}
 
 func (x *Ticket) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[20]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1338,7 +1457,7 @@ func (x *Ticket) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ticket.ProtoReflect.Descriptor instead.
 func (*Ticket) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{20}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Ticket) GetId() string {
@@ -1482,7 +1601,7 @@ type WaitEstimate struct {
 
 func (x *WaitEstimate) Reset() {
 	*x = WaitEstimate{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1494,7 +1613,7 @@ func (x *WaitEstimate) String() string {
 func (*WaitEstimate) ProtoMessage() {}
 
 func (x *WaitEstimate) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[21]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1507,7 +1626,7 @@ func (x *WaitEstimate) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitEstimate.ProtoReflect.Descriptor instead.
 func (*WaitEstimate) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{21}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *WaitEstimate) GetExpected() *durationpb.Duration {
@@ -1562,7 +1681,7 @@ type Assignment struct {
 
 func (x *Assignment) Reset() {
 	*x = Assignment{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1574,7 +1693,7 @@ func (x *Assignment) String() string {
 func (*Assignment) ProtoMessage() {}
 
 func (x *Assignment) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[22]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1587,7 +1706,7 @@ func (x *Assignment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Assignment.ProtoReflect.Descriptor instead.
 func (*Assignment) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{22}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Assignment) GetServer() string {
@@ -1650,7 +1769,7 @@ type Match struct {
 
 func (x *Match) Reset() {
 	*x = Match{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1662,7 +1781,7 @@ func (x *Match) String() string {
 func (*Match) ProtoMessage() {}
 
 func (x *Match) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[23]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1675,7 +1794,7 @@ func (x *Match) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Match.ProtoReflect.Descriptor instead.
 func (*Match) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{23}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Match) GetId() string {
@@ -1778,7 +1897,7 @@ type Leaver struct {
 
 func (x *Leaver) Reset() {
 	*x = Leaver{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1790,7 +1909,7 @@ func (x *Leaver) String() string {
 func (*Leaver) ProtoMessage() {}
 
 func (x *Leaver) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[24]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1803,7 +1922,7 @@ func (x *Leaver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Leaver.ProtoReflect.Descriptor instead.
 func (*Leaver) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{24}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Leaver) GetPlayerId() string {
@@ -1844,7 +1963,7 @@ type Team struct {
 
 func (x *Team) Reset() {
 	*x = Team{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +1975,7 @@ func (x *Team) String() string {
 func (*Team) ProtoMessage() {}
 
 func (x *Team) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[25]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +1988,7 @@ func (x *Team) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Team.ProtoReflect.Descriptor instead.
 func (*Team) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{25}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Team) GetTicketIds() []string {
@@ -1897,7 +2016,7 @@ type Quality struct {
 
 func (x *Quality) Reset() {
 	*x = Quality{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1909,7 +2028,7 @@ func (x *Quality) String() string {
 func (*Quality) ProtoMessage() {}
 
 func (x *Quality) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[26]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1922,7 +2041,7 @@ func (x *Quality) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Quality.ProtoReflect.Descriptor instead.
 func (*Quality) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{26}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Quality) GetScore() float64 {
@@ -1947,13 +2066,16 @@ type WaitExplanation struct {
 	// When the next relaxation step widens the rules; unset when none is due.
 	NextRelaxation *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=next_relaxation,json=nextRelaxation,proto3" json:"next_relaxation,omitempty"`
 	Candidates     int64                  `protobuf:"varint,4,opt,name=candidates,proto3" json:"candidates,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Relaxations the ticket itself may accept to be matched sooner, best
+	// first (TicketService.AcceptOffer).
+	Offers        []*Offer `protobuf:"bytes,5,rep,name=offers,proto3" json:"offers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WaitExplanation) Reset() {
 	*x = WaitExplanation{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1965,7 +2087,7 @@ func (x *WaitExplanation) String() string {
 func (*WaitExplanation) ProtoMessage() {}
 
 func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[27]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1978,7 +2100,7 @@ func (x *WaitExplanation) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WaitExplanation.ProtoReflect.Descriptor instead.
 func (*WaitExplanation) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{27}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WaitExplanation) GetSummary() string {
@@ -2009,6 +2131,153 @@ func (x *WaitExplanation) GetCandidates() int64 {
 	return 0
 }
 
+func (x *WaitExplanation) GetOffers() []*Offer {
+	if x != nil {
+		return x.Offers
+	}
+	return nil
+}
+
+// Offer is a relaxation of a waiting ticket's own constraints, with its
+// effect: "accept eu-west at +40 ms (100 ms): 3 more candidates", "accept
+// mode ctf: 2 more candidates".
+type Offer struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What AcceptOffer takes.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The offer in a sentence for the player.
+	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	// The region the ticket would play in, and how many ms above the
+	// current latency range its own latency there is.
+	Region  string `protobuf:"bytes,3,opt,name=region,proto3" json:"region,omitempty"`
+	ExtraMs int32  `protobuf:"varint,4,opt,name=extra_ms,json=extraMs,proto3" json:"extra_ms,omitempty"`
+	// Waiting tickets, and their players, that would become compatible.
+	Candidates int64 `protobuf:"varint,5,opt,name=candidates,proto3" json:"candidates,omitempty"`
+	Players    int64 `protobuf:"varint,6,opt,name=players,proto3" json:"players,omitempty"`
+	// True when a match can then form at once.
+	FormsMatch bool `protobuf:"varint,7,opt,name=forms_match,json=formsMatch,proto3" json:"forms_match,omitempty"`
+	// The wait to expect after accepting: zero when a match can form at
+	// once, else a new ticket's estimated wait in this queue key (unset when
+	// its history is too thin).
+	Estimate *durationpb.Duration `protobuf:"bytes,8,opt,name=estimate,proto3" json:"estimate,omitempty"`
+	// When the range would reach the region by itself (unset: never).
+	Reached *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=reached,proto3" json:"reached,omitempty"`
+	// A choice offer: the value the ticket would add to its match option
+	// (the game modes or maps it accepts). Empty for a latency offer, as
+	// region is for a choice offer.
+	Option        string `protobuf:"bytes,10,opt,name=option,proto3" json:"option,omitempty"`
+	Value         string `protobuf:"bytes,11,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Offer) Reset() {
+	*x = Offer{}
+	mi := &file_cupid_v1_ticket_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Offer) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Offer) ProtoMessage() {}
+
+func (x *Offer) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_ticket_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Offer.ProtoReflect.Descriptor instead.
+func (*Offer) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *Offer) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Offer) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
+func (x *Offer) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *Offer) GetExtraMs() int32 {
+	if x != nil {
+		return x.ExtraMs
+	}
+	return 0
+}
+
+func (x *Offer) GetCandidates() int64 {
+	if x != nil {
+		return x.Candidates
+	}
+	return 0
+}
+
+func (x *Offer) GetPlayers() int64 {
+	if x != nil {
+		return x.Players
+	}
+	return 0
+}
+
+func (x *Offer) GetFormsMatch() bool {
+	if x != nil {
+		return x.FormsMatch
+	}
+	return false
+}
+
+func (x *Offer) GetEstimate() *durationpb.Duration {
+	if x != nil {
+		return x.Estimate
+	}
+	return nil
+}
+
+func (x *Offer) GetReached() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Reached
+	}
+	return nil
+}
+
+func (x *Offer) GetOption() string {
+	if x != nil {
+		return x.Option
+	}
+	return ""
+}
+
+func (x *Offer) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
 // RuleBlock says how many otherwise possible partners a rule keeps out.
 type RuleBlock struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -2021,7 +2290,7 @@ type RuleBlock struct {
 
 func (x *RuleBlock) Reset() {
 	*x = RuleBlock{}
-	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2033,7 +2302,7 @@ func (x *RuleBlock) String() string {
 func (*RuleBlock) ProtoMessage() {}
 
 func (x *RuleBlock) ProtoReflect() protoreflect.Message {
-	mi := &file_cupid_v1_ticket_proto_msgTypes[28]
+	mi := &file_cupid_v1_ticket_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2046,7 +2315,7 @@ func (x *RuleBlock) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RuleBlock.ProtoReflect.Descriptor instead.
 func (*RuleBlock) Descriptor() ([]byte, []int) {
-	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{28}
+	return file_cupid_v1_ticket_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *RuleBlock) GetRule() string {
@@ -2124,7 +2393,13 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x13CancelTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"@\n" +
 	"\x14CancelTicketResponse\x12(\n" +
-	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\"(\n" +
+	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\"?\n" +
+	"\x12AcceptOfferRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x19\n" +
+	"\boffer_id\x18\x02 \x01(\tR\aofferId\"f\n" +
+	"\x13AcceptOfferResponse\x12(\n" +
+	"\x06ticket\x18\x01 \x01(\v2\x10.cupid.v1.TicketR\x06ticket\x12%\n" +
+	"\x05offer\x18\x02 \x01(\v2\x0f.cupid.v1.OfferR\x05offer\"(\n" +
 	"\x14CancelTicketsRequest\x12\x10\n" +
 	"\x03ids\x18\x01 \x03(\tR\x03ids\"O\n" +
 	"\x15CancelTicketsResponse\x126\n" +
@@ -2163,7 +2438,7 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x12WatchTicketRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1b\n" +
 	"\tafter_seq\x18\x02 \x01(\x03R\bafterSeq\x12.\n" +
-	"\x13wait_for_assignment\x18\x03 \x01(\bR\x11waitForAssignment\"\xf1\x01\n" +
+	"\x13wait_for_assignment\x18\x03 \x01(\bR\x11waitForAssignment\"\xa5\x02\n" +
 	"\vTicketEvent\x12\x10\n" +
 	"\x03seq\x18\x01 \x01(\x03R\x03seq\x12\x1b\n" +
 	"\tticket_id\x18\x02 \x01(\tR\bticketId\x12\x12\n" +
@@ -2173,7 +2448,8 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x06reason\x18\x06 \x01(\tR\x06reason\x124\n" +
 	"\n" +
 	"assignment\x18\a \x01(\v2\x14.cupid.v1.AssignmentR\n" +
-	"assignment\"\xd9\x06\n" +
+	"assignment\x122\n" +
+	"\bestimate\x18\b \x01(\v2\x16.cupid.v1.WaitEstimateR\bestimate\"\xd9\x06\n" +
 	"\x06Ticket\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
 	"\x05queue\x18\x02 \x01(\tR\x05queue\x12\x18\n" +
@@ -2262,14 +2538,31 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\n" +
 	"PartsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xbd\x01\n" +
+	"\x05value\x18\x02 \x01(\x01R\x05value:\x028\x01\"\xe6\x01\n" +
 	"\x0fWaitExplanation\x12\x18\n" +
 	"\asummary\x18\x01 \x01(\tR\asummary\x12+\n" +
 	"\x06blocks\x18\x02 \x03(\v2\x13.cupid.v1.RuleBlockR\x06blocks\x12C\n" +
 	"\x0fnext_relaxation\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x0enextRelaxation\x12\x1e\n" +
 	"\n" +
 	"candidates\x18\x04 \x01(\x03R\n" +
-	"candidates\"S\n" +
+	"candidates\x12'\n" +
+	"\x06offers\x18\x05 \x03(\v2\x0f.cupid.v1.OfferR\x06offers\"\xd4\x02\n" +
+	"\x05Offer\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04text\x12\x16\n" +
+	"\x06region\x18\x03 \x01(\tR\x06region\x12\x19\n" +
+	"\bextra_ms\x18\x04 \x01(\x05R\aextraMs\x12\x1e\n" +
+	"\n" +
+	"candidates\x18\x05 \x01(\x03R\n" +
+	"candidates\x12\x18\n" +
+	"\aplayers\x18\x06 \x01(\x03R\aplayers\x12\x1f\n" +
+	"\vforms_match\x18\a \x01(\bR\n" +
+	"formsMatch\x125\n" +
+	"\bestimate\x18\b \x01(\v2\x19.google.protobuf.DurationR\bestimate\x124\n" +
+	"\areached\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\areached\x12\x16\n" +
+	"\x06option\x18\n" +
+	" \x01(\tR\x06option\x12\x14\n" +
+	"\x05value\x18\v \x01(\tR\x05value\"S\n" +
 	"\tRuleBlock\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1a\n" +
 	"\bexcluded\x18\x02 \x01(\x03R\bexcluded\x12\x16\n" +
@@ -2279,12 +2572,13 @@ const file_cupid_v1_ticket_proto_rawDesc = "" +
 	"\x14TICKET_STATE_WAITING\x10\x01\x12\x18\n" +
 	"\x14TICKET_STATE_MATCHED\x10\x02\x12\x1a\n" +
 	"\x16TICKET_STATE_CANCELLED\x10\x03\x12\x18\n" +
-	"\x14TICKET_STATE_EXPIRED\x10\x042\x8b\x05\n" +
+	"\x14TICKET_STATE_EXPIRED\x10\x042\xd9\x05\n" +
 	"\rTicketService\x12O\n" +
 	"\fCreateTicket\x12\x1d.cupid.v1.CreateTicketRequest\x1a\x1e.cupid.v1.CreateTicketResponse\"\x00\x12R\n" +
 	"\rCreateTickets\x12\x1e.cupid.v1.CreateTicketsRequest\x1a\x1f.cupid.v1.CreateTicketsResponse\"\x00\x12I\n" +
 	"\tGetTicket\x12\x1a.cupid.v1.GetTicketRequest\x1a\x1b.cupid.v1.GetTicketResponse\"\x03\x90\x02\x01\x12O\n" +
-	"\fCancelTicket\x12\x1d.cupid.v1.CancelTicketRequest\x1a\x1e.cupid.v1.CancelTicketResponse\"\x00\x12R\n" +
+	"\fCancelTicket\x12\x1d.cupid.v1.CancelTicketRequest\x1a\x1e.cupid.v1.CancelTicketResponse\"\x00\x12L\n" +
+	"\vAcceptOffer\x12\x1c.cupid.v1.AcceptOfferRequest\x1a\x1d.cupid.v1.AcceptOfferResponse\"\x00\x12R\n" +
 	"\rCancelTickets\x12\x1e.cupid.v1.CancelTicketsRequest\x1a\x1f.cupid.v1.CancelTicketsResponse\"\x00\x12O\n" +
 	"\vListTickets\x12\x1c.cupid.v1.ListTicketsRequest\x1a\x1d.cupid.v1.ListTicketsResponse\"\x03\x90\x02\x01\x12L\n" +
 	"\n" +
@@ -2304,7 +2598,7 @@ func file_cupid_v1_ticket_proto_rawDescGZIP() []byte {
 }
 
 var file_cupid_v1_ticket_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
+var file_cupid_v1_ticket_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_cupid_v1_ticket_proto_goTypes = []any{
 	(TicketState)(0),              // 0: cupid.v1.TicketState
 	(*Player)(nil),                // 1: cupid.v1.Player
@@ -2317,111 +2611,122 @@ var file_cupid_v1_ticket_proto_goTypes = []any{
 	(*GetTicketResponse)(nil),     // 8: cupid.v1.GetTicketResponse
 	(*CancelTicketRequest)(nil),   // 9: cupid.v1.CancelTicketRequest
 	(*CancelTicketResponse)(nil),  // 10: cupid.v1.CancelTicketResponse
-	(*CancelTicketsRequest)(nil),  // 11: cupid.v1.CancelTicketsRequest
-	(*CancelTicketsResponse)(nil), // 12: cupid.v1.CancelTicketsResponse
-	(*CancelTicketResult)(nil),    // 13: cupid.v1.CancelTicketResult
-	(*ListTicketsRequest)(nil),    // 14: cupid.v1.ListTicketsRequest
-	(*ListTicketsResponse)(nil),   // 15: cupid.v1.ListTicketsResponse
-	(*QueueStatsRequest)(nil),     // 16: cupid.v1.QueueStatsRequest
-	(*QueueStatsResponse)(nil),    // 17: cupid.v1.QueueStatsResponse
-	(*PoolStats)(nil),             // 18: cupid.v1.PoolStats
-	(*WatchTicketRequest)(nil),    // 19: cupid.v1.WatchTicketRequest
-	(*TicketEvent)(nil),           // 20: cupid.v1.TicketEvent
-	(*Ticket)(nil),                // 21: cupid.v1.Ticket
-	(*WaitEstimate)(nil),          // 22: cupid.v1.WaitEstimate
-	(*Assignment)(nil),            // 23: cupid.v1.Assignment
-	(*Match)(nil),                 // 24: cupid.v1.Match
-	(*Leaver)(nil),                // 25: cupid.v1.Leaver
-	(*Team)(nil),                  // 26: cupid.v1.Team
-	(*Quality)(nil),               // 27: cupid.v1.Quality
-	(*WaitExplanation)(nil),       // 28: cupid.v1.WaitExplanation
-	(*RuleBlock)(nil),             // 29: cupid.v1.RuleBlock
-	nil,                           // 30: cupid.v1.Player.AttributesEntry
-	nil,                           // 31: cupid.v1.CreateTicketRequest.LatenciesEntry
-	nil,                           // 32: cupid.v1.CreateTicketRequest.AttributesEntry
-	nil,                           // 33: cupid.v1.Ticket.LatenciesEntry
-	nil,                           // 34: cupid.v1.Ticket.AttributesEntry
-	nil,                           // 35: cupid.v1.Assignment.ConnectionEntry
-	nil,                           // 36: cupid.v1.Match.RolesEntry
-	nil,                           // 37: cupid.v1.Match.BackfillOptionsEntry
-	nil,                           // 38: cupid.v1.Quality.PartsEntry
-	(*durationpb.Duration)(nil),   // 39: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 40: google.protobuf.Timestamp
-	(*structpb.Value)(nil),        // 41: google.protobuf.Value
-	(*structpb.ListValue)(nil),    // 42: google.protobuf.ListValue
+	(*AcceptOfferRequest)(nil),    // 11: cupid.v1.AcceptOfferRequest
+	(*AcceptOfferResponse)(nil),   // 12: cupid.v1.AcceptOfferResponse
+	(*CancelTicketsRequest)(nil),  // 13: cupid.v1.CancelTicketsRequest
+	(*CancelTicketsResponse)(nil), // 14: cupid.v1.CancelTicketsResponse
+	(*CancelTicketResult)(nil),    // 15: cupid.v1.CancelTicketResult
+	(*ListTicketsRequest)(nil),    // 16: cupid.v1.ListTicketsRequest
+	(*ListTicketsResponse)(nil),   // 17: cupid.v1.ListTicketsResponse
+	(*QueueStatsRequest)(nil),     // 18: cupid.v1.QueueStatsRequest
+	(*QueueStatsResponse)(nil),    // 19: cupid.v1.QueueStatsResponse
+	(*PoolStats)(nil),             // 20: cupid.v1.PoolStats
+	(*WatchTicketRequest)(nil),    // 21: cupid.v1.WatchTicketRequest
+	(*TicketEvent)(nil),           // 22: cupid.v1.TicketEvent
+	(*Ticket)(nil),                // 23: cupid.v1.Ticket
+	(*WaitEstimate)(nil),          // 24: cupid.v1.WaitEstimate
+	(*Assignment)(nil),            // 25: cupid.v1.Assignment
+	(*Match)(nil),                 // 26: cupid.v1.Match
+	(*Leaver)(nil),                // 27: cupid.v1.Leaver
+	(*Team)(nil),                  // 28: cupid.v1.Team
+	(*Quality)(nil),               // 29: cupid.v1.Quality
+	(*WaitExplanation)(nil),       // 30: cupid.v1.WaitExplanation
+	(*Offer)(nil),                 // 31: cupid.v1.Offer
+	(*RuleBlock)(nil),             // 32: cupid.v1.RuleBlock
+	nil,                           // 33: cupid.v1.Player.AttributesEntry
+	nil,                           // 34: cupid.v1.CreateTicketRequest.LatenciesEntry
+	nil,                           // 35: cupid.v1.CreateTicketRequest.AttributesEntry
+	nil,                           // 36: cupid.v1.Ticket.LatenciesEntry
+	nil,                           // 37: cupid.v1.Ticket.AttributesEntry
+	nil,                           // 38: cupid.v1.Assignment.ConnectionEntry
+	nil,                           // 39: cupid.v1.Match.RolesEntry
+	nil,                           // 40: cupid.v1.Match.BackfillOptionsEntry
+	nil,                           // 41: cupid.v1.Quality.PartsEntry
+	(*durationpb.Duration)(nil),   // 42: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 43: google.protobuf.Timestamp
+	(*structpb.Value)(nil),        // 44: google.protobuf.Value
+	(*structpb.ListValue)(nil),    // 45: google.protobuf.ListValue
 }
 var file_cupid_v1_ticket_proto_depIdxs = []int32{
-	30, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
+	33, // 0: cupid.v1.Player.attributes:type_name -> cupid.v1.Player.AttributesEntry
 	1,  // 1: cupid.v1.CreateTicketRequest.players:type_name -> cupid.v1.Player
-	31, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
-	32, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
+	34, // 2: cupid.v1.CreateTicketRequest.latencies:type_name -> cupid.v1.CreateTicketRequest.LatenciesEntry
+	35, // 3: cupid.v1.CreateTicketRequest.attributes:type_name -> cupid.v1.CreateTicketRequest.AttributesEntry
 	2,  // 4: cupid.v1.CreateTicketsRequest.tickets:type_name -> cupid.v1.CreateTicketRequest
 	5,  // 5: cupid.v1.CreateTicketsResponse.results:type_name -> cupid.v1.CreateTicketResult
-	21, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
-	21, // 7: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	21, // 8: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	21, // 9: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
-	13, // 10: cupid.v1.CancelTicketsResponse.results:type_name -> cupid.v1.CancelTicketResult
-	21, // 11: cupid.v1.CancelTicketResult.ticket:type_name -> cupid.v1.Ticket
-	0,  // 12: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
-	21, // 13: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
-	18, // 14: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
-	39, // 15: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
-	22, // 16: cupid.v1.PoolStats.estimate:type_name -> cupid.v1.WaitEstimate
-	40, // 17: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
-	24, // 18: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
-	23, // 19: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
-	1,  // 20: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
-	33, // 21: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
-	34, // 22: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
-	0,  // 23: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
-	40, // 24: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
-	40, // 25: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
-	39, // 26: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
-	24, // 27: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
-	28, // 28: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
-	22, // 29: cupid.v1.Ticket.estimate:type_name -> cupid.v1.WaitEstimate
-	39, // 30: cupid.v1.WaitEstimate.expected:type_name -> google.protobuf.Duration
-	39, // 31: cupid.v1.WaitEstimate.low:type_name -> google.protobuf.Duration
-	39, // 32: cupid.v1.WaitEstimate.high:type_name -> google.protobuf.Duration
-	35, // 33: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
-	40, // 34: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
-	26, // 35: cupid.v1.Match.teams:type_name -> cupid.v1.Team
-	27, // 36: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
-	40, // 37: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
-	36, // 38: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
-	25, // 39: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
-	37, // 40: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
-	40, // 41: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
-	40, // 42: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
-	38, // 43: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
-	29, // 44: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
-	40, // 45: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
-	41, // 46: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
-	41, // 47: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
-	41, // 48: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
-	42, // 49: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
-	2,  // 50: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
-	3,  // 51: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
-	7,  // 52: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
-	9,  // 53: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
-	11, // 54: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
-	14, // 55: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
-	16, // 56: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
-	19, // 57: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
-	6,  // 58: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
-	4,  // 59: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
-	8,  // 60: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
-	10, // 61: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
-	12, // 62: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
-	15, // 63: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
-	17, // 64: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
-	20, // 65: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
-	58, // [58:66] is the sub-list for method output_type
-	50, // [50:58] is the sub-list for method input_type
-	50, // [50:50] is the sub-list for extension type_name
-	50, // [50:50] is the sub-list for extension extendee
-	0,  // [0:50] is the sub-list for field type_name
+	23, // 6: cupid.v1.CreateTicketResult.ticket:type_name -> cupid.v1.Ticket
+	23, // 7: cupid.v1.CreateTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	23, // 8: cupid.v1.GetTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	23, // 9: cupid.v1.CancelTicketResponse.ticket:type_name -> cupid.v1.Ticket
+	23, // 10: cupid.v1.AcceptOfferResponse.ticket:type_name -> cupid.v1.Ticket
+	31, // 11: cupid.v1.AcceptOfferResponse.offer:type_name -> cupid.v1.Offer
+	15, // 12: cupid.v1.CancelTicketsResponse.results:type_name -> cupid.v1.CancelTicketResult
+	23, // 13: cupid.v1.CancelTicketResult.ticket:type_name -> cupid.v1.Ticket
+	0,  // 14: cupid.v1.ListTicketsRequest.state:type_name -> cupid.v1.TicketState
+	23, // 15: cupid.v1.ListTicketsResponse.tickets:type_name -> cupid.v1.Ticket
+	20, // 16: cupid.v1.QueueStatsResponse.pools:type_name -> cupid.v1.PoolStats
+	42, // 17: cupid.v1.PoolStats.oldest_wait:type_name -> google.protobuf.Duration
+	24, // 18: cupid.v1.PoolStats.estimate:type_name -> cupid.v1.WaitEstimate
+	43, // 19: cupid.v1.TicketEvent.at:type_name -> google.protobuf.Timestamp
+	26, // 20: cupid.v1.TicketEvent.match:type_name -> cupid.v1.Match
+	25, // 21: cupid.v1.TicketEvent.assignment:type_name -> cupid.v1.Assignment
+	24, // 22: cupid.v1.TicketEvent.estimate:type_name -> cupid.v1.WaitEstimate
+	1,  // 23: cupid.v1.Ticket.players:type_name -> cupid.v1.Player
+	36, // 24: cupid.v1.Ticket.latencies:type_name -> cupid.v1.Ticket.LatenciesEntry
+	37, // 25: cupid.v1.Ticket.attributes:type_name -> cupid.v1.Ticket.AttributesEntry
+	0,  // 26: cupid.v1.Ticket.state:type_name -> cupid.v1.TicketState
+	43, // 27: cupid.v1.Ticket.created_at:type_name -> google.protobuf.Timestamp
+	43, // 28: cupid.v1.Ticket.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 29: cupid.v1.Ticket.waited:type_name -> google.protobuf.Duration
+	26, // 30: cupid.v1.Ticket.match:type_name -> cupid.v1.Match
+	30, // 31: cupid.v1.Ticket.why:type_name -> cupid.v1.WaitExplanation
+	24, // 32: cupid.v1.Ticket.estimate:type_name -> cupid.v1.WaitEstimate
+	42, // 33: cupid.v1.WaitEstimate.expected:type_name -> google.protobuf.Duration
+	42, // 34: cupid.v1.WaitEstimate.low:type_name -> google.protobuf.Duration
+	42, // 35: cupid.v1.WaitEstimate.high:type_name -> google.protobuf.Duration
+	38, // 36: cupid.v1.Assignment.connection:type_name -> cupid.v1.Assignment.ConnectionEntry
+	43, // 37: cupid.v1.Assignment.assigned_at:type_name -> google.protobuf.Timestamp
+	28, // 38: cupid.v1.Match.teams:type_name -> cupid.v1.Team
+	29, // 39: cupid.v1.Match.quality:type_name -> cupid.v1.Quality
+	43, // 40: cupid.v1.Match.created_at:type_name -> google.protobuf.Timestamp
+	39, // 41: cupid.v1.Match.roles:type_name -> cupid.v1.Match.RolesEntry
+	27, // 42: cupid.v1.Match.left:type_name -> cupid.v1.Leaver
+	40, // 43: cupid.v1.Match.backfill_options:type_name -> cupid.v1.Match.BackfillOptionsEntry
+	43, // 44: cupid.v1.Match.accept_by:type_name -> google.protobuf.Timestamp
+	43, // 45: cupid.v1.Leaver.at:type_name -> google.protobuf.Timestamp
+	41, // 46: cupid.v1.Quality.parts:type_name -> cupid.v1.Quality.PartsEntry
+	32, // 47: cupid.v1.WaitExplanation.blocks:type_name -> cupid.v1.RuleBlock
+	43, // 48: cupid.v1.WaitExplanation.next_relaxation:type_name -> google.protobuf.Timestamp
+	31, // 49: cupid.v1.WaitExplanation.offers:type_name -> cupid.v1.Offer
+	42, // 50: cupid.v1.Offer.estimate:type_name -> google.protobuf.Duration
+	43, // 51: cupid.v1.Offer.reached:type_name -> google.protobuf.Timestamp
+	44, // 52: cupid.v1.Player.AttributesEntry.value:type_name -> google.protobuf.Value
+	44, // 53: cupid.v1.CreateTicketRequest.AttributesEntry.value:type_name -> google.protobuf.Value
+	44, // 54: cupid.v1.Ticket.AttributesEntry.value:type_name -> google.protobuf.Value
+	45, // 55: cupid.v1.Match.BackfillOptionsEntry.value:type_name -> google.protobuf.ListValue
+	2,  // 56: cupid.v1.TicketService.CreateTicket:input_type -> cupid.v1.CreateTicketRequest
+	3,  // 57: cupid.v1.TicketService.CreateTickets:input_type -> cupid.v1.CreateTicketsRequest
+	7,  // 58: cupid.v1.TicketService.GetTicket:input_type -> cupid.v1.GetTicketRequest
+	9,  // 59: cupid.v1.TicketService.CancelTicket:input_type -> cupid.v1.CancelTicketRequest
+	11, // 60: cupid.v1.TicketService.AcceptOffer:input_type -> cupid.v1.AcceptOfferRequest
+	13, // 61: cupid.v1.TicketService.CancelTickets:input_type -> cupid.v1.CancelTicketsRequest
+	16, // 62: cupid.v1.TicketService.ListTickets:input_type -> cupid.v1.ListTicketsRequest
+	18, // 63: cupid.v1.TicketService.QueueStats:input_type -> cupid.v1.QueueStatsRequest
+	21, // 64: cupid.v1.TicketService.WatchTicket:input_type -> cupid.v1.WatchTicketRequest
+	6,  // 65: cupid.v1.TicketService.CreateTicket:output_type -> cupid.v1.CreateTicketResponse
+	4,  // 66: cupid.v1.TicketService.CreateTickets:output_type -> cupid.v1.CreateTicketsResponse
+	8,  // 67: cupid.v1.TicketService.GetTicket:output_type -> cupid.v1.GetTicketResponse
+	10, // 68: cupid.v1.TicketService.CancelTicket:output_type -> cupid.v1.CancelTicketResponse
+	12, // 69: cupid.v1.TicketService.AcceptOffer:output_type -> cupid.v1.AcceptOfferResponse
+	14, // 70: cupid.v1.TicketService.CancelTickets:output_type -> cupid.v1.CancelTicketsResponse
+	17, // 71: cupid.v1.TicketService.ListTickets:output_type -> cupid.v1.ListTicketsResponse
+	19, // 72: cupid.v1.TicketService.QueueStats:output_type -> cupid.v1.QueueStatsResponse
+	22, // 73: cupid.v1.TicketService.WatchTicket:output_type -> cupid.v1.TicketEvent
+	65, // [65:74] is the sub-list for method output_type
+	56, // [56:65] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_ticket_proto_init() }
@@ -2435,7 +2740,7 @@ func file_cupid_v1_ticket_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_ticket_proto_rawDesc), len(file_cupid_v1_ticket_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   38,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

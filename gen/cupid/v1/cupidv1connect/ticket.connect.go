@@ -44,6 +44,9 @@ const (
 	// TicketServiceCancelTicketProcedure is the fully-qualified name of the TicketService's
 	// CancelTicket RPC.
 	TicketServiceCancelTicketProcedure = "/cupid.v1.TicketService/CancelTicket"
+	// TicketServiceAcceptOfferProcedure is the fully-qualified name of the TicketService's AcceptOffer
+	// RPC.
+	TicketServiceAcceptOfferProcedure = "/cupid.v1.TicketService/AcceptOffer"
 	// TicketServiceCancelTicketsProcedure is the fully-qualified name of the TicketService's
 	// CancelTickets RPC.
 	TicketServiceCancelTicketsProcedure = "/cupid.v1.TicketService/CancelTickets"
@@ -76,6 +79,11 @@ type TicketServiceClient interface {
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
 	// CancelTicket takes a waiting ticket out of its pool.
 	CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error)
+	// AcceptOffer has a waiting ticket accept one of the offers its `why`
+	// lists (WaitExplanation.offers): the ticket is changed as the offer says
+	// and keeps its id, its creation time and so its age. An offer that no
+	// longer holds is refused with failed_precondition.
+	AcceptOffer(context.Context, *connect.Request[v1.AcceptOfferRequest]) (*connect.Response[v1.AcceptOfferResponse], error)
 	// CancelTickets cancels up to 1,000 tickets in one call. Each ticket has
 	// its own result, in request order: one that cannot be cancelled (its
 	// error names it as ids[3]) does not stop the others.
@@ -127,6 +135,12 @@ func NewTicketServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(ticketServiceMethods.ByName("CancelTicket")),
 			connect.WithClientOptions(opts...),
 		),
+		acceptOffer: connect.NewClient[v1.AcceptOfferRequest, v1.AcceptOfferResponse](
+			httpClient,
+			baseURL+TicketServiceAcceptOfferProcedure,
+			connect.WithSchema(ticketServiceMethods.ByName("AcceptOffer")),
+			connect.WithClientOptions(opts...),
+		),
 		cancelTickets: connect.NewClient[v1.CancelTicketsRequest, v1.CancelTicketsResponse](
 			httpClient,
 			baseURL+TicketServiceCancelTicketsProcedure,
@@ -162,6 +176,7 @@ type ticketServiceClient struct {
 	createTickets *connect.Client[v1.CreateTicketsRequest, v1.CreateTicketsResponse]
 	getTicket     *connect.Client[v1.GetTicketRequest, v1.GetTicketResponse]
 	cancelTicket  *connect.Client[v1.CancelTicketRequest, v1.CancelTicketResponse]
+	acceptOffer   *connect.Client[v1.AcceptOfferRequest, v1.AcceptOfferResponse]
 	cancelTickets *connect.Client[v1.CancelTicketsRequest, v1.CancelTicketsResponse]
 	listTickets   *connect.Client[v1.ListTicketsRequest, v1.ListTicketsResponse]
 	queueStats    *connect.Client[v1.QueueStatsRequest, v1.QueueStatsResponse]
@@ -186,6 +201,11 @@ func (c *ticketServiceClient) GetTicket(ctx context.Context, req *connect.Reques
 // CancelTicket calls cupid.v1.TicketService.CancelTicket.
 func (c *ticketServiceClient) CancelTicket(ctx context.Context, req *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error) {
 	return c.cancelTicket.CallUnary(ctx, req)
+}
+
+// AcceptOffer calls cupid.v1.TicketService.AcceptOffer.
+func (c *ticketServiceClient) AcceptOffer(ctx context.Context, req *connect.Request[v1.AcceptOfferRequest]) (*connect.Response[v1.AcceptOfferResponse], error) {
+	return c.acceptOffer.CallUnary(ctx, req)
 }
 
 // CancelTickets calls cupid.v1.TicketService.CancelTickets.
@@ -226,6 +246,11 @@ type TicketServiceHandler interface {
 	GetTicket(context.Context, *connect.Request[v1.GetTicketRequest]) (*connect.Response[v1.GetTicketResponse], error)
 	// CancelTicket takes a waiting ticket out of its pool.
 	CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error)
+	// AcceptOffer has a waiting ticket accept one of the offers its `why`
+	// lists (WaitExplanation.offers): the ticket is changed as the offer says
+	// and keeps its id, its creation time and so its age. An offer that no
+	// longer holds is refused with failed_precondition.
+	AcceptOffer(context.Context, *connect.Request[v1.AcceptOfferRequest]) (*connect.Response[v1.AcceptOfferResponse], error)
 	// CancelTickets cancels up to 1,000 tickets in one call. Each ticket has
 	// its own result, in request order: one that cannot be cancelled (its
 	// error names it as ids[3]) does not stop the others.
@@ -273,6 +298,12 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(ticketServiceMethods.ByName("CancelTicket")),
 		connect.WithHandlerOptions(opts...),
 	)
+	ticketServiceAcceptOfferHandler := connect.NewUnaryHandler(
+		TicketServiceAcceptOfferProcedure,
+		svc.AcceptOffer,
+		connect.WithSchema(ticketServiceMethods.ByName("AcceptOffer")),
+		connect.WithHandlerOptions(opts...),
+	)
 	ticketServiceCancelTicketsHandler := connect.NewUnaryHandler(
 		TicketServiceCancelTicketsProcedure,
 		svc.CancelTickets,
@@ -309,6 +340,8 @@ func NewTicketServiceHandler(svc TicketServiceHandler, opts ...connect.HandlerOp
 			ticketServiceGetTicketHandler.ServeHTTP(w, r)
 		case TicketServiceCancelTicketProcedure:
 			ticketServiceCancelTicketHandler.ServeHTTP(w, r)
+		case TicketServiceAcceptOfferProcedure:
+			ticketServiceAcceptOfferHandler.ServeHTTP(w, r)
 		case TicketServiceCancelTicketsProcedure:
 			ticketServiceCancelTicketsHandler.ServeHTTP(w, r)
 		case TicketServiceListTicketsProcedure:
@@ -340,6 +373,10 @@ func (UnimplementedTicketServiceHandler) GetTicket(context.Context, *connect.Req
 
 func (UnimplementedTicketServiceHandler) CancelTicket(context.Context, *connect.Request[v1.CancelTicketRequest]) (*connect.Response[v1.CancelTicketResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.CancelTicket is not implemented"))
+}
+
+func (UnimplementedTicketServiceHandler) AcceptOffer(context.Context, *connect.Request[v1.AcceptOfferRequest]) (*connect.Response[v1.AcceptOfferResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.TicketService.AcceptOffer is not implemented"))
 }
 
 func (UnimplementedTicketServiceHandler) CancelTickets(context.Context, *connect.Request[v1.CancelTicketsRequest]) (*connect.Response[v1.CancelTicketsResponse], error) {

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"fmt"
+	"time"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/encounter"
+)
+
+// Encounters configures the history of who met whom (docs/encounters.md):
+// how much of it each player keeps, and the real-time queues whose
+// matches are recorded and whose tickets carry their players' lists.
+type Encounters struct {
+	// Recent and Horizon bound a player's history: his last Recent
+	// encounters, none older than Horizon (200 and 30 days when zero).
+	Recent  int      `yaml:"recent"`
+	Horizon Duration `yaml:"horizon"`
+	// Queues are the real-time queues the history serves.
+	Queues []EncounterQueue `yaml:"queues"`
+	// Opponents are the opponent finders that read and write it.
+	Opponents []EncounterFinder `yaml:"opponents"`
+}
+
+// EncounterFinder is an opponent finder whose confirmed attacks are
+// recorded and whose queries keep blocked players apart.
+type EncounterFinder struct {
+	Name string `yaml:"name"`
+	// NotSameDefenderWithin keeps a defender out of an attacker's offers
+	// for this long after he attacked him; 0 allows him again at once.
+	NotSameDefenderWithin Duration `yaml:"not_same_defender_within"`
+}
+
+// EncounterQueue is a real-time queue whose matches are recorded and
+// whose tickets get their players' blocked, avoided and met lists.
+type EncounterQueue struct {
+	Name string `yaml:"name"`
+	// MetWithin fills each player's "met" list with the opponents he met
+	// in this queue within it; none when zero.
+	MetWithin Duration `yaml:"met_within"`
+}
+
+// Window is the history's bounds with the defaults filled in.
+func (e *Encounters) Window() encounter.Window {
+	w := encounter.DefaultWindow
+	if e.Recent != 0 {
+		w.Recent = e.Recent
+	}
+	if e.Horizon != 0 {
+		w.Horizon = time.Duration(e.Horizon)
+	}
+	return w
+}
+
+// checkEncounters validates the section and its queues' names.
+func (c *Config) checkEncounters(doc *document) {
+	e := c.Encounters
+	if e == nil {
+		return
+	}
+	if err := e.Window().Check(); err != nil {
+		doc.report(cupid.Within("encounters", err))
+	}
+	queues := map[string]bool{}
+	for _, q := range c.Queues {
+		queues[q.Name] = true
+	}
+	seen := map[string]bool{}
+	for i, q := range e.Queues {
+		field := fmt.Sprintf("encounters.queues[%d]", i)
+		switch {
+		case q.Name == "":
+			doc.report(cupid.Invalid(field+".name", "required: a queue under queues"))
+		case !queues[q.Name]:
+			doc.report(cupid.Invalid(field+".name", "no queue %q under queues", q.Name))
+		case seen[q.Name]:
+			doc.report(cupid.Invalid(field+".name", "queue %q is named twice", q.Name))
+		}
+		seen[q.Name] = true
+		if q.MetWithin < 0 || time.Duration(q.MetWithin) > e.Window().Horizon {
+			doc.report(cupid.Invalid(field+".met_within", "must be between 0 and the history's horizon (%s)", e.Window().Horizon))
+		}
+	}
+	finders := map[string]bool{}
+	for _, f := range c.Opponents {
+		finders[f.Name] = true
+	}
+	seen = map[string]bool{}
+	for i, f := range e.Opponents {
+		field := fmt.Sprintf("encounters.opponents[%d]", i)
+		switch {
+		case f.Name == "":
+			doc.report(cupid.Invalid(field+".name", "required: a finder under opponents"))
+		case !finders[f.Name]:
+			doc.report(cupid.Invalid(field+".name", "no opponent finder %q under opponents", f.Name))
+		case seen[f.Name]:
+			doc.report(cupid.Invalid(field+".name", "finder %q is named twice", f.Name))
+		}
+		seen[f.Name] = true
+		if f.NotSameDefenderWithin < 0 || time.Duration(f.NotSameDefenderWithin) > e.Window().Horizon {
+			doc.report(cupid.Invalid(field+".not_same_defender_within", "must be between 0 and the history's horizon (%s)", e.Window().Horizon))
+		}
+	}
+}
