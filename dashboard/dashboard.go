@@ -182,6 +182,8 @@ func newServer(o Options) (http.Handler, *server) {
 	mux.HandleFunc("GET "+APIPrefix+"history", s.history)
 	mux.HandleFunc("GET "+APIPrefix+"nodes", s.nodes)
 	mux.HandleFunc("GET "+APIPrefix+"retention", s.retention)
+	mux.HandleFunc("GET "+APIPrefix+"rollouts", s.rollouts)
+	mux.HandleFunc("POST "+APIPrefix+"actions/canary", s.canaryAction)
 	mux.HandleFunc(APIPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cupid.NotFound("", "no dashboard endpoint %s %s", r.Method, r.URL.Path), 0)
 	})

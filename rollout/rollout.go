@@ -142,6 +142,7 @@ type Ring struct {
 	waitNext int
 	quals    [Kept]sample
 	qualNext int
+	records  uint64
 }
 
 type sample struct {
@@ -152,6 +153,7 @@ type sample struct {
 // Match records a match at now: its quality and its tickets' waits.
 func (r *Ring) Match(now time.Time, quality float64, waits []time.Duration) {
 	at := now.UnixNano()
+	r.records++
 	for _, w := range waits {
 		if w < 0 {
 			continue // unknown

@@ -174,7 +174,7 @@ func TestDashboardActionsNeedAnAdminKey(t *testing.T) {
 		{"a tickets key", "cupid_sk_tickets", http.StatusForbidden, "permission_denied"},
 		{"ann's own token", playerToken(t, "ann"), http.StatusForbidden, "permission_denied"},
 	} {
-		for _, path := range []string{"actions/cancel", "actions/release", "actions/event", "actions/rebalance"} {
+		for _, path := range []string{"actions/cancel", "actions/release", "actions/event", "actions/rebalance", "actions/canary"} {
 			if status, out := post(c.key, path, cancel); status != c.status || out["code"] != c.code {
 				t.Fatalf("%s, %s: %d %v, want %d %s", c.who, path, status, out, c.status, c.code)
 			}

@@ -8,9 +8,10 @@ import * as events from './pages/events.js';
 import * as finders from './pages/finders.js';
 import * as lobbies from './pages/lobbies.js';
 import * as ops from './pages/ops.js';
+import * as rollouts from './pages/rollouts.js';
 import * as parties from './pages/parties.js';
 
-const pages = { queues, tickets, rulesets, events, finders, lobbies, parties, ops };
+const pages = { queues, tickets, rulesets, rollouts, events, finders, lobbies, parties, ops };
 const keyName = 'cupid-dashboard-key';
 
 // ApiError carries the server's {code, field, message} and its problems.

@@ -50,6 +50,13 @@ type canaryRun struct {
 	decided time.Time
 	// live and canary are both sides' matches since started.
 	live, canary rollout.Ring
+	// owned is whether this node ran the queue at the guards' last pass,
+	// under the fence ownedBy: when it starts to (or its lease changed
+	// hands meanwhile), it reads the rings' saved window (window.go);
+	// saved is the rings' record count when they were last saved.
+	owned   bool
+	ownedBy cupid.Fence
+	saved   uint64
 }
 
 func canaryFromDoc(d rolloutDoc, cq *queue) *canaryRun {
@@ -173,6 +180,8 @@ func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStat
 	if len(probs) > 0 {
 		return nil, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	now := s.now().UTC()
 	c := &canaryRun{queue: o.Queue, source: o.Ruleset, rules: cq.rules, check: cq.check, share: o.Share, guard: o.Guard,
 		started: now, state: canaryRunning}
@@ -280,8 +289,14 @@ func (s *Service) CheckCanaries(ctx context.Context) {
 	s.roll.mu.Unlock()
 	for _, q := range queues {
 		if s.runsElsewhere(q) {
+			s.roll.mu.Lock()
+			if c := s.roll.canaries[q]; c != nil {
+				c.owned = false
+			}
+			s.roll.mu.Unlock()
 			continue
 		}
+		s.loadWindow(ctx, q)
 		s.roll.mu.Lock()
 		c := s.roll.canaries[q]
 		if c == nil || c.state != canaryRunning {
@@ -329,6 +344,8 @@ func (s *Service) decideCanary(ctx context.Context, queue, state, reason string)
 	if s.queue(queue) == nil {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	now := s.now().UTC()
 	s.roll.mu.Lock()
 	c := s.roll.canaries[queue]

@@ -3,6 +3,7 @@ package ticketsvc
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -97,11 +98,24 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 		t.Fatalf("before the minimum sample: %+v", st)
 	}
 
-	// A restart in the middle: the canary resumes, a waiting canary
-	// ticket goes back to the candidate's pool.
+	before := st
+
+	// A restart in the middle: the canary resumes with its guard window
+	// (window.go), a waiting canary ticket goes back to the candidate's
+	// pool.
 	h.Close()
 	h2 := start(t, store, queues(0))
 	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
+	h2.CheckCanaries(ctx)
+	st, _ = h2.CanaryStatus(ctx, "duel")
+	same := func(a, b rollout.Figures) bool { // qualities are saved to a thousandth
+		ok := math.Abs(a.MeanQuality-b.MeanQuality) < 0.001
+		a.MeanQuality, b.MeanQuality = 0, 0
+		return ok && a == b
+	}
+	if st.Live.Samples == 0 || !same(st.Live, before.Live) || !same(st.Canary, before.Canary) {
+		t.Fatalf("the guard window after the restart: live %+v canary %+v, before it live %+v canary %+v", st.Live, st.Canary, before.Live, before.Canary)
+	}
 	pairs(t, h2, ps, 5)
 	h2.CheckCanaries(ctx)
 	st, err = h2.CanaryStatus(ctx, "duel")

@@ -148,7 +148,13 @@ func (s *Service) Lose(name string) {
 	if !ok {
 		return
 	}
+	fence, held := s.fenceOf(queue)
 	s.stopQueue(queue)
+	if held { // the canary's guard window, for the next runner (window.go)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		s.saveWindow(ctx, queue, fence)
+		cancel()
+	}
 	s.log.Info("stopped running a queue's pools", "queue", queue)
 }
 

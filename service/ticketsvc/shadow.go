@@ -280,6 +280,8 @@ func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowRepo
 	if len(probs) > 0 {
 		return nil, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	now := s.now().UTC()
 	r := newShadowRun(o.Queue, o.Ruleset, cq.rules, o.SkillAttribute, now, int64(s.seed))
 	if err := s.roll.addShadow(r); err != nil {
@@ -306,11 +308,25 @@ func (s *Service) attachShadow(r *shadowRun) {
 	}
 }
 
+// detachShadow forgets a shadow and takes its pools off the live ones.
+func (s *Service) detachShadow(r *shadowRun) {
+	s.roll.removeShadow(r.queue, r)
+	for _, p := range s.livePools(r.queue, "") {
+		p.do(func(p *pool) {
+			if p.shadow != nil && p.shadow.run == r {
+				p.shadow = nil
+			}
+		})
+	}
+}
+
 // StopShadow ends a queue's shadow; its figures are gone with it.
 func (s *Service) StopShadow(ctx context.Context, queue, reason string) error {
 	if err := checkReason(reason); err != nil {
 		return err
 	}
+	s.roll.change.Lock()
+	defer s.roll.change.Unlock()
 	r := s.roll.shadow(queue)
 	if r == nil {
 		return cupid.NotFound("queue", "queue %q has no shadow", queue)
@@ -318,14 +334,7 @@ func (s *Service) StopShadow(ctx context.Context, queue, reason string) error {
 	if err := s.roll.remove(ctx, shadowKind, queue); err != nil {
 		return s.storeError(err)
 	}
-	s.roll.removeShadow(queue, r)
-	for _, p := range s.livePools(queue, "") {
-		p.do(func(p *pool) {
-			if p.shadow != nil && p.shadow.run == r {
-				p.shadow = nil
-			}
-		})
-	}
+	s.detachShadow(r)
 	s.noteDecision(ctx, queue, "shadow-stop", r.source, reasonOr(reason, "stopped by the operator"))
 	s.log.Info("shadow stopped", "queue", queue)
 	return nil
