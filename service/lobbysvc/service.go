@@ -93,6 +93,10 @@ type Service struct {
 	epoch     context.Context
 	stopEpoch context.CancelFunc
 	fence     cupid.Fence
+	// loading is true while RunEvents reads the stored lobbies (guarded by
+	// mu): a lobby not read yet is then "try again", not "not found", and
+	// no one may take a host's or player's place that a stored lobby holds.
+	loading bool
 	ctx       context.Context
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
@@ -210,7 +214,13 @@ func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
 	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
 	s.fence = fence
+	s.loading = true
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.loading = false
+		s.mu.Unlock()
+	}()
 	return s.Start(ctx)
 }
 
@@ -299,7 +309,7 @@ func (s *Service) CreateLobby(ctx context.Context, req NewLobby) (*View, error) 
 	l, evs, err := lobby.New(id.String(), code, req.Host, req.HostAttributes, req.Settings, s.limits, now)
 	switch {
 	case err != nil:
-	case s.epoch.Err() != nil:
+	case s.epoch.Err() != nil || s.loading:
 		err = errShuttingDown
 	case s.byPlayer[req.Host] != "":
 		err = cupid.Errorf(cupid.CodeAlreadyExists, "host", "player %s is already in lobby %s: leave it first", req.Host, s.byPlayer[req.Host])
@@ -368,7 +378,7 @@ func (s *Service) lookup(field, id string) (*entry, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.epoch.Err() != nil {
+	if s.epoch.Err() != nil || s.loading {
 		return nil, errShuttingDown
 	}
 	e := s.lobbies[id]
@@ -696,7 +706,7 @@ func (s *Service) ListLobbies(ctx context.Context, f lobby.Filter, cursor string
 		return nil, cupid.Invalid("cursor", "not a cursor this server gave")
 	}
 	s.mu.Lock()
-	if s.epoch.Err() != nil {
+	if s.epoch.Err() != nil || s.loading {
 		s.mu.Unlock()
 		return nil, errShuttingDown
 	}
