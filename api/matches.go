@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -249,5 +250,20 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 		c.CloseNow()
 		return
 	}
+	var e *cupid.Error
+	if errors.As(err, &e) && e.Code == cupid.CodeOutOfRange {
+		// Not "try again later": the same after_seq would be refused
+		// again. The reason leads with the number, which a long message
+		// cut to a close frame's size could lose.
+		c.Close(StatusOutOfRange, fmt.Sprintf("out_of_range: resume after %d", e.ResumeAfter))
+		return
+	}
 	c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
 }
+
+// StatusOutOfRange closes a match WebSocket whose after_seq is older than
+// the match log keeps (retention removed events after it); the reason is
+// "out_of_range: resume after N", N being what ResumeAfterHeader carries
+// on WatchMatches. 4000 and up are the application's codes; 4400 mirrors
+// the HTTP status out_of_range has elsewhere (400).
+const StatusOutOfRange websocket.StatusCode = 4400

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 )
@@ -92,5 +93,68 @@ func TestMigrations(t *testing.T) {
 	}
 	if _, err := Open(ctx, other); err == nil || !strings.Contains(err.Error(), "not one this build of Cupid wrote") {
 		t.Fatalf("open of a foreign database: %v", err)
+	}
+}
+
+// TestMigrationGivesWayToWriters: a migration that locks two tables which
+// a running node's transaction writes in the other order (a rolling
+// upgrade: old nodes keep writing while the first new node migrates)
+// deadlocks with it; PostgreSQL aborts the migration (the writer's own
+// deadlock check is set later), and migrate tries again once the writer
+// is done, instead of failing the new node's start.
+func TestMigrationGivesWayToWriters(t *testing.T) {
+	url := newSchema(t)
+	ctx := context.Background()
+	s := openAt(t, url)
+	pool := s.pool
+	base := append(append([]migration(nil), migrations...),
+		migration{"two tables", `CREATE TABLE mig_a (x int); CREATE TABLE mig_b (x int)`})
+	if err := migrate(ctx, pool, base); err != nil {
+		t.Fatal(err)
+	}
+	// The writer holds mig_b (ROW EXCLUSIVE) and will then write mig_a.
+	writer, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Rollback(ctx)
+	if _, err := writer.Exec(ctx, `SET LOCAL deadlock_timeout = '30s'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := writer.Exec(ctx, `INSERT INTO mig_b VALUES (1)`); err != nil {
+		t.Fatal(err)
+	}
+	next := append(base, migration{"indexes on both", `CREATE INDEX mig_a_x ON mig_a (x); CREATE INDEX mig_b_x ON mig_b (x)`})
+	done := make(chan error, 1)
+	go func() { done <- migrate(ctx, pool, next) }()
+	// Wait until the migration holds mig_a and waits for mig_b.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var waiting bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+			WHERE c.relname = 'mig_b' AND NOT l.granted)`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the migration never waited for mig_b")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The writer's next write closes the cycle; the migration is the
+	// victim, rolls back, and the writer goes on.
+	if _, err := writer.Exec(ctx, `INSERT INTO mig_a VALUES (1)`); err != nil {
+		t.Fatalf("the writer lost: %v", err)
+	}
+	if err := writer.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("the migration did not try again: %v", err)
+	}
+	if got := migrationCount(t, pool); got != len(next) {
+		t.Fatalf("%d migrations recorded, want %d", got, len(next))
 	}
 }

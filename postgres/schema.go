@@ -145,12 +145,28 @@ CREATE TABLE heartbeat (
 // arbitrary: "cupid" then "mig" in ASCII.)
 const migrationLock int64 = 0x6375706964_6d6967
 
+// migrationLockTimeout bounds how long a migration waits for a table lock.
+// In a rolling upgrade the first new node migrates while nodes of the
+// previous version keep writing; their writes queue behind a migration's
+// waiting lock request (CREATE INDEX takes a SHARE lock), so a long wait
+// would stall them, and a migration that locks two tables an old node's
+// transaction writes in the other order deadlocks with it. Either way the
+// migration gives way, rolls back whole and tries again (see migrate).
+const migrationLockTimeout = "2s"
+
 // migrate brings the database up to the last of ms in one transaction: it
 // takes the advisory lock, creates schema_migrations if needed, checks that
 // the migrations already recorded are ours, and applies the missing ones in
 // order. DDL is transactional in PostgreSQL, so a failed migration leaves
-// the database as it was and is retried whole at the next Open.
+// the database as it was and is retried whole at the next Open. A
+// migration that lost a deadlock to, or timed out waiting for, the writes
+// of nodes still running (a rolling upgrade) is tried again at once, up to
+// maxAttempts times.
 func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
+	return retry(ctx, func() error { return migrateOnce(ctx, pool, ms) })
+}
+
+func migrateOnce(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	tx, err := pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if err != nil {
 		return err
@@ -158,6 +174,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	defer tx.Rollback(context.WithoutCancel(ctx))
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
 		return fmt.Errorf("take the migration lock: %w", err)
+	}
+	// After the advisory lock, which a node may rightly wait for as long
+	// as another node's migrations take.
+	if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '`+migrationLockTimeout+`'`); err != nil {
+		return err
 	}
 	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version    integer PRIMARY KEY,
@@ -199,6 +220,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, ms []migration) error {
 	for v := len(done) + 1; v <= len(ms); v++ {
 		m := ms[v-1]
 		if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if pgCode(err) == codeLockNotAvailable {
+				err = fmt.Errorf("%w: %w", errTryAgain, err)
+			}
 			return fmt.Errorf("migration %d (%s): %w", v, m.name, err)
 		}
 		if _, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, v, m.name); err != nil {

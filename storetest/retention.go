@@ -18,6 +18,7 @@ import (
 // also cupid.RatingStore have their history and results pruned as well.
 func RunRetention(t *testing.T, open func(t *testing.T) cupid.Store) {
 	t.Run("AgedAndLive", func(t *testing.T) { testRetention(t, open(t)) })
+	t.Run("ReadyCheckAnswers", func(t *testing.T) { testRetentionAnswers(t, open(t)) })
 	t.Run("Refusals", func(t *testing.T) {
 		p := pruner(t, open(t))
 		for _, req := range []cupid.PruneRequest{
@@ -193,5 +194,44 @@ func testRetention(t *testing.T, s cupid.Store) {
 	}
 	if ret[1].Rows != 1 || ret[1].Oldest.IsZero() {
 		t.Errorf("Retained matches: %+v", ret[1])
+	}
+}
+
+// testRetentionAnswers: a match released by a decline goes with the
+// players' answers to its ready check; a pending match keeps its answers
+// however old it is, and so do its tickets.
+func testRetentionAnswers(t *testing.T, s cupid.Store) {
+	p := pruner(t, s)
+	var mk maker
+	create(t, s, nt(mk.tk("a", "duel", "", "p1")), nt(mk.tk("b", "duel", "", "p2")),
+		nt(mk.tk("c", "duel", "", "p3")), nt(mk.tk("d", "duel", "", "p4")))
+	at := T0.Add(time.Minute)
+	commit(t, s, pendingDuel("declined", at, at.Add(20*time.Second), [2]string{"a", "p1"}, [2]string{"b", "p2"}),
+		pendingDuel("pending", at, at.Add(1000*time.Hour), [2]string{"c", "p3"}, [2]string{"d", "p4"}))
+	answer(t, s, "declined", "p2", true, cupid.Release{}, at.Add(time.Second))
+	answer(t, s, "pending", "p3", true, cupid.Release{}, at.Add(time.Second))
+	answer(t, s, "declined", "p1", false, cupid.Release{Reason: cupid.DeclinedReason("p1"), Requeue: true, Decliners: []string{"p1"},
+		DeclinerReason: cupid.DeclinerReason("declined", false)}, at.Add(2*time.Second))
+	eq(t, "answers before", answerStrings(answersOf(t, s, "declined")), []string{"p2 accepted", "p1 declined"})
+
+	got := pruneAll(t, p, T0.Add(10*time.Minute), 2)
+	if got[cupid.RetainMatches] != 1 || got[cupid.RetainTickets] != 1 {
+		t.Errorf("pruned %v, want the declined match and its decliner's cancelled ticket", got)
+	}
+	_, err := s.MatchRecord(bg, "declined")
+	wantCode(t, "MatchRecord declined", err, cupid.CodeNotFound)
+	if as, err := s.MatchAnswers(bg, "declined"); (err != nil && cupid.ErrorCode(err) != cupid.CodeNotFound) || len(as) != 0 {
+		t.Errorf("the removed match keeps answers %v (%v)", answerStrings(as), err)
+	}
+	// Far past every horizon, the pending match and its answer stay.
+	if again := pruneAll(t, p, T0.Add(2000*time.Hour), 100); again[cupid.RetainMatches] != 0 {
+		t.Errorf("a pass far in the future removed %v", again)
+	}
+	if r := record(t, s, "pending"); r.State != cupid.MatchPending {
+		t.Errorf("the pending match is %s", r.State)
+	}
+	eq(t, "answers of the pending match", answerStrings(answersOf(t, s, "pending")), []string{"p3 accepted"})
+	for _, id := range []string{"b", "c", "d"} {
+		get(t, s, id)
 	}
 }

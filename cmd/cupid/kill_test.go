@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -48,8 +49,10 @@ func TestMain(m *testing.M) {
 
 // process is a server running as a child process.
 type process struct {
-	cmd *exec.Cmd
-	url string
+	cmd  *exec.Cmd
+	url  string
+	mu   sync.Mutex
+	last []string // the last lines of its log
 }
 
 func startProcess(t *testing.T, data string, extra ...string) *process {
@@ -57,6 +60,13 @@ func startProcess(t *testing.T, data string, extra ...string) *process {
 	args, _ := json.Marshal(append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data, "--log-format", "json"}, extra...))
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "CUPID_EXEC=1", "CUPID_ARGS="+string(args))
+	return startCmd(t, cmd)
+}
+
+// startCmd starts a server command (this test binary as cupid, or another
+// build of it) and waits until it logs the address it listens on.
+func startCmd(t *testing.T, cmd *exec.Cmd) *process {
+	t.Helper()
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -65,9 +75,13 @@ func startProcess(t *testing.T, data string, extra ...string) *process {
 		t.Fatal(err)
 	}
 	addr := make(chan string, 1)
+	gone := make(chan struct{}) // its log ended: it exited
+	p := &process{cmd: cmd}
 	go func() {
+		defer close(gone)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
+			p.keep(sc.Text())
 			var line struct {
 				Msg  string `json:"msg"`
 				Addr string `json:"addr"`
@@ -77,15 +91,38 @@ func startProcess(t *testing.T, data string, extra ...string) *process {
 			}
 		}
 	}()
-	p := &process{cmd: cmd}
-	t.Cleanup(func() { p.kill() })
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("the last lines of server process %d:\n%s", cmd.Process.Pid, p.tail())
+		}
+	})
 	select {
 	case a := <-addr:
 		p.url = "http://" + a
+	case <-gone:
+		t.Fatalf("server process exited before it listened; its last lines:\n%s", p.tail())
 	case <-time.After(60 * time.Second):
-		t.Fatal("server process did not start listening")
+		t.Fatalf("server process did not start listening; its last lines:\n%s", p.tail())
 	}
 	return p
+}
+
+// keep remembers the last lines the process logged, for a failing test to
+// show.
+func (p *process) keep(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.last) == 20 {
+		p.last = p.last[1:]
+	}
+	p.last = append(p.last, line)
+}
+
+func (p *process) tail() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.last, "\n")
 }
 
 func (p *process) kill() {

@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/coder/websocket"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/api"
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/retentionsvc"
@@ -98,6 +103,20 @@ func retentionScenario(t *testing.T, store string) {
 	h, ok := client.PastHorizon(err)
 	if !ok || h != ended.GetSeq() {
 		t.Fatalf("resuming from 0: %v (resume after %d, %v), want out_of_range naming %d", err, h, ok, ended.GetSeq())
+	}
+	// So is one over the match WebSocket: closed with out_of_range and the
+	// number, not "try again later".
+	wsCtx, wsCancel := context.WithTimeout(ctx, 30*time.Second) // a failure guard
+	defer wsCancel()
+	ws, _, err := websocket.Dial(wsCtx, "ws"+strings.TrimPrefix(cs.url, "http")+"/v1/queues/duel/matches/ws?after_seq=0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = ws.Read(wsCtx)
+	want := fmt.Sprintf("out_of_range: resume after %d", ended.GetSeq())
+	var ce websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != api.StatusOutOfRange || ce.Reason != want {
+		t.Fatalf("the match WebSocket from 0: %v, want close %d %q", err, api.StatusOutOfRange, want)
 	}
 	// The Go client re-reads and resumes there, and hears the next match.
 	wctx, cancel := context.WithCancel(ctx)
