@@ -13,6 +13,7 @@ import (
 	"github.com/cupid-match/cupid/encounter"
 	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -35,7 +36,10 @@ func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc
 	return encountersvc.New(o)
 }
 
-var _ opponentsvc.History = (*encountersvc.Service)(nil)
+var (
+	_ opponentsvc.History   = (*encountersvc.Service)(nil)
+	_ pairingsvc.Encounters = (*encountersvc.Service)(nil)
+)
 
 // encounterFinders lists the opponent finders that read and write the
 // history, with their rules.

@@ -211,7 +211,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Limits: pairingLimits(cfg), Logger: log, Registry: reg, Now: now})
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Limits: pairingLimits(cfg), Logger: log, Registry: reg, Now: now, Encounters: encounters})
 	if err != nil {
 		return err
 	}
