@@ -52,6 +52,15 @@ func (e *Encounters) Window() encounter.Window {
 	return w
 }
 
+// encounterHorizon is how far back the history looks, the default when
+// the configuration has no encounters section.
+func (c *Config) encounterHorizon() time.Duration {
+	if c.Encounters == nil {
+		return encounter.DefaultWindow.Horizon
+	}
+	return c.Encounters.Window().Horizon
+}
+
 // checkEncounters validates the section and its queues' names.
 func (c *Config) checkEncounters(doc *document) {
 	e := c.Encounters
