@@ -22,8 +22,8 @@ import (
 // are recorded and whose tickets are filled. watch reads a queue's match
 // log; it is called only once the followers run, after the ticket service
 // exists.
-func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*encountersvc.Service, error) {
-	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Logger: log, Registry: reg, Now: now}
+func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc, mm **ticketsvc.Service, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*encountersvc.Service, error) {
+	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Matches: laterMatches{mm}, Logger: log, Registry: reg, Now: now}
 	if e := cfg.Encounters; e != nil {
 		o.Window = e.Window()
 		for _, q := range e.Queues {
@@ -40,6 +40,14 @@ var (
 	_ opponentsvc.History   = (*encountersvc.Service)(nil)
 	_ pairingsvc.Encounters = (*encountersvc.Service)(nil)
 )
+
+// laterMatches forms a rematch's match through the ticket service, which
+// is built after the history (its intake reads the history).
+type laterMatches struct{ mm **ticketsvc.Service }
+
+func (l laterMatches) CommitFormed(ctx context.Context, f ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
+	return (*l.mm).CommitFormed(ctx, f)
+}
 
 // encounterFinders lists the opponent finders that read and write the
 // history, with their rules.

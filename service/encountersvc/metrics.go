@@ -8,6 +8,8 @@ type metrics struct {
 	erased   prometheus.Counter
 	filled   *prometheus.CounterVec // tickets filled at intake, by queue
 	lag      *prometheus.GaugeVec   // match events seen but not yet recorded, by queue
+	// rematches counts rematch changes, by the state they led to.
+	rematches *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -22,9 +24,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Tickets whose players' blocked, avoided and met lists were filled at intake, by queue."}, []string{"queue"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cupid_encounter_follow_pending",
 			Help: "Matches heard of but not yet recorded in the history, by queue."}, []string{"queue"}),
+		rematches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_encounter_rematches_total",
+			Help: "Rematches asked (pending) and answered (accepted, declined), by the state they led to."}, []string{"state"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.recorded, m.lists, m.erased, m.filled, m.lag)
+		reg.MustRegister(m.recorded, m.lists, m.erased, m.filled, m.lag, m.rematches)
 	}
 	return m
 }
