@@ -36,6 +36,9 @@ func init() {
 		cupidv1connect.EncounterServiceAvoidProcedure, cupidv1connect.EncounterServiceUnavoidProcedure,
 		cupidv1connect.EncounterServiceListAvoidsProcedure,
 		cupidv1connect.EncounterServiceRevengeProcedure,
+		cupidv1connect.EncounterServiceRequestRematchProcedure,
+		cupidv1connect.EncounterServiceAnswerRematchProcedure,
+		cupidv1connect.EncounterServiceGetRematchProcedure,
 	} {
 		rules[proc] = rule{scope: ScopeTickets, player: own}
 	}
@@ -222,4 +225,35 @@ func (h *encounters) Erase(ctx context.Context, req *connect.Request[cupidv1.Era
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.EraseResponse{}), nil
+}
+
+func rematchOut(v encountersvc.RematchView) *cupidv1.RematchResponse {
+	return &cupidv1.RematchResponse{Rematch: &cupidv1.Rematch{
+		Id: v.ID, PlayerIds: v.Players[:], Queue: v.Place, Ref: v.Ref, State: v.State,
+		ExpiresAt: timestamppb.New(v.ExpiresAt), MatchId: v.MatchID,
+	}}
+}
+
+func (h *encounters) RequestRematch(ctx context.Context, req *connect.Request[cupidv1.RequestRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.RequestRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetOtherId(), req.Msg.GetRef())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func (h *encounters) AnswerRematch(ctx context.Context, req *connect.Request[cupidv1.AnswerRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.AnswerRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetRematchId(), req.Msg.GetAccept())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func (h *encounters) GetRematch(ctx context.Context, req *connect.Request[cupidv1.GetRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.GetRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetRematchId())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
 }

@@ -20,6 +20,10 @@ type Encounters struct {
 	Queues []EncounterQueue `yaml:"queues"`
 	// Opponents are the opponent finders that read and write it.
 	Opponents []EncounterFinder `yaml:"opponents"`
+	// RematchWindow is how long after a match its two players may ask
+	// for a rematch, and how long the rematch waits for the answer
+	// (encounter.DefaultRematchWindow when zero).
+	RematchWindow Duration `yaml:"rematch_window"`
 }
 
 // EncounterFinder is an opponent finder whose confirmed attacks are
@@ -69,6 +73,9 @@ func (c *Config) checkEncounters(doc *document) {
 	}
 	if err := e.Window().Check(); err != nil {
 		doc.report(cupid.Within("encounters", err))
+	}
+	if w := time.Duration(e.RematchWindow); w < 0 || w > encounter.MaxRematchWindow {
+		doc.report(cupid.Invalid("encounters.rematch_window", "must be between 0 and %s, got %s", encounter.MaxRematchWindow, w))
 	}
 	queues := map[string]bool{}
 	for _, q := range c.Queues {

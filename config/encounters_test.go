@@ -21,6 +21,7 @@ func encounterRows() []struct {
 	}{
 		{"encounters.recent", enc("{recent: 50}"), func(c *Config) bool { return c.Encounters.Window().Recent == 50 }},
 		{"encounters.horizon", enc("{horizon: 48h}"), func(c *Config) bool { return c.Encounters.Window().Horizon == 48*time.Hour }},
+		{"encounters.rematch_window", enc("{rematch_window: 5m}"), func(c *Config) bool { return time.Duration(c.Encounters.RematchWindow) == 5*time.Minute }},
 		{"encounters.queues[].name", enc("{queues: [{name: duel}]}"), func(c *Config) bool { return c.Encounters.Queues[0].Name == "duel" }},
 		{"encounters.queues[].met_within", enc("{queues: [{name: duel, met_within: 1h}]}"),
 			func(c *Config) bool { return time.Duration(c.Encounters.Queues[0].MetWithin) == time.Hour }},
@@ -39,6 +40,7 @@ func TestEncounterProblems(t *testing.T) {
 		{"{recent: 0, horizon: 1h, queues: [{name: nope}]}", "encounters.queues[0].name: no queue \"nope\" under queues"},
 		{"{recent: 100000}", "encounters.recent: must be between 1 and 10000"},
 		{"{horizon: 10000h}", "encounters.horizon: must be more than 0"},
+		{"{rematch_window: 2h}", "encounters.rematch_window: must be between 0 and 1h0m0s"},
 		{"{queues: [{name: duel}, {name: duel}]}", "encounters.queues[1].name: queue \"duel\" is named twice"},
 		{"{queues: [{}]}", "encounters.queues[0].name: required"},
 		{"{opponents: [{name: raid}]}", "encounters.opponents[0].name: no opponent finder \"raid\" under opponents"},

@@ -26,6 +26,7 @@ func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc
 	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Matches: laterMatches{mm}, Logger: log, Registry: reg, Now: now}
 	if e := cfg.Encounters; e != nil {
 		o.Window = e.Window()
+		o.RematchWindow = time.Duration(e.RematchWindow)
 		for _, q := range e.Queues {
 			o.Queues = append(o.Queues, encountersvc.Queue{Name: q.Name, MetWithin: time.Duration(q.MetWithin)})
 			o.Follow = append(o.Follow, q.Name)
