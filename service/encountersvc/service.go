@@ -75,6 +75,12 @@ type Options struct {
 	// and how long it waits for the answer; encounter.DefaultRematchWindow
 	// when zero.
 	RematchWindow time.Duration
+	// Reports are the reasons a player may report another for, each with
+	// its threshold, and the window they count within; without reasons
+	// reports are refused (see report.go). MarkLowPriority marks a player
+	// whose reports reached a threshold (the rating service).
+	Reports         encounter.ReportRules
+	MarkLowPriority MarkLowPriorityFunc
 }
 
 // WatchFunc sends a queue's match events after afterSeq, stored ones and
@@ -98,6 +104,11 @@ type Service struct {
 	// rematchMu orders the read-change-write of rematch documents on
 	// this node.
 	rematchMu sync.Mutex
+
+	reports         encounter.ReportRules
+	markLowPriority MarkLowPriorityFunc
+	// reportMu orders the read-count-write of reports on this node.
+	reportMu sync.Mutex
 
 	mu       sync.Mutex
 	stop     context.CancelFunc // of the running followers, or nil
@@ -132,6 +143,12 @@ func New(o Options) (*Service, error) {
 	if s.rematchWindow < 0 || s.rematchWindow > encounter.MaxRematchWindow {
 		return nil, fmt.Errorf("encountersvc: rematch window must be between 0 and %s, got %s", encounter.MaxRematchWindow, s.rematchWindow)
 	}
+	if len(o.Reports.Thresholds) > 0 {
+		if err := o.Reports.Check(); err != nil {
+			return nil, fmt.Errorf("encountersvc: reports: %w", err)
+		}
+	}
+	s.reports, s.markLowPriority = o.Reports, o.MarkLowPriority
 	for _, q := range o.Queues {
 		s.queues[q.Name] = q
 	}
