@@ -39,12 +39,14 @@ func init() {
 		cupidv1connect.EncounterServiceRequestRematchProcedure,
 		cupidv1connect.EncounterServiceAnswerRematchProcedure,
 		cupidv1connect.EncounterServiceGetRematchProcedure,
+		cupidv1connect.EncounterServiceReportPlayerProcedure,
 	} {
 		rules[proc] = rule{scope: ScopeTickets, player: own}
 	}
 	rules[cupidv1connect.EncounterServiceCheckPlayersProcedure] = rule{scope: ScopeTickets}
 	rules[cupidv1connect.EncounterServiceRecordEncounterProcedure] = rule{scope: ScopeTickets}
 	rules[cupidv1connect.EncounterServiceEraseProcedure] = rule{scope: ScopeAdmin}
+	rules[cupidv1connect.EncounterServiceListReportsProcedure] = rule{scope: ScopeAdmin}
 }
 
 // maxCheckPlayers bounds the players of one CheckPlayers call (a match's).
@@ -256,4 +258,29 @@ func (h *encounters) GetRematch(ctx context.Context, req *connect.Request[cupidv
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func reportOut(r encounter.Report) *cupidv1.PlayerReport {
+	return &cupidv1.PlayerReport{ReporterId: r.Reporter, PlayerId: r.Player, Ref: r.Ref, Reason: r.Reason, Note: r.Note, At: timestamppb.New(r.At)}
+}
+
+func (h *encounters) ReportPlayer(ctx context.Context, req *connect.Request[cupidv1.ReportPlayerRequest]) (*connect.Response[cupidv1.ReportPlayerResponse], error) {
+	m := req.Msg
+	r, err := h.svc.ReportPlayer(ctx, m.GetPlayerId(), m.GetOtherId(), m.GetRef(), m.GetReason(), m.GetNote())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(&cupidv1.ReportPlayerResponse{Report: reportOut(r)}), nil
+}
+
+func (h *encounters) ListReports(ctx context.Context, req *connect.Request[cupidv1.ListReportsRequest]) (*connect.Response[cupidv1.ListReportsResponse], error) {
+	rs, err := h.svc.Reports(ctx, req.Msg.GetPlayerId())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	out := &cupidv1.ListReportsResponse{}
+	for _, r := range rs {
+		out.Reports = append(out.Reports, reportOut(r))
+	}
+	return connect.NewResponse(out), nil
 }

@@ -139,3 +139,22 @@ func (c *Client) GetRematch(ctx context.Context, playerID, rematchID string) (*c
 	}
 	return res.Msg.Rematch, nil
 }
+
+// ReportPlayer reports other, met in the match ref, for a configured
+// reason.
+func (c *Client) ReportPlayer(ctx context.Context, playerID, otherID, ref, reason, note string) (*cupidv1.PlayerReport, error) {
+	res, err := c.Encounters.ReportPlayer(ctx, connect.NewRequest(&cupidv1.ReportPlayerRequest{PlayerId: playerID, OtherId: otherID, Ref: ref, Reason: reason, Note: note}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Report, nil
+}
+
+// ListReports lists a player's reports (admin keys only).
+func (c *Client) ListReports(ctx context.Context, playerID string) ([]*cupidv1.PlayerReport, error) {
+	res, err := c.Encounters.ListReports(ctx, connect.NewRequest(&cupidv1.ListReportsRequest{PlayerId: playerID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Reports, nil
+}

@@ -72,6 +72,12 @@ const (
 	// EncounterServiceGetRematchProcedure is the fully-qualified name of the EncounterService's
 	// GetRematch RPC.
 	EncounterServiceGetRematchProcedure = "/cupid.v1.EncounterService/GetRematch"
+	// EncounterServiceReportPlayerProcedure is the fully-qualified name of the EncounterService's
+	// ReportPlayer RPC.
+	EncounterServiceReportPlayerProcedure = "/cupid.v1.EncounterService/ReportPlayer"
+	// EncounterServiceListReportsProcedure is the fully-qualified name of the EncounterService's
+	// ListReports RPC.
+	EncounterServiceListReportsProcedure = "/cupid.v1.EncounterService/ListReports"
 )
 
 // EncounterServiceClient is a client for the cupid.v1.EncounterService service.
@@ -122,6 +128,15 @@ type EncounterServiceClient interface {
 	AnswerRematch(context.Context, *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error)
 	// GetRematch reads a rematch of player_id's.
 	GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// ReportPlayer reports other_id, met in the match ref, for one of the
+	// configured reasons. Reporting the same player from the same match
+	// again changes nothing. When a reason's reports from different players
+	// reach its threshold, the player is marked low priority. The reporter
+	// is never told what his report led to.
+	ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error)
+	// ListReports lists the reports of a player within the reports' window,
+	// oldest first. Admin keys only.
+	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 }
 
 // NewEncounterServiceClient constructs a client for the cupid.v1.EncounterService service. By
@@ -225,6 +240,19 @@ func NewEncounterServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		reportPlayer: connect.NewClient[v1.ReportPlayerRequest, v1.ReportPlayerResponse](
+			httpClient,
+			baseURL+EncounterServiceReportPlayerProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("ReportPlayer")),
+			connect.WithClientOptions(opts...),
+		),
+		listReports: connect.NewClient[v1.ListReportsRequest, v1.ListReportsResponse](
+			httpClient,
+			baseURL+EncounterServiceListReportsProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("ListReports")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -244,6 +272,8 @@ type encounterServiceClient struct {
 	requestRematch  *connect.Client[v1.RequestRematchRequest, v1.RematchResponse]
 	answerRematch   *connect.Client[v1.AnswerRematchRequest, v1.RematchResponse]
 	getRematch      *connect.Client[v1.GetRematchRequest, v1.RematchResponse]
+	reportPlayer    *connect.Client[v1.ReportPlayerRequest, v1.ReportPlayerResponse]
+	listReports     *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
 }
 
 // ListEncounters calls cupid.v1.EncounterService.ListEncounters.
@@ -316,6 +346,16 @@ func (c *encounterServiceClient) GetRematch(ctx context.Context, req *connect.Re
 	return c.getRematch.CallUnary(ctx, req)
 }
 
+// ReportPlayer calls cupid.v1.EncounterService.ReportPlayer.
+func (c *encounterServiceClient) ReportPlayer(ctx context.Context, req *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error) {
+	return c.reportPlayer.CallUnary(ctx, req)
+}
+
+// ListReports calls cupid.v1.EncounterService.ListReports.
+func (c *encounterServiceClient) ListReports(ctx context.Context, req *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error) {
+	return c.listReports.CallUnary(ctx, req)
+}
+
 // EncounterServiceHandler is an implementation of the cupid.v1.EncounterService service.
 type EncounterServiceHandler interface {
 	// ListEncounters returns a player's encounters, newest first, within
@@ -364,6 +404,15 @@ type EncounterServiceHandler interface {
 	AnswerRematch(context.Context, *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error)
 	// GetRematch reads a rematch of player_id's.
 	GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// ReportPlayer reports other_id, met in the match ref, for one of the
+	// configured reasons. Reporting the same player from the same match
+	// again changes nothing. When a reason's reports from different players
+	// reach its threshold, the player is marked low priority. The reporter
+	// is never told what his report led to.
+	ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error)
+	// ListReports lists the reports of a player within the reports' window,
+	// oldest first. Admin keys only.
+	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 }
 
 // NewEncounterServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -463,6 +512,19 @@ func NewEncounterServiceHandler(svc EncounterServiceHandler, opts ...connect.Han
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	encounterServiceReportPlayerHandler := connect.NewUnaryHandler(
+		EncounterServiceReportPlayerProcedure,
+		svc.ReportPlayer,
+		connect.WithSchema(encounterServiceMethods.ByName("ReportPlayer")),
+		connect.WithHandlerOptions(opts...),
+	)
+	encounterServiceListReportsHandler := connect.NewUnaryHandler(
+		EncounterServiceListReportsProcedure,
+		svc.ListReports,
+		connect.WithSchema(encounterServiceMethods.ByName("ListReports")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.EncounterService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case EncounterServiceListEncountersProcedure:
@@ -493,6 +555,10 @@ func NewEncounterServiceHandler(svc EncounterServiceHandler, opts ...connect.Han
 			encounterServiceAnswerRematchHandler.ServeHTTP(w, r)
 		case EncounterServiceGetRematchProcedure:
 			encounterServiceGetRematchHandler.ServeHTTP(w, r)
+		case EncounterServiceReportPlayerProcedure:
+			encounterServiceReportPlayerHandler.ServeHTTP(w, r)
+		case EncounterServiceListReportsProcedure:
+			encounterServiceListReportsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -556,4 +622,12 @@ func (UnimplementedEncounterServiceHandler) AnswerRematch(context.Context, *conn
 
 func (UnimplementedEncounterServiceHandler) GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.GetRematch is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.ReportPlayer is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.ListReports is not implemented"))
 }
