@@ -2,6 +2,8 @@ package pairingsvc
 
 import (
 	"context"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/pairing"
 	"github.com/cupid-match/cupid/service/encountersvc"
+	"github.com/cupid-match/cupid/sqlite"
 )
 
 // historyRig is a pairing service and an encounter history on one real
@@ -205,5 +208,52 @@ func TestBlockedPairNeverSeated(t *testing.T) {
 	}
 	if len(v.Pairs) != 0 {
 		t.Fatalf("cat and dan were seated after cat blocked dan: %+v", v.Pairs)
+	}
+}
+
+// BenchmarkJoinAndEnter times a participant's Join and EnterLobby on a
+// real SQLite store, without and with the encounter history (which reads
+// his block list and, in a series, his history at each call).
+func BenchmarkJoinAndEnter(b *testing.B) {
+	for _, withHistory := range []bool{false, true} {
+		b.Run(fmt.Sprintf("history=%v", withHistory), func(b *testing.B) {
+			st, err := sqlite.Open(filepath.Join(b.TempDir(), "cupid.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			c := &clock{t: t0}
+			o := Options{Docs: st, Logger: testLogger(), Now: c.now}
+			if withHistory {
+				hist, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Logger: testLogger(), Now: c.now})
+				if err != nil {
+					b.Fatal(err)
+				}
+				o.Encounters = hist
+			}
+			svc, err := New(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := svc.Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			defer svc.Close()
+			ctx := context.Background()
+			cfg := pairing.Config{Rooms: 1, Round: time.Minute, MinLobby: pairing.MaxPeople, Series: "fridays"}
+			if _, err := svc.CreateEvent(ctx, NewEvent{ID: "ev", Config: cfg, Seed: 1}); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				p := fmt.Sprintf("p%d", i)
+				if _, _, err := svc.Join(ctx, "ev", p); err != nil {
+					b.Fatal(err)
+				}
+				if _, _, err := svc.EnterLobby(ctx, "ev", p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
