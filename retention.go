@@ -32,12 +32,16 @@ const (
 	RetainRatingHistory RetentionKind = "rating_history"
 	// RetainRatingResults are the reported results of matches.
 	RetainRatingResults RetentionKind = "rating_results"
+	// RetainEncounters are the lines of players' encounter histories
+	// (who met whom), old once the meeting is: nothing in them is live.
+	// Block and avoid lists are no kind: they are the players' choices.
+	RetainEncounters RetentionKind = "encounters"
 )
 
 // RetentionKinds lists every kind, in the order a retention pass takes
 // them. A store prunes from a table of its own with one entry per kind, so
 // a new kind of data is one more entry here and one in each store's table.
-var RetentionKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingHistory, RetainRatingResults}
+var RetentionKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingHistory, RetainRatingResults, RetainEncounters}
 
 // PruneRequest asks a store to remove one batch of a kind's old rows.
 type PruneRequest struct {

@@ -36,12 +36,17 @@ func init() {
 		cupidv1connect.EncounterServiceAvoidProcedure, cupidv1connect.EncounterServiceUnavoidProcedure,
 		cupidv1connect.EncounterServiceListAvoidsProcedure,
 		cupidv1connect.EncounterServiceRevengeProcedure,
+		cupidv1connect.EncounterServiceRequestRematchProcedure,
+		cupidv1connect.EncounterServiceAnswerRematchProcedure,
+		cupidv1connect.EncounterServiceGetRematchProcedure,
+		cupidv1connect.EncounterServiceReportPlayerProcedure,
 	} {
 		rules[proc] = rule{scope: ScopeTickets, player: own}
 	}
 	rules[cupidv1connect.EncounterServiceCheckPlayersProcedure] = rule{scope: ScopeTickets}
 	rules[cupidv1connect.EncounterServiceRecordEncounterProcedure] = rule{scope: ScopeTickets}
 	rules[cupidv1connect.EncounterServiceEraseProcedure] = rule{scope: ScopeAdmin}
+	rules[cupidv1connect.EncounterServiceListReportsProcedure] = rule{scope: ScopeAdmin}
 }
 
 // maxCheckPlayers bounds the players of one CheckPlayers call (a match's).
@@ -222,4 +227,60 @@ func (h *encounters) Erase(ctx context.Context, req *connect.Request[cupidv1.Era
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.EraseResponse{}), nil
+}
+
+func rematchOut(v encountersvc.RematchView) *cupidv1.RematchResponse {
+	return &cupidv1.RematchResponse{Rematch: &cupidv1.Rematch{
+		Id: v.ID, PlayerIds: v.Players[:], Queue: v.Place, Ref: v.Ref, State: v.State,
+		ExpiresAt: timestamppb.New(v.ExpiresAt), MatchId: v.MatchID,
+	}}
+}
+
+func (h *encounters) RequestRematch(ctx context.Context, req *connect.Request[cupidv1.RequestRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.RequestRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetOtherId(), req.Msg.GetRef())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func (h *encounters) AnswerRematch(ctx context.Context, req *connect.Request[cupidv1.AnswerRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.AnswerRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetRematchId(), req.Msg.GetAccept())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func (h *encounters) GetRematch(ctx context.Context, req *connect.Request[cupidv1.GetRematchRequest]) (*connect.Response[cupidv1.RematchResponse], error) {
+	v, err := h.svc.GetRematch(ctx, req.Msg.GetPlayerId(), req.Msg.GetRematchId())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(rematchOut(v)), nil
+}
+
+func reportOut(r encounter.Report) *cupidv1.PlayerReport {
+	return &cupidv1.PlayerReport{ReporterId: r.Reporter, PlayerId: r.Player, Ref: r.Ref, Reason: r.Reason, Note: r.Note, At: timestamppb.New(r.At)}
+}
+
+func (h *encounters) ReportPlayer(ctx context.Context, req *connect.Request[cupidv1.ReportPlayerRequest]) (*connect.Response[cupidv1.ReportPlayerResponse], error) {
+	m := req.Msg
+	r, err := h.svc.ReportPlayer(ctx, m.GetPlayerId(), m.GetOtherId(), m.GetRef(), m.GetReason(), m.GetNote())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	return connect.NewResponse(&cupidv1.ReportPlayerResponse{Report: reportOut(r)}), nil
+}
+
+func (h *encounters) ListReports(ctx context.Context, req *connect.Request[cupidv1.ListReportsRequest]) (*connect.Response[cupidv1.ListReportsResponse], error) {
+	rs, err := h.svc.Reports(ctx, req.Msg.GetPlayerId())
+	if err != nil {
+		return nil, connectError(h.log, err)
+	}
+	out := &cupidv1.ListReportsResponse{}
+	for _, r := range rs {
+		out.Reports = append(out.Reports, reportOut(r))
+	}
+	return connect.NewResponse(out), nil
 }

@@ -264,6 +264,7 @@ func settingsOut(c pairing.Config) *cupidv1.EventSettings {
 		out.Mode = string(c.Mode)
 	}
 	out.Sides = c.Sides
+	out.Series = c.Series
 	trios := c.Trios
 	out.Trios = &trios
 	minDate, ext := int32(c.MinDate/time.Second), int32(c.Extension/time.Second)

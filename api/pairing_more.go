@@ -31,6 +31,9 @@ func extraSettingsIn(s *cupidv1.EventSettings, cfg *pairing.Config) error {
 	if s.Trios != nil {
 		cfg.Trios = s.GetTrios()
 	}
+	if series := s.GetSeries(); series != "" {
+		cfg.Series = series
+	}
 	if s.MinDateSeconds != nil {
 		v := s.GetMinDateSeconds()
 		if v < 0 || time.Duration(v)*time.Second > pairing.MaxRound {

@@ -110,3 +110,51 @@ func (c *Client) EraseEncounters(ctx context.Context, playerID string) error {
 	_, err := c.Encounters.Erase(ctx, connect.NewRequest(&cupidv1.EraseRequest{PlayerId: playerID}))
 	return err
 }
+
+// RequestRematch asks other for a rematch of the match ref the two just
+// played; it returns the rematch (its id for AnswerRematch).
+func (c *Client) RequestRematch(ctx context.Context, playerID, otherID, ref string) (*cupidv1.Rematch, error) {
+	res, err := c.Encounters.RequestRematch(ctx, connect.NewRequest(&cupidv1.RequestRematchRequest{PlayerId: playerID, OtherId: otherID, Ref: ref}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Rematch, nil
+}
+
+// AnswerRematch accepts or declines a rematch; once both accepted, the
+// returned rematch names the match formed (MatchId).
+func (c *Client) AnswerRematch(ctx context.Context, playerID, rematchID string, accept bool) (*cupidv1.Rematch, error) {
+	res, err := c.Encounters.AnswerRematch(ctx, connect.NewRequest(&cupidv1.AnswerRematchRequest{PlayerId: playerID, RematchId: rematchID, Accept: accept}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Rematch, nil
+}
+
+// GetRematch reads one of player's rematches.
+func (c *Client) GetRematch(ctx context.Context, playerID, rematchID string) (*cupidv1.Rematch, error) {
+	res, err := c.Encounters.GetRematch(ctx, connect.NewRequest(&cupidv1.GetRematchRequest{PlayerId: playerID, RematchId: rematchID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Rematch, nil
+}
+
+// ReportPlayer reports other, met in the match ref, for a configured
+// reason.
+func (c *Client) ReportPlayer(ctx context.Context, playerID, otherID, ref, reason, note string) (*cupidv1.PlayerReport, error) {
+	res, err := c.Encounters.ReportPlayer(ctx, connect.NewRequest(&cupidv1.ReportPlayerRequest{PlayerId: playerID, OtherId: otherID, Ref: ref, Reason: reason, Note: note}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Report, nil
+}
+
+// ListReports lists a player's reports (admin keys only).
+func (c *Client) ListReports(ctx context.Context, playerID string) ([]*cupidv1.PlayerReport, error) {
+	res, err := c.Encounters.ListReports(ctx, connect.NewRequest(&cupidv1.ListReportsRequest{PlayerId: playerID}))
+	if err != nil {
+		return nil, err
+	}
+	return res.Msg.Reports, nil
+}

@@ -20,6 +20,55 @@ type Encounters struct {
 	Queues []EncounterQueue `yaml:"queues"`
 	// Opponents are the opponent finders that read and write it.
 	Opponents []EncounterFinder `yaml:"opponents"`
+	// RematchWindow is how long after a match its two players may ask
+	// for a rematch, and how long the rematch waits for the answer
+	// (encounter.DefaultRematchWindow when zero).
+	RematchWindow Duration `yaml:"rematch_window"`
+	// Reports lets players report each other; none are taken without it.
+	Reports *EncounterReports `yaml:"reports"`
+}
+
+// EncounterReports are the reasons a player may report another for, each
+// with the number of different reporters within Within that marks the
+// reported player low priority for LowPriorityGames rated games.
+type EncounterReports struct {
+	Reasons          []ReportReason `yaml:"reasons"`
+	Within           Duration       `yaml:"within"`
+	LowPriorityGames int            `yaml:"low_priority_games"`
+}
+
+// ReportReason is one reason players may give, and how many different
+// reporters within the window mark the reported player.
+type ReportReason struct {
+	Name      string `yaml:"name"`
+	Threshold int    `yaml:"threshold"`
+}
+
+// The reports' defaults.
+const (
+	DefaultReportWindow           = 7 * 24 * time.Hour
+	DefaultReportLowPriorityGames = 5
+	maxReportLowPriorityGames     = 10_000
+)
+
+// Rules are the reports' rules with the defaults filled in.
+func (r *EncounterReports) Rules() encounter.ReportRules {
+	rules := encounter.ReportRules{Thresholds: map[string]int{}, Within: time.Duration(r.Within)}
+	for _, reason := range r.Reasons {
+		rules.Thresholds[reason.Name] = reason.Threshold
+	}
+	if rules.Within == 0 {
+		rules.Within = DefaultReportWindow
+	}
+	return rules
+}
+
+// Games is how many rated games a mark from reports lasts.
+func (r *EncounterReports) Games() int {
+	if r.LowPriorityGames == 0 {
+		return DefaultReportLowPriorityGames
+	}
+	return r.LowPriorityGames
 }
 
 // EncounterFinder is an opponent finder whose confirmed attacks are
@@ -52,6 +101,15 @@ func (e *Encounters) Window() encounter.Window {
 	return w
 }
 
+// encounterHorizon is how far back the history looks, the default when
+// the configuration has no encounters section.
+func (c *Config) encounterHorizon() time.Duration {
+	if c.Encounters == nil {
+		return encounter.DefaultWindow.Horizon
+	}
+	return c.Encounters.Window().Horizon
+}
+
 // checkEncounters validates the section and its queues' names.
 func (c *Config) checkEncounters(doc *document) {
 	e := c.Encounters
@@ -60,6 +118,26 @@ func (c *Config) checkEncounters(doc *document) {
 	}
 	if err := e.Window().Check(); err != nil {
 		doc.report(cupid.Within("encounters", err))
+	}
+	if r := e.Reports; r != nil {
+		switch {
+		case len(r.Reasons) == 0:
+			doc.report(cupid.Invalid("encounters.reports.reasons", "required: at least one reason with its threshold"))
+		case len(r.Rules().Thresholds) < len(r.Reasons):
+			doc.report(cupid.Invalid("encounters.reports.reasons", "a reason is named twice"))
+		case r.Within < 0:
+			doc.report(cupid.Invalid("encounters.reports.within", "must not be negative"))
+		default:
+			if err := r.Rules().Check(); err != nil {
+				doc.report(cupid.Within("encounters.reports", err))
+			}
+		}
+		if r.LowPriorityGames < 0 || r.LowPriorityGames > maxReportLowPriorityGames {
+			doc.report(cupid.Invalid("encounters.reports.low_priority_games", "must be between 1 and %d (0 or absent means %d), got %d", maxReportLowPriorityGames, DefaultReportLowPriorityGames, r.LowPriorityGames))
+		}
+	}
+	if w := time.Duration(e.RematchWindow); w < 0 || w > encounter.MaxRematchWindow {
+		doc.report(cupid.Invalid("encounters.rematch_window", "must be between 0 and %s, got %s", encounter.MaxRematchWindow, w))
 	}
 	queues := map[string]bool{}
 	for _, q := range c.Queues {

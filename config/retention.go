@@ -23,12 +23,18 @@ type Retention struct {
 	// RatingHistory and RatingResults are kept for ever unless set.
 	RatingHistory Keep `yaml:"rating_history"`
 	RatingResults Keep `yaml:"rating_results"`
+	// Encounters keeps the lines of the encounter history; by default as
+	// long as the history looks back (encounters.horizon, 30 days).
+	Encounters Keep `yaml:"encounters"`
 	// Batch bounds the rows one transaction removes (500); Pause is the
 	// rest between two batches (20ms), so intake and matching get the
 	// writer in between; Interval is the time between two passes (1m).
 	Batch    int      `yaml:"batch"`
 	Pause    Duration `yaml:"pause"`
 	Interval Duration `yaml:"interval"`
+
+	// encountersDefault is Encounters' default: the history's horizon.
+	encountersDefault time.Duration
 }
 
 // The retention defaults.
@@ -98,11 +104,15 @@ func (r *Retention) kinds() []keepEntry {
 		{cupid.RetainMatches, "retention.matches", &r.Matches, DefaultKeepMatches},
 		{cupid.RetainRatingHistory, "retention.rating_history", &r.RatingHistory, 0},
 		{cupid.RetainRatingResults, "retention.rating_results", &r.RatingResults, 0},
+		{cupid.RetainEncounters, "retention.encounters", &r.Encounters, r.encountersDefault},
 	}
 }
 
-// check refuses bad values naming the setting and fills in the defaults.
-func (r *Retention) check(doc *document) {
+// check refuses bad values naming the setting and fills in the defaults;
+// encounterHorizon (how far back the encounter history looks) is what is
+// kept of it by default.
+func (r *Retention) check(doc *document, encounterHorizon time.Duration) {
+	r.encountersDefault = encounterHorizon
 	for _, e := range r.kinds() {
 		switch {
 		case e.v.Forever:

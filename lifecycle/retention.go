@@ -38,7 +38,7 @@ func Aged(kind cupid.RetentionKind, c Candidate, before time.Time) bool {
 			return false
 		}
 		return c.At.Before(before)
-	case cupid.RetainRatingHistory, cupid.RetainRatingResults:
+	case cupid.RetainRatingHistory, cupid.RetainRatingResults, cupid.RetainEncounters:
 		return c.At.Before(before)
 	}
 	return false

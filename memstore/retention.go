@@ -3,6 +3,7 @@ package memstore
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -145,6 +146,49 @@ var memKinds = map[cupid.RetentionKind]struct {
 			return int64(len(s.rt.results)), oldest
 		},
 	},
+	cupid.RetainEncounters: {
+		list: func(s *Store, before time.Time) []memCandidate {
+			var out []memCandidate
+			for p, m := range s.enc.byPlayer {
+				for k, e := range m {
+					out = append(out, memCandidate{id: encounterKey(p, k), at: e.At.UnixNano(), young: !e.At.Before(before), c: lifecycle.Candidate{At: e.At}})
+				}
+			}
+			return out
+		},
+		remove: func(s *Store, id string) int {
+			var k [3]string
+			if json.Unmarshal([]byte(id), &k) == nil {
+				if m := s.enc.byPlayer[k[0]]; m != nil {
+					delete(m, [2]string{k[1], k[2]})
+					if len(m) == 0 {
+						delete(s.enc.byPlayer, k[0])
+					}
+				}
+			}
+			return 0
+		},
+		count: func(s *Store) (int64, time.Time) {
+			var n int64
+			var oldest time.Time
+			for _, m := range s.enc.byPlayer {
+				for _, e := range m {
+					n++
+					if oldest.IsZero() || e.At.Before(oldest) {
+						oldest = e.At
+					}
+				}
+			}
+			return n, oldest
+		},
+	},
+}
+
+// encounterKey is an encounter's id for retention: its key (player,
+// other, ref) as a JSON array, which no id's characters can break.
+func encounterKey(player string, k [2]string) string {
+	b, _ := json.Marshal([3]string{player, k[0], k[1]})
+	return string(b)
 }
 
 // retentionState is what retention keeps: the match log's horizons.

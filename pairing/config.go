@@ -29,6 +29,12 @@ const (
 	MaxNever = 100
 	// MaxImport bounds the entries of one ImportHistory call.
 	MaxImport = 10_000
+	// MaxBarred bounds one person's barred list (SetBarred): the server's
+	// block list (at most 1,000) and the people met in earlier events of
+	// the series fit in it.
+	MaxBarred = 5_000
+	// MaxSeriesBytes bounds Config.Series.
+	MaxSeriesBytes = 64
 )
 
 // Mode says who may be paired with whom, beyond the met records.
@@ -88,6 +94,13 @@ type Config struct {
 	// RevealAt is when mutual "would meet again" answers are revealed;
 	// zero means when the organiser calls Reveal.
 	RevealAt time.Time `json:"reveal_at,omitzero"`
+	// Series names the series of events this one belongs to (a weekly
+	// speed-dating night): nobody is paired with someone they met in an
+	// earlier event of the series. The event itself only stores the
+	// name; the server reads the earlier meetings from the encounter
+	// history and hands them in with SetBarred. Empty: a standalone
+	// event.
+	Series string `json:"series,omitempty"`
 }
 
 // mode returns the event's mode, ModeOpen when unset.
@@ -114,6 +127,14 @@ func (c Config) Validate() error {
 		return cupid.Invalid("min_date", "must be between 0 and the round's length %v, got %v", c.Round, c.MinDate)
 	case c.Extension < 0 || c.Extension > MaxRound:
 		return cupid.Invalid("extension", "must be between 0 and %v, got %v", MaxRound, c.Extension)
+	}
+	if c.Series != "" {
+		if len(c.Series) > MaxSeriesBytes {
+			return cupid.Invalid("series", "must be at most %d bytes, got %d", MaxSeriesBytes, len(c.Series))
+		}
+		if err := checkKey(c.Series); err != nil {
+			return cupid.Invalid("series", "%s", err.(*cupid.Error).Message)
+		}
 	}
 	switch c.Mode {
 	case "", ModeOpen, ModeWithinGroup, ModeCrossGroup:

@@ -64,6 +64,10 @@ type person struct {
 	group string
 	// never is this person's private "never pair me with" list.
 	never map[string]struct{}
+	// barred are the people the server says this person may not be
+	// paired with: his block list and whom he met in earlier events of
+	// the series (SetBarred). Like never, but the server's, not his.
+	barred map[string]struct{}
 	// dated holds everyone this person has shared a room with in this
 	// event; unlike met it is never cleared, and it is what a "would meet
 	// again" answer may be about. A slice: it is short, and a round of
@@ -618,6 +622,12 @@ func (e *Event) mayPair(a, b string) bool {
 		return false
 	}
 	if _, ok := q.never[a]; ok {
+		return false
+	}
+	if _, ok := p.barred[b]; ok {
+		return false
+	}
+	if _, ok := q.barred[a]; ok {
 		return false
 	}
 	switch e.cfg.mode() {

@@ -185,3 +185,54 @@ func (e *Event) Dated(key string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// SetBarred replaces key's barred list: the people the server says key may
+// not be paired with, whatever the records say (his block list, whom he met
+// in earlier events of the event's series). The server sets it when key
+// joins and enters the lobby, from what it reads elsewhere; the person
+// never sees it. At most MaxBarred keys; key itself and repeats are
+// ignored, one bad key changes nothing. Taking people off the list may
+// allow a pair, so it counts as a change (a stale event counts down again).
+func (e *Event) SetBarred(now time.Time, key string, others []string) ([]Notification, error) {
+	p, err := e.present(now, key)
+	if err != nil {
+		return e.failed(err)
+	}
+	if len(others) > MaxBarred {
+		return e.failed(cupid.Errorf(cupid.CodeTooLarge, "barred", "at most %d, got %d", MaxBarred, len(others)))
+	}
+	next := make(map[string]struct{}, len(others))
+	for i, o := range others {
+		if err := keyIn(fmt.Sprintf("barred[%d]", i), o); err != nil {
+			return e.failed(err)
+		}
+		if o != key {
+			next[o] = struct{}{}
+		}
+	}
+	lifted := false
+	for o := range p.barred {
+		if _, ok := next[o]; !ok {
+			lifted = true
+			break
+		}
+	}
+	p.barred = nil
+	if len(next) > 0 {
+		p.barred = next
+	}
+	if lifted {
+		e.changed()
+	}
+	return e.finish(), nil
+}
+
+// Barred returns key's barred list, sorted (nil when the event does not
+// know key or the list is empty).
+func (e *Event) Barred(key string) []string {
+	p, ok := e.people[key]
+	if !ok || len(p.barred) == 0 {
+		return nil
+	}
+	return cupid.SortedKeys(p.barred)
+}

@@ -9,7 +9,7 @@ import (
 
 // lobbyGraph is the graph of allowed pairs among the people in the lobby:
 // everyone the mode's group rule allows, except pairs that either side
-// remembers meeting or either side's never list names. It is stored as the
+// remembers meeting or either side's never or barred list names. It is stored as the
 // complement of those (sparse) missing pairs, never as the dense edge list.
 type lobbyGraph struct {
 	keys    []string       // lobby members, sorted; vertex i is keys[i]
@@ -45,7 +45,7 @@ func (e *Event) lobbyGraph() lobbyGraph {
 		p := e.people[k]
 		people[i] = p
 		vertexOf[p.id] = int32(i)
-		size += len(p.met) + len(p.never)
+		size += len(p.met) + len(p.never) + len(p.barred)
 	}
 	missing := slices.Grow(e.edges[:0], size)
 	for i, p := range people {
@@ -55,6 +55,11 @@ func (e *Event) lobbyGraph() lobbyGraph {
 			}
 		}
 		for other := range p.never {
+			if j, ok := index[other]; ok {
+				missing = append(missing, matching.Edge{U: i, V: j})
+			}
+		}
+		for other := range p.barred {
 			if j, ok := index[other]; ok {
 				missing = append(missing, matching.Edge{U: i, V: j})
 			}

@@ -84,6 +84,8 @@ type Person struct {
 	Group   string   `json:"group,omitempty"`
 	// Never is the private never list, sorted.
 	Never []string `json:"never,omitempty"`
+	// Barred is the server's barred list (SetBarred), sorted.
+	Barred []string `json:"barred,omitempty"`
 	// Dated is everyone this person shared a room with, in date order.
 	Dated []string `json:"dated,omitempty"`
 	// Yes and No are the private "would meet again" answers, sorted.
@@ -140,6 +142,9 @@ func (e *Event) Snapshot() Snapshot {
 			Third: p.third, Group: p.group, Dated: slices.Clone(p.dated), Extend: p.extend, Home: p.home}
 		if len(p.never) > 0 {
 			q.Never = cupid.SortedKeys(p.never)
+		}
+		if len(p.barred) > 0 {
+			q.Barred = cupid.SortedKeys(p.barred)
 		}
 		for _, o := range cupid.SortedKeys(p.answers) {
 			if p.answers[o] {
@@ -246,6 +251,9 @@ func Restore(s Snapshot) (*Event, error) {
 		if len(p.Never) > MaxNever {
 			return nil, cupid.Errorf(cupid.CodeTooLarge, field+".never", "at most %d, got %d", MaxNever, len(p.Never))
 		}
+		if len(p.Barred) > MaxBarred {
+			return nil, cupid.Errorf(cupid.CodeTooLarge, field+".barred", "at most %d, got %d", MaxBarred, len(p.Barred))
+		}
 		if p.Home < 0 || p.Home > s.Config.Rooms {
 			return nil, cupid.Invalid(field+".home", "no room %d", p.Home)
 		}
@@ -263,6 +271,15 @@ func Restore(s Snapshot) (*Event, error) {
 				np.never = make(map[string]struct{}, len(p.Never))
 			}
 			np.never[k] = struct{}{}
+		}
+		for j, k := range p.Barred {
+			if err := checkKey(k); err != nil || k == p.Key {
+				return nil, cupid.Invalid(fmt.Sprintf("%s.barred[%d]", field, j), "bad key %q", k)
+			}
+			if np.barred == nil {
+				np.barred = make(map[string]struct{}, len(p.Barred))
+			}
+			np.barred[k] = struct{}{}
 		}
 		for _, list := range []struct {
 			keys []string

@@ -86,6 +86,17 @@ var pruneKinds = []pruneKind{
 		remove: []string{`DELETE FROM rating_results WHERE match_id = ANY($1)`},
 		oldest: `SELECT min(at) FROM rating_results`,
 	},
+	{
+		// An encounter's id is its key as a JSON array (no id's
+		// characters can break it); encounters are read oldest first
+		// along encounters_at, so one a backend recorded late with an old
+		// time is removed as soon as it is old.
+		kind: cupid.RetainEncounters, table: "encounters",
+		read: readEncounterCandidates,
+		remove: []string{`DELETE FROM encounters WHERE (player_id, other_id, ref) IN
+			(SELECT k->>0, k->>1, k->>2 FROM (SELECT unnest($1::text[])::jsonb AS k) u)`},
+		oldest: `SELECT min(at) FROM encounters`,
+	},
 }
 
 func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
@@ -231,6 +242,12 @@ func readMatchCandidates(ctx context.Context, s *Store, before time.Time, cursor
 func readResultCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	return readTimed(ctx, s, `SELECT match_id, '', at, at
 		FROM rating_results WHERE (at, match_id) > ($1, $2) AND at < $3 ORDER BY at, match_id LIMIT $4`, before, cursor, limit)
+}
+
+func readEncounterCandidates(ctx context.Context, s *Store, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
+	return readTimed(ctx, s, `SELECT k, '', at, at FROM (SELECT json_build_array(player_id, other_id, ref)::text AS k, at
+		FROM encounters WHERE at >= $1 AND at < $3) e
+		WHERE (at, k) > ($1, $2) ORDER BY at, k LIMIT $4`, before, cursor, limit)
 }
 
 // readTimed reads candidates along a (time, id) index from a cursor

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -69,6 +70,44 @@ var pruneKinds = []pruneKind{
 		remove: removeByKey(`DELETE FROM rating_results WHERE rowid IN (%s)`, ""),
 		oldest: `SELECT at FROM rating_results ORDER BY rowid LIMIT 1`,
 	},
+	{
+		kind: cupid.RetainEncounters, table: "encounters",
+		read:   readEncounterCandidates,
+		remove: removeByKey(`DELETE FROM encounters WHERE rowid IN (%s)`, ""),
+		oldest: `SELECT min(at) FROM encounters`,
+	},
+}
+
+// readEncounterCandidates reads encounters older than the horizon oldest
+// first, along the encounters_at index (whose entries end with the rowid):
+// a meeting a backend records late, with an old time, is read as soon as
+// it is old, wherever it was inserted. The cursor is "at rowid".
+func readEncounterCandidates(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
+	at, row := int64(math.MinInt64), int64(-1)
+	if cursor != "" {
+		f := strings.Fields(cursor)
+		var err1, err2 error
+		if len(f) == 2 {
+			at, err1 = strconv.ParseInt(f[0], 10, 64)
+			row, err2 = strconv.ParseInt(f[1], 10, 64)
+		}
+		if len(f) != 2 || err1 != nil || err2 != nil {
+			return nil, "", cupid.Invalid("after", "not a cursor of this store: %q", cursor)
+		}
+	}
+	var cs []lifecycle.Candidate
+	err := scanEach(tx.QueryContext(ctx, `SELECT rowid, at FROM encounters INDEXED BY encounters_at
+		WHERE at < ? AND (at, rowid) > (?, ?) ORDER BY at, rowid LIMIT ?`, before.UnixNano(), at, row, limit))(func(r rowScanner) error {
+		if err := r.Scan(&row, &at); err != nil {
+			return err
+		}
+		cs = append(cs, lifecycle.Candidate{ID: strconv.FormatInt(row, 10), At: time.Unix(0, at).UTC()})
+		return nil
+	})
+	if err != nil || len(cs) < limit {
+		return cs, "", err
+	}
+	return cs, fmt.Sprintf("%d %d", at, row), nil
 }
 
 func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {

@@ -112,15 +112,60 @@ func testRetention(t *testing.T, s cupid.Store) {
 		}
 	}
 
+	es, isEncounters := s.(cupid.EncounterStore)
+	if isEncounters {
+		// Two meetings long ago, one lately, and one a backend recorded
+		// after that one with a time long ago: five old encounters (two
+		// per meeting, and one alone), ids with spaces and quotes.
+		enc := func(p, o, ref string, d time.Duration) cupid.Encounter {
+			return cupid.Encounter{Player: p, Other: o, Mode: "queue", Side: "opponent", Place: "duel", Ref: ref, At: at(d)}
+		}
+		for _, batch := range [][]cupid.Encounter{
+			{enc("p1", "p2", "m1", time.Minute), enc("p2", "p1", "m1", time.Minute)},
+			{enc("p1", "p3", "m2", 2*time.Minute), enc("p3", "p1", "m2", 2*time.Minute)},
+			{enc("p1", "p4", "m3", 30*time.Minute), enc("p4", "p1", "m3", 30*time.Minute)},
+			{enc(`p "5"`, "p 6", `m 4 "x"`, 3*time.Minute)},
+		} {
+			if err := es.AddEncounters(bg, batch); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
 	before := at(10 * time.Minute)
 	got := pruneAll(t, p, before, 2)
 	want := map[cupid.RetentionKind]int{cupid.RetainTickets: 5, cupid.RetainMatches: 2}
 	if isRatings {
 		want[cupid.RetainRatingHistory], want[cupid.RetainRatingResults] = 2, 2
 	}
+	if isEncounters {
+		want[cupid.RetainEncounters] = 5
+	}
 	for _, k := range cupid.RetentionKinds {
 		if got[k] != want[k] {
 			t.Errorf("pruned %d %s, want %d", got[k], k, want[k])
+		}
+	}
+	if isEncounters {
+		for _, who := range []string{"p1", "p4", "p2", `p "5"`} {
+			h, err := es.Encounters(bg, who, time.Time{}, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refs []string
+			for _, e := range h {
+				refs = append(refs, e.Ref)
+			}
+			want := map[string][]string{"p1": {"m3"}, "p4": {"m3"}}[who]
+			eq(t, "encounters of "+who+" kept", refs, want)
+		}
+		ret, err := p.Retained(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ret[len(ret)-1]
+		if r.Kind != cupid.RetainEncounters || r.Rows != 2 || !r.Oldest.Equal(at(30*time.Minute)) {
+			t.Errorf("Retained encounters: %+v", r)
 		}
 	}
 	var kept []string

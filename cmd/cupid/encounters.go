@@ -13,6 +13,8 @@ import (
 	"github.com/cupid-match/cupid/encounter"
 	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
+	"github.com/cupid-match/cupid/service/pairingsvc"
+	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -21,10 +23,21 @@ import (
 // are recorded and whose tickets are filled. watch reads a queue's match
 // log; it is called only once the followers run, after the ticket service
 // exists.
-func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*encountersvc.Service, error) {
-	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Logger: log, Registry: reg, Now: now}
+func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc, mm **ticketsvc.Service, ratings *ratingsvc.Service, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*encountersvc.Service, error) {
+	o := encountersvc.Options{Store: st.(cupid.EncounterStore), Docs: st, Watch: watch, Matches: laterMatches{mm}, Logger: log, Registry: reg, Now: now}
 	if e := cfg.Encounters; e != nil {
 		o.Window = e.Window()
+		o.RematchWindow = time.Duration(e.RematchWindow)
+		if r := e.Reports; r != nil {
+			o.Reports = r.Rules()
+			if ratings != nil {
+				games := r.Games()
+				o.MarkLowPriority = func(ctx context.Context, player, reason string) error {
+					_, err := ratings.SetLowPriority(ctx, player, 0, games, reason)
+					return err
+				}
+			}
+		}
 		for _, q := range e.Queues {
 			o.Queues = append(o.Queues, encountersvc.Queue{Name: q.Name, MetWithin: time.Duration(q.MetWithin)})
 			o.Follow = append(o.Follow, q.Name)
@@ -35,7 +48,18 @@ func encounterService(cfg *config.Config, st store, watch encountersvc.WatchFunc
 	return encountersvc.New(o)
 }
 
-var _ opponentsvc.History = (*encountersvc.Service)(nil)
+var (
+	_ opponentsvc.History   = (*encountersvc.Service)(nil)
+	_ pairingsvc.Encounters = (*encountersvc.Service)(nil)
+)
+
+// laterMatches forms a rematch's match through the ticket service, which
+// is built after the history (its intake reads the history).
+type laterMatches struct{ mm **ticketsvc.Service }
+
+func (l laterMatches) CommitFormed(ctx context.Context, f ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
+	return (*l.mm).CommitFormed(ctx, f)
+}
 
 // encounterFinders lists the opponent finders that read and write the
 // history, with their rules.

@@ -200,7 +200,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	var mm *ticketsvc.Service
 	encounters, err := encounterService(cfg, store, func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
 		return mm.WatchMatches(ctx, q, after, send)
-	}, log, reg, now)
+	}, &mm, ratings, log, reg, now)
 	if err != nil {
 		return err
 	}
@@ -211,7 +211,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Limits: pairingLimits(cfg), Logger: log, Registry: reg, Now: now})
+	pairings, err := pairingsvc.New(pairingsvc.Options{Docs: store, Limits: pairingLimits(cfg), Logger: log, Registry: reg, Now: now, Encounters: encounters})
 	if err != nil {
 		return err
 	}

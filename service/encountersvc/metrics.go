@@ -8,6 +8,11 @@ type metrics struct {
 	erased   prometheus.Counter
 	filled   *prometheus.CounterVec // tickets filled at intake, by queue
 	lag      *prometheus.GaugeVec   // match events seen but not yet recorded, by queue
+	// rematches counts rematch changes, by the state they led to.
+	rematches *prometheus.CounterVec
+	// reports counts reports taken, lowPriority the players they marked,
+	// by reason.
+	reports, lowPriority *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -22,9 +27,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Tickets whose players' blocked, avoided and met lists were filled at intake, by queue."}, []string{"queue"}),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cupid_encounter_follow_pending",
 			Help: "Matches heard of but not yet recorded in the history, by queue."}, []string{"queue"}),
+		rematches: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_encounter_rematches_total",
+			Help: "Rematches asked (pending) and answered (accepted, declined), by the state they led to."}, []string{"state"}),
+		reports: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_encounter_reports_total",
+			Help: "Player reports taken, by reason."}, []string{"reason"}),
+		lowPriority: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_encounter_report_low_priority_total",
+			Help: "Players marked low priority because their reports for a reason reached its threshold, by reason."}, []string{"reason"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.recorded, m.lists, m.erased, m.filled, m.lag)
+		reg.MustRegister(m.recorded, m.lists, m.erased, m.filled, m.lag, m.rematches, m.reports, m.lowPriority)
 	}
 	return m
 }

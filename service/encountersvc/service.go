@@ -68,6 +68,19 @@ type Options struct {
 	Registry prometheus.Registerer
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Matches forms an accepted rematch's match (the ticket service);
+	// without it rematches are refused (see rematch.go).
+	Matches Former
+	// RematchWindow is how long after a match a rematch may be asked,
+	// and how long it waits for the answer; encounter.DefaultRematchWindow
+	// when zero.
+	RematchWindow time.Duration
+	// Reports are the reasons a player may report another for, each with
+	// its threshold, and the window they count within; without reasons
+	// reports are refused (see report.go). MarkLowPriority marks a player
+	// whose reports reached a threshold (the rating service).
+	Reports         encounter.ReportRules
+	MarkLowPriority MarkLowPriorityFunc
 }
 
 // WatchFunc sends a queue's match events after afterSeq, stored ones and
@@ -85,6 +98,17 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
+
+	former        Former
+	rematchWindow time.Duration
+	// rematchMu orders the read-change-write of rematch documents on
+	// this node.
+	rematchMu sync.Mutex
+
+	reports         encounter.ReportRules
+	markLowPriority MarkLowPriorityFunc
+	// reportMu orders the read-count-write of reports on this node.
+	reportMu sync.Mutex
 
 	mu       sync.Mutex
 	stop     context.CancelFunc // of the running followers, or nil
@@ -112,6 +136,19 @@ func New(o Options) (*Service, error) {
 		store: o.Store, docs: o.Docs, window: w, queues: map[string]Queue{}, follow: slices.Clone(o.Follow),
 		watch: o.Watch, log: o.Logger, now: o.Now, metrics: newMetrics(o.Registry), position: map[string]int64{},
 	}
+	s.former, s.rematchWindow = o.Matches, o.RematchWindow
+	if s.rematchWindow == 0 {
+		s.rematchWindow = encounter.DefaultRematchWindow
+	}
+	if s.rematchWindow < 0 || s.rematchWindow > encounter.MaxRematchWindow {
+		return nil, fmt.Errorf("encountersvc: rematch window must be between 0 and %s, got %s", encounter.MaxRematchWindow, s.rematchWindow)
+	}
+	if len(o.Reports.Thresholds) > 0 {
+		if err := o.Reports.Check(); err != nil {
+			return nil, fmt.Errorf("encountersvc: reports: %w", err)
+		}
+	}
+	s.reports, s.markLowPriority = o.Reports, o.MarkLowPriority
 	for _, q := range o.Queues {
 		s.queues[q.Name] = q
 	}

@@ -171,6 +171,9 @@ func (e *event) process(batch []*op) (deleted bool) {
 	if changed {
 		err := e.putRounds(notes, now)
 		if err == nil {
+			err = e.recordEncounters(notes)
+		}
+		if err == nil {
 			err = e.store(now)
 		}
 		if err != nil {

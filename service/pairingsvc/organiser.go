@@ -29,14 +29,18 @@ func (s *Service) eventOp(ctx context.Context, eventID string, write func(*pairi
 // JoinGroup is Join with the participant's group or side.
 func (s *Service) JoinGroup(ctx context.Context, eventID, participant, group string) (*EventView, pairing.Status, error) {
 	limit := s.limits.MaxParticipants
-	return s.participantOp(ctx, eventID, participant, func(ev *pairing.Event, now time.Time) ([]pairing.Notification, error) {
+	barred, err := s.barred(ctx, eventID, participant)
+	if err != nil {
+		return nil, pairing.Status{}, err
+	}
+	return s.participantOp(ctx, eventID, participant, withBarred(participant, barred, false, func(ev *pairing.Event, now time.Time) ([]pairing.Notification, error) {
 		if pairing.CheckKey(participant) == nil {
 			if _, known := ev.Status(participant); !known && ev.Known() >= limit {
 				return nil, cupid.Errorf(cupid.CodeTooLarge, "participant", "the event already knows %d people (pairing.max_participants)", limit)
 			}
 		}
 		return ev.JoinGroup(now, participant, group)
-	})
+	}))
 }
 
 // RecordMeeting marks a and b as having met, in both records.

@@ -67,6 +67,10 @@ type Options struct {
 	// zero field takes pairing.DefaultHistoryLimits (1,000 rounds,
 	// 1,000,000 names), the documented limits. Tests set smaller ones.
 	History pairing.HistoryLimits
+	// Encounters is the encounter history: rounds are recorded in it and
+	// participants' barred lists read from it (see encounters.go). None
+	// when nil.
+	Encounters Encounters
 }
 
 // Service runs every speed-dating event of the server.
@@ -77,6 +81,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
+	// encounters is the encounter history, or nil.
+	encounters Encounters
 
 	mu     sync.Mutex
 	events map[string]*event
@@ -112,14 +118,15 @@ func New(o Options) (*Service, error) {
 		return nil, prefixField("limits.", err)
 	}
 	s := &Service{
-		docs:     o.Docs,
-		limits:   limits,
-		history:  o.History,
-		log:      o.Logger,
-		now:      o.Now,
-		metrics:  newMetrics(o.Registry),
-		events:   map[string]*event{},
-		reserved: map[string]bool{},
+		docs:       o.Docs,
+		limits:     limits,
+		history:    o.History,
+		encounters: o.Encounters,
+		log:        o.Logger,
+		now:        o.Now,
+		metrics:    newMetrics(o.Registry),
+		events:     map[string]*event{},
+		reserved:   map[string]bool{},
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -416,15 +423,7 @@ func (s *Service) DeleteEvent(ctx context.Context, id string) error {
 // Join adds a participant to an event, or brings back one who left with
 // their record.
 func (s *Service) Join(ctx context.Context, eventID, participant string) (*EventView, pairing.Status, error) {
-	limit := s.limits.MaxParticipants
-	return s.participantOp(ctx, eventID, participant, func(ev *pairing.Event, now time.Time) ([]pairing.Notification, error) {
-		if pairing.CheckKey(participant) == nil {
-			if _, known := ev.Status(participant); !known && ev.Known() >= limit {
-				return nil, cupid.Errorf(cupid.CodeTooLarge, "participant", "the event already knows %d people (pairing.max_participants)", limit)
-			}
-		}
-		return ev.Join(now, participant)
-	})
+	return s.JoinGroup(ctx, eventID, participant, "")
 }
 
 // Leave takes a participant out of the event; a partner in a room is told.
@@ -436,9 +435,13 @@ func (s *Service) Leave(ctx context.Context, eventID, participant string) (*Even
 
 // EnterLobby makes a participant available for pairing.
 func (s *Service) EnterLobby(ctx context.Context, eventID, participant string) (*EventView, pairing.Status, error) {
-	return s.participantOp(ctx, eventID, participant, func(ev *pairing.Event, now time.Time) ([]pairing.Notification, error) {
+	barred, err := s.barred(ctx, eventID, participant)
+	if err != nil {
+		return nil, pairing.Status{}, err
+	}
+	return s.participantOp(ctx, eventID, participant, withBarred(participant, barred, true, func(ev *pairing.Event, now time.Time) ([]pairing.Notification, error) {
 		return ev.EnterLobby(now, participant)
-	})
+	}))
 }
 
 // LeaveLobby takes a participant out of pairing for a break; from a room,

@@ -17,7 +17,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		passes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_passes_total",
 			Help: "Retention passes over every kind, by outcome (ok, failed)."}, []string{"outcome"}),
 		removed: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_removed_rows_total",
-			Help: "Rows retention removed, by kind (tickets, matches, rating_history, rating_results)."}, []string{"kind"}),
+			Help: "Rows retention removed, by kind (tickets, matches, rating_history, rating_results, encounters)."}, []string{"kind"}),
 		related: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_removed_related_rows_total",
 			Help: "Rows removed with them (ticket events, match log entries, ready-check answers), by kind."}, []string{"kind"}),
 		rows: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "cupid_store_rows",

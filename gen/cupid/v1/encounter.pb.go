@@ -1287,6 +1287,612 @@ func (*EraseResponse) Descriptor() ([]byte, []int) {
 	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{24}
 }
 
+type RequestRematchRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	OtherId  string                 `protobuf:"bytes,2,opt,name=other_id,json=otherId,proto3" json:"other_id,omitempty"`
+	// The match they played.
+	Ref           string `protobuf:"bytes,3,opt,name=ref,proto3" json:"ref,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RequestRematchRequest) Reset() {
+	*x = RequestRematchRequest{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RequestRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RequestRematchRequest) ProtoMessage() {}
+
+func (x *RequestRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RequestRematchRequest.ProtoReflect.Descriptor instead.
+func (*RequestRematchRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RequestRematchRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *RequestRematchRequest) GetOtherId() string {
+	if x != nil {
+		return x.OtherId
+	}
+	return ""
+}
+
+func (x *RequestRematchRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+type AnswerRematchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	RematchId     string                 `protobuf:"bytes,2,opt,name=rematch_id,json=rematchId,proto3" json:"rematch_id,omitempty"`
+	Accept        bool                   `protobuf:"varint,3,opt,name=accept,proto3" json:"accept,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AnswerRematchRequest) Reset() {
+	*x = AnswerRematchRequest{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AnswerRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AnswerRematchRequest) ProtoMessage() {}
+
+func (x *AnswerRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AnswerRematchRequest.ProtoReflect.Descriptor instead.
+func (*AnswerRematchRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *AnswerRematchRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *AnswerRematchRequest) GetRematchId() string {
+	if x != nil {
+		return x.RematchId
+	}
+	return ""
+}
+
+func (x *AnswerRematchRequest) GetAccept() bool {
+	if x != nil {
+		return x.Accept
+	}
+	return false
+}
+
+type GetRematchRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	RematchId     string                 `protobuf:"bytes,2,opt,name=rematch_id,json=rematchId,proto3" json:"rematch_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRematchRequest) Reset() {
+	*x = GetRematchRequest{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRematchRequest) ProtoMessage() {}
+
+func (x *GetRematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRematchRequest.ProtoReflect.Descriptor instead.
+func (*GetRematchRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *GetRematchRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *GetRematchRequest) GetRematchId() string {
+	if x != nil {
+		return x.RematchId
+	}
+	return ""
+}
+
+type Rematch struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The two players, the one who asked first.
+	PlayerIds []string `protobuf:"bytes,2,rep,name=player_ids,json=playerIds,proto3" json:"player_ids,omitempty"`
+	// The queue and the match they played.
+	Queue string `protobuf:"bytes,3,opt,name=queue,proto3" json:"queue,omitempty"`
+	Ref   string `protobuf:"bytes,4,opt,name=ref,proto3" json:"ref,omitempty"`
+	// pending, accepted, declined or expired.
+	State     string                 `protobuf:"bytes,5,opt,name=state,proto3" json:"state,omitempty"`
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// The match formed once both accepted.
+	MatchId       string `protobuf:"bytes,7,opt,name=match_id,json=matchId,proto3" json:"match_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rematch) Reset() {
+	*x = Rematch{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rematch) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rematch) ProtoMessage() {}
+
+func (x *Rematch) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rematch.ProtoReflect.Descriptor instead.
+func (*Rematch) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *Rematch) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *Rematch) GetPlayerIds() []string {
+	if x != nil {
+		return x.PlayerIds
+	}
+	return nil
+}
+
+func (x *Rematch) GetQueue() string {
+	if x != nil {
+		return x.Queue
+	}
+	return ""
+}
+
+func (x *Rematch) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *Rematch) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *Rematch) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *Rematch) GetMatchId() string {
+	if x != nil {
+		return x.MatchId
+	}
+	return ""
+}
+
+type RematchResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Rematch       *Rematch               `protobuf:"bytes,1,opt,name=rematch,proto3" json:"rematch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RematchResponse) Reset() {
+	*x = RematchResponse{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RematchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RematchResponse) ProtoMessage() {}
+
+func (x *RematchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RematchResponse.ProtoReflect.Descriptor instead.
+func (*RematchResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *RematchResponse) GetRematch() *Rematch {
+	if x != nil {
+		return x.Rematch
+	}
+	return nil
+}
+
+type ReportPlayerRequest struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	OtherId  string                 `protobuf:"bytes,2,opt,name=other_id,json=otherId,proto3" json:"other_id,omitempty"`
+	Ref      string                 `protobuf:"bytes,3,opt,name=ref,proto3" json:"ref,omitempty"`
+	Reason   string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	// Free text for the operator, at most 500 bytes.
+	Note          string `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportPlayerRequest) Reset() {
+	*x = ReportPlayerRequest{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportPlayerRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportPlayerRequest) ProtoMessage() {}
+
+func (x *ReportPlayerRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportPlayerRequest.ProtoReflect.Descriptor instead.
+func (*ReportPlayerRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *ReportPlayerRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *ReportPlayerRequest) GetOtherId() string {
+	if x != nil {
+		return x.OtherId
+	}
+	return ""
+}
+
+func (x *ReportPlayerRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *ReportPlayerRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ReportPlayerRequest) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+type PlayerReport struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	ReporterId    string                 `protobuf:"bytes,1,opt,name=reporter_id,json=reporterId,proto3" json:"reporter_id,omitempty"`
+	PlayerId      string                 `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	Ref           string                 `protobuf:"bytes,3,opt,name=ref,proto3" json:"ref,omitempty"`
+	Reason        string                 `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`
+	Note          string                 `protobuf:"bytes,5,opt,name=note,proto3" json:"note,omitempty"`
+	At            *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerReport) Reset() {
+	*x = PlayerReport{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerReport) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerReport) ProtoMessage() {}
+
+func (x *PlayerReport) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerReport.ProtoReflect.Descriptor instead.
+func (*PlayerReport) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *PlayerReport) GetReporterId() string {
+	if x != nil {
+		return x.ReporterId
+	}
+	return ""
+}
+
+func (x *PlayerReport) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *PlayerReport) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *PlayerReport) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *PlayerReport) GetNote() string {
+	if x != nil {
+		return x.Note
+	}
+	return ""
+}
+
+func (x *PlayerReport) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+type ReportPlayerResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Report        *PlayerReport          `protobuf:"bytes,1,opt,name=report,proto3" json:"report,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReportPlayerResponse) Reset() {
+	*x = ReportPlayerResponse{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReportPlayerResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReportPlayerResponse) ProtoMessage() {}
+
+func (x *ReportPlayerResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReportPlayerResponse.ProtoReflect.Descriptor instead.
+func (*ReportPlayerResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ReportPlayerResponse) GetReport() *PlayerReport {
+	if x != nil {
+		return x.Report
+	}
+	return nil
+}
+
+type ListReportsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListReportsRequest) Reset() {
+	*x = ListReportsRequest{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListReportsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListReportsRequest) ProtoMessage() {}
+
+func (x *ListReportsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListReportsRequest.ProtoReflect.Descriptor instead.
+func (*ListReportsRequest) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListReportsRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+type ListReportsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reports       []*PlayerReport        `protobuf:"bytes,1,rep,name=reports,proto3" json:"reports,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListReportsResponse) Reset() {
+	*x = ListReportsResponse{}
+	mi := &file_cupid_v1_encounter_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListReportsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListReportsResponse) ProtoMessage() {}
+
+func (x *ListReportsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cupid_v1_encounter_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListReportsResponse.ProtoReflect.Descriptor instead.
+func (*ListReportsResponse) Descriptor() ([]byte, []int) {
+	return file_cupid_v1_encounter_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListReportsResponse) GetReports() []*PlayerReport {
+	if x != nil {
+		return x.Reports
+	}
+	return nil
+}
+
 var File_cupid_v1_encounter_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_encounter_proto_rawDesc = "" +
@@ -1369,7 +1975,52 @@ const file_cupid_v1_encounter_proto_rawDesc = "" +
 	"player_ids\x18\x01 \x03(\tR\tplayerIds\"+\n" +
 	"\fEraseRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"\x0f\n" +
-	"\rEraseResponse2\xb3\x06\n" +
+	"\rEraseResponse\"a\n" +
+	"\x15RequestRematchRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x19\n" +
+	"\bother_id\x18\x02 \x01(\tR\aotherId\x12\x10\n" +
+	"\x03ref\x18\x03 \x01(\tR\x03ref\"j\n" +
+	"\x14AnswerRematchRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1d\n" +
+	"\n" +
+	"rematch_id\x18\x02 \x01(\tR\trematchId\x12\x16\n" +
+	"\x06accept\x18\x03 \x01(\bR\x06accept\"O\n" +
+	"\x11GetRematchRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x1d\n" +
+	"\n" +
+	"rematch_id\x18\x02 \x01(\tR\trematchId\"\xcc\x01\n" +
+	"\aRematch\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
+	"\n" +
+	"player_ids\x18\x02 \x03(\tR\tplayerIds\x12\x14\n" +
+	"\x05queue\x18\x03 \x01(\tR\x05queue\x12\x10\n" +
+	"\x03ref\x18\x04 \x01(\tR\x03ref\x12\x14\n" +
+	"\x05state\x18\x05 \x01(\tR\x05state\x129\n" +
+	"\n" +
+	"expires_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x19\n" +
+	"\bmatch_id\x18\a \x01(\tR\amatchId\">\n" +
+	"\x0fRematchResponse\x12+\n" +
+	"\arematch\x18\x01 \x01(\v2\x11.cupid.v1.RematchR\arematch\"\x8b\x01\n" +
+	"\x13ReportPlayerRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12\x19\n" +
+	"\bother_id\x18\x02 \x01(\tR\aotherId\x12\x10\n" +
+	"\x03ref\x18\x03 \x01(\tR\x03ref\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\"\xb6\x01\n" +
+	"\fPlayerReport\x12\x1f\n" +
+	"\vreporter_id\x18\x01 \x01(\tR\n" +
+	"reporterId\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12\x10\n" +
+	"\x03ref\x18\x03 \x01(\tR\x03ref\x12\x16\n" +
+	"\x06reason\x18\x04 \x01(\tR\x06reason\x12\x12\n" +
+	"\x04note\x18\x05 \x01(\tR\x04note\x12*\n" +
+	"\x02at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"F\n" +
+	"\x14ReportPlayerResponse\x12.\n" +
+	"\x06report\x18\x01 \x01(\v2\x16.cupid.v1.PlayerReportR\x06report\"1\n" +
+	"\x12ListReportsRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"G\n" +
+	"\x13ListReportsResponse\x120\n" +
+	"\areports\x18\x01 \x03(\v2\x16.cupid.v1.PlayerReportR\areports2\xbe\t\n" +
 	"\x10EncounterService\x12X\n" +
 	"\x0eListEncounters\x12\x1f.cupid.v1.ListEncountersRequest\x1a .cupid.v1.ListEncountersResponse\"\x03\x90\x02\x01\x12:\n" +
 	"\x05Block\x12\x16.cupid.v1.BlockRequest\x1a\x17.cupid.v1.BlockResponse\"\x00\x12@\n" +
@@ -1383,7 +2034,13 @@ const file_cupid_v1_encounter_proto_rawDesc = "" +
 	"\fCheckPlayers\x12\x1d.cupid.v1.CheckPlayersRequest\x1a\x1e.cupid.v1.CheckPlayersResponse\"\x03\x90\x02\x01\x12X\n" +
 	"\x0fRecordEncounter\x12 .cupid.v1.RecordEncounterRequest\x1a!.cupid.v1.RecordEncounterResponse\"\x00\x12C\n" +
 	"\aRevenge\x12\x18.cupid.v1.RevengeRequest\x1a\x19.cupid.v1.RevengeResponse\"\x03\x90\x02\x01\x12:\n" +
-	"\x05Erase\x12\x16.cupid.v1.EraseRequest\x1a\x17.cupid.v1.EraseResponse\"\x00B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
+	"\x05Erase\x12\x16.cupid.v1.EraseRequest\x1a\x17.cupid.v1.EraseResponse\"\x00\x12N\n" +
+	"\x0eRequestRematch\x12\x1f.cupid.v1.RequestRematchRequest\x1a\x19.cupid.v1.RematchResponse\"\x00\x12L\n" +
+	"\rAnswerRematch\x12\x1e.cupid.v1.AnswerRematchRequest\x1a\x19.cupid.v1.RematchResponse\"\x00\x12I\n" +
+	"\n" +
+	"GetRematch\x12\x1b.cupid.v1.GetRematchRequest\x1a\x19.cupid.v1.RematchResponse\"\x03\x90\x02\x01\x12O\n" +
+	"\fReportPlayer\x12\x1d.cupid.v1.ReportPlayerRequest\x1a\x1e.cupid.v1.ReportPlayerResponse\"\x00\x12O\n" +
+	"\vListReports\x12\x1c.cupid.v1.ListReportsRequest\x1a\x1d.cupid.v1.ListReportsResponse\"\x03\x90\x02\x01B3Z1github.com/cupid-match/cupid/gen/cupid/v1;cupidv1b\x06proto3"
 
 var (
 	file_cupid_v1_encounter_proto_rawDescOnce sync.Once
@@ -1397,7 +2054,7 @@ func file_cupid_v1_encounter_proto_rawDescGZIP() []byte {
 	return file_cupid_v1_encounter_proto_rawDescData
 }
 
-var file_cupid_v1_encounter_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_cupid_v1_encounter_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_cupid_v1_encounter_proto_goTypes = []any{
 	(*Encounter)(nil),               // 0: cupid.v1.Encounter
 	(*ListEncountersRequest)(nil),   // 1: cupid.v1.ListEncountersRequest
@@ -1424,49 +2081,74 @@ var file_cupid_v1_encounter_proto_goTypes = []any{
 	(*RevengeResponse)(nil),         // 22: cupid.v1.RevengeResponse
 	(*EraseRequest)(nil),            // 23: cupid.v1.EraseRequest
 	(*EraseResponse)(nil),           // 24: cupid.v1.EraseResponse
-	nil,                             // 25: cupid.v1.RecordEncounterRequest.OutcomesEntry
-	(*timestamppb.Timestamp)(nil),   // 26: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),     // 27: google.protobuf.Duration
+	(*RequestRematchRequest)(nil),   // 25: cupid.v1.RequestRematchRequest
+	(*AnswerRematchRequest)(nil),    // 26: cupid.v1.AnswerRematchRequest
+	(*GetRematchRequest)(nil),       // 27: cupid.v1.GetRematchRequest
+	(*Rematch)(nil),                 // 28: cupid.v1.Rematch
+	(*RematchResponse)(nil),         // 29: cupid.v1.RematchResponse
+	(*ReportPlayerRequest)(nil),     // 30: cupid.v1.ReportPlayerRequest
+	(*PlayerReport)(nil),            // 31: cupid.v1.PlayerReport
+	(*ReportPlayerResponse)(nil),    // 32: cupid.v1.ReportPlayerResponse
+	(*ListReportsRequest)(nil),      // 33: cupid.v1.ListReportsRequest
+	(*ListReportsResponse)(nil),     // 34: cupid.v1.ListReportsResponse
+	nil,                             // 35: cupid.v1.RecordEncounterRequest.OutcomesEntry
+	(*timestamppb.Timestamp)(nil),   // 36: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),     // 37: google.protobuf.Duration
 }
 var file_cupid_v1_encounter_proto_depIdxs = []int32{
-	26, // 0: cupid.v1.Encounter.at:type_name -> google.protobuf.Timestamp
+	36, // 0: cupid.v1.Encounter.at:type_name -> google.protobuf.Timestamp
 	0,  // 1: cupid.v1.ListEncountersResponse.encounters:type_name -> cupid.v1.Encounter
-	26, // 2: cupid.v1.ListEntry.at:type_name -> google.protobuf.Timestamp
+	36, // 2: cupid.v1.ListEntry.at:type_name -> google.protobuf.Timestamp
 	3,  // 3: cupid.v1.BlockResponse.entry:type_name -> cupid.v1.ListEntry
 	3,  // 4: cupid.v1.ListBlocksResponse.entries:type_name -> cupid.v1.ListEntry
 	3,  // 5: cupid.v1.AvoidResponse.entry:type_name -> cupid.v1.ListEntry
 	3,  // 6: cupid.v1.ListAvoidsResponse.entries:type_name -> cupid.v1.ListEntry
-	26, // 7: cupid.v1.RecordEncounterRequest.at:type_name -> google.protobuf.Timestamp
+	36, // 7: cupid.v1.RecordEncounterRequest.at:type_name -> google.protobuf.Timestamp
 	18, // 8: cupid.v1.RecordEncounterRequest.teams:type_name -> cupid.v1.EncounterTeam
-	25, // 9: cupid.v1.RecordEncounterRequest.outcomes:type_name -> cupid.v1.RecordEncounterRequest.OutcomesEntry
-	27, // 10: cupid.v1.RevengeRequest.within:type_name -> google.protobuf.Duration
-	1,  // 11: cupid.v1.EncounterService.ListEncounters:input_type -> cupid.v1.ListEncountersRequest
-	4,  // 12: cupid.v1.EncounterService.Block:input_type -> cupid.v1.BlockRequest
-	6,  // 13: cupid.v1.EncounterService.Unblock:input_type -> cupid.v1.UnblockRequest
-	8,  // 14: cupid.v1.EncounterService.ListBlocks:input_type -> cupid.v1.ListBlocksRequest
-	10, // 15: cupid.v1.EncounterService.Avoid:input_type -> cupid.v1.AvoidRequest
-	12, // 16: cupid.v1.EncounterService.Unavoid:input_type -> cupid.v1.UnavoidRequest
-	14, // 17: cupid.v1.EncounterService.ListAvoids:input_type -> cupid.v1.ListAvoidsRequest
-	16, // 18: cupid.v1.EncounterService.CheckPlayers:input_type -> cupid.v1.CheckPlayersRequest
-	19, // 19: cupid.v1.EncounterService.RecordEncounter:input_type -> cupid.v1.RecordEncounterRequest
-	21, // 20: cupid.v1.EncounterService.Revenge:input_type -> cupid.v1.RevengeRequest
-	23, // 21: cupid.v1.EncounterService.Erase:input_type -> cupid.v1.EraseRequest
-	2,  // 22: cupid.v1.EncounterService.ListEncounters:output_type -> cupid.v1.ListEncountersResponse
-	5,  // 23: cupid.v1.EncounterService.Block:output_type -> cupid.v1.BlockResponse
-	7,  // 24: cupid.v1.EncounterService.Unblock:output_type -> cupid.v1.UnblockResponse
-	9,  // 25: cupid.v1.EncounterService.ListBlocks:output_type -> cupid.v1.ListBlocksResponse
-	11, // 26: cupid.v1.EncounterService.Avoid:output_type -> cupid.v1.AvoidResponse
-	13, // 27: cupid.v1.EncounterService.Unavoid:output_type -> cupid.v1.UnavoidResponse
-	15, // 28: cupid.v1.EncounterService.ListAvoids:output_type -> cupid.v1.ListAvoidsResponse
-	17, // 29: cupid.v1.EncounterService.CheckPlayers:output_type -> cupid.v1.CheckPlayersResponse
-	20, // 30: cupid.v1.EncounterService.RecordEncounter:output_type -> cupid.v1.RecordEncounterResponse
-	22, // 31: cupid.v1.EncounterService.Revenge:output_type -> cupid.v1.RevengeResponse
-	24, // 32: cupid.v1.EncounterService.Erase:output_type -> cupid.v1.EraseResponse
-	22, // [22:33] is the sub-list for method output_type
-	11, // [11:22] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	35, // 9: cupid.v1.RecordEncounterRequest.outcomes:type_name -> cupid.v1.RecordEncounterRequest.OutcomesEntry
+	37, // 10: cupid.v1.RevengeRequest.within:type_name -> google.protobuf.Duration
+	36, // 11: cupid.v1.Rematch.expires_at:type_name -> google.protobuf.Timestamp
+	28, // 12: cupid.v1.RematchResponse.rematch:type_name -> cupid.v1.Rematch
+	36, // 13: cupid.v1.PlayerReport.at:type_name -> google.protobuf.Timestamp
+	31, // 14: cupid.v1.ReportPlayerResponse.report:type_name -> cupid.v1.PlayerReport
+	31, // 15: cupid.v1.ListReportsResponse.reports:type_name -> cupid.v1.PlayerReport
+	1,  // 16: cupid.v1.EncounterService.ListEncounters:input_type -> cupid.v1.ListEncountersRequest
+	4,  // 17: cupid.v1.EncounterService.Block:input_type -> cupid.v1.BlockRequest
+	6,  // 18: cupid.v1.EncounterService.Unblock:input_type -> cupid.v1.UnblockRequest
+	8,  // 19: cupid.v1.EncounterService.ListBlocks:input_type -> cupid.v1.ListBlocksRequest
+	10, // 20: cupid.v1.EncounterService.Avoid:input_type -> cupid.v1.AvoidRequest
+	12, // 21: cupid.v1.EncounterService.Unavoid:input_type -> cupid.v1.UnavoidRequest
+	14, // 22: cupid.v1.EncounterService.ListAvoids:input_type -> cupid.v1.ListAvoidsRequest
+	16, // 23: cupid.v1.EncounterService.CheckPlayers:input_type -> cupid.v1.CheckPlayersRequest
+	19, // 24: cupid.v1.EncounterService.RecordEncounter:input_type -> cupid.v1.RecordEncounterRequest
+	21, // 25: cupid.v1.EncounterService.Revenge:input_type -> cupid.v1.RevengeRequest
+	23, // 26: cupid.v1.EncounterService.Erase:input_type -> cupid.v1.EraseRequest
+	25, // 27: cupid.v1.EncounterService.RequestRematch:input_type -> cupid.v1.RequestRematchRequest
+	26, // 28: cupid.v1.EncounterService.AnswerRematch:input_type -> cupid.v1.AnswerRematchRequest
+	27, // 29: cupid.v1.EncounterService.GetRematch:input_type -> cupid.v1.GetRematchRequest
+	30, // 30: cupid.v1.EncounterService.ReportPlayer:input_type -> cupid.v1.ReportPlayerRequest
+	33, // 31: cupid.v1.EncounterService.ListReports:input_type -> cupid.v1.ListReportsRequest
+	2,  // 32: cupid.v1.EncounterService.ListEncounters:output_type -> cupid.v1.ListEncountersResponse
+	5,  // 33: cupid.v1.EncounterService.Block:output_type -> cupid.v1.BlockResponse
+	7,  // 34: cupid.v1.EncounterService.Unblock:output_type -> cupid.v1.UnblockResponse
+	9,  // 35: cupid.v1.EncounterService.ListBlocks:output_type -> cupid.v1.ListBlocksResponse
+	11, // 36: cupid.v1.EncounterService.Avoid:output_type -> cupid.v1.AvoidResponse
+	13, // 37: cupid.v1.EncounterService.Unavoid:output_type -> cupid.v1.UnavoidResponse
+	15, // 38: cupid.v1.EncounterService.ListAvoids:output_type -> cupid.v1.ListAvoidsResponse
+	17, // 39: cupid.v1.EncounterService.CheckPlayers:output_type -> cupid.v1.CheckPlayersResponse
+	20, // 40: cupid.v1.EncounterService.RecordEncounter:output_type -> cupid.v1.RecordEncounterResponse
+	22, // 41: cupid.v1.EncounterService.Revenge:output_type -> cupid.v1.RevengeResponse
+	24, // 42: cupid.v1.EncounterService.Erase:output_type -> cupid.v1.EraseResponse
+	29, // 43: cupid.v1.EncounterService.RequestRematch:output_type -> cupid.v1.RematchResponse
+	29, // 44: cupid.v1.EncounterService.AnswerRematch:output_type -> cupid.v1.RematchResponse
+	29, // 45: cupid.v1.EncounterService.GetRematch:output_type -> cupid.v1.RematchResponse
+	32, // 46: cupid.v1.EncounterService.ReportPlayer:output_type -> cupid.v1.ReportPlayerResponse
+	34, // 47: cupid.v1.EncounterService.ListReports:output_type -> cupid.v1.ListReportsResponse
+	32, // [32:48] is the sub-list for method output_type
+	16, // [16:32] is the sub-list for method input_type
+	16, // [16:16] is the sub-list for extension type_name
+	16, // [16:16] is the sub-list for extension extendee
+	0,  // [0:16] is the sub-list for field type_name
 }
 
 func init() { file_cupid_v1_encounter_proto_init() }
@@ -1480,7 +2162,7 @@ func file_cupid_v1_encounter_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cupid_v1_encounter_proto_rawDesc), len(file_cupid_v1_encounter_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   26,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

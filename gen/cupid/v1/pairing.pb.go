@@ -58,7 +58,11 @@ type EventSettings struct {
 	ExtensionSeconds *int32 `protobuf:"varint,11,opt,name=extension_seconds,json=extensionSeconds,proto3,oneof" json:"extension_seconds,omitempty"`
 	// When mutual answers are revealed; left out, when the organiser calls
 	// RevealMatches.
-	RevealAt      *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=reveal_at,json=revealAt,proto3" json:"reveal_at,omitempty"`
+	RevealAt *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=reveal_at,json=revealAt,proto3" json:"reveal_at,omitempty"`
+	// The series of events this one belongs to (a weekly night): nobody is
+	// paired with someone they met in an earlier event of the series, as the
+	// encounter history remembers it. Empty: a standalone event.
+	Series        string `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -175,6 +179,13 @@ func (x *EventSettings) GetRevealAt() *timestamppb.Timestamp {
 		return x.RevealAt
 	}
 	return nil
+}
+
+func (x *EventSettings) GetSeries() string {
+	if x != nil {
+		return x.Series
+	}
+	return ""
 }
 
 type CreateEventRequest struct {
@@ -2036,7 +2047,7 @@ var File_cupid_v1_pairing_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\n" +
-	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf6\x03\n" +
+	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x04\n" +
 	"\rEventSettings\x12\x14\n" +
 	"\x05rooms\x18\x01 \x01(\x05R\x05rooms\x12#\n" +
 	"\rround_seconds\x18\x02 \x01(\x05R\froundSeconds\x12+\n" +
@@ -2050,7 +2061,8 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x10min_date_seconds\x18\n" +
 	" \x01(\x05H\x01R\x0eminDateSeconds\x88\x01\x01\x120\n" +
 	"\x11extension_seconds\x18\v \x01(\x05H\x02R\x10extensionSeconds\x88\x01\x01\x127\n" +
-	"\treveal_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\brevealAtB\b\n" +
+	"\treveal_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\brevealAt\x12\x16\n" +
+	"\x06series\x18\r \x01(\tR\x06seriesB\b\n" +
 	"\x06_triosB\x13\n" +
 	"\x11_min_date_secondsB\x14\n" +
 	"\x12_extension_seconds\"\x81\x01\n" +

@@ -63,6 +63,21 @@ const (
 	EncounterServiceRevengeProcedure = "/cupid.v1.EncounterService/Revenge"
 	// EncounterServiceEraseProcedure is the fully-qualified name of the EncounterService's Erase RPC.
 	EncounterServiceEraseProcedure = "/cupid.v1.EncounterService/Erase"
+	// EncounterServiceRequestRematchProcedure is the fully-qualified name of the EncounterService's
+	// RequestRematch RPC.
+	EncounterServiceRequestRematchProcedure = "/cupid.v1.EncounterService/RequestRematch"
+	// EncounterServiceAnswerRematchProcedure is the fully-qualified name of the EncounterService's
+	// AnswerRematch RPC.
+	EncounterServiceAnswerRematchProcedure = "/cupid.v1.EncounterService/AnswerRematch"
+	// EncounterServiceGetRematchProcedure is the fully-qualified name of the EncounterService's
+	// GetRematch RPC.
+	EncounterServiceGetRematchProcedure = "/cupid.v1.EncounterService/GetRematch"
+	// EncounterServiceReportPlayerProcedure is the fully-qualified name of the EncounterService's
+	// ReportPlayer RPC.
+	EncounterServiceReportPlayerProcedure = "/cupid.v1.EncounterService/ReportPlayer"
+	// EncounterServiceListReportsProcedure is the fully-qualified name of the EncounterService's
+	// ListReports RPC.
+	EncounterServiceListReportsProcedure = "/cupid.v1.EncounterService/ListReports"
 )
 
 // EncounterServiceClient is a client for the cupid.v1.EncounterService service.
@@ -101,6 +116,27 @@ type EncounterServiceClient interface {
 	// encounters with him) and his own lists: an erasure request. Others'
 	// blocks of him stay. Admin keys only.
 	Erase(context.Context, *connect.Request[v1.EraseRequest]) (*connect.Response[v1.EraseResponse], error)
+	// RequestRematch asks other_id to play again right after the match ref
+	// they played against each other in a real-time queue (within the
+	// rematch window of it, 2 minutes unless configured). Asking again
+	// while it waits returns it; when the other asked first, asking is
+	// accepting.
+	RequestRematch(context.Context, *connect.Request[v1.RequestRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// AnswerRematch accepts or declines a rematch within its window; once
+	// both accepted, their match is formed in the same queue (its id in
+	// match_id) and handed off like any match of the queue.
+	AnswerRematch(context.Context, *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// GetRematch reads a rematch of player_id's.
+	GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// ReportPlayer reports other_id, met in the match ref, for one of the
+	// configured reasons. Reporting the same player from the same match
+	// again changes nothing. When a reason's reports from different players
+	// reach its threshold, the player is marked low priority. The reporter
+	// is never told what his report led to.
+	ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error)
+	// ListReports lists the reports of a player within the reports' window,
+	// oldest first. Admin keys only.
+	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 }
 
 // NewEncounterServiceClient constructs a client for the cupid.v1.EncounterService service. By
@@ -185,6 +221,38 @@ func NewEncounterServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithSchema(encounterServiceMethods.ByName("Erase")),
 			connect.WithClientOptions(opts...),
 		),
+		requestRematch: connect.NewClient[v1.RequestRematchRequest, v1.RematchResponse](
+			httpClient,
+			baseURL+EncounterServiceRequestRematchProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("RequestRematch")),
+			connect.WithClientOptions(opts...),
+		),
+		answerRematch: connect.NewClient[v1.AnswerRematchRequest, v1.RematchResponse](
+			httpClient,
+			baseURL+EncounterServiceAnswerRematchProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("AnswerRematch")),
+			connect.WithClientOptions(opts...),
+		),
+		getRematch: connect.NewClient[v1.GetRematchRequest, v1.RematchResponse](
+			httpClient,
+			baseURL+EncounterServiceGetRematchProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("GetRematch")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		reportPlayer: connect.NewClient[v1.ReportPlayerRequest, v1.ReportPlayerResponse](
+			httpClient,
+			baseURL+EncounterServiceReportPlayerProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("ReportPlayer")),
+			connect.WithClientOptions(opts...),
+		),
+		listReports: connect.NewClient[v1.ListReportsRequest, v1.ListReportsResponse](
+			httpClient,
+			baseURL+EncounterServiceListReportsProcedure,
+			connect.WithSchema(encounterServiceMethods.ByName("ListReports")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -201,6 +269,11 @@ type encounterServiceClient struct {
 	recordEncounter *connect.Client[v1.RecordEncounterRequest, v1.RecordEncounterResponse]
 	revenge         *connect.Client[v1.RevengeRequest, v1.RevengeResponse]
 	erase           *connect.Client[v1.EraseRequest, v1.EraseResponse]
+	requestRematch  *connect.Client[v1.RequestRematchRequest, v1.RematchResponse]
+	answerRematch   *connect.Client[v1.AnswerRematchRequest, v1.RematchResponse]
+	getRematch      *connect.Client[v1.GetRematchRequest, v1.RematchResponse]
+	reportPlayer    *connect.Client[v1.ReportPlayerRequest, v1.ReportPlayerResponse]
+	listReports     *connect.Client[v1.ListReportsRequest, v1.ListReportsResponse]
 }
 
 // ListEncounters calls cupid.v1.EncounterService.ListEncounters.
@@ -258,6 +331,31 @@ func (c *encounterServiceClient) Erase(ctx context.Context, req *connect.Request
 	return c.erase.CallUnary(ctx, req)
 }
 
+// RequestRematch calls cupid.v1.EncounterService.RequestRematch.
+func (c *encounterServiceClient) RequestRematch(ctx context.Context, req *connect.Request[v1.RequestRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return c.requestRematch.CallUnary(ctx, req)
+}
+
+// AnswerRematch calls cupid.v1.EncounterService.AnswerRematch.
+func (c *encounterServiceClient) AnswerRematch(ctx context.Context, req *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return c.answerRematch.CallUnary(ctx, req)
+}
+
+// GetRematch calls cupid.v1.EncounterService.GetRematch.
+func (c *encounterServiceClient) GetRematch(ctx context.Context, req *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return c.getRematch.CallUnary(ctx, req)
+}
+
+// ReportPlayer calls cupid.v1.EncounterService.ReportPlayer.
+func (c *encounterServiceClient) ReportPlayer(ctx context.Context, req *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error) {
+	return c.reportPlayer.CallUnary(ctx, req)
+}
+
+// ListReports calls cupid.v1.EncounterService.ListReports.
+func (c *encounterServiceClient) ListReports(ctx context.Context, req *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error) {
+	return c.listReports.CallUnary(ctx, req)
+}
+
 // EncounterServiceHandler is an implementation of the cupid.v1.EncounterService service.
 type EncounterServiceHandler interface {
 	// ListEncounters returns a player's encounters, newest first, within
@@ -294,6 +392,27 @@ type EncounterServiceHandler interface {
 	// encounters with him) and his own lists: an erasure request. Others'
 	// blocks of him stay. Admin keys only.
 	Erase(context.Context, *connect.Request[v1.EraseRequest]) (*connect.Response[v1.EraseResponse], error)
+	// RequestRematch asks other_id to play again right after the match ref
+	// they played against each other in a real-time queue (within the
+	// rematch window of it, 2 minutes unless configured). Asking again
+	// while it waits returns it; when the other asked first, asking is
+	// accepting.
+	RequestRematch(context.Context, *connect.Request[v1.RequestRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// AnswerRematch accepts or declines a rematch within its window; once
+	// both accepted, their match is formed in the same queue (its id in
+	// match_id) and handed off like any match of the queue.
+	AnswerRematch(context.Context, *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// GetRematch reads a rematch of player_id's.
+	GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error)
+	// ReportPlayer reports other_id, met in the match ref, for one of the
+	// configured reasons. Reporting the same player from the same match
+	// again changes nothing. When a reason's reports from different players
+	// reach its threshold, the player is marked low priority. The reporter
+	// is never told what his report led to.
+	ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error)
+	// ListReports lists the reports of a player within the reports' window,
+	// oldest first. Admin keys only.
+	ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error)
 }
 
 // NewEncounterServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -374,6 +493,38 @@ func NewEncounterServiceHandler(svc EncounterServiceHandler, opts ...connect.Han
 		connect.WithSchema(encounterServiceMethods.ByName("Erase")),
 		connect.WithHandlerOptions(opts...),
 	)
+	encounterServiceRequestRematchHandler := connect.NewUnaryHandler(
+		EncounterServiceRequestRematchProcedure,
+		svc.RequestRematch,
+		connect.WithSchema(encounterServiceMethods.ByName("RequestRematch")),
+		connect.WithHandlerOptions(opts...),
+	)
+	encounterServiceAnswerRematchHandler := connect.NewUnaryHandler(
+		EncounterServiceAnswerRematchProcedure,
+		svc.AnswerRematch,
+		connect.WithSchema(encounterServiceMethods.ByName("AnswerRematch")),
+		connect.WithHandlerOptions(opts...),
+	)
+	encounterServiceGetRematchHandler := connect.NewUnaryHandler(
+		EncounterServiceGetRematchProcedure,
+		svc.GetRematch,
+		connect.WithSchema(encounterServiceMethods.ByName("GetRematch")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	encounterServiceReportPlayerHandler := connect.NewUnaryHandler(
+		EncounterServiceReportPlayerProcedure,
+		svc.ReportPlayer,
+		connect.WithSchema(encounterServiceMethods.ByName("ReportPlayer")),
+		connect.WithHandlerOptions(opts...),
+	)
+	encounterServiceListReportsHandler := connect.NewUnaryHandler(
+		EncounterServiceListReportsProcedure,
+		svc.ListReports,
+		connect.WithSchema(encounterServiceMethods.ByName("ListReports")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/cupid.v1.EncounterService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case EncounterServiceListEncountersProcedure:
@@ -398,6 +549,16 @@ func NewEncounterServiceHandler(svc EncounterServiceHandler, opts ...connect.Han
 			encounterServiceRevengeHandler.ServeHTTP(w, r)
 		case EncounterServiceEraseProcedure:
 			encounterServiceEraseHandler.ServeHTTP(w, r)
+		case EncounterServiceRequestRematchProcedure:
+			encounterServiceRequestRematchHandler.ServeHTTP(w, r)
+		case EncounterServiceAnswerRematchProcedure:
+			encounterServiceAnswerRematchHandler.ServeHTTP(w, r)
+		case EncounterServiceGetRematchProcedure:
+			encounterServiceGetRematchHandler.ServeHTTP(w, r)
+		case EncounterServiceReportPlayerProcedure:
+			encounterServiceReportPlayerHandler.ServeHTTP(w, r)
+		case EncounterServiceListReportsProcedure:
+			encounterServiceListReportsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -449,4 +610,24 @@ func (UnimplementedEncounterServiceHandler) Revenge(context.Context, *connect.Re
 
 func (UnimplementedEncounterServiceHandler) Erase(context.Context, *connect.Request[v1.EraseRequest]) (*connect.Response[v1.EraseResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.Erase is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) RequestRematch(context.Context, *connect.Request[v1.RequestRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.RequestRematch is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) AnswerRematch(context.Context, *connect.Request[v1.AnswerRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.AnswerRematch is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) GetRematch(context.Context, *connect.Request[v1.GetRematchRequest]) (*connect.Response[v1.RematchResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.GetRematch is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) ReportPlayer(context.Context, *connect.Request[v1.ReportPlayerRequest]) (*connect.Response[v1.ReportPlayerResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.ReportPlayer is not implemented"))
+}
+
+func (UnimplementedEncounterServiceHandler) ListReports(context.Context, *connect.Request[v1.ListReportsRequest]) (*connect.Response[v1.ListReportsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("cupid.v1.EncounterService.ListReports is not implemented"))
 }
