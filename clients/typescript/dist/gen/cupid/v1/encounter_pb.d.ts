@@ -464,6 +464,238 @@ export type EraseResponse = Message<"cupid.v1.EraseResponse"> & {};
  */
 export declare const EraseResponseSchema: GenMessage<EraseResponse>;
 /**
+ * @generated from message cupid.v1.RequestRematchRequest
+ */
+export type RequestRematchRequest = Message<"cupid.v1.RequestRematchRequest"> & {
+    /**
+     * @generated from field: string player_id = 1;
+     */
+    playerId: string;
+    /**
+     * @generated from field: string other_id = 2;
+     */
+    otherId: string;
+    /**
+     * The match they played.
+     *
+     * @generated from field: string ref = 3;
+     */
+    ref: string;
+};
+/**
+ * Describes the message cupid.v1.RequestRematchRequest.
+ * Use `create(RequestRematchRequestSchema)` to create a new message.
+ */
+export declare const RequestRematchRequestSchema: GenMessage<RequestRematchRequest>;
+/**
+ * @generated from message cupid.v1.AnswerRematchRequest
+ */
+export type AnswerRematchRequest = Message<"cupid.v1.AnswerRematchRequest"> & {
+    /**
+     * @generated from field: string player_id = 1;
+     */
+    playerId: string;
+    /**
+     * @generated from field: string rematch_id = 2;
+     */
+    rematchId: string;
+    /**
+     * @generated from field: bool accept = 3;
+     */
+    accept: boolean;
+};
+/**
+ * Describes the message cupid.v1.AnswerRematchRequest.
+ * Use `create(AnswerRematchRequestSchema)` to create a new message.
+ */
+export declare const AnswerRematchRequestSchema: GenMessage<AnswerRematchRequest>;
+/**
+ * @generated from message cupid.v1.GetRematchRequest
+ */
+export type GetRematchRequest = Message<"cupid.v1.GetRematchRequest"> & {
+    /**
+     * @generated from field: string player_id = 1;
+     */
+    playerId: string;
+    /**
+     * @generated from field: string rematch_id = 2;
+     */
+    rematchId: string;
+};
+/**
+ * Describes the message cupid.v1.GetRematchRequest.
+ * Use `create(GetRematchRequestSchema)` to create a new message.
+ */
+export declare const GetRematchRequestSchema: GenMessage<GetRematchRequest>;
+/**
+ * @generated from message cupid.v1.Rematch
+ */
+export type Rematch = Message<"cupid.v1.Rematch"> & {
+    /**
+     * @generated from field: string id = 1;
+     */
+    id: string;
+    /**
+     * The two players, the one who asked first.
+     *
+     * @generated from field: repeated string player_ids = 2;
+     */
+    playerIds: string[];
+    /**
+     * The queue and the match they played.
+     *
+     * @generated from field: string queue = 3;
+     */
+    queue: string;
+    /**
+     * @generated from field: string ref = 4;
+     */
+    ref: string;
+    /**
+     * pending, accepted, declined or expired.
+     *
+     * @generated from field: string state = 5;
+     */
+    state: string;
+    /**
+     * @generated from field: google.protobuf.Timestamp expires_at = 6;
+     */
+    expiresAt?: Timestamp | undefined;
+    /**
+     * The match formed once both accepted.
+     *
+     * @generated from field: string match_id = 7;
+     */
+    matchId: string;
+};
+/**
+ * Describes the message cupid.v1.Rematch.
+ * Use `create(RematchSchema)` to create a new message.
+ */
+export declare const RematchSchema: GenMessage<Rematch>;
+/**
+ * @generated from message cupid.v1.RematchResponse
+ */
+export type RematchResponse = Message<"cupid.v1.RematchResponse"> & {
+    /**
+     * @generated from field: cupid.v1.Rematch rematch = 1;
+     */
+    rematch?: Rematch | undefined;
+};
+/**
+ * Describes the message cupid.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export declare const RematchResponseSchema: GenMessage<RematchResponse>;
+/**
+ * @generated from message cupid.v1.ReportPlayerRequest
+ */
+export type ReportPlayerRequest = Message<"cupid.v1.ReportPlayerRequest"> & {
+    /**
+     * @generated from field: string player_id = 1;
+     */
+    playerId: string;
+    /**
+     * @generated from field: string other_id = 2;
+     */
+    otherId: string;
+    /**
+     * @generated from field: string ref = 3;
+     */
+    ref: string;
+    /**
+     * @generated from field: string reason = 4;
+     */
+    reason: string;
+    /**
+     * Free text for the operator, at most 500 bytes.
+     *
+     * @generated from field: string note = 5;
+     */
+    note: string;
+};
+/**
+ * Describes the message cupid.v1.ReportPlayerRequest.
+ * Use `create(ReportPlayerRequestSchema)` to create a new message.
+ */
+export declare const ReportPlayerRequestSchema: GenMessage<ReportPlayerRequest>;
+/**
+ * @generated from message cupid.v1.PlayerReport
+ */
+export type PlayerReport = Message<"cupid.v1.PlayerReport"> & {
+    /**
+     * @generated from field: string reporter_id = 1;
+     */
+    reporterId: string;
+    /**
+     * @generated from field: string player_id = 2;
+     */
+    playerId: string;
+    /**
+     * @generated from field: string ref = 3;
+     */
+    ref: string;
+    /**
+     * @generated from field: string reason = 4;
+     */
+    reason: string;
+    /**
+     * @generated from field: string note = 5;
+     */
+    note: string;
+    /**
+     * @generated from field: google.protobuf.Timestamp at = 6;
+     */
+    at?: Timestamp | undefined;
+};
+/**
+ * Describes the message cupid.v1.PlayerReport.
+ * Use `create(PlayerReportSchema)` to create a new message.
+ */
+export declare const PlayerReportSchema: GenMessage<PlayerReport>;
+/**
+ * @generated from message cupid.v1.ReportPlayerResponse
+ */
+export type ReportPlayerResponse = Message<"cupid.v1.ReportPlayerResponse"> & {
+    /**
+     * @generated from field: cupid.v1.PlayerReport report = 1;
+     */
+    report?: PlayerReport | undefined;
+};
+/**
+ * Describes the message cupid.v1.ReportPlayerResponse.
+ * Use `create(ReportPlayerResponseSchema)` to create a new message.
+ */
+export declare const ReportPlayerResponseSchema: GenMessage<ReportPlayerResponse>;
+/**
+ * @generated from message cupid.v1.ListReportsRequest
+ */
+export type ListReportsRequest = Message<"cupid.v1.ListReportsRequest"> & {
+    /**
+     * @generated from field: string player_id = 1;
+     */
+    playerId: string;
+};
+/**
+ * Describes the message cupid.v1.ListReportsRequest.
+ * Use `create(ListReportsRequestSchema)` to create a new message.
+ */
+export declare const ListReportsRequestSchema: GenMessage<ListReportsRequest>;
+/**
+ * @generated from message cupid.v1.ListReportsResponse
+ */
+export type ListReportsResponse = Message<"cupid.v1.ListReportsResponse"> & {
+    /**
+     * @generated from field: repeated cupid.v1.PlayerReport reports = 1;
+     */
+    reports: PlayerReport[];
+};
+/**
+ * Describes the message cupid.v1.ListReportsResponse.
+ * Use `create(ListReportsResponseSchema)` to create a new message.
+ */
+export declare const ListReportsResponseSchema: GenMessage<ListReportsResponse>;
+/**
  * EncounterService is the one history of who met whom, in every mode (a
  * real-time match, an async attack, a speed-dating round), and the
  * players' block and avoid lists that the modes read. A player token acts
@@ -595,5 +827,66 @@ export declare const EncounterService: GenService<{
         methodKind: "unary";
         input: typeof EraseRequestSchema;
         output: typeof EraseResponseSchema;
+    };
+    /**
+     * RequestRematch asks other_id to play again right after the match ref
+     * they played against each other in a real-time queue (within the
+     * rematch window of it, 2 minutes unless configured). Asking again
+     * while it waits returns it; when the other asked first, asking is
+     * accepting.
+     *
+     * @generated from rpc cupid.v1.EncounterService.RequestRematch
+     */
+    requestRematch: {
+        methodKind: "unary";
+        input: typeof RequestRematchRequestSchema;
+        output: typeof RematchResponseSchema;
+    };
+    /**
+     * AnswerRematch accepts or declines a rematch within its window; once
+     * both accepted, their match is formed in the same queue (its id in
+     * match_id) and handed off like any match of the queue.
+     *
+     * @generated from rpc cupid.v1.EncounterService.AnswerRematch
+     */
+    answerRematch: {
+        methodKind: "unary";
+        input: typeof AnswerRematchRequestSchema;
+        output: typeof RematchResponseSchema;
+    };
+    /**
+     * GetRematch reads a rematch of player_id's.
+     *
+     * @generated from rpc cupid.v1.EncounterService.GetRematch
+     */
+    getRematch: {
+        methodKind: "unary";
+        input: typeof GetRematchRequestSchema;
+        output: typeof RematchResponseSchema;
+    };
+    /**
+     * ReportPlayer reports other_id, met in the match ref, for one of the
+     * configured reasons. Reporting the same player from the same match
+     * again changes nothing. When a reason's reports from different players
+     * reach its threshold, the player is marked low priority. The reporter
+     * is never told what his report led to.
+     *
+     * @generated from rpc cupid.v1.EncounterService.ReportPlayer
+     */
+    reportPlayer: {
+        methodKind: "unary";
+        input: typeof ReportPlayerRequestSchema;
+        output: typeof ReportPlayerResponseSchema;
+    };
+    /**
+     * ListReports lists the reports of a player within the reports' window,
+     * oldest first. Admin keys only.
+     *
+     * @generated from rpc cupid.v1.EncounterService.ListReports
+     */
+    listReports: {
+        methodKind: "unary";
+        input: typeof ListReportsRequestSchema;
+        output: typeof ListReportsResponseSchema;
     };
 }>;

@@ -92,6 +92,14 @@ export type EventSettings = Message<"cupid.v1.EventSettings"> & {
      * @generated from field: google.protobuf.Timestamp reveal_at = 12;
      */
     revealAt?: Timestamp | undefined;
+    /**
+     * The series of events this one belongs to (a weekly night): nobody is
+     * paired with someone they met in an earlier event of the series, as the
+     * encounter history remembers it. Empty: a standalone event.
+     *
+     * @generated from field: string series = 13;
+     */
+    series: string;
 };
 /**
  * Describes the message cupid.v1.EventSettings.

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cupid/v1/encounter.proto.
  */
 export const file_cupid_v1_encounter: GenFile = /*@__PURE__*/
-  fileDesc("ChhjdXBpZC92MS9lbmNvdW50ZXIucHJvdG8SCGN1cGlkLnYxIo4BCglFbmNvdW50ZXISEAoIb3RoZXJfaWQYASABKAkSDAoEbW9kZRgCIAEoCRIMCgRzaWRlGAMgASgJEg0KBXBsYWNlGAQgASgJEgsKA3JlZhgFIAEoCRImCgJhdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgHIAEoCSI5ChVMaXN0RW5jb3VudGVyc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIkEKFkxpc3RFbmNvdW50ZXJzUmVzcG9uc2USJwoKZW5jb3VudGVycxgBIAMoCzITLmN1cGlkLnYxLkVuY291bnRlciJVCglMaXN0RW50cnkSEAoIb3RoZXJfaWQYASABKAkSDgoGd2VpZ2h0GAIgASgBEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIzCgxCbG9ja1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhAKCG90aGVyX2lkGAIgASgJIjMKDUJsb2NrUmVzcG9uc2USIgoFZW50cnkYASABKAsyEy5jdXBpZC52MS5MaXN0RW50cnkiNQoOVW5ibG9ja1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhAKCG90aGVyX2lkGAIgASgJIhEKD1VuYmxvY2tSZXNwb25zZSImChFMaXN0QmxvY2tzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiOgoSTGlzdEJsb2Nrc1Jlc3BvbnNlEiQKB2VudHJpZXMYASADKAsyEy5jdXBpZC52MS5MaXN0RW50cnkiQwoMQXZvaWRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIQCghvdGhlcl9pZBgCIAEoCRIOCgZ3ZWlnaHQYAyABKAEiMwoNQXZvaWRSZXNwb25zZRIiCgVlbnRyeRgBIAEoCzITLmN1cGlkLnYxLkxpc3RFbnRyeSI1Cg5VbmF2b2lkUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEAoIb3RoZXJfaWQYAiABKAkiEQoPVW5hdm9pZFJlc3BvbnNlIiYKEUxpc3RBdm9pZHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSI6ChJMaXN0QXZvaWRzUmVzcG9uc2USJAoHZW50cmllcxgBIAMoCzITLmN1cGlkLnYxLkxpc3RFbnRyeSIpChNDaGVja1BsYXllcnNSZXF1ZXN0EhIKCnBsYXllcl9pZHMYASADKAkiNQoUQ2hlY2tQbGF5ZXJzUmVzcG9uc2USDwoHYmxvY2tlZBgBIAEoCBIMCgRwYWlyGAIgAygJIiMKDUVuY291bnRlclRlYW0SEgoKcGxheWVyX2lkcxgBIAMoCSKFAgoWUmVjb3JkRW5jb3VudGVyUmVxdWVzdBIMCgRtb2RlGAEgASgJEg0KBXBsYWNlGAIgASgJEgsKA3JlZhgDIAEoCRImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoFdGVhbXMYBSADKAsyFy5jdXBpZC52MS5FbmNvdW50ZXJUZWFtEkAKCG91dGNvbWVzGAYgAygLMi4uY3VwaWQudjEuUmVjb3JkRW5jb3VudGVyUmVxdWVzdC5PdXRjb21lc0VudHJ5Gi8KDU91dGNvbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASItChdSZWNvcmRFbmNvdW50ZXJSZXNwb25zZRISCgplbmNvdW50ZXJzGAEgASgFIk4KDlJldmVuZ2VSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIpCgZ3aXRoaW4YAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iJQoPUmV2ZW5nZVJlc3BvbnNlEhIKCnBsYXllcl9pZHMYASADKAkiIQoMRXJhc2VSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIPCg1FcmFzZVJlc3BvbnNlMrMGChBFbmNvdW50ZXJTZXJ2aWNlElgKDkxpc3RFbmNvdW50ZXJzEh8uY3VwaWQudjEuTGlzdEVuY291bnRlcnNSZXF1ZXN0GiAuY3VwaWQudjEuTGlzdEVuY291bnRlcnNSZXNwb25zZSIDkAIBEjoKBUJsb2NrEhYuY3VwaWQudjEuQmxvY2tSZXF1ZXN0GhcuY3VwaWQudjEuQmxvY2tSZXNwb25zZSIAEkAKB1VuYmxvY2sSGC5jdXBpZC52MS5VbmJsb2NrUmVxdWVzdBoZLmN1cGlkLnYxLlVuYmxvY2tSZXNwb25zZSIAEkwKCkxpc3RCbG9ja3MSGy5jdXBpZC52MS5MaXN0QmxvY2tzUmVxdWVzdBocLmN1cGlkLnYxLkxpc3RCbG9ja3NSZXNwb25zZSIDkAIBEjoKBUF2b2lkEhYuY3VwaWQudjEuQXZvaWRSZXF1ZXN0GhcuY3VwaWQudjEuQXZvaWRSZXNwb25zZSIAEkAKB1VuYXZvaWQSGC5jdXBpZC52MS5VbmF2b2lkUmVxdWVzdBoZLmN1cGlkLnYxLlVuYXZvaWRSZXNwb25zZSIAEkwKCkxpc3RBdm9pZHMSGy5jdXBpZC52MS5MaXN0QXZvaWRzUmVxdWVzdBocLmN1cGlkLnYxLkxpc3RBdm9pZHNSZXNwb25zZSIDkAIBElIKDENoZWNrUGxheWVycxIdLmN1cGlkLnYxLkNoZWNrUGxheWVyc1JlcXVlc3QaHi5jdXBpZC52MS5DaGVja1BsYXllcnNSZXNwb25zZSIDkAIBElgKD1JlY29yZEVuY291bnRlchIgLmN1cGlkLnYxLlJlY29yZEVuY291bnRlclJlcXVlc3QaIS5jdXBpZC52MS5SZWNvcmRFbmNvdW50ZXJSZXNwb25zZSIAEkMKB1JldmVuZ2USGC5jdXBpZC52MS5SZXZlbmdlUmVxdWVzdBoZLmN1cGlkLnYxLlJldmVuZ2VSZXNwb25zZSIDkAIBEjoKBUVyYXNlEhYuY3VwaWQudjEuRXJhc2VSZXF1ZXN0GhcuY3VwaWQudjEuRXJhc2VSZXNwb25zZSIAQjNaMWdpdGh1Yi5jb20vY3VwaWQtbWF0Y2gvY3VwaWQvZ2VuL2N1cGlkL3YxO2N1cGlkdjFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChhjdXBpZC92MS9lbmNvdW50ZXIucHJvdG8SCGN1cGlkLnYxIo4BCglFbmNvdW50ZXISEAoIb3RoZXJfaWQYASABKAkSDAoEbW9kZRgCIAEoCRIMCgRzaWRlGAMgASgJEg0KBXBsYWNlGAQgASgJEgsKA3JlZhgFIAEoCRImCgJhdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHb3V0Y29tZRgHIAEoCSI5ChVMaXN0RW5jb3VudGVyc1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEg0KBWxpbWl0GAIgASgFIkEKFkxpc3RFbmNvdW50ZXJzUmVzcG9uc2USJwoKZW5jb3VudGVycxgBIAMoCzITLmN1cGlkLnYxLkVuY291bnRlciJVCglMaXN0RW50cnkSEAoIb3RoZXJfaWQYASABKAkSDgoGd2VpZ2h0GAIgASgBEiYKAmF0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCIzCgxCbG9ja1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhAKCG90aGVyX2lkGAIgASgJIjMKDUJsb2NrUmVzcG9uc2USIgoFZW50cnkYASABKAsyEy5jdXBpZC52MS5MaXN0RW50cnkiNQoOVW5ibG9ja1JlcXVlc3QSEQoJcGxheWVyX2lkGAEgASgJEhAKCG90aGVyX2lkGAIgASgJIhEKD1VuYmxvY2tSZXNwb25zZSImChFMaXN0QmxvY2tzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiOgoSTGlzdEJsb2Nrc1Jlc3BvbnNlEiQKB2VudHJpZXMYASADKAsyEy5jdXBpZC52MS5MaXN0RW50cnkiQwoMQXZvaWRSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIQCghvdGhlcl9pZBgCIAEoCRIOCgZ3ZWlnaHQYAyABKAEiMwoNQXZvaWRSZXNwb25zZRIiCgVlbnRyeRgBIAEoCzITLmN1cGlkLnYxLkxpc3RFbnRyeSI1Cg5VbmF2b2lkUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEAoIb3RoZXJfaWQYAiABKAkiEQoPVW5hdm9pZFJlc3BvbnNlIiYKEUxpc3RBdm9pZHNSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSI6ChJMaXN0QXZvaWRzUmVzcG9uc2USJAoHZW50cmllcxgBIAMoCzITLmN1cGlkLnYxLkxpc3RFbnRyeSIpChNDaGVja1BsYXllcnNSZXF1ZXN0EhIKCnBsYXllcl9pZHMYASADKAkiNQoUQ2hlY2tQbGF5ZXJzUmVzcG9uc2USDwoHYmxvY2tlZBgBIAEoCBIMCgRwYWlyGAIgAygJIiMKDUVuY291bnRlclRlYW0SEgoKcGxheWVyX2lkcxgBIAMoCSKFAgoWUmVjb3JkRW5jb3VudGVyUmVxdWVzdBIMCgRtb2RlGAEgASgJEg0KBXBsYWNlGAIgASgJEgsKA3JlZhgDIAEoCRImCgJhdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoFdGVhbXMYBSADKAsyFy5jdXBpZC52MS5FbmNvdW50ZXJUZWFtEkAKCG91dGNvbWVzGAYgAygLMi4uY3VwaWQudjEuUmVjb3JkRW5jb3VudGVyUmVxdWVzdC5PdXRjb21lc0VudHJ5Gi8KDU91dGNvbWVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASItChdSZWNvcmRFbmNvdW50ZXJSZXNwb25zZRISCgplbmNvdW50ZXJzGAEgASgFIk4KDlJldmVuZ2VSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIpCgZ3aXRoaW4YAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24iJQoPUmV2ZW5nZVJlc3BvbnNlEhIKCnBsYXllcl9pZHMYASADKAkiIQoMRXJhc2VSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCSIPCg1FcmFzZVJlc3BvbnNlIkkKFVJlcXVlc3RSZW1hdGNoUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEAoIb3RoZXJfaWQYAiABKAkSCwoDcmVmGAMgASgJIk0KFEFuc3dlclJlbWF0Y2hSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRISCgpyZW1hdGNoX2lkGAIgASgJEg4KBmFjY2VwdBgDIAEoCCI6ChFHZXRSZW1hdGNoUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEgoKcmVtYXRjaF9pZBgCIAEoCSKWAQoHUmVtYXRjaBIKCgJpZBgBIAEoCRISCgpwbGF5ZXJfaWRzGAIgAygJEg0KBXF1ZXVlGAMgASgJEgsKA3JlZhgEIAEoCRINCgVzdGF0ZRgFIAEoCRIuCgpleHBpcmVzX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIQCghtYXRjaF9pZBgHIAEoCSI1Cg9SZW1hdGNoUmVzcG9uc2USIgoHcmVtYXRjaBgBIAEoCzIRLmN1cGlkLnYxLlJlbWF0Y2giZQoTUmVwb3J0UGxheWVyUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSEAoIb3RoZXJfaWQYAiABKAkSCwoDcmVmGAMgASgJEg4KBnJlYXNvbhgEIAEoCRIMCgRub3RlGAUgASgJIokBCgxQbGF5ZXJSZXBvcnQSEwoLcmVwb3J0ZXJfaWQYASABKAkSEQoJcGxheWVyX2lkGAIgASgJEgsKA3JlZhgDIAEoCRIOCgZyZWFzb24YBCABKAkSDAoEbm90ZRgFIAEoCRImCgJhdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiPgoUUmVwb3J0UGxheWVyUmVzcG9uc2USJgoGcmVwb3J0GAEgASgLMhYuY3VwaWQudjEuUGxheWVyUmVwb3J0IicKEkxpc3RSZXBvcnRzUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkiPgoTTGlzdFJlcG9ydHNSZXNwb25zZRInCgdyZXBvcnRzGAEgAygLMhYuY3VwaWQudjEuUGxheWVyUmVwb3J0Mr4JChBFbmNvdW50ZXJTZXJ2aWNlElgKDkxpc3RFbmNvdW50ZXJzEh8uY3VwaWQudjEuTGlzdEVuY291bnRlcnNSZXF1ZXN0GiAuY3VwaWQudjEuTGlzdEVuY291bnRlcnNSZXNwb25zZSIDkAIBEjoKBUJsb2NrEhYuY3VwaWQudjEuQmxvY2tSZXF1ZXN0GhcuY3VwaWQudjEuQmxvY2tSZXNwb25zZSIAEkAKB1VuYmxvY2sSGC5jdXBpZC52MS5VbmJsb2NrUmVxdWVzdBoZLmN1cGlkLnYxLlVuYmxvY2tSZXNwb25zZSIAEkwKCkxpc3RCbG9ja3MSGy5jdXBpZC52MS5MaXN0QmxvY2tzUmVxdWVzdBocLmN1cGlkLnYxLkxpc3RCbG9ja3NSZXNwb25zZSIDkAIBEjoKBUF2b2lkEhYuY3VwaWQudjEuQXZvaWRSZXF1ZXN0GhcuY3VwaWQudjEuQXZvaWRSZXNwb25zZSIAEkAKB1VuYXZvaWQSGC5jdXBpZC52MS5VbmF2b2lkUmVxdWVzdBoZLmN1cGlkLnYxLlVuYXZvaWRSZXNwb25zZSIAEkwKCkxpc3RBdm9pZHMSGy5jdXBpZC52MS5MaXN0QXZvaWRzUmVxdWVzdBocLmN1cGlkLnYxLkxpc3RBdm9pZHNSZXNwb25zZSIDkAIBElIKDENoZWNrUGxheWVycxIdLmN1cGlkLnYxLkNoZWNrUGxheWVyc1JlcXVlc3QaHi5jdXBpZC52MS5DaGVja1BsYXllcnNSZXNwb25zZSIDkAIBElgKD1JlY29yZEVuY291bnRlchIgLmN1cGlkLnYxLlJlY29yZEVuY291bnRlclJlcXVlc3QaIS5jdXBpZC52MS5SZWNvcmRFbmNvdW50ZXJSZXNwb25zZSIAEkMKB1JldmVuZ2USGC5jdXBpZC52MS5SZXZlbmdlUmVxdWVzdBoZLmN1cGlkLnYxLlJldmVuZ2VSZXNwb25zZSIDkAIBEjoKBUVyYXNlEhYuY3VwaWQudjEuRXJhc2VSZXF1ZXN0GhcuY3VwaWQudjEuRXJhc2VSZXNwb25zZSIAEk4KDlJlcXVlc3RSZW1hdGNoEh8uY3VwaWQudjEuUmVxdWVzdFJlbWF0Y2hSZXF1ZXN0GhkuY3VwaWQudjEuUmVtYXRjaFJlc3BvbnNlIgASTAoNQW5zd2VyUmVtYXRjaBIeLmN1cGlkLnYxLkFuc3dlclJlbWF0Y2hSZXF1ZXN0GhkuY3VwaWQudjEuUmVtYXRjaFJlc3BvbnNlIgASSQoKR2V0UmVtYXRjaBIbLmN1cGlkLnYxLkdldFJlbWF0Y2hSZXF1ZXN0GhkuY3VwaWQudjEuUmVtYXRjaFJlc3BvbnNlIgOQAgESTwoMUmVwb3J0UGxheWVyEh0uY3VwaWQudjEuUmVwb3J0UGxheWVyUmVxdWVzdBoeLmN1cGlkLnYxLlJlcG9ydFBsYXllclJlc3BvbnNlIgASTwoLTGlzdFJlcG9ydHMSHC5jdXBpZC52MS5MaXN0UmVwb3J0c1JlcXVlc3QaHS5jdXBpZC52MS5MaXN0UmVwb3J0c1Jlc3BvbnNlIgOQAgFCM1oxZ2l0aHViLmNvbS9jdXBpZC1tYXRjaC9jdXBpZC9nZW4vY3VwaWQvdjE7Y3VwaWR2MWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Encounter is one player's view of one meeting.
@@ -570,6 +570,288 @@ export const EraseResponseSchema: GenMessage<EraseResponse> = /*@__PURE__*/
   messageDesc(file_cupid_v1_encounter, 24);
 
 /**
+ * @generated from message cupid.v1.RequestRematchRequest
+ */
+export type RequestRematchRequest = Message<"cupid.v1.RequestRematchRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string other_id = 2;
+   */
+  otherId: string;
+
+  /**
+   * The match they played.
+   *
+   * @generated from field: string ref = 3;
+   */
+  ref: string;
+};
+
+/**
+ * Describes the message cupid.v1.RequestRematchRequest.
+ * Use `create(RequestRematchRequestSchema)` to create a new message.
+ */
+export const RequestRematchRequestSchema: GenMessage<RequestRematchRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 25);
+
+/**
+ * @generated from message cupid.v1.AnswerRematchRequest
+ */
+export type AnswerRematchRequest = Message<"cupid.v1.AnswerRematchRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string rematch_id = 2;
+   */
+  rematchId: string;
+
+  /**
+   * @generated from field: bool accept = 3;
+   */
+  accept: boolean;
+};
+
+/**
+ * Describes the message cupid.v1.AnswerRematchRequest.
+ * Use `create(AnswerRematchRequestSchema)` to create a new message.
+ */
+export const AnswerRematchRequestSchema: GenMessage<AnswerRematchRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 26);
+
+/**
+ * @generated from message cupid.v1.GetRematchRequest
+ */
+export type GetRematchRequest = Message<"cupid.v1.GetRematchRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string rematch_id = 2;
+   */
+  rematchId: string;
+};
+
+/**
+ * Describes the message cupid.v1.GetRematchRequest.
+ * Use `create(GetRematchRequestSchema)` to create a new message.
+ */
+export const GetRematchRequestSchema: GenMessage<GetRematchRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 27);
+
+/**
+ * @generated from message cupid.v1.Rematch
+ */
+export type Rematch = Message<"cupid.v1.Rematch"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The two players, the one who asked first.
+   *
+   * @generated from field: repeated string player_ids = 2;
+   */
+  playerIds: string[];
+
+  /**
+   * The queue and the match they played.
+   *
+   * @generated from field: string queue = 3;
+   */
+  queue: string;
+
+  /**
+   * @generated from field: string ref = 4;
+   */
+  ref: string;
+
+  /**
+   * pending, accepted, declined or expired.
+   *
+   * @generated from field: string state = 5;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 6;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * The match formed once both accepted.
+   *
+   * @generated from field: string match_id = 7;
+   */
+  matchId: string;
+};
+
+/**
+ * Describes the message cupid.v1.Rematch.
+ * Use `create(RematchSchema)` to create a new message.
+ */
+export const RematchSchema: GenMessage<Rematch> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 28);
+
+/**
+ * @generated from message cupid.v1.RematchResponse
+ */
+export type RematchResponse = Message<"cupid.v1.RematchResponse"> & {
+  /**
+   * @generated from field: cupid.v1.Rematch rematch = 1;
+   */
+  rematch?: Rematch | undefined;
+};
+
+/**
+ * Describes the message cupid.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 29);
+
+/**
+ * @generated from message cupid.v1.ReportPlayerRequest
+ */
+export type ReportPlayerRequest = Message<"cupid.v1.ReportPlayerRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string other_id = 2;
+   */
+  otherId: string;
+
+  /**
+   * @generated from field: string ref = 3;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * Free text for the operator, at most 500 bytes.
+   *
+   * @generated from field: string note = 5;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message cupid.v1.ReportPlayerRequest.
+ * Use `create(ReportPlayerRequestSchema)` to create a new message.
+ */
+export const ReportPlayerRequestSchema: GenMessage<ReportPlayerRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 30);
+
+/**
+ * @generated from message cupid.v1.PlayerReport
+ */
+export type PlayerReport = Message<"cupid.v1.PlayerReport"> & {
+  /**
+   * @generated from field: string reporter_id = 1;
+   */
+  reporterId: string;
+
+  /**
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string ref = 3;
+   */
+  ref: string;
+
+  /**
+   * @generated from field: string reason = 4;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: string note = 5;
+   */
+  note: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 6;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message cupid.v1.PlayerReport.
+ * Use `create(PlayerReportSchema)` to create a new message.
+ */
+export const PlayerReportSchema: GenMessage<PlayerReport> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 31);
+
+/**
+ * @generated from message cupid.v1.ReportPlayerResponse
+ */
+export type ReportPlayerResponse = Message<"cupid.v1.ReportPlayerResponse"> & {
+  /**
+   * @generated from field: cupid.v1.PlayerReport report = 1;
+   */
+  report?: PlayerReport | undefined;
+};
+
+/**
+ * Describes the message cupid.v1.ReportPlayerResponse.
+ * Use `create(ReportPlayerResponseSchema)` to create a new message.
+ */
+export const ReportPlayerResponseSchema: GenMessage<ReportPlayerResponse> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 32);
+
+/**
+ * @generated from message cupid.v1.ListReportsRequest
+ */
+export type ListReportsRequest = Message<"cupid.v1.ListReportsRequest"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+};
+
+/**
+ * Describes the message cupid.v1.ListReportsRequest.
+ * Use `create(ListReportsRequestSchema)` to create a new message.
+ */
+export const ListReportsRequestSchema: GenMessage<ListReportsRequest> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 33);
+
+/**
+ * @generated from message cupid.v1.ListReportsResponse
+ */
+export type ListReportsResponse = Message<"cupid.v1.ListReportsResponse"> & {
+  /**
+   * @generated from field: repeated cupid.v1.PlayerReport reports = 1;
+   */
+  reports: PlayerReport[];
+};
+
+/**
+ * Describes the message cupid.v1.ListReportsResponse.
+ * Use `create(ListReportsResponseSchema)` to create a new message.
+ */
+export const ListReportsResponseSchema: GenMessage<ListReportsResponse> = /*@__PURE__*/
+  messageDesc(file_cupid_v1_encounter, 34);
+
+/**
  * EncounterService is the one history of who met whom, in every mode (a
  * real-time match, an async attack, a speed-dating round), and the
  * players' block and avoid lists that the modes read. A player token acts
@@ -701,6 +983,67 @@ export const EncounterService: GenService<{
     methodKind: "unary";
     input: typeof EraseRequestSchema;
     output: typeof EraseResponseSchema;
+  },
+  /**
+   * RequestRematch asks other_id to play again right after the match ref
+   * they played against each other in a real-time queue (within the
+   * rematch window of it, 2 minutes unless configured). Asking again
+   * while it waits returns it; when the other asked first, asking is
+   * accepting.
+   *
+   * @generated from rpc cupid.v1.EncounterService.RequestRematch
+   */
+  requestRematch: {
+    methodKind: "unary";
+    input: typeof RequestRematchRequestSchema;
+    output: typeof RematchResponseSchema;
+  },
+  /**
+   * AnswerRematch accepts or declines a rematch within its window; once
+   * both accepted, their match is formed in the same queue (its id in
+   * match_id) and handed off like any match of the queue.
+   *
+   * @generated from rpc cupid.v1.EncounterService.AnswerRematch
+   */
+  answerRematch: {
+    methodKind: "unary";
+    input: typeof AnswerRematchRequestSchema;
+    output: typeof RematchResponseSchema;
+  },
+  /**
+   * GetRematch reads a rematch of player_id's.
+   *
+   * @generated from rpc cupid.v1.EncounterService.GetRematch
+   */
+  getRematch: {
+    methodKind: "unary";
+    input: typeof GetRematchRequestSchema;
+    output: typeof RematchResponseSchema;
+  },
+  /**
+   * ReportPlayer reports other_id, met in the match ref, for one of the
+   * configured reasons. Reporting the same player from the same match
+   * again changes nothing. When a reason's reports from different players
+   * reach its threshold, the player is marked low priority. The reporter
+   * is never told what his report led to.
+   *
+   * @generated from rpc cupid.v1.EncounterService.ReportPlayer
+   */
+  reportPlayer: {
+    methodKind: "unary";
+    input: typeof ReportPlayerRequestSchema;
+    output: typeof ReportPlayerResponseSchema;
+  },
+  /**
+   * ListReports lists the reports of a player within the reports' window,
+   * oldest first. Admin keys only.
+   *
+   * @generated from rpc cupid.v1.EncounterService.ListReports
+   */
+  listReports: {
+    methodKind: "unary";
+    input: typeof ListReportsRequestSchema;
+    output: typeof ListReportsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cupid_v1_encounter, 0);
