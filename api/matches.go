@@ -7,12 +7,9 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"strconv"
-	"time"
 
 	"connectrpc.com/connect"
 	"github.com/coder/websocket"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cupid "github.com/cupid-match/cupid"
@@ -213,14 +210,10 @@ func acquireMatchWatch(w *watchLimiter, queue string) (func(), error) {
 // it handled.
 func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 	queue := r.PathValue("queue")
-	var after int64
-	if v := r.URL.Query().Get("after_seq"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			httpError(w, cupid.Invalid("after_seq", "must be a non-negative integer, got %q", v))
-			return
-		}
-		after = n
+	after, err := afterSeqParam(r)
+	if err != nil {
+		httpError(w, err)
+		return
 	}
 	// Fail before the upgrade on an unknown queue, with a plain HTTP error.
 	if _, err := s.mm.ListMatches(r.Context(), cupid.MatchFilter{Queue: queue, Limit: 1}); err != nil {
@@ -237,19 +230,7 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err = s.mm.WatchMatches(ctx, queue, after, func(ev cupid.MatchEvent) error {
-		b, err := protojson.Marshal(matchEventOut(ev))
-		if err != nil {
-			return err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return c.Write(wctx, websocket.MessageText, b)
-	})
-	if errors.Is(err, context.Canceled) {
-		c.CloseNow()
-		return
-	}
+	err = s.mm.WatchMatches(ctx, queue, after, func(ev cupid.MatchEvent) error { return sendJSON(ctx, c, matchEventOut(ev)) })
 	var e *cupid.Error
 	if errors.As(err, &e) && e.Code == cupid.CodeOutOfRange {
 		// Not "try again later": the same after_seq would be refused
@@ -258,7 +239,7 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 		c.Close(StatusOutOfRange, fmt.Sprintf("out_of_range: resume after %d", e.ResumeAfter))
 		return
 	}
-	c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
+	closeWatch(c, err, "")
 }
 
 // StatusOutOfRange closes a match WebSocket whose after_seq is older than

@@ -2,15 +2,12 @@ package api
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/coder/websocket"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	cupid "github.com/cupid-match/cupid"
@@ -173,23 +170,8 @@ func (h *pairingHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err := h.svc.WatchAfter(ctx, id, participant, after, func(n pairingsvc.Notification) error {
-		b, err := protojson.Marshal(notificationOut(n))
-		if err != nil {
-			return err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return c.Write(wctx, websocket.MessageText, b)
-	})
-	switch {
-	case err == nil:
-		c.Close(websocket.StatusNormalClosure, "event deleted")
-	case errors.Is(err, context.Canceled):
-		c.CloseNow()
-	default:
-		c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
-	}
+	err := h.svc.WatchAfter(ctx, id, participant, after, func(n pairingsvc.Notification) error { return sendJSON(ctx, c, notificationOut(n)) })
+	closeWatch(c, err, "event deleted")
 }
 
 // settingsIn turns the API's settings into an event configuration. Zero

@@ -2,19 +2,13 @@ package api
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"time"
 
 	"connectrpc.com/connect"
-	"github.com/coder/websocket"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/party"
@@ -156,14 +150,10 @@ func (h *partyHandler) WatchParty(ctx context.Context, req *connect.Request[cupi
 // the last seq it saw.
 func (h *partyHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 	id, player := r.PathValue("id"), r.URL.Query().Get("player")
-	var after int64
-	if v := r.URL.Query().Get("after_seq"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			httpError(w, cupid.Invalid("after_seq", "must be a non-negative integer, got %q", v))
-			return
-		}
-		after = n
+	after, err := afterSeqParam(r)
+	if err != nil {
+		httpError(w, err)
+		return
 	}
 	// Fail before the upgrade when the party or the player is wrong, so the
 	// client gets a plain HTTP error it can read.
@@ -181,23 +171,8 @@ func (h *partyHandler) watchSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err = h.svc.Watch(ctx, id, player, after, func(ev party.Event) error {
-		b, err := protojson.Marshal(partyEventOut(id, ev))
-		if err != nil {
-			return err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return c.Write(wctx, websocket.MessageText, b)
-	})
-	switch {
-	case err == nil:
-		c.Close(websocket.StatusNormalClosure, "the party ended for this player")
-	case errors.Is(err, context.Canceled):
-		c.CloseNow()
-	default:
-		c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
-	}
+	err = h.svc.Watch(ctx, id, player, after, func(ev party.Event) error { return sendJSON(ctx, c, partyEventOut(id, ev)) })
+	closeWatch(c, err, "the party ended for this player")
 }
 
 func partyOut(p *party.Party) *cupidv1.Party {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/coder/websocket"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	cupid "github.com/cupid-match/cupid"
 )
@@ -23,14 +24,10 @@ import (
 // WatchTicketRequest).
 func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	var after int64
-	if v := r.URL.Query().Get("after_seq"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil || n < 0 {
-			httpError(w, cupid.Invalid("after_seq", "must be a non-negative integer, got %q", v))
-			return
-		}
-		after = n
+	after, err := afterSeqParam(r)
+	if err != nil {
+		httpError(w, err)
+		return
 	}
 	watch := s.mm.Watch
 	switch v := r.URL.Query().Get("wait_for_assignment"); v {
@@ -57,25 +54,8 @@ func (s *server) watchSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	marshal := protojson.MarshalOptions{UseProtoNames: false}
-	err = watch(ctx, id, after, func(ev cupid.Event) error {
-		b, err := marshal.Marshal(ticketEventOut(ev))
-		if err != nil {
-			return err
-		}
-		wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		defer cancel()
-		return c.Write(wctx, websocket.MessageText, b)
-	})
-	if err == nil {
-		c.Close(websocket.StatusNormalClosure, "final event sent")
-		return
-	}
-	if errors.Is(err, context.Canceled) {
-		c.CloseNow()
-		return
-	}
-	c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
+	err = watch(ctx, id, after, func(ev cupid.Event) error { return sendJSON(ctx, c, ticketEventOut(ev)) })
+	closeWatch(c, err, "final event sent")
 }
 
 // truncate cuts s to at most n bytes on a character boundary: a WebSocket
@@ -88,4 +68,44 @@ func truncate(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// afterSeqParam reads a socket's after_seq query parameter (0 when absent).
+func afterSeqParam(r *http.Request) (int64, error) {
+	v := r.URL.Query().Get("after_seq")
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, cupid.Invalid("after_seq", "must be a non-negative integer, got %q", v)
+	}
+	return n, nil
+}
+
+// sendJSON writes one message on a socket as a JSON text message (the
+// Connect JSON form), giving a slow reader ten seconds.
+func sendJSON(ctx context.Context, c *websocket.Conn, m proto.Message) error {
+	b, err := protojson.Marshal(m)
+	if err != nil {
+		return err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return c.Write(wctx, websocket.MessageText, b)
+}
+
+// closeWatch closes a socket as its watch ended: normally, with done as
+// the reason, when the watch came to its end; at once when the client went
+// away; otherwise "try again later" with the error, so the client
+// reconnects with the last seq it saw.
+func closeWatch(c *websocket.Conn, err error, done string) {
+	switch {
+	case err == nil:
+		c.Close(websocket.StatusNormalClosure, done)
+	case errors.Is(err, context.Canceled):
+		c.CloseNow()
+	default:
+		c.Close(websocket.StatusTryAgainLater, truncate(err.Error(), 100))
+	}
 }
