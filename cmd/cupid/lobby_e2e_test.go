@@ -140,3 +140,60 @@ func lobbyToMatch(t *testing.T, s *testServer, restart func() *testServer) {
 		t.Fatalf("a started lobby listed: %v", l.GetLobbies())
 	}
 }
+
+// TestLobbyFreeSeatsFilledFromTheQueueThroughTheServer: a lobby open to the
+// queue starts with a free seat in each team, and two players who queue
+// normally take them: their tickets are matched into the lobby's match,
+// which then holds all four.
+func TestLobbyFreeSeatsFilledFromTheQueueThroughTheServer(t *testing.T) {
+	cfg := writeConfig(t, `queues:
+  - name: pairs
+    ticket_ttl: 10m
+    ruleset:
+      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 2}
+`)
+	s := startServer(t, serveFlags{config: cfg})
+	c := s.lobbyClient()
+	l := lobbyCall(t, c.CreateLobby, &cupidv1.CreateLobbyRequest{Player: "ann", Settings: &cupidv1.LobbySettings{
+		Queue: "pairs", Teams: 2, TeamSize: 2, FillFromQueue: true}}).GetLobby()
+	lobbyCall(t, c.JoinLobby, &cupidv1.JoinLobbyRequest{Player: "bob", LobbyId: l.GetId(), Team: i32(1)})
+	for _, p := range []string{"ann", "bob"} {
+		lobbyCall(t, c.SetReady, &cupidv1.SetReadyRequest{LobbyId: l.GetId(), Player: p, Ready: true})
+	}
+	started := lobbyCall(t, c.Start, &cupidv1.LobbyPlayerRequest{LobbyId: l.GetId(), Player: "ann"})
+	if !started.GetMatch().GetBackfill() {
+		t.Fatalf("the lobby's match is not open to the queue: %v", started.GetMatch())
+	}
+	tc := s.connectClient()
+	for _, p := range []string{"cat", "dan"} {
+		res, err := tc.CreateTicket(context.Background(), connect.NewRequest(&cupidv1.CreateTicketRequest{Queue: "pairs", Players: []*cupidv1.Player{{Id: p}}}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a failure guard
+		stream, err := tc.WatchTicket(ctx, connect.NewRequest(&cupidv1.WatchTicketRequest{Id: res.Msg.GetTicket().GetId()}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last *cupidv1.TicketEvent
+		for stream.Receive() {
+			last = stream.Msg()
+		}
+		cancel()
+		if last.GetKind() != "matched" || last.GetMatch().GetId() != started.GetMatch().GetId() {
+			t.Fatalf("%s's ticket ended %v, want matched into the lobby's match %s (%v)", p, last, started.GetMatch().GetId(), stream.Err())
+		}
+	}
+	mc := s.matchClient()
+	rec, err := mc.GetMatch(context.Background(), connect.NewRequest(&cupidv1.GetMatchRequest{Id: started.GetMatch().GetId()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, team := range rec.Msg.GetMatch().GetMatch().GetTeams() {
+		n += len(team.GetPlayerIds())
+	}
+	if n != 4 {
+		t.Fatalf("the lobby's match holds %d players, want 4: %v", n, rec.Msg.GetMatch())
+	}
+}
