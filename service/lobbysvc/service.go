@@ -97,9 +97,9 @@ type Service struct {
 	// mu): a lobby not read yet is then "try again", not "not found", and
 	// no one may take a host's or player's place that a stored lobby holds.
 	loading bool
-	ctx       context.Context
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // entry is one lobby as the node holds it. mu serialises its changes,
