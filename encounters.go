@@ -54,9 +54,6 @@ type EncounterStore interface {
 	// Encounters returns a player's encounters at or after since, newest
 	// first, at most limit (limit > 0).
 	Encounters(ctx context.Context, player string, since time.Time, limit int) ([]Encounter, error)
-	// PruneEncounters deletes the encounters before a time and says how
-	// many.
-	PruneEncounters(ctx context.Context, before time.Time) (int64, error)
 	// PutListEntry stores a block or avoid entry, replacing the entry of
 	// the same (Player, Kind, Other).
 	PutListEntry(ctx context.Context, e ListEntry) error

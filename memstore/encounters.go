@@ -11,7 +11,7 @@ import (
 
 // The encounter store's operations, for Fail, FailNext and Block.
 func init() {
-	for _, op := range []string{"AddEncounters", "Encounters", "PruneEncounters", "PutListEntry", "DeleteListEntry", "ListEntries", "EraseEncounters"} {
+	for _, op := range []string{"AddEncounters", "Encounters", "PutListEntry", "DeleteListEntry", "ListEntries", "EraseEncounters"} {
 		ops[op] = true
 	}
 }
@@ -81,27 +81,6 @@ func (s *Store) Encounters(ctx context.Context, player string, since time.Time, 
 		out = out[:limit]
 	}
 	return out, nil
-}
-
-// PruneEncounters deletes the encounters before a time.
-func (s *Store) PruneEncounters(ctx context.Context, before time.Time) (_ int64, err error) {
-	if err := s.begin(ctx, "PruneEncounters"); err != nil {
-		return 0, err
-	}
-	defer func() { s.end(err) }()
-	var n int64
-	for p, m := range s.enc.byPlayer {
-		for k, e := range m {
-			if e.At.Before(before) {
-				delete(m, k)
-				n++
-			}
-		}
-		if len(m) == 0 {
-			delete(s.enc.byPlayer, p)
-		}
-	}
-	return n, nil
 }
 
 // PutListEntry writes a block or avoid entry.

@@ -59,15 +59,6 @@ func (s *Store) Encounters(ctx context.Context, player string, since time.Time, 
 	return out, encWrap("read encounters", rows.Err())
 }
 
-// PruneEncounters deletes the encounters before a time.
-func (s *Store) PruneEncounters(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := s.pool.Exec(ctx, columns.PruneEncounters, before.UnixNano())
-	if err != nil {
-		return 0, encWrap("prune encounters", err)
-	}
-	return tag.RowsAffected(), nil
-}
-
 // PutListEntry writes a block or avoid entry.
 func (s *Store) PutListEntry(ctx context.Context, e cupid.ListEntry) error {
 	if !storable(e.Player) || !storable(e.Other) || !storable(e.Kind) {

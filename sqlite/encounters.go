@@ -49,20 +49,6 @@ func (s *Store) Encounters(ctx context.Context, player string, since time.Time, 
 	return out, rows.Err()
 }
 
-// PruneEncounters deletes the encounters before a time.
-func (s *Store) PruneEncounters(ctx context.Context, before time.Time) (int64, error) {
-	var n int64
-	err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, columns.PruneEncounters, before.UnixNano())
-		if err != nil {
-			return fmt.Errorf("sqlite: prune encounters: %w", err)
-		}
-		n, err = res.RowsAffected()
-		return err
-	})
-	return n, err
-}
-
 // PutListEntry writes a block or avoid entry.
 func (s *Store) PutListEntry(ctx context.Context, e cupid.ListEntry) error {
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {

@@ -17,8 +17,6 @@ import (
 //     again (another node, a replay) keeps the first row and is no error.
 //   - A player's encounters come newest first, equal times by Other then
 //     Ref, from since (inclusive), at most limit; only his own.
-//   - PruneEncounters deletes the rows before a time (exclusive), says how
-//     many; the rest stay.
 //   - A list entry is unique by (Player, Kind, Other): putting it again
 //     replaces its weight and time. ListEntries returns the entries of
 //     the players' own lists (never who listed them), ordered by Player,
@@ -29,7 +27,6 @@ import (
 //   - A batch larger than one statement's rows is stored whole.
 func RunEncounters(t *testing.T, open func(t *testing.T) cupid.EncounterStore) {
 	t.Run("AddAndRead", func(t *testing.T) { testEncountersAddAndRead(t, open(t)) })
-	t.Run("Prune", func(t *testing.T) { testEncountersPrune(t, open(t)) })
 	t.Run("Lists", func(t *testing.T) { testEncounterLists(t, open(t)) })
 	t.Run("Erase", func(t *testing.T) { testEncountersErase(t, open(t)) })
 	t.Run("LargeBatch", func(t *testing.T) { testEncountersLargeBatch(t, open(t)) })
@@ -98,28 +95,6 @@ func testEncountersAddAndRead(t *testing.T, s cupid.EncounterStore) {
 	got, _ = s.Encounters(ctx, "nobody", T0, 10)
 	if len(got) != 0 {
 		t.Errorf("unknown player: %s", encString(got))
-	}
-}
-
-func testEncountersPrune(t *testing.T, s cupid.EncounterStore) {
-	ctx := context.Background()
-	var all []cupid.Encounter
-	for i := range 5 {
-		all = append(all, enc("a", "b", fmt.Sprint("m", i), i*10)...)
-	}
-	if err := s.AddEncounters(ctx, all); err != nil {
-		t.Fatal(err)
-	}
-	n, err := s.PruneEncounters(ctx, T0.Add(20*time.Minute))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n != 4 {
-		t.Errorf("pruned %d rows, want 4 (two meetings, both ways)", n)
-	}
-	got, _ := s.Encounters(ctx, "a", T0, 10)
-	if len(got) != 3 || got[2].Ref != "m2" {
-		t.Errorf("after the prune: %s", encString(got))
 	}
 }
 

@@ -91,9 +91,6 @@ func ScanEncounter(scan func(...any) error) (cupid.Encounter, error) {
 	return e, nil
 }
 
-// PruneEncounters deletes the encounters before $1.
-const PruneEncounters = `DELETE FROM encounters WHERE at < $1`
-
 // PutListEntry writes an entry over the one of the same (player, kind,
 // other): $1..$5 are ListEntryArgs.
 const PutListEntry = `INSERT INTO encounter_lists (player_id, kind, other_id, weight, at) VALUES ($1, $2, $3, $4, $5)

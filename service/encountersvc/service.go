@@ -229,9 +229,3 @@ func (s *Service) Revenge(ctx context.Context, player string, within time.Durati
 	}
 	return encounter.Revenge(h, within, s.now(), limit), nil
 }
-
-// Prune deletes the encounters beyond the window's horizon.
-func (s *Service) Prune(ctx context.Context) (int64, error) {
-	n, err := s.store.PruneEncounters(ctx, s.window.Since(s.now()))
-	return n, s.storeError("pruned", err)
-}
