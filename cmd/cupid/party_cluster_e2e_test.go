@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"connectrpc.com/connect"
 	"github.com/cupid-match/cupid/client"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/partysvc"
 )
 
@@ -40,19 +42,17 @@ func TestPartiesMoveWithTheirLease(t *testing.T) {
 	far := c.nodes[other]
 	c.mu.Unlock()
 	cl := client.New(far.url)
-	ann, created, err := cl.CreateParty(ctx, "ann", map[string]any{"mmr": 1500}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ann.Invite(ctx, "bob"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ann.Invite(ctx, "dan"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cl.Party(ann.ID(), "bob").Answer(ctx, true, nil, nil); err != nil {
-		t.Fatal(err)
-	}
+	// The second node may take leases over while this runs: a call that
+	// meets a lease on the move hears "unavailable, try again" and does.
+	var ann *client.Party
+	var created *cupidv1.Party
+	untilAvailable(t, func() (err error) {
+		ann, created, err = cl.CreateParty(ctx, "ann", map[string]any{"mmr": 1500}, nil)
+		return err
+	})
+	untilAvailable(t, func() error { _, err := ann.Invite(ctx, "bob"); return err })
+	untilAvailable(t, func() error { _, err := ann.Invite(ctx, "dan"); return err })
+	untilAvailable(t, func() error { _, err := cl.Party(ann.ID(), "bob").Answer(ctx, true, nil, nil); return err })
 	// Kill the node that runs the parties: the other takes them over.
 	p := c.remove(owner)
 	p.cmd.Process.Signal(syscall.SIGKILL)
@@ -89,5 +89,23 @@ func (c *testCluster) waitLease(ctx context.Context, lease, node string) string 
 			c.t.Fatalf("lease %s never went to %q: %v", lease, node, c.leases(ctx))
 		}
 		time.Sleep(20 * time.Millisecond) // another process's lease: polled as waitCovered does
+	}
+}
+
+// untilAvailable runs call until it is not refused as unavailable (a lease
+// on the move), as the error tells a client to; the deadline guards
+// against a hang.
+func untilAvailable(t *testing.T, call func() error) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := call()
+		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond) // "try again in a few seconds": the client's pause, not a wait for an outcome
 	}
 }

@@ -29,6 +29,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/lobby"
+	"github.com/cupid-match/cupid/service/epoch"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -88,18 +89,14 @@ type Service struct {
 	hosts    map[string]int
 	// states is each held lobby's state, for the gauge.
 	states map[string]lobby.State
-	// epoch and fence: as pairingsvc's (the life of the lobbies on this
-	// node and the lease's fence).
-	epoch     context.Context
-	stopEpoch context.CancelFunc
-	fence     cupid.Fence
-	// loading is true while RunEvents reads the stored lobbies (guarded by
-	// mu): a lobby not read yet is then "try again", not "not found", and
-	// no one may take a host's or player's place that a stored lobby holds.
-	loading bool
-	ctx     context.Context
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
+	// gate is the life of the lobbies on this node and its lease's fence
+	// (guarded by mu). While the stored lobbies are read, a call waits: a
+	// lobby not read yet is not "not found", and no one may take a host's
+	// or player's place that a stored lobby holds.
+	gate   *epoch.Gate
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // entry is one lobby as the node holds it. mu serialises its changes,
@@ -156,7 +153,7 @@ func New(o Options) (*Service, error) {
 	}
 	s.rnd = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
+	s.gate = epoch.New(s.ctx, errShuttingDown)
 	return s, nil
 }
 
@@ -166,6 +163,7 @@ func (s *Service) Limits() lobby.Limits { return s.limits }
 // Start loads the stored lobbies. A lobby that was starting when the
 // server stopped finishes starting: its match is formed, or found formed.
 func (s *Service) Start(ctx context.Context) error {
+	epoch, _ := s.running()
 	after := ""
 	var starting []*entry
 	for {
@@ -194,7 +192,9 @@ func (s *Service) Start(ctx context.Context) error {
 		after = docs[len(docs)-1].ID
 	}
 	s.updateGauge()
-	epoch, _ := s.running()
+	s.mu.Lock()
+	s.gate.Loaded(epoch)
+	s.mu.Unlock()
 	for _, e := range starting {
 		s.wg.Add(1)
 		go func() {
@@ -212,15 +212,8 @@ func (s *Service) Start(ctx context.Context) error {
 // interface serves both).
 func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
-	s.fence = fence
-	s.loading = true
+	s.gate.Begin(fence)
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.loading = false
-		s.mu.Unlock()
-	}()
 	return s.Start(ctx)
 }
 
@@ -228,19 +221,12 @@ func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 // forgets them; they stay in the store for the node that runs them next.
 func (s *Service) StopEvents() {
 	s.mu.Lock()
-	s.stopEpoch()
-	s.epoch, s.stopEpoch, s.fence = canceled, func() {}, cupid.Fence{}
+	s.gate.End()
 	s.lobbies, s.byCode, s.byPlayer, s.hosts = map[string]*entry{}, map[string]string{}, map[string]string{}, map[string]int{}
 	s.states = map[string]lobby.State{}
 	s.mu.Unlock()
 	s.updateGauge()
 }
-
-var canceled = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
 
 // Close ends the watches; the lobbies stay in the store.
 func (s *Service) Close() {
@@ -251,7 +237,7 @@ func (s *Service) Close() {
 func (s *Service) running() (context.Context, cupid.Fence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.epoch, s.fence
+	return s.gate.Current()
 }
 
 var errShuttingDown = cupid.Errorf(cupid.CodeUnavailable, "", "the lobbies are not running on this node now (shutting down or moving); try again")
@@ -305,12 +291,13 @@ func (s *Service) CreateLobby(ctx context.Context, req NewLobby) (*View, error) 
 		return nil, fmt.Errorf("lobbysvc: lobby id: %w", err)
 	}
 	s.mu.Lock()
+	_, fence, werr := s.gate.Wait(ctx, &s.mu)
 	code := s.freshCode()
 	l, evs, err := lobby.New(id.String(), code, req.Host, req.HostAttributes, req.Settings, s.limits, now)
 	switch {
 	case err != nil:
-	case s.epoch.Err() != nil || s.loading:
-		err = errShuttingDown
+	case werr != nil:
+		err = werr
 	case s.byPlayer[req.Host] != "":
 		err = cupid.Errorf(cupid.CodeAlreadyExists, "host", "player %s is already in lobby %s: leave it first", req.Host, s.byPlayer[req.Host])
 	case s.hosts[req.Host] >= s.limits.MaxPerHost:
@@ -326,7 +313,6 @@ func (s *Service) CreateLobby(ctx context.Context, req NewLobby) (*View, error) 
 	e.mu.Lock() // nobody reaches it before it is stored
 	s.lobbies[l.ID] = e
 	s.index(nil, l)
-	fence := s.fence
 	s.mu.Unlock()
 	defer e.mu.Unlock()
 	if err := s.put(ctx, fence, e, l, e.history, now); err != nil {
@@ -372,14 +358,14 @@ func (s *Service) put(ctx context.Context, fence cupid.Fence, e *entry, l *lobby
 }
 
 // lookup finds a live or recently finished lobby by id.
-func (s *Service) lookup(field, id string) (*entry, error) {
+func (s *Service) lookup(ctx context.Context, field, id string) (*entry, error) {
 	if id == "" {
 		return nil, cupid.Invalid(field, "required")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.epoch.Err() != nil || s.loading {
-		return nil, errShuttingDown
+	if _, _, err := s.gate.Wait(ctx, &s.mu); err != nil {
+		return nil, err
 	}
 	e := s.lobbies[id]
 	if e == nil {
@@ -434,7 +420,7 @@ func (s *Service) change(ctx context.Context, e *entry, fn func(l *lobby.Lobby, 
 // GetLobby returns a lobby. A private lobby's code is shown only to its
 // members and to trusted callers (the API decides; see View.Code).
 func (s *Service) GetLobby(ctx context.Context, id string) (*View, error) {
-	e, err := s.lookup("lobby_id", id)
+	e, err := s.lookup(ctx, "lobby_id", id)
 	if err != nil {
 		return nil, err
 	}
@@ -467,7 +453,7 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 		}
 		lobbyID, viaCode = id, true
 	}
-	e, err := s.lookup("lobby_id", lobbyID)
+	e, err := s.lookup(ctx, "lobby_id", lobbyID)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +536,7 @@ func (s *Service) CloseLobby(ctx context.Context, lobbyID, by string) (*View, er
 }
 
 func (s *Service) do(ctx context.Context, lobbyID string, fn func(l *lobby.Lobby, now time.Time) (*lobby.Lobby, []lobby.Event, error)) (*View, error) {
-	e, err := s.lookup("lobby_id", lobbyID)
+	e, err := s.lookup(ctx, "lobby_id", lobbyID)
 	if err != nil {
 		return nil, err
 	}
@@ -566,7 +552,7 @@ func (s *Service) do(ctx context.Context, lobbyID string, fn func(l *lobby.Lobby
 // matches. A lobby left starting by a failure of the store is finished by
 // the host starting it again (or by the next start of the server).
 func (s *Service) StartLobby(ctx context.Context, lobbyID, by string) (*View, *cupid.MatchRecord, error) {
-	e, err := s.lookup("lobby_id", lobbyID)
+	e, err := s.lookup(ctx, "lobby_id", lobbyID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -664,7 +650,7 @@ func (s *Service) sweep(ctx context.Context, now time.Time) {
 			e.mu.Unlock()
 		}
 	}
-	fence := s.fence
+	_, fence := s.gate.Current()
 	s.mu.Unlock()
 	for _, id := range gone {
 		if err := s.docs.DeleteDocument(ctx, fence, DocumentKind, id); err != nil {
@@ -706,9 +692,9 @@ func (s *Service) ListLobbies(ctx context.Context, f lobby.Filter, cursor string
 		return nil, cupid.Invalid("cursor", "not a cursor this server gave")
 	}
 	s.mu.Lock()
-	if s.epoch.Err() != nil || s.loading {
+	if _, _, err := s.gate.Wait(ctx, &s.mu); err != nil {
 		s.mu.Unlock()
-		return nil, errShuttingDown
+		return nil, err
 	}
 	ids := make([]string, 0, len(s.byCode))
 	for _, id := range s.byCode {

@@ -18,7 +18,7 @@ func (s *Service) Watch(ctx context.Context, lobbyID string, afterSeq int64, sen
 	if afterSeq < 0 {
 		return cupid.Invalid("after_seq", "must not be negative, got %d", afterSeq)
 	}
-	e, err := s.lookup("lobby_id", lobbyID)
+	e, err := s.lookup(ctx, "lobby_id", lobbyID)
 	if err != nil {
 		return err
 	}

@@ -69,11 +69,12 @@ const maxBatch = 1024
 const retryAfter = time.Second
 
 func newEvent(s *Service, doc document, ev *pairing.Event) *event {
+	epoch, fence := s.gate.Current()
 	e := &event{
 		s:     s,
-		ctx:   s.epoch,
-		fence: s.fence,
-		inbox: actor.New[*op](s.epoch, inboxSize),
+		ctx:   epoch,
+		fence: fence,
+		inbox: actor.New[*op](epoch, inboxSize),
 		ev:    ev,
 		doc:   doc,
 		all:   map[*subscriber]struct{}{},

@@ -36,6 +36,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/pairing"
 	"github.com/cupid-match/cupid/service/actor"
+	"github.com/cupid-match/cupid/service/epoch"
 )
 
 // DocumentKind is the kind under which events are kept in the document
@@ -95,17 +96,12 @@ type Service struct {
 	wg     sync.WaitGroup
 	closed sync.Once
 
-	// epoch is the life of the events this node runs now (guarded by mu):
+	// gate is the life of the events this node runs now (guarded by mu):
 	// the service's own life on a node of its own; on a node of several
 	// sharing the store, the time it holds the pairing lease (RunEvents to
-	// StopEvents), and fence is that lease's, which every write carries.
-	epoch     context.Context
-	stopEpoch context.CancelFunc
-	fence     cupid.Fence
-	// loading is true while RunEvents reads the stored events (guarded by
-	// mu): an event not loaded yet is not "not found" then, but a call to
-	// try again.
-	loading bool
+	// StopEvents), whose fence every write carries. While the stored events
+	// are read a call waits: an event not loaded yet is not "not found".
+	gate *epoch.Gate
 }
 
 // New builds the service; Start loads the stored events.
@@ -135,7 +131,7 @@ func New(o Options) (*Service, error) {
 		s.now = time.Now
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
+	s.gate = epoch.New(s.ctx, errShuttingDown)
 	return s, nil
 }
 
@@ -143,6 +139,7 @@ func New(o Options) (*Service, error) {
 // whose deadline passed while the server was down catches up at once: its
 // countdown ends or its round ends, as of now.
 func (s *Service) Start(ctx context.Context) error {
+	epoch, _ := s.running()
 	after := ""
 	loaded, skipped := 0, 0
 	for {
@@ -169,6 +166,9 @@ func (s *Service) Start(ctx context.Context) error {
 		}
 		after = docs[len(docs)-1].ID
 	}
+	s.mu.Lock()
+	s.gate.Loaded(epoch)
+	s.mu.Unlock()
 	s.log.Info("loaded pairing events", "events", loaded, "unreadable", skipped)
 	return nil
 }
@@ -177,7 +177,7 @@ func (s *Service) Start(ctx context.Context) error {
 func (s *Service) running() (context.Context, cupid.Fence) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.epoch, s.fence
+	return s.gate.Current()
 }
 
 // StopEvents stops running the events (their goroutines end, watches end with
@@ -186,8 +186,7 @@ func (s *Service) running() (context.Context, cupid.Fence) {
 // lease up, and before it first takes it (StopEvents instead of Start).
 func (s *Service) StopEvents() {
 	s.mu.Lock()
-	s.stopEpoch()
-	s.epoch, s.stopEpoch, s.fence = canceled, func() {}, cupid.Fence{}
+	s.gate.End()
 	running := make([]*event, 0, len(s.events))
 	for _, e := range s.events {
 		running = append(running, e)
@@ -205,24 +204,10 @@ func (s *Service) StopEvents() {
 // store writes carry the fence of the lease the node took.
 func (s *Service) RunEvents(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
-	s.fence = fence
-	s.loading = true
+	s.gate.Begin(fence)
 	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		s.loading = false
-		s.mu.Unlock()
-	}()
 	return s.Start(ctx)
 }
-
-// canceled is the epoch of a service whose events are stopped.
-var canceled = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
 
 // Close stops every event's goroutine and ends the watches; the events stay
 // in the store.
@@ -337,12 +322,13 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 	}
 
 	s.mu.Lock()
+	// While loading, an event not read yet may have this id: a create
+	// waits, since now it could overwrite it.
+	_, fence, err := s.gate.Wait(ctx, &s.mu)
 	switch {
-	case s.epoch.Err() != nil || s.loading:
-		// While loading, an event not read yet may have this id: a
-		// create now could overwrite it.
+	case err != nil:
 		s.mu.Unlock()
-		return nil, errShuttingDown
+		return nil, err
 	case s.events[id] != nil || s.reserved[id]:
 		s.mu.Unlock()
 		return nil, cupid.Conflict("id", "event %q already exists", id)
@@ -351,7 +337,6 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 		return nil, cupid.Errorf(cupid.CodeTooLarge, "", "the server already runs %d events (pairing.max_events)", s.limits.MaxEvents)
 	}
 	s.reserved[id] = true
-	fence := s.fence
 	s.mu.Unlock()
 
 	now := s.now().UTC()
@@ -368,7 +353,7 @@ func (s *Service) CreateEvent(ctx context.Context, req NewEvent) (*EventView, er
 		s.log.Error("storing a new pairing event failed", "event", id, "err", err)
 		return nil, cupid.Errorf(cupid.CodeUnavailable, "", "the event could not be stored; try again")
 	}
-	if s.epoch.Err() != nil {
+	if epoch, _ := s.gate.Current(); epoch.Err() != nil {
 		// Stored, but the service is closing: it runs after the restart.
 		return nil, errShuttingDown
 	}
@@ -404,6 +389,10 @@ func (s *Service) GetEvent(ctx context.Context, id string) (*EventView, error) {
 // each event's timer.
 func (s *Service) ListEvents(ctx context.Context) ([]*EventView, error) {
 	s.mu.Lock()
+	if _, _, err := s.gate.Wait(ctx, &s.mu); err != nil {
+		s.mu.Unlock()
+		return nil, err
+	}
 	out := make([]*EventView, 0, len(s.events))
 	for _, e := range s.events {
 		out = append(out, e.view.Load())
@@ -510,12 +499,13 @@ func (s *Service) call(ctx context.Context, id, field string, o *op) (*event, er
 		return nil, cupid.Invalid(field, "required")
 	}
 	s.mu.Lock()
-	e, loading := s.events[id], s.loading
+	_, _, err := s.gate.Wait(ctx, &s.mu)
+	e := s.events[id]
 	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if e == nil {
-		if loading {
-			return nil, errShuttingDown
-		}
 		return nil, s.gone(field, id)
 	}
 	o.done = make(chan struct{})

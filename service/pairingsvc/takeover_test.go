@@ -28,10 +28,11 @@ func (b *blockingDocs) Documents(ctx context.Context, kind, after string, limit 
 }
 
 // While a node that has just taken the pairing lease reads the stored
-// events, a call for an event it has not read yet is answered unavailable
-// (try again), not not_found, and a create with that id cannot overwrite
-// it; once loaded, the event answers.
-func TestCallsWhileTakingEventsOverAreRetried(t *testing.T) {
+// events, a call waits for the reading rather than hearing not_found about
+// an event not read yet, and a create with that id cannot overwrite it: it
+// hears conflict once the stored one is read. A caller who will not
+// wait hears unavailable (try again).
+func TestCallsWhileTakingEventsOverWait(t *testing.T) {
 	clk := &clock{t: t0}
 	h := start(t, newMemDocs(), clk, Limits{})
 	h.event(t, "ball", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Minute, MinLobby: 2})
@@ -44,22 +45,38 @@ func TestCallsWhileTakingEventsOverAreRetried(t *testing.T) {
 	<-b.entered
 
 	ctx := context.Background()
-	_, _, err := h.s.Join(ctx, "ball", "ann")
 	var e *cupid.Error
-	if !errors.As(err, &e) || e.Code != cupid.CodeUnavailable {
-		t.Fatalf("join while loading: %v, want unavailable", err)
+	impatient, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, _, err := h.s.Join(impatient, "ball", "ann"); !errors.As(err, &e) || e.Code != cupid.CodeUnavailable {
+		t.Fatalf("join while loading, not waiting: %v, want unavailable", err)
 	}
-	_, err = h.s.CreateEvent(ctx, NewEvent{ID: "ball", Config: pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Minute, MinLobby: 2}, Seed: 1})
-	if !errors.As(err, &e) || e.Code != cupid.CodeUnavailable {
-		t.Fatalf("create while loading: %v, want unavailable", err)
+	joined, created := make(chan error, 1), make(chan error, 1)
+	go func() {
+		_, _, err := h.s.Join(ctx, "ball", "ann")
+		joined <- err
+	}()
+	go func() {
+		_, err := h.s.CreateEvent(ctx, NewEvent{ID: "ball", Config: pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Minute, MinLobby: 2}, Seed: 1})
+		created <- err
+	}()
+	select {
+	case err := <-joined:
+		t.Fatalf("a join answered before the events were read: %v", err)
+	case err := <-created:
+		t.Fatalf("a create answered before the events were read: %v", err)
+	default:
 	}
 
 	close(b.release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := h.s.Join(ctx, "ball", "ann"); err != nil {
-		t.Fatalf("join once loaded: %v", err)
+	if err := <-joined; err != nil {
+		t.Fatalf("join made while loading: %v", err)
+	}
+	if err := <-created; !errors.As(err, &e) || e.Code != cupid.CodeConflict {
+		t.Fatalf("create of a stored id made while loading: %v, want conflict", err)
 	}
 	if _, _, err := h.s.Join(ctx, "nope", "ann"); !errors.As(err, &e) || e.Code != cupid.CodeNotFound {
 		t.Fatalf("join of an event that is not there: %v, want not_found", err)

@@ -31,6 +31,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/party"
+	"github.com/cupid-match/cupid/service/epoch"
 )
 
 // DocumentKind is the kind under which parties are kept in the document
@@ -104,14 +105,10 @@ type Service struct {
 	byPlayer map[string]string          // player → his party
 	byCode   map[string]string          // join code → party
 	invites  map[string]map[string]bool // player → the parties that invited him
-	// epoch is the life of the parties this node runs now; fence is the
-	// lease's, which every write carries (zero on a node of its own).
-	epoch     context.Context
-	stopEpoch context.CancelFunc
-	fence     cupid.Fence
-	running   bool
-	// runningCh is closed while the node runs the parties (Running).
-	runningCh chan struct{}
+	// gate is the life of the parties this node runs now (guarded by mu);
+	// its fence is the lease's, which every write carries (zero on a node
+	// of its own).
+	gate *epoch.Gate
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -146,7 +143,7 @@ func New(o Options) (*Service, error) {
 		metrics:  newMetrics(o.Registry),
 		parties:  map[string]*entry{},
 		byPlayer: map[string]string{}, byCode: map[string]string{}, invites: map[string]map[string]bool{},
-		wake: make(chan struct{}, 1), runningCh: make(chan struct{}),
+		wake: make(chan struct{}, 1),
 	}
 	if s.maxParties <= 0 {
 		s.maxParties = DefaultMaxParties
@@ -161,7 +158,7 @@ func New(o Options) (*Service, error) {
 		s.retry = time.Second
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
+	s.gate = epoch.New(s.ctx, errNotRunning)
 	return s, nil
 }
 
@@ -170,7 +167,7 @@ func New(o Options) (*Service, error) {
 func (s *Service) Running() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.runningCh
+	return s.gate.Serving()
 }
 
 // Limits are the limits the service applies to each party.
@@ -180,11 +177,14 @@ func (s *Service) Limits() party.Limits { return s.limits }
 // own calls it once.
 func (s *Service) Start(ctx context.Context) error {
 	s.mu.Lock()
-	epoch := s.epoch
+	epoch, _ := s.gate.Current()
 	s.mu.Unlock()
 	if err := s.load(ctx, epoch); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.gate.Loaded(epoch)
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.sweep(epoch)
 	return nil
@@ -194,9 +194,7 @@ func (s *Service) Start(ctx context.Context) error {
 // fence: a node of several calls it when it takes the parties' lease.
 func (s *Service) RunParties(ctx context.Context, fence cupid.Fence) error {
 	s.mu.Lock()
-	s.stopEpoch()
-	s.epoch, s.stopEpoch = context.WithCancel(s.ctx)
-	s.fence = fence
+	s.gate.Begin(fence)
 	s.mu.Unlock()
 	return s.Start(ctx)
 }
@@ -205,9 +203,7 @@ func (s *Service) RunParties(ctx context.Context, fence cupid.Fence) error {
 // forgets them; they stay in the store for the node that runs them next.
 func (s *Service) StopParties() {
 	s.mu.Lock()
-	s.stopEpoch()
-	s.epoch, s.stopEpoch, s.fence = canceled, func() {}, cupid.Fence{}
-	s.running = false
+	s.gate.End()
 	for _, e := range s.parties {
 		for w := range e.subs {
 			w.drop()
@@ -215,21 +211,9 @@ func (s *Service) StopParties() {
 	}
 	s.parties = map[string]*entry{}
 	s.byPlayer, s.byCode, s.invites = map[string]string{}, map[string]string{}, map[string]map[string]bool{}
-	select {
-	case <-s.runningCh:
-		s.runningCh = make(chan struct{})
-	default:
-	}
 	s.mu.Unlock()
 	s.metrics.reset()
 }
-
-// canceled is the epoch of a service whose parties are stopped.
-var canceled = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
 
 // Close stops the followers and the watches; the parties stay in the store.
 func (s *Service) Close() {
@@ -267,10 +251,6 @@ func (s *Service) load(ctx context.Context, epoch context.Context) error {
 			s.metrics.change(nil, e.p)
 			s.follow(epoch, e)
 			loaded++
-		}
-		if !s.running {
-			s.running = true
-			close(s.runningCh)
 		}
 		s.mu.Unlock()
 		if len(docs) < 256 {
@@ -349,12 +329,15 @@ func (s *Service) index(old, new *party.Party) {
 	}
 }
 
-// live returns the epoch, refusing when this node runs no parties.
-func (s *Service) live() (context.Context, error) {
-	if !s.running || s.epoch.Err() != nil {
-		return nil, cupid.Errorf(cupid.CodeUnavailable, "", "the parties are not running on this node right now; try again in a few seconds")
-	}
-	return s.epoch, nil
+// errNotRunning answers a call while this node runs no parties.
+var errNotRunning = cupid.Errorf(cupid.CodeUnavailable, "", "the parties are not running on this node right now; try again in a few seconds")
+
+// live returns the epoch, waiting while the parties are being loaded and
+// refusing when this node runs none; s.mu is held (and let go while it
+// waits).
+func (s *Service) live(ctx context.Context) (context.Context, error) {
+	epoch, _, err := s.gate.Wait(ctx, &s.mu)
+	return epoch, err
 }
 
 // get finds a party, with its invites due expired first; s.mu is held.
@@ -387,15 +370,16 @@ func (s *Service) apply(ctx context.Context, e *entry, r party.Result) error {
 	if len(events) > historyLen {
 		events = append([]party.Event(nil), events[len(events)-historyLen:]...)
 	}
+	_, fence := s.gate.Current()
 	var err error
 	if r.Party.Gone() {
-		err = s.docs.DeleteDocument(ctx, s.fence, DocumentKind, r.Party.ID)
+		err = s.docs.DeleteDocument(ctx, fence, DocumentKind, r.Party.ID)
 	} else {
 		body, merr := json.Marshal(document{Version: documentVersion, Party: r.Party, Events: events})
 		if merr != nil {
 			return merr
 		}
-		err = s.docs.PutDocument(ctx, s.fence, DocumentKind, r.Party.ID, body, s.now())
+		err = s.docs.PutDocument(ctx, fence, DocumentKind, r.Party.ID, body, s.now())
 	}
 	if err != nil {
 		s.metrics.storeErrors.Inc()
@@ -445,7 +429,7 @@ func (s *Service) newCode() string {
 func (s *Service) Create(ctx context.Context, m party.Member) (*party.Party, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.live(); err != nil {
+	if _, err := s.live(ctx); err != nil {
 		return nil, err
 	}
 	if len(s.parties) >= s.maxParties {
@@ -473,7 +457,7 @@ func (s *Service) Create(ctx context.Context, m party.Member) (*party.Party, err
 func (s *Service) Get(ctx context.Context, id, player string) (*party.Party, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.live(); err != nil {
+	if _, err := s.live(ctx); err != nil {
 		return nil, err
 	}
 	e, err := s.get(ctx, id)
@@ -514,7 +498,7 @@ func (s *Service) Invites(ctx context.Context, player string) ([]PendingInvite, 
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.live(); err != nil {
+	if _, err := s.live(ctx); err != nil {
 		return nil, err
 	}
 	ids := make([]string, 0, len(s.invites[player]))
@@ -552,7 +536,7 @@ func mayRead(p *party.Party, player string) error {
 func (s *Service) change(ctx context.Context, id string, f func(p *party.Party, now time.Time) (party.Result, error)) (*party.Party, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.live(); err != nil {
+	if _, err := s.live(ctx); err != nil {
 		return nil, err
 	}
 	e, err := s.get(ctx, id)
@@ -663,7 +647,7 @@ func (s *Service) CancelQueue(ctx context.Context, id, by string) (*party.Party,
 func (s *Service) Queue(ctx context.Context, id, by, queue string) (*party.Party, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	epoch, err := s.live()
+	epoch, err := s.live(ctx)
 	if err != nil {
 		return nil, err
 	}

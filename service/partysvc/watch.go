@@ -66,7 +66,7 @@ func (s *Service) Watch(ctx context.Context, id, player string, afterSeq int64, 
 		return cupid.Invalid("after_seq", "must not be negative")
 	}
 	s.mu.Lock()
-	if _, err := s.live(); err != nil {
+	if _, err := s.live(ctx); err != nil {
 		s.mu.Unlock()
 		return err
 	}
