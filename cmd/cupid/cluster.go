@@ -89,5 +89,12 @@ func startCluster(ctx context.Context, f serveFlags, log *slog.Logger, s store, 
 	return cluster.Join(ctx, cluster.JoinOptions{ID: id, Addr: addr, TTL: ttl, Logger: log, Forwarder: fwd,
 		Singletons: map[string]cluster.Singleton{cluster.RetentionLease: retention, cluster.LobbiesLease: lobbySingleton(lobbies, log), partysvc.Lease: partiesLease{parties, log},
 			encounterLease: encounterSingleton(encounters)},
-		Routes: map[string][]string{partysvc.Lease: {"/cupid.v1.PartyService/", "/v1/parties/"}}}, pg, mm, pairings)
+		Routes: map[string][]string{
+			partysvc.Lease: {"/cupid.v1.PartyService/", "/v1/parties/"},
+			// A rematch's answers and a player's reports are read,
+			// decided and written under one lock: on the one node that
+			// follows the encounters, so two nodes never answer the same
+			// rematch (or count the same reports) side by side.
+			encounterLease: encounterSerialised,
+		}}, pg, mm, pairings)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/cupid-match/cupid/cluster"
 	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
@@ -100,6 +101,14 @@ func intakeSteps(ratings ticketsvc.Intake, enc *encountersvc.Service) ticketsvc.
 // logs into the encounter history (a cluster.Singleton): one node records
 // them, and a node taking over reads on from the stored cursors.
 const encounterLease = "encounters"
+
+// encounterSerialised are the encounter calls the lease's node serves:
+// the rematch steps and reports, each a read-decide-write of one document.
+var encounterSerialised = []string{
+	cupidv1connect.EncounterServiceRequestRematchProcedure,
+	cupidv1connect.EncounterServiceAnswerRematchProcedure,
+	cupidv1connect.EncounterServiceReportPlayerProcedure,
+}
 
 // encounterSingleton runs the encounter followers under encounterLease.
 func encounterSingleton(svc *encountersvc.Service) cluster.Singleton { return followers{svc} }

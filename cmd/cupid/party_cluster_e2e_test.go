@@ -97,14 +97,19 @@ func (c *testCluster) waitLease(ctx context.Context, lease, node string) string 
 // against a hang.
 func untilAvailable(t *testing.T, call func() error) {
 	t.Helper()
+	if err := retryUnavailable(call); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// retryUnavailable is untilAvailable for another goroutine than the
+// test's: it returns the last error.
+func retryUnavailable(call func() error) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := call()
 		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			return
+			return err
 		}
 		time.Sleep(50 * time.Millisecond) // "try again in a few seconds": the client's pause, not a wait for an outcome
 	}
