@@ -33,7 +33,7 @@ func TestConfigValidate(t *testing.T) {
 		{"negative cap", func(c *Config) { c.MaxDates = -1 }, "max_dates"},
 		{"cap too big", func(c *Config) { c.MaxDates = MaxDatesCap + 1 }, "max_dates"},
 		{"negative window", func(c *Config) { c.MaxDates, c.DatesWindow = 3, -time.Second }, "dates_window"},
-		{"window too long", func(c *Config) { c.MaxDates, c.DatesWindow = 3, MaxDatesWindow + 1 }, "dates_window"},
+		{"window too long", func(c *Config) { c.MaxDates, c.DatesWindow = 3, MaxDatesWindow+1 }, "dates_window"},
 		{"window without a cap", func(c *Config) { c.DatesWindow = time.Hour }, "dates_window"},
 	}
 	for _, c := range cases {
