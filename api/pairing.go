@@ -251,6 +251,10 @@ func settingsOut(c pairing.Config) *cupidv1.EventSettings {
 	out.Trios = &trios
 	minDate, ext := int32(c.MinDate/time.Second), int32(c.Extension/time.Second)
 	out.MinDateSeconds, out.ExtensionSeconds = &minDate, &ext
+	if c.MaxDates > 0 {
+		maxDates, window := int32(c.MaxDates), int32(c.DatesWindow/time.Second)
+		out.MaxDates, out.DatesWindowSeconds = &maxDates, &window
+	}
 	if !c.RevealAt.IsZero() {
 		out.RevealAt = timestamppb.New(c.RevealAt)
 	}
@@ -300,6 +304,7 @@ func notificationOut(n pairingsvc.Notification) *cupidv1.PairingNotification {
 		Phase:       string(n.Phase),
 		Third:       n.Third,
 		Seq:         int32(n.Seq),
+		Capped:      n.Capped,
 	}
 	if n.Record != nil {
 		out.Record = roundOut(n.Record)

@@ -41,6 +41,14 @@ func extraSettingsIn(s *cupidv1.EventSettings, cfg *pairing.Config) error {
 		}
 		cfg.MinDate = time.Duration(v) * time.Second
 	}
+	// The exposure cap's rule and its limits are the event's
+	// (pairing.Config.Validate, which names max_dates and dates_window).
+	if s.MaxDates != nil {
+		cfg.MaxDates = int(s.GetMaxDates())
+	}
+	if s.DatesWindowSeconds != nil {
+		cfg.DatesWindow = time.Duration(s.GetDatesWindowSeconds()) * time.Second
+	}
 	if s.ExtensionSeconds != nil {
 		v := s.GetExtensionSeconds()
 		if v < 0 || time.Duration(v)*time.Second > pairing.MaxRound {

@@ -32,6 +32,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/encountersvc"
 	"github.com/cupid-match/cupid/service/lobbysvc"
 	"github.com/cupid-match/cupid/service/opponentsvc"
 	"github.com/cupid-match/cupid/service/pairingsvc"
@@ -59,6 +60,8 @@ type Options struct {
 	Lobbies *lobbysvc.Service
 	// Parties is optional too (parties.go).
 	Parties *partysvc.Service
+	// Encounters is optional too: the reports page (reports.go).
+	Encounters *encountersvc.Service
 	// Authorize decides whether a request may use the dashboard's data; nil
 	// lets every request through (a server without auth).
 	Authorize func(*http.Request) error
@@ -183,6 +186,7 @@ func newServer(o Options) (http.Handler, *server) {
 	mux.HandleFunc("GET "+APIPrefix+"nodes", s.nodes)
 	mux.HandleFunc("GET "+APIPrefix+"retention", s.retention)
 	mux.HandleFunc("GET "+APIPrefix+"rollouts", s.rollouts)
+	mux.HandleFunc("GET "+APIPrefix+"reports", s.reports)
 	mux.HandleFunc("POST "+APIPrefix+"actions/canary", s.canaryAction)
 	mux.HandleFunc(APIPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, cupid.NotFound("", "no dashboard endpoint %s %s", r.Method, r.URL.Path), 0)
@@ -295,6 +299,7 @@ func (s *server) overview(w http.ResponseWriter, r *http.Request) {
 		"pairing":  s.o.Pairing != nil,
 		"lobbies":  s.o.Lobbies != nil,
 		"parties":  s.o.Parties != nil,
+		"reports":  s.o.Encounters != nil,
 		"finders":  []string{},
 		"auth":     s.o.AuthOn,
 		"interval": s.o.Interval.Seconds(),

@@ -121,3 +121,26 @@ func Last(h []cupid.Encounter, other string, q Query, now time.Time) (cupid.Enco
 func Revenge(h []cupid.Encounter, within time.Duration, now time.Time, limit int) []string {
 	return Others(h, Query{Within: within, Mode: ModeOpponent, Side: SideDefender}, now, limit)
 }
+
+// The list attributes the server fills on a ticket of a queue that reads
+// the history (encountersvc's intake step), and a ruleset reads.
+const (
+	BlockedAttribute = "blocked"
+	AvoidedAttribute = "avoided"
+	MetAttribute     = "met"
+)
+
+// MetInQueue is a player's "met" list for a ticket of queue: the
+// opponents his history (newest first) met there within within of now,
+// most recent first, at most cupid.MaxListItems (what a ticket's list may
+// hold). The server fills it at intake and the simulator the same way, so
+// "not the same opponent within X" means one thing in both.
+func MetInQueue(h []cupid.Encounter, queue string, within time.Duration, now time.Time) []string {
+	return Others(h, Query{Within: within, Mode: ModeQueue, Place: queue, Side: SideOpponent}, now, cupid.MaxListItems)
+}
+
+// QueueMeeting is the meeting a real-time match of queue makes: its teams'
+// players met, as opponents across teams and teammates within one.
+func QueueMeeting(queue, ref string, at time.Time, teams [][]string) Meeting {
+	return Meeting{Mode: ModeQueue, Place: queue, Ref: ref, At: at, Teams: teams}
+}

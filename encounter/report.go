@@ -114,3 +114,45 @@ func (r ReportRules) Crossed(reason string, before, after int) bool {
 func LowPriorityReason(reason string, reporters int) string {
 	return fmt.Sprintf("reported for %s by %d players", reason, reporters)
 }
+
+// ReportSummary is what an operator sees of a set of reports: how many
+// per reason, and the players whose reports reach a reason's threshold
+// (those the rules mark low priority).
+type ReportSummary struct {
+	// ByReason counts the reports of each reason (within the window).
+	ByReason map[string]int `json:"by_reason"`
+	// Over lists each player and reason whose different reporters within
+	// the window reach the threshold, by player then reason.
+	Over []OverThreshold `json:"over"`
+}
+
+// OverThreshold is one player over one reason's threshold.
+type OverThreshold struct {
+	Player    string `json:"player"`
+	Reason    string `json:"reason"`
+	Reporters int    `json:"reporters"`
+	Threshold int    `json:"threshold"`
+}
+
+// Summarize counts reports by reason and finds the players over a
+// threshold, by the same count (Reporters) that marks them.
+func (r ReportRules) Summarize(reports []Report, now time.Time) ReportSummary {
+	out := ReportSummary{ByReason: map[string]int{}, Over: []OverThreshold{}}
+	byPlayer := map[string][]Report{}
+	for _, rep := range reports {
+		if rep.At.Before(now.Add(-r.Within)) {
+			continue
+		}
+		out.ByReason[rep.Reason]++
+		byPlayer[rep.Player] = append(byPlayer[rep.Player], rep)
+	}
+	for _, player := range cupid.SortedKeys(byPlayer) {
+		for _, reason := range cupid.SortedKeys(r.Thresholds) {
+			n := r.Reporters(byPlayer[player], reason, now)
+			if t := r.Thresholds[reason]; n >= t {
+				out.Over = append(out.Over, OverThreshold{Player: player, Reason: reason, Reporters: n, Threshold: t})
+			}
+		}
+	}
+	return out
+}

@@ -35,6 +35,13 @@ const (
 	MaxBarred = 5_000
 	// MaxSeriesBytes bounds Config.Series.
 	MaxSeriesBytes = 64
+	// MaxDatesCap bounds Config.MaxDates: with a window, each person keeps
+	// the start of that many dates, and the event's snapshot is rewritten
+	// at every call.
+	MaxDatesCap = 100
+	// MaxDatesWindow bounds Config.DatesWindow: a day is longer than any
+	// event; beyond it the cap counts the whole event anyway.
+	MaxDatesWindow = 24 * time.Hour
 )
 
 // Mode says who may be paired with whom, beyond the met records.
@@ -101,6 +108,17 @@ type Config struct {
 	// history and hands them in with SetBarred. Empty: a standalone
 	// event.
 	Series string `json:"series,omitempty"`
+	// MaxDates caps how often one person is seated, so that whoever the
+	// rounds keep choosing (the short side of an uneven two-sided event,
+	// someone everybody else has yet to meet) is not on dates round after
+	// round: a person who has had MaxDates dates within the last
+	// DatesWindow sits the round out, and with no window, for the rest of
+	// the event. Zero: no cap. A trio counts as a date for all three; an
+	// extended date counts once.
+	MaxDates int `json:"max_dates,omitempty"`
+	// DatesWindow is the window MaxDates counts in (at most a day); zero
+	// counts the whole event. Only with MaxDates.
+	DatesWindow time.Duration `json:"dates_window,omitempty"`
 }
 
 // mode returns the event's mode, ModeOpen when unset.
@@ -127,6 +145,12 @@ func (c Config) Validate() error {
 		return cupid.Invalid("min_date", "must be between 0 and the round's length %v, got %v", c.Round, c.MinDate)
 	case c.Extension < 0 || c.Extension > MaxRound:
 		return cupid.Invalid("extension", "must be between 0 and %v, got %v", MaxRound, c.Extension)
+	case c.MaxDates < 0 || c.MaxDates > MaxDatesCap:
+		return cupid.Invalid("max_dates", "must be between 0 (no cap) and %d, got %d", MaxDatesCap, c.MaxDates)
+	case c.DatesWindow < 0 || c.DatesWindow > MaxDatesWindow:
+		return cupid.Invalid("dates_window", "must be between 0 (the whole event) and %v, got %v", MaxDatesWindow, c.DatesWindow)
+	case c.DatesWindow > 0 && c.MaxDates == 0:
+		return cupid.Invalid("dates_window", "is the window of max_dates, which is not set")
 	}
 	if c.Series != "" {
 		if len(c.Series) > MaxSeriesBytes {

@@ -77,6 +77,7 @@ func (e *Event) StartRound(now time.Time) ([]Notification, error) {
 		return e.failed(cupid.Conflict("", "a round needs at least 2 people in the lobby, there are %d", e.lobby))
 	}
 	e.stale = false
+	e.capWake = time.Time{}
 	e.phase = PhaseCountdown
 	e.deadline = e.now
 	e.advance()

@@ -80,6 +80,8 @@ type person struct {
 	// home is the room a person of a two-sided event's staying side
 	// keeps from round to round (0 before their first date).
 	home int
+	// cap is what the exposure cap reads: his dates (cap.go).
+	cap capState
 }
 
 // Event is one speed-dating event: its participants, their records, the
@@ -102,14 +104,18 @@ type Event struct {
 	// again until something changes that could allow one (someone enters
 	// the lobby, clears a record, or a round ends), instead of counting
 	// down for nothing over and over.
-	stale  bool
-	people map[string]*person
-	lobby  int       // people in the lobby
-	rooms  []pair    // rooms[r-1] is room r; empty when A is ""
-	plan   plan      // the round-robin seating, see plan.go
-	src    *rand.PCG // kept to snapshot the random state
-	rng    *rand.Rand
-	out    []Notification // notifications of the call in progress
+	stale bool
+	// capWake is set when a round found no pair while the cap held
+	// someone back for a window: then, rather than at the next change,
+	// the event tries again (cap.go).
+	capWake time.Time
+	people  map[string]*person
+	lobby   int       // people in the lobby
+	rooms   []pair    // rooms[r-1] is room r; empty when A is ""
+	plan    plan      // the round-robin seating, see plan.go
+	src     *rand.PCG // kept to snapshot the random state
+	rng     *rand.Rand
+	out     []Notification // notifications of the call in progress
 
 	// roundStart is when the current round's dates began (moved on by a
 	// pause), for MinDate.
@@ -195,6 +201,7 @@ const (
 	stepPhase
 	stepOvertime
 	stepReveal
+	stepCap
 )
 
 // nextStep returns the earliest timed step and when it is due: the end
@@ -212,6 +219,9 @@ func (e *Event) nextStep() (time.Time, int) {
 	if !e.paused {
 		if e.phase != PhaseIdle {
 			consider(e.deadline, stepPhase)
+		}
+		if e.stale && !e.capWake.IsZero() {
+			consider(e.capWake, stepCap)
 		}
 		for i := 0; i < len(e.rooms) && e.overtime > 0; i++ {
 			if pr := e.rooms[i]; pr.A != "" && !pr.until.IsZero() {
@@ -319,6 +329,7 @@ func (e *Event) EnterLobby(now time.Time, key string) ([]Notification, error) {
 	p.state = StateLobby
 	e.lobby++
 	e.stale = false
+	e.capWake = time.Time{}
 	if e.phase == PhaseCountdown && !e.paused {
 		e.notify(Notification{Participant: key, Kind: KindCountdownStarted, Deadline: e.deadline})
 	}
@@ -431,6 +442,8 @@ func (e *Event) advance() {
 			e.reveal()
 		case step == stepOvertime:
 			e.endOvertime(at)
+		case step == stepCap:
+			e.changed()
 		case e.phase == PhaseCountdown:
 			e.startRound()
 		default:
@@ -443,6 +456,7 @@ func (e *Event) advance() {
 // none, and starts a countdown if one is due.
 func (e *Event) changed() {
 	e.stale = false
+	e.capWake = time.Time{}
 	e.maybeCountdown()
 }
 

@@ -28,6 +28,13 @@ func TestConfigValidate(t *testing.T) {
 		{"countdown too long", func(c *Config) { c.Countdown = MaxCountdown + 1 }, "countdown"},
 		{"min lobby 1", func(c *Config) { c.MinLobby = 1 }, "min_lobby"},
 		{"min lobby too big", func(c *Config) { c.MinLobby = MaxPeople + 1 }, "min_lobby"},
+		{"cap", func(c *Config) { c.MaxDates, c.DatesWindow = 3, time.Hour }, ""},
+		{"cap for the whole event", func(c *Config) { c.MaxDates = 3 }, ""},
+		{"negative cap", func(c *Config) { c.MaxDates = -1 }, "max_dates"},
+		{"cap too big", func(c *Config) { c.MaxDates = MaxDatesCap + 1 }, "max_dates"},
+		{"negative window", func(c *Config) { c.MaxDates, c.DatesWindow = 3, -time.Second }, "dates_window"},
+		{"window too long", func(c *Config) { c.MaxDates, c.DatesWindow = 3, MaxDatesWindow+1 }, "dates_window"},
+		{"window without a cap", func(c *Config) { c.DatesWindow = time.Hour }, "dates_window"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

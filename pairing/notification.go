@@ -24,7 +24,8 @@ const (
 	// KindSatOut tells a person in the lobby that they were not paired this
 	// time (odd one out, nobody left they have not met, or no room free).
 	// Deadline is when the next countdown can start at the earliest (the end
-	// of the round), or zero when no round started.
+	// of the round), or zero when no round started. Capped says the
+	// person had as many dates as Config.MaxDates allows.
 	KindSatOut Kind = "sat_out"
 	// KindPartnerLeft tells a person that Partner left Room; they are back
 	// in the lobby.
@@ -82,4 +83,7 @@ type Notification struct {
 	Seq int `json:"seq,omitempty"`
 	// Record is the round on round_recorded.
 	Record *RoundRecord `json:"record,omitempty"`
+	// Capped is set on sat_out when the exposure cap (Config.MaxDates)
+	// held the person back.
+	Capped bool `json:"capped,omitempty"`
 }

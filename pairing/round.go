@@ -21,10 +21,29 @@ type lobbyGraph struct {
 	groups []int
 	cross  bool
 	g      matching.Graph
+	// capped are the lobby members the exposure cap holds back this
+	// round (sorted; not vertices), and free the earliest time one of
+	// them may be seated again (zero if none can within the event).
+	capped []string
+	free   time.Time
 }
 
 func (e *Event) lobbyGraph() lobbyGraph {
+	var capped []string
+	var free time.Time
 	keys := e.inState(StateLobby)
+	if e.cfg.MaxDates > 0 {
+		keys = slices.DeleteFunc(keys, func(k string) bool {
+			out, at := e.cfg.capped(e.people[k].cap, e.now)
+			if out {
+				capped = append(capped, k)
+				if !at.IsZero() && (free.IsZero() || at.Before(free)) {
+					free = at
+				}
+			}
+			return out
+		})
+	}
 	index := make(map[string]int, len(keys))
 	for i, k := range keys {
 		index[k] = i
@@ -66,7 +85,7 @@ func (e *Event) lobbyGraph() lobbyGraph {
 		}
 	}
 	e.edges = missing[:0]
-	lg := lobbyGraph{keys: keys, index: index, missing: missing, people: people}
+	lg := lobbyGraph{keys: keys, index: index, missing: missing, people: people, capped: capped, free: free}
 	if mode := e.cfg.mode(); mode.grouped() {
 		names := map[string]int{}
 		lg.groups = make([]int, len(keys))
@@ -141,11 +160,14 @@ func (e *Event) startRound() {
 		e.phase = PhaseIdle
 		e.deadline = time.Time{}
 		e.stale = true
+		e.capWake = lg.free
 		for i, k := range lg.keys {
 			lg.people[i].satOut++
 			e.notify(Notification{Participant: k, Kind: KindSatOut})
 		}
-		rec.SatOut = slices.Clone(lg.keys)
+		e.sitOutCapped(lg, 0)
+		rec.SatOut = slices.Concat(lg.keys, lg.capped)
+		slices.Sort(rec.SatOut)
 		e.record(rec)
 		return
 	}
@@ -187,6 +209,7 @@ func (e *Event) startRound() {
 			p.state = StateRoom
 			p.room, p.partner, p.third = room, others[0], others[1]
 			p.satOut = 0
+			p.cap = e.cfg.dated(p.cap, e.now)
 			p.extend = false
 			e.lobby--
 			e.notify(Notification{Participant: k, Kind: KindPaired, Partner: others[0], Third: others[1], Room: room, Round: e.round, Deadline: e.deadline})
@@ -199,8 +222,25 @@ func (e *Event) startRound() {
 			rec.SatOut = append(rec.SatOut, k)
 		}
 	}
+	e.sitOutCapped(lg, e.round)
+	rec.SatOut = append(rec.SatOut, lg.capped...)
+	slices.Sort(rec.SatOut)
 	slices.SortFunc(rec.Rooms, func(a, b RoomPair) int { return a.Room - b.Room })
 	e.record(rec)
+}
+
+// sitOutCapped tells the lobby members the cap held back that they sit
+// the round out. Their sit-out counts as anyone's, so they come first
+// once the cap lets them back.
+func (e *Event) sitOutCapped(lg lobbyGraph, round int) {
+	for _, k := range lg.capped {
+		e.people[k].satOut++
+		n := Notification{Participant: k, Kind: KindSatOut, Round: round, Capped: true}
+		if round > 0 {
+			n.Deadline = e.deadline
+		}
+		e.notify(n)
+	}
 }
 
 // assignRooms gives each group of the round a free room, in order. In a

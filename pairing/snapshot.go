@@ -26,6 +26,9 @@ type Snapshot struct {
 	Deadline time.Time `json:"deadline,omitzero"` // end of the countdown or round
 	Round    int       `json:"round"`             // rounds started so far
 	Stale    bool      `json:"stale,omitempty"`   // the last round found no pair; see Event
+	// CapWake is when a stale event tries again because the exposure
+	// cap lets someone back (see Event).
+	CapWake time.Time `json:"cap_wake,omitzero"`
 
 	// Participants (present, sorted), Lobby (sorted) and Pairs (rooms in
 	// use) are derived from People for the organiser's convenience; Restore
@@ -93,6 +96,10 @@ type Person struct {
 	No     []string `json:"no,omitempty"`
 	Extend bool     `json:"extend,omitempty"`
 	Home   int      `json:"home,omitempty"`
+	// Dates counts this person's dates in the event; Recent holds when
+	// the latest began, oldest first, when the exposure cap has a window.
+	Dates  int         `json:"dates,omitempty"`
+	Recent []time.Time `json:"recent,omitempty"`
 }
 
 // Snapshot returns the event's state.
@@ -109,6 +116,7 @@ func (e *Event) Snapshot() Snapshot {
 		Deadline: e.deadline,
 		Round:    e.round,
 		Stale:    e.stale,
+		CapWake:  e.capWake,
 		Lobby:    e.inState(StateLobby),
 		Turn:     e.plan.turn,
 		Rand:     rnd,
@@ -139,7 +147,8 @@ func (e *Event) Snapshot() Snapshot {
 			met = cupid.SortedKeys(p.met)
 		}
 		q := Person{Key: k, State: p.state, Met: met, SatOut: p.satOut, Room: p.room, Partner: p.partner,
-			Third: p.third, Group: p.group, Dated: slices.Clone(p.dated), Extend: p.extend, Home: p.home}
+			Third: p.third, Group: p.group, Dated: slices.Clone(p.dated), Extend: p.extend, Home: p.home,
+			Dates: p.cap.dates, Recent: slices.Clone(p.cap.recent)}
 		if len(p.never) > 0 {
 			q.Never = cupid.SortedKeys(p.never)
 		}
@@ -202,6 +211,7 @@ func Restore(s Snapshot) (*Event, error) {
 		deadline:   s.Deadline.UTC(),
 		round:      s.Round,
 		stale:      s.Stale,
+		capWake:    s.CapWake.UTC(),
 		people:     make(map[string]*person, len(s.People)),
 		rooms:      make([]pair, s.Config.Rooms),
 		src:        src,
@@ -257,8 +267,18 @@ func Restore(s Snapshot) (*Event, error) {
 		if p.Home < 0 || p.Home > s.Config.Rooms {
 			return nil, cupid.Invalid(field+".home", "no room %d", p.Home)
 		}
+		if p.Dates < 0 {
+			return nil, cupid.Invalid(field+".dates", "must not be negative")
+		}
+		if len(p.Recent) > MaxDatesCap || len(p.Recent) > p.Dates || !slices.IsSortedFunc(p.Recent, time.Time.Compare) {
+			return nil, cupid.Invalid(field+".recent", "at most %d starts of the person's dates, in order", MaxDatesCap)
+		}
 		np := &person{state: p.State, met: make(map[string]int32, len(p.Met)), satOut: p.SatOut, room: p.Room, partner: p.Partner,
-			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home, id: int32(len(e.byID))}
+			third: p.Third, group: p.Group, dated: slices.Clone(p.Dated), extend: p.Extend, home: p.Home, id: int32(len(e.byID)),
+			cap: capState{dates: p.Dates}}
+		for _, t := range p.Recent {
+			np.cap.recent = append(np.cap.recent, t.UTC())
+		}
 		e.byID = append(e.byID, np)
 		for _, k := range p.Met {
 			np.met[k] = -1 // the person's id below, once all are known

@@ -52,6 +52,11 @@ type Config struct {
 	// cupid sim replay sets it unless --actual=false; callers that read
 	// Runs[0] as the first ruleset leave it off.
 	Actual bool
+	// History, when set, fills the rulesets' tickets from an encounter
+	// history and records their matches in it, as the server does for a
+	// queue under encounters.queues (history.go); each ruleset's run
+	// reports what it saw. Baselines run without it.
+	History *History
 }
 
 func (c *Config) defaults() error {
@@ -143,6 +148,9 @@ type Run struct {
 	// Estimates is how well the server's wait estimates would have held
 	// (estimates.go); absent when no ticket had enough history before it.
 	Estimates *Calibration `json:"estimates,omitempty"`
+	// History is what the encounter history saw, when the run had one
+	// (Config.History).
+	History *HistoryReport `json:"history,omitempty"`
 }
 
 // Summary describes a distribution.
@@ -204,14 +212,25 @@ func play(title, what string, hours float64, mk func() source, cfg Config, actua
 	var recs []*recorder
 	var runs []Run
 	for _, rs := range cfg.Rulesets {
+		var hist *history
+		if cfg.History != nil {
+			hist = newHistory(*cfg.History, rs.Compiled)
+		}
 		rec, err := playOne(mk(), cfg, func(key cupid.QueueKey) (pool, error) {
-			return newEnginePool(key, rs.Compiled, cfg.Seed)
+			p, err := newEnginePool(key, rs.Compiled, cfg.Seed)
+			if err != nil || hist == nil {
+				return p, err
+			}
+			return historyPool{pool: p, h: hist}, nil
 		}, actual != nil)
 		if err != nil {
 			return nil, fmt.Errorf("ruleset %s: %w", rs.Name, err)
 		}
 		recs = append(recs, rec)
 		run := Run{Name: rs.Name, Kind: "ruleset"}
+		if hist != nil {
+			run.History = hist.report()
+		}
 		if actual != nil {
 			same := sameAs(rec.sets, actual.sets)
 			run.SameAsActual = &same

@@ -35,7 +35,7 @@ func mountDashboard(o *api.Options, mm *ticketsvc.Service, pairings *pairingsvc.
 		nodes = clusterView{pg, ttl}
 	}
 	data := dashboard.New(dashboard.Options{
-		Tickets: mm, Pairing: pairings, Opponents: opponents, Lobbies: o.Lobbies, Parties: o.Parties, Logger: log, Now: now,
+		Tickets: mm, Pairing: pairings, Opponents: opponents, Lobbies: o.Lobbies, Parties: o.Parties, Encounters: o.Encounters, Logger: log, Now: now,
 		AuthOn: o.Auth != nil, Authorize: o.Auth.Admin,
 		Docs: s, Who: caller, History: history, Cluster: nodes, Retention: retention,
 	})

@@ -10,8 +10,9 @@ import * as lobbies from './pages/lobbies.js';
 import * as ops from './pages/ops.js';
 import * as rollouts from './pages/rollouts.js';
 import * as parties from './pages/parties.js';
+import * as reports from './pages/reports.js';
 
-const pages = { queues, tickets, rulesets, rollouts, events, finders, lobbies, parties, ops };
+const pages = { queues, tickets, rulesets, rollouts, events, finders, lobbies, parties, reports, ops };
 const keyName = 'cupid-dashboard-key';
 
 // ApiError carries the server's {code, field, message} and its problems.

@@ -200,7 +200,7 @@ func (s *Service) recordMatches(ctx context.Context, queue string, batch []cupid
 		for i, t := range m.Teams {
 			teams[i] = t.PlayerIDs
 		}
-		got, err := encounter.Meeting{Mode: encounter.ModeQueue, Place: queue, Ref: m.ID, At: m.CreatedAt, Teams: teams}.Encounters()
+		got, err := encounter.QueueMeeting(queue, m.ID, m.CreatedAt, teams).Encounters()
 		if err != nil {
 			// A match the engine formed is always a valid meeting; one
 			// that is not is logged and skipped, never retried forever.

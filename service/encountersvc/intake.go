@@ -45,8 +45,7 @@ func (s *Service) PrepareTicket(ctx context.Context, t *cupid.Ticket) error {
 			if err != nil {
 				return s.storeError("read", err)
 			}
-			met := encounter.Others(h, encounter.Query{Within: q.MetWithin, Mode: encounter.ModeQueue, Place: q.Name, Side: encounter.SideOpponent}, now, cupid.MaxListItems)
-			attrs.Set(MetAttribute, cupid.Strings(met...))
+			attrs.Set(MetAttribute, cupid.Strings(encounter.MetInQueue(h, q.Name, q.MetWithin, now)...))
 		}
 		t.Players[i].Attributes = attrs
 	}

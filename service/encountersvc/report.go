@@ -92,6 +92,57 @@ func (s *Service) Reports(ctx context.Context, player string) ([]encounter.Repor
 	return s.playerReports(ctx, player, false)
 }
 
+// MaxReportsPage bounds a page of AllReports.
+const MaxReportsPage = 500
+
+// ReportPage is one page of every player's reports, in the store's order
+// (a player's reports together), and the summary of the page.
+type ReportPage struct {
+	Reports []encounter.Report
+	Summary encounter.ReportSummary
+	// Thresholds are the configured reasons with their thresholds.
+	Thresholds map[string]int
+	// Next, when not empty, is the after of the next page.
+	Next string
+}
+
+// AllReports lists the reports within the window of every player, a page
+// of at most limit (MaxReportsPage when 0 or above it) after the cursor
+// after ("" for the first page): what the dashboard's reports page shows.
+// A player's reports come together, so the summary's counts are exact
+// for every player whose reports the page ends within.
+func (s *Service) AllReports(ctx context.Context, after string, limit int) (ReportPage, error) {
+	if s.docs == nil {
+		return ReportPage{}, cupid.Errorf(cupid.CodeUnavailable, "", "reports need a document store")
+	}
+	if limit <= 0 || limit > MaxReportsPage {
+		limit = MaxReportsPage
+	}
+	docs, err := s.docs.Documents(ctx, ReportKind, after, limit+1)
+	if err != nil {
+		return ReportPage{}, s.storeError("read", err)
+	}
+	page := ReportPage{Reports: []encounter.Report{}, Thresholds: s.reports.Thresholds}
+	if len(docs) > limit {
+		docs = docs[:limit]
+		page.Next = docs[limit-1].ID
+	}
+	now := s.now()
+	since := now.Add(-s.reports.Within)
+	for _, d := range docs {
+		var r encounter.Report
+		if err := json.Unmarshal(d.Body, &r); err != nil {
+			s.log.Error("encounters: a stored report cannot be read; it is skipped", "id", d.ID, "err", err)
+			continue
+		}
+		if !r.At.Before(since) {
+			page.Reports = append(page.Reports, r)
+		}
+	}
+	page.Summary = s.reports.Summarize(page.Reports, now)
+	return page, nil
+}
+
 // playerReports reads player's reports (at most encounter.MaxReportsRead)
 // within the window; with prune, it deletes those older.
 func (s *Service) playerReports(ctx context.Context, player string, prune bool) ([]encounter.Report, error) {

@@ -96,3 +96,58 @@ func TestReportsOffWithoutReasons(t *testing.T) {
 		t.Fatalf("a report on a server without reasons: %v", err)
 	}
 }
+
+// TestAllReportsPages lists every player's reports a page at a time, with
+// the counts per reason and the players over a threshold.
+func TestAllReportsPages(t *testing.T) {
+	st := memstore.New()
+	c := &clock{t: t0}
+	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 2, "griefing": 5}, Within: 24 * time.Hour}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, p := range []string{"ann", "bob", "cat"} {
+		for _, o := range []string{"yan", "zed"} {
+			m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p + o, At: c.now(), Teams: [][]string{{p}, {o}}}
+			if err := svc.Record(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, r := range []struct{ who, other, reason string }{
+		{"ann", "zed", "cheating"}, {"bob", "zed", "cheating"}, {"cat", "zed", "griefing"}, {"ann", "yan", "griefing"},
+	} {
+		if _, err := svc.ReportPlayer(ctx, r.who, r.other, "m"+r.who+r.other, r.reason, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all, err := svc.AllReports(ctx, "", 0)
+	if err != nil || len(all.Reports) != 4 || all.Next != "" {
+		t.Fatalf("one page of everything: %+v %v", all, err)
+	}
+	if s := all.Summary; s.ByReason["cheating"] != 2 || s.ByReason["griefing"] != 2 || len(s.Over) != 1 ||
+		s.Over[0] != (encounter.OverThreshold{Player: "zed", Reason: "cheating", Reporters: 2, Threshold: 2}) {
+		t.Fatalf("summary %+v", s)
+	}
+	var paged []encounter.Report
+	after := ""
+	for range 10 {
+		p, err := svc.AllReports(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paged = append(paged, p.Reports...)
+		if after = p.Next; after == "" {
+			break
+		}
+	}
+	if len(paged) != 4 {
+		t.Fatalf("pages of 3 gave %d reports, want 4", len(paged))
+	}
+	c.add(25 * time.Hour) // out of the window: nothing counts
+	if all, _ := svc.AllReports(ctx, "", 0); len(all.Reports) != 0 || len(all.Summary.Over) != 0 {
+		t.Fatalf("after the window: %+v", all)
+	}
+}

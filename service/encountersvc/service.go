@@ -32,9 +32,9 @@ import (
 // the match), and a filter over "met" with disable_after keeps recent
 // opponents apart for a while.
 const (
-	BlockedAttribute = "blocked"
-	AvoidedAttribute = "avoided"
-	MetAttribute     = "met"
+	BlockedAttribute = encounter.BlockedAttribute
+	AvoidedAttribute = encounter.AvoidedAttribute
+	MetAttribute     = encounter.MetAttribute
 )
 
 // Queue is a real-time queue whose tickets the service fills at intake.

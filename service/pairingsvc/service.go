@@ -259,7 +259,8 @@ type EventView struct {
 	Pairs        []pairing.RoomPair
 	// Stale is set when the last round found nobody in the lobby who
 	// could be paired, and nothing has changed since that could allow a
-	// pair: no countdown starts until something does.
+	// pair: no countdown starts until something does (or, when only the
+	// exposure cap held people back, until its window lets one back).
 	Stale bool
 	// Paused is set while the organiser has paused the event.
 	Paused bool

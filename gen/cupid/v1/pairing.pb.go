@@ -62,9 +62,18 @@ type EventSettings struct {
 	// The series of events this one belongs to (a weekly night): nobody is
 	// paired with someone they met in an earlier event of the series, as the
 	// encounter history remembers it. Empty: a standalone event.
-	Series        string `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Series string `protobuf:"bytes,13,opt,name=series,proto3" json:"series,omitempty"`
+	// The exposure cap: nobody has more than max_dates dates within
+	// dates_window_seconds (or, with no window, in the whole event), so that
+	// the people the rounds keep choosing (the short side of an uneven
+	// event) are not on dates round after round; a capped participant sits
+	// the round out (sat_out with capped). Zero: no cap; at most 100.
+	MaxDates *int32 `protobuf:"varint,14,opt,name=max_dates,json=maxDates,proto3,oneof" json:"max_dates,omitempty"`
+	// The window max_dates counts in, in seconds (at most a day); zero: the
+	// whole event. Only with max_dates.
+	DatesWindowSeconds *int32 `protobuf:"varint,15,opt,name=dates_window_seconds,json=datesWindowSeconds,proto3,oneof" json:"dates_window_seconds,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *EventSettings) Reset() {
@@ -186,6 +195,20 @@ func (x *EventSettings) GetSeries() string {
 		return x.Series
 	}
 	return ""
+}
+
+func (x *EventSettings) GetMaxDates() int32 {
+	if x != nil && x.MaxDates != nil {
+		return *x.MaxDates
+	}
+	return 0
+}
+
+func (x *EventSettings) GetDatesWindowSeconds() int32 {
+	if x != nil && x.DatesWindowSeconds != nil {
+		return *x.DatesWindowSeconds
+	}
+	return 0
 }
 
 type CreateEventRequest struct {
@@ -1924,7 +1947,10 @@ type PairingNotification struct {
 	// one; on revealed the number of mutual pairs.
 	Seq int32 `protobuf:"varint,11,opt,name=seq,proto3" json:"seq,omitempty"`
 	// On round_recorded: the round.
-	Record        *RoundRecord `protobuf:"bytes,12,opt,name=record,proto3" json:"record,omitempty"`
+	Record *RoundRecord `protobuf:"bytes,12,opt,name=record,proto3" json:"record,omitempty"`
+	// On sat_out: the participant had as many dates as the event's
+	// max_dates allows.
+	Capped        bool `protobuf:"varint,13,opt,name=capped,proto3" json:"capped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2043,11 +2069,18 @@ func (x *PairingNotification) GetRecord() *RoundRecord {
 	return nil
 }
 
+func (x *PairingNotification) GetCapped() bool {
+	if x != nil {
+		return x.Capped
+	}
+	return false
+}
+
 var File_cupid_v1_pairing_proto protoreflect.FileDescriptor
 
 const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\n" +
-	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x04\n" +
+	"\x16cupid/v1/pairing.proto\x12\bcupid.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x8e\x05\n" +
 	"\rEventSettings\x12\x14\n" +
 	"\x05rooms\x18\x01 \x01(\x05R\x05rooms\x12#\n" +
 	"\rround_seconds\x18\x02 \x01(\x05R\froundSeconds\x12+\n" +
@@ -2062,10 +2095,15 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	" \x01(\x05H\x01R\x0eminDateSeconds\x88\x01\x01\x120\n" +
 	"\x11extension_seconds\x18\v \x01(\x05H\x02R\x10extensionSeconds\x88\x01\x01\x127\n" +
 	"\treveal_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\brevealAt\x12\x16\n" +
-	"\x06series\x18\r \x01(\tR\x06seriesB\b\n" +
+	"\x06series\x18\r \x01(\tR\x06series\x12 \n" +
+	"\tmax_dates\x18\x0e \x01(\x05H\x03R\bmaxDates\x88\x01\x01\x125\n" +
+	"\x14dates_window_seconds\x18\x0f \x01(\x05H\x04R\x12datesWindowSeconds\x88\x01\x01B\b\n" +
 	"\x06_triosB\x13\n" +
 	"\x11_min_date_secondsB\x14\n" +
-	"\x12_extension_seconds\"\x81\x01\n" +
+	"\x12_extension_secondsB\f\n" +
+	"\n" +
+	"_max_datesB\x17\n" +
+	"\x15_dates_window_seconds\"\x81\x01\n" +
 	"\x12CreateEventRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x123\n" +
@@ -2176,7 +2214,7 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12 \n" +
 	"\tafter_seq\x18\x03 \x01(\x05H\x00R\bafterSeq\x88\x01\x01B\f\n" +
 	"\n" +
-	"_after_seq\"\xf6\x02\n" +
+	"_after_seq\"\x8e\x03\n" +
 	"\x13PairingNotification\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12 \n" +
 	"\vparticipant\x18\x02 \x01(\tR\vparticipant\x12\x18\n" +
@@ -2190,7 +2228,8 @@ const file_cupid_v1_pairing_proto_rawDesc = "" +
 	"\x05third\x18\n" +
 	" \x01(\tR\x05third\x12\x10\n" +
 	"\x03seq\x18\v \x01(\x05R\x03seq\x12-\n" +
-	"\x06record\x18\f \x01(\v2\x15.cupid.v1.RoundRecordR\x06record2\xbf\x0f\n" +
+	"\x06record\x18\f \x01(\v2\x15.cupid.v1.RoundRecordR\x06record\x12\x16\n" +
+	"\x06capped\x18\r \x01(\bR\x06capped2\xbf\x0f\n" +
 	"\x0ePairingService\x12L\n" +
 	"\vCreateEvent\x12\x1c.cupid.v1.CreateEventRequest\x1a\x1d.cupid.v1.CreateEventResponse\"\x00\x12F\n" +
 	"\bGetEvent\x12\x19.cupid.v1.GetEventRequest\x1a\x1a.cupid.v1.GetEventResponse\"\x03\x90\x02\x01\x12L\n" +

@@ -100,6 +100,23 @@ export type EventSettings = Message<"cupid.v1.EventSettings"> & {
      * @generated from field: string series = 13;
      */
     series: string;
+    /**
+     * The exposure cap: nobody has more than max_dates dates within
+     * dates_window_seconds (or, with no window, in the whole event), so that
+     * the people the rounds keep choosing (the short side of an uneven
+     * event) are not on dates round after round; a capped participant sits
+     * the round out (sat_out with capped). Zero: no cap; at most 100.
+     *
+     * @generated from field: optional int32 max_dates = 14;
+     */
+    maxDates?: number | undefined;
+    /**
+     * The window max_dates counts in, in seconds (at most a day); zero: the
+     * whole event. Only with max_dates.
+     *
+     * @generated from field: optional int32 dates_window_seconds = 15;
+     */
+    datesWindowSeconds?: number | undefined;
 };
 /**
  * Describes the message cupid.v1.EventSettings.
@@ -858,6 +875,13 @@ export type PairingNotification = Message<"cupid.v1.PairingNotification"> & {
      * @generated from field: cupid.v1.RoundRecord record = 12;
      */
     record?: RoundRecord | undefined;
+    /**
+     * On sat_out: the participant had as many dates as the event's
+     * max_dates allows.
+     *
+     * @generated from field: bool capped = 13;
+     */
+    capped: boolean;
 };
 /**
  * Describes the message cupid.v1.PairingNotification.
