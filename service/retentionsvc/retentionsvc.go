@@ -56,7 +56,7 @@ type Options struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Wait waits d or until ctx ends (a timer when nil).
-	Wait     func(ctx context.Context, d time.Duration) error
+	Wait func(ctx context.Context, d time.Duration) error
 	// Export, when it names kinds, writes their rows out before the
 	// batches that delete them (export.go).
 	Export   *Export
