@@ -43,6 +43,12 @@ const (
 // a new kind of data is one more entry here and one in each store's table.
 var RetentionKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingHistory, RetainRatingResults, RetainEncounters}
 
+// ExportKinds are the kinds retention can write out before it deletes
+// them (retention.export in the configuration): the outcomes analytics
+// reads — ended tickets, ended matches, reported results. Rating history
+// and encounters are lines of players' state, not outcomes.
+var ExportKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingResults}
+
 // PruneRequest asks a store to remove one batch of a kind's old rows.
 type PruneRequest struct {
 	Kind RetentionKind

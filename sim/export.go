@@ -39,11 +39,6 @@ import (
 // line without its newline; the next write to the file cuts it off first,
 // and readers skip it meanwhile.
 
-// ExportKinds are the kinds of data an export can hold: the history
-// analytics reads. Rating history and encounters are lines of a player's
-// state, not outcomes, and are not exported.
-var ExportKinds = []cupid.RetentionKind{cupid.RetainTickets, cupid.RetainMatches, cupid.RetainRatingResults}
-
 // ExportFile is the file a row that ended at end is exported to, under
 // dir.
 func ExportFile(dir string, kind cupid.RetentionKind, end time.Time) string {

@@ -32,7 +32,7 @@ import (
 type Export struct {
 	// Dir is the export's directory, created if missing.
 	Dir string
-	// Kinds are the kinds exported (sim.ExportKinds at most).
+	// Kinds are the kinds exported (cupid.ExportKinds at most).
 	Kinds []cupid.RetentionKind
 }
 
@@ -72,8 +72,8 @@ func newExporter(e *Export, store cupid.Pruner, m *metrics) (*exporter, error) {
 	}
 	x := &exporter{dir: e.Dir, kinds: slices.Clone(e.Kinds), m: m, files: map[string]*written{}}
 	for _, k := range e.Kinds {
-		if !slices.Contains(sim.ExportKinds, k) {
-			return nil, fmt.Errorf("retentionsvc: export: %s cannot be exported (only %v)", k, sim.ExportKinds)
+		if !slices.Contains(cupid.ExportKinds, k) {
+			return nil, fmt.Errorf("retentionsvc: export: %s cannot be exported (only %v)", k, cupid.ExportKinds)
 		}
 	}
 	rows, ok := store.(RowReader)
