@@ -151,6 +151,9 @@ func exportThenReplay(t *testing.T, st exportStore) {
 		t.Errorf("the waiting ticket: %v", err)
 	}
 	golden(t, dir, "testdata/export")
+	// The documentation's example export (docs/configuration.md replays
+	// it) is this one, kept current.
+	golden(t, dir, "../../docs/examples/export")
 	for _, f := range []string{"tickets/2026-03-01.jsonl", "matches/2026-03-01.jsonl", "matches/2026-03-02.jsonl", "rating_results/2026-03-01.jsonl"} {
 		if !strings.Contains(logs.String(), "file="+filepath.Join(dir, f)+" ") {
 			t.Errorf("no log line for %s in\n%s", f, logs.String())
