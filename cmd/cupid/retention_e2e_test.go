@@ -18,8 +18,8 @@ import (
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/retentionsvc"
-	"github.com/cupid-match/cupid/sim"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/sim"
 )
 
 // retentionQueues keep ended tickets and matches an hour; the passes'
