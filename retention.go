@@ -43,6 +43,12 @@ const (
 // a new kind of data is one more entry here and one in each store's table.
 var RetentionKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingHistory, RetainRatingResults, RetainEncounters}
 
+// ExportKinds are the kinds retention can write out before it deletes
+// them (retention.export in the configuration): the outcomes analytics
+// reads — ended tickets, ended matches, reported results. Rating history
+// and encounters are lines of players' state, not outcomes.
+var ExportKinds = []RetentionKind{RetainTickets, RetainMatches, RetainRatingResults}
+
 // PruneRequest asks a store to remove one batch of a kind's old rows.
 type PruneRequest struct {
 	Kind RetentionKind
@@ -54,6 +60,19 @@ type PruneRequest struct {
 	// After is the cursor the previous batch of the same pass returned
 	// ("" to start from the oldest row).
 	After string
+	// Select asks for the batch's choice without removing anything:
+	// Pruned.IDs are the rows the batch would remove. Retention that
+	// exports before it deletes selects, writes those rows out, then sends
+	// the same request again with Only: so the rows are read by the
+	// caller, between the choice and the delete, with one seam for every
+	// store.
+	Select bool
+	// Only, when not nil, keeps the batch to these ids: a row Aged
+	// chooses that is not among them stays (it was not exported). A batch
+	// sent again after a Select reads the same candidates from the same
+	// cursor; a row that came between the two calls waits for the next
+	// pass.
+	Only []string
 }
 
 // Pruned is what one batch removed.
@@ -65,6 +84,11 @@ type Pruned struct {
 	// Next is the cursor for the next batch; empty when the batch reached
 	// rows too young to be old, so the pass is over.
 	Next string
+	// IDs are, for a Select, the ids of the rows the batch chose, in the
+	// order it read them (the store's key of the kind: a ticket's or a
+	// match's id, a result's match id, a history line's sequence number,
+	// an encounter's key); nothing was removed.
+	IDs []string
 }
 
 // Retained is how much of a kind a store holds: for metrics and the

@@ -182,7 +182,7 @@ func parse(data []byte, dir string, readFile func(string) ([]byte, error)) (*Con
 	cfg.checkEncounters(doc)
 	cfg.Pairing.check(doc)
 	cfg.Server.check(doc, dir)
-	cfg.Retention.check(doc, cfg.encounterHorizon())
+	cfg.Retention.check(doc, dir, cfg.encounterHorizon())
 	if cfg.Auth != nil {
 		cfg.Auth.load(doc, dir, readFile)
 	}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,9 +33,24 @@ type Retention struct {
 	Batch    int      `yaml:"batch"`
 	Pause    Duration `yaml:"pause"`
 	Interval Duration `yaml:"interval"`
+	// Export writes the rows of its kinds out, as JSON lines, before
+	// retention deletes them (off unless dir is set).
+	Export RetentionExport `yaml:"export"`
 
 	// encountersDefault is Encounters' default: the history's horizon.
 	encountersDefault time.Duration
+}
+
+// RetentionExport is export before delete: retention writes each old row
+// of the kinds to DIR/KIND/YYYY-MM-DD.jsonl (the day of its end) and
+// syncs the file before it deletes the row.
+type RetentionExport struct {
+	// Dir is the export's directory, relative to the configuration file;
+	// empty: no export.
+	Dir string `yaml:"dir"`
+	// Kinds are the kinds written out (tickets, matches, rating_results);
+	// absent: every one of them that retention removes.
+	Kinds []cupid.RetentionKind `yaml:"kinds"`
 }
 
 // The retention defaults.
@@ -111,7 +127,7 @@ func (r *Retention) kinds() []keepEntry {
 // check refuses bad values naming the setting and fills in the defaults;
 // encounterHorizon (how far back the encounter history looks) is what is
 // kept of it by default.
-func (r *Retention) check(doc *document, encounterHorizon time.Duration) {
+func (r *Retention) check(doc *document, dir string, encounterHorizon time.Duration) {
 	r.encountersDefault = encounterHorizon
 	for _, e := range r.kinds() {
 		switch {
@@ -140,4 +156,56 @@ func (r *Retention) check(doc *document, encounterHorizon time.Duration) {
 	case time.Duration(r.Interval) < minRetentionInterval || time.Duration(r.Interval) > maxRetentionInterval:
 		doc.report(cupid.Invalid("retention.interval", "must be between %v and %v, got %v", minRetentionInterval, maxRetentionInterval, time.Duration(r.Interval)))
 	}
+	r.checkExport(doc, dir)
+}
+
+// checkExport refuses an export that would write nothing it says: kinds
+// without a directory, a kind that is not exported or is named twice, a
+// kind retention never removes (kept for ever, so never exported). Absent
+// kinds become every exported kind retention removes.
+func (r *Retention) checkExport(doc *document, dir string) {
+	e := &r.Export
+	if e.Dir == "" {
+		if len(e.Kinds) > 0 {
+			doc.report(cupid.Invalid("retention.export.dir", "required with retention.export.kinds: the directory the rows are written to"))
+		}
+		return
+	}
+	e.Dir = resolvePath(dir, e.Dir)
+	rules := r.Rules()
+	if e.Kinds == nil {
+		for _, k := range cupid.ExportKinds {
+			if _, ok := rules[k]; ok {
+				e.Kinds = append(e.Kinds, k)
+			}
+		}
+		return
+	}
+	if len(e.Kinds) == 0 {
+		doc.report(cupid.Invalid("retention.export.kinds", "name at least one of %s, or leave it out for every one retention removes", kindList(cupid.ExportKinds)))
+	}
+	seen := map[cupid.RetentionKind]bool{}
+	for i, k := range e.Kinds {
+		field := fmt.Sprintf("retention.export.kinds[%d]", i)
+		_, removed := rules[k]
+		switch {
+		case slices.Contains(cupid.RetentionKinds, k) && !slices.Contains(cupid.ExportKinds, k):
+			doc.report(cupid.Invalid(field, "%s are not exported (only %s): they are lines of players' state, not outcomes", k, kindList(cupid.ExportKinds)))
+		case !slices.Contains(cupid.ExportKinds, k):
+			doc.report(cupid.Invalid(field, "no kind of data %q: one of %s", k, kindList(cupid.ExportKinds)))
+		case seen[k]:
+			doc.report(cupid.Invalid(field, "%s is named twice", k))
+		case !removed:
+			doc.report(cupid.Invalid(field, "retention.%s keeps %s for ever, so none would be exported: give it a duration", k, k))
+		}
+		seen[k] = true
+	}
+}
+
+func kindList(ks []cupid.RetentionKind) string {
+	var names []string
+	for _, k := range ks {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
 }

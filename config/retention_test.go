@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +78,53 @@ func retentionRows() []struct {
 		{"retention.batch", oneQueue + "retention: {batch: 50}\n", func(c *Config) bool { return r(c).Batch == 50 }},
 		{"retention.pause", oneQueue + "retention: {pause: 1s}\n", func(c *Config) bool { return time.Duration(r(c).Pause) == time.Second }},
 		{"retention.interval", oneQueue + "retention: {interval: 5m}\n", func(c *Config) bool { return time.Duration(r(c).Interval) == 5*time.Minute }},
+		{"retention.export.dir", oneQueue + "retention: {export: {dir: /var/lib/cupid/export}}\n", func(c *Config) bool {
+			return r(c).Export.Dir == "/var/lib/cupid/export" && slices.Equal(r(c).Export.Kinds, []cupid.RetentionKind{cupid.RetainTickets, cupid.RetainMatches})
+		}},
+		{"retention.export.kinds", oneQueue + "retention: {export: {dir: x, kinds: [matches]}}\n", func(c *Config) bool {
+			return slices.Equal(r(c).Export.Kinds, []cupid.RetentionKind{cupid.RetainMatches})
+		}},
+	}
+}
+
+// TestRetentionExport: the export's directory is resolved against the
+// configuration's; its kinds default to the exported kinds retention
+// removes; an export that would not write what it says is refused naming
+// the field.
+func TestRetentionExport(t *testing.T) {
+	for _, c := range []struct {
+		name, yaml string
+		dir        string
+		kinds      []cupid.RetentionKind
+		err        string
+	}{
+		{name: "off by default", yaml: ""},
+		{name: "a directory, every kind removed", yaml: "retention:\n  rating_results: 90d\n  export: {dir: export}\n",
+			dir: "/etc/cupid/export", kinds: []cupid.RetentionKind{cupid.RetainTickets, cupid.RetainMatches, cupid.RetainRatingResults}},
+		{name: "an absolute directory, some kinds", yaml: "retention:\n  export: {dir: /data/export, kinds: [tickets]}\n",
+			dir: "/data/export", kinds: []cupid.RetentionKind{cupid.RetainTickets}},
+		{name: "kinds without a directory", yaml: "retention:\n  export: {kinds: [tickets]}\n", err: "retention.export.dir: required"},
+		{name: "no kind", yaml: "retention:\n  export: {dir: x, kinds: []}\n", err: "retention.export.kinds: name at least one"},
+		{name: "an unknown kind", yaml: "retention:\n  export: {dir: x, kinds: [tickets, sessions]}\n", err: `retention.export.kinds[1]: no kind of data "sessions"`},
+		{name: "a kind not exported", yaml: "retention:\n  export: {dir: x, kinds: [encounters]}\n", err: "retention.export.kinds[0]: encounters are not exported"},
+		{name: "twice", yaml: "retention:\n  export: {dir: x, kinds: [matches, matches]}\n", err: "retention.export.kinds[1]: matches is named twice"},
+		{name: "kept for ever", yaml: "retention:\n  export: {dir: x, kinds: [rating_results]}\n", err: "retention.export.kinds[0]: retention.rating_results keeps rating_results for ever"},
+		{name: "an unknown setting", yaml: "retention:\n  export: {directory: x}\n", err: "retention.export.directory"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(oneQueue+c.yaml), "/etc/cupid")
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("error %v, want %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := cfg.Retention.Export; e.Dir != c.dir || !slices.Equal(e.Kinds, c.kinds) {
+				t.Errorf("export %+v, want %s %v", e, c.dir, c.kinds)
+			}
+		})
 	}
 }

@@ -53,7 +53,27 @@ func CheckPrune(req cupid.PruneRequest) error {
 	if req.Limit <= 0 {
 		return cupid.Invalid("limit", "must be positive")
 	}
+	if req.Select && req.Only != nil {
+		return cupid.Invalid("only", "a Select chooses the batch's rows, it takes no Only: send Only with the request that removes them")
+	}
 	return nil
+}
+
+// PruneIDs are the rows a batch removes (or, for a Select, would
+// remove): those of its candidates Aged lets go, kept to req.Only when it
+// is set. So a batch that follows an export removes only rows that were
+// exported: a row that became old between the two calls waits for the
+// next pass, and one that is no longer there is not asked for.
+func PruneIDs(req cupid.PruneRequest, cs []Candidate) []string {
+	ids := AgedIDs(req.Kind, cs, req.Before)
+	if req.Only == nil {
+		return ids
+	}
+	only := make(map[string]bool, len(req.Only))
+	for _, id := range req.Only {
+		only[id] = true
+	}
+	return slices.DeleteFunc(ids, func(id string) bool { return !only[id] })
 }
 
 // AgedIDs are the ids of the candidates Aged lets go, in their order.

@@ -55,6 +55,9 @@ func TestCheckPrune(t *testing.T) {
 		{cupid.PruneRequest{Kind: cupid.RetainTickets, Limit: 10}, ""},
 		{cupid.PruneRequest{Kind: "nope", Limit: 10}, "kind"},
 		{cupid.PruneRequest{Kind: cupid.RetainMatches}, "limit"},
+		{cupid.PruneRequest{Kind: cupid.RetainTickets, Limit: 10, Select: true}, ""},
+		{cupid.PruneRequest{Kind: cupid.RetainTickets, Limit: 10, Only: []string{}}, ""},
+		{cupid.PruneRequest{Kind: cupid.RetainTickets, Limit: 10, Select: true, Only: []string{"a"}}, "only"},
 	} {
 		err := CheckPrune(c.req)
 		if c.field == "" {
@@ -67,5 +70,32 @@ func TestCheckPrune(t *testing.T) {
 		if !errors.As(err, &e) || e.Field != c.field || e.Code != cupid.CodeInvalid {
 			t.Errorf("%+v: %v, want invalid %s", c.req, err, c.field)
 		}
+	}
+}
+
+// A batch that follows an export removes what Aged chooses among the rows
+// exported, and nothing else.
+func TestPruneIDs(t *testing.T) {
+	before := time.Date(2026, 1, 8, 0, 0, 0, 0, time.UTC)
+	old := before.Add(-time.Hour)
+	cs := []Candidate{{ID: "a", State: "cancelled", At: old}, {ID: "b", State: "waiting", At: old},
+		{ID: "c", State: "expired", At: old}, {ID: "d", State: "cancelled", At: old}}
+	for _, c := range []struct {
+		name string
+		only []string
+		want []string
+	}{
+		{"no export: every aged row", nil, []string{"a", "c", "d"}},
+		{"the rows exported", []string{"a", "c", "d"}, []string{"a", "c", "d"}},
+		{"a row aged since the export stays", []string{"a", "d"}, []string{"a", "d"}},
+		{"an exported row that came back to life stays", []string{"a", "b"}, []string{"a"}},
+		{"nothing exported, nothing removed", []string{}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := PruneIDs(cupid.PruneRequest{Kind: cupid.RetainTickets, Before: before, Limit: 10, Only: c.only}, cs)
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("PruneIDs = %v, want %v", got, c.want)
+			}
+		})
 	}
 }

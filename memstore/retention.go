@@ -228,20 +228,26 @@ func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest
 		cs = cs[i:]
 	}
 	var out cupid.Pruned
-	read := 0
-	for _, c := range cs {
+	var batch []lifecycle.Candidate
+	for i, c := range cs {
 		if c.young {
-			return out, nil
+			break
 		}
-		if read == req.Limit {
-			out.Next = fmt.Sprintf("%d %s", cs[read-1].at, cs[read-1].id)
-			return out, nil
+		if i == req.Limit {
+			out.Next = fmt.Sprintf("%d %s", cs[i-1].at, cs[i-1].id)
+			break
 		}
-		read++
-		if lifecycle.Aged(req.Kind, c.c, req.Before) {
-			out.Removed++
-			out.Related += k.remove(s, c.id)
-		}
+		c.c.ID = c.id
+		batch = append(batch, c.c)
+	}
+	ids := lifecycle.PruneIDs(req, batch)
+	if req.Select {
+		out.IDs = ids
+		return out, nil
+	}
+	for _, id := range ids {
+		out.Removed++
+		out.Related += k.remove(s, id)
 	}
 	return out, nil
 }

@@ -123,7 +123,11 @@ func (s *Store) Prune(ctx context.Context, fence cupid.Fence, req cupid.PruneReq
 		return cupid.Pruned{}, fmt.Errorf("postgres: prune %s: %w", req.Kind, err)
 	}
 	out := cupid.Pruned{Next: next}
-	ids := lifecycle.AgedIDs(req.Kind, cs, req.Before)
+	ids := lifecycle.PruneIDs(req, cs)
+	if req.Select {
+		out.IDs = ids
+		return out, nil
+	}
 	if len(ids) == 0 {
 		return out, nil
 	}

@@ -57,6 +57,11 @@ type TrafficTicket struct {
 	Left       *float64         `json:"left,omitempty"`
 	// Match is the match a matched ticket ended in (a match line).
 	Match string `json:"match,omitempty"`
+	// Reason is why the server ended a ticket it did not match.
+	Reason string `json:"reason,omitempty"`
+	// Queue is the ticket's queue in an export, which holds every
+	// queue's tickets (export.go); a traffic file's header names it.
+	Queue string `json:"queue,omitempty"`
 }
 
 // TrafficMatch is a match line: a match that really formed, with what the
@@ -68,6 +73,12 @@ type TrafficMatch struct {
 	Teams   [][]string     `json:"teams"`
 	Region  string         `json:"region,omitempty"`
 	Quality *cupid.Quality `json:"quality,omitempty"`
+	// Queue, State and Ended are an export's (export.go): the match's
+	// queue, how it ended (released or ended) and when, in seconds after
+	// the same origin as at.
+	Queue string   `json:"queue,omitempty"`
+	State string   `json:"state,omitempty"`
+	Ended *float64 `json:"ended,omitempty"`
 }
 
 // TrafficPlayer is one player of a recorded ticket.
@@ -151,11 +162,8 @@ func Read(ctx context.Context, store TicketPager, queue string, from, to time.Ti
 // that match.
 func read(ctx context.Context, store TicketPager, queue string, from, to time.Time,
 	header func(TrafficHeader) error, ticket func(TrafficTicket) error, match func(TrafficMatch) error) error {
-	if queue == "" {
-		return cupid.Invalid("queue", "required")
-	}
-	if !to.After(from) {
-		return cupid.Invalid("to", "must be after from (%s ≤ %s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
+	if err := checkWindow(queue, from, to); err != nil {
+		return err
 	}
 	matches, _ := store.(MatchReader)
 	h := TrafficHeader{Version: 1, Queue: queue, From: from.UTC(), To: to.UTC()}
@@ -202,6 +210,17 @@ func read(ctx context.Context, store TicketPager, queue string, from, to time.Ti
 	}
 }
 
+// checkWindow refuses a window no traffic can be read for.
+func checkWindow(queue string, from, to time.Time) error {
+	if queue == "" {
+		return cupid.Invalid("queue", "required")
+	}
+	if !to.After(from) {
+		return cupid.Invalid("to", "must be after from (%s ≤ %s)", to.Format(time.RFC3339), from.Format(time.RFC3339))
+	}
+	return nil
+}
+
 // matchOf is the match line of a stored match.
 func matchOf(m *cupid.Match, from time.Time) TrafficMatch {
 	// A session backfilled with a ticket of the window may have formed
@@ -219,7 +238,7 @@ func matchOf(m *cupid.Match, from time.Time) TrafficMatch {
 
 func trafficOf(t *cupid.Ticket, from time.Time) TrafficTicket {
 	tt := TrafficTicket{ID: t.ID, At: ms(t.CreatedAt.Sub(from)), Version: t.Key.Version, Custom: t.Key.Custom,
-		Latencies: t.Latencies, Attributes: plain(t.Attributes), State: string(t.State)}
+		Latencies: t.Latencies, Attributes: plain(t.Attributes), State: string(t.State), Reason: t.Reason}
 	if t.State == cupid.StateMatched {
 		tt.Match = t.MatchID
 	}

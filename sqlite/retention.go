@@ -60,14 +60,16 @@ var pruneKinds = []pruneKind{
 	},
 	{
 		kind: cupid.RetainRatingHistory, table: "rating_history",
-		read:   readBySeq(`SELECT seq, at FROM rating_history WHERE seq > ? ORDER BY seq LIMIT ?`),
+		read:   readBySeq(`SELECT seq, at, seq FROM rating_history WHERE seq > ? ORDER BY seq LIMIT ?`),
 		remove: removeByKey(`DELETE FROM rating_history WHERE seq IN (%s)`, ""),
 		oldest: `SELECT at FROM rating_history ORDER BY seq LIMIT 1`,
 	},
 	{
 		kind: cupid.RetainRatingResults, table: "rating_results",
-		read:   readBySeq(`SELECT rowid, at FROM rating_results WHERE rowid > ? ORDER BY rowid LIMIT ?`),
-		remove: removeByKey(`DELETE FROM rating_results WHERE rowid IN (%s)`, ""),
+		// A result's id is its match's (what Result reads, for an
+		// export); the cursor is its rowid.
+		read:   readBySeq(`SELECT rowid, at, match_id FROM rating_results WHERE rowid > ? ORDER BY rowid LIMIT ?`),
+		remove: removeByKey(`DELETE FROM rating_results WHERE match_id IN (%s)`, ""),
 		oldest: `SELECT at FROM rating_results ORDER BY rowid LIMIT 1`,
 	},
 	{
@@ -132,19 +134,28 @@ func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest
 		return cupid.Pruned{}, err
 	}
 	var out cupid.Pruned
-	err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+	var ids []string
+	choose := func(ctx context.Context, tx *sql.Tx) error {
 		cs, next, err := p.read(ctx, tx, req.Before, req.After, req.Limit)
 		if err != nil {
 			return err
 		}
-		ids := lifecycle.AgedIDs(req.Kind, cs, req.Before)
-		out.Next = next
-		if len(ids) == 0 {
-			return nil
-		}
-		out.Removed, out.Related, err = p.remove(ctx, tx, ids)
-		return err
-	})
+		ids, out.Next = lifecycle.PruneIDs(req, cs), next
+		return nil
+	}
+	if req.Select {
+		// A Select only reads: a reader's transaction, not the writer.
+		err = s.readTx(ctx, choose)
+		out.IDs = ids
+	} else {
+		err = s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			if err := choose(ctx, tx); err != nil || len(ids) == 0 {
+				return err
+			}
+			out.Removed, out.Related, err = p.remove(ctx, tx, ids)
+			return err
+		})
+	}
 	if err != nil {
 		return cupid.Pruned{}, fmt.Errorf("sqlite: prune %s: %w", req.Kind, err)
 	}
@@ -302,7 +313,8 @@ func removeMatches(ctx context.Context, tx *sql.Tx, ids []string) (removed, rela
 }
 
 // readBySeq reads rows in the order of an increasing integer key, each
-// with its time; the first row at or after the horizon ends the pass.
+// with its time and its id (the key itself, or another unique column);
+// the first row at or after the horizon ends the pass.
 func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 	return func(ctx context.Context, tx *sql.Tx, before time.Time, cursor string, limit int) ([]lifecycle.Candidate, string, error) {
 		key := int64(0)
@@ -316,14 +328,15 @@ func readBySeq(q string) func(ctx context.Context, tx *sql.Tx, before time.Time,
 		young := false
 		err := scanEach(tx.QueryContext(ctx, q, key, limit))(func(r rowScanner) error {
 			var at int64
-			if err := r.Scan(&key, &at); err != nil {
+			var id string
+			if err := r.Scan(&key, &at, &id); err != nil {
 				return err
 			}
 			if at >= before.UnixNano() {
 				young = true
 			}
 			if !young {
-				cs = append(cs, lifecycle.Candidate{ID: strconv.FormatInt(key, 10), At: time.Unix(0, at).UTC()})
+				cs = append(cs, lifecycle.Candidate{ID: id, At: time.Unix(0, at).UTC()})
 			}
 			return nil
 		})

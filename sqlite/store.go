@@ -346,6 +346,17 @@ func (s *Store) tx(ctx context.Context, f func(context.Context, *sql.Tx) error) 
 	return nil
 }
 
+// readTx runs f in a read-only transaction on a reader connection: one
+// snapshot of the database, without taking the writer.
+func (s *Store) readTx(ctx context.Context, f func(context.Context, *sql.Tx) error) error {
+	tx, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("sqlite: begin: %w", err)
+	}
+	defer tx.Rollback()
+	return f(ctx, tx)
+}
+
 type rowScanner interface{ Scan(...any) error }
 
 func scanTicket(row rowScanner) (*cupid.Ticket, error) {

@@ -19,11 +19,13 @@ import (
 func RunRetention(t *testing.T, open func(t *testing.T) cupid.Store) {
 	t.Run("AgedAndLive", func(t *testing.T) { testRetention(t, open(t)) })
 	t.Run("ReadyCheckAnswers", func(t *testing.T) { testRetentionAnswers(t, open(t)) })
+	t.Run("SelectThenOnly", func(t *testing.T) { testRetentionSelect(t, open(t)) })
 	t.Run("Refusals", func(t *testing.T) {
 		p := pruner(t, open(t))
 		for _, req := range []cupid.PruneRequest{
 			{Kind: "nothing", Before: T0, Limit: 10},
 			{Kind: cupid.RetainTickets, Before: T0, Limit: 0},
+			{Kind: cupid.RetainTickets, Before: T0, Limit: 10, Select: true, Only: []string{"a"}},
 		} {
 			if _, err := p.Prune(bg, cupid.Fence{}, req); cupid.ErrorCode(err) != cupid.CodeInvalid {
 				t.Errorf("Prune(%+v): %v, want invalid", req, err)
@@ -278,5 +280,131 @@ func testRetentionAnswers(t *testing.T, s cupid.Store) {
 	eq(t, "answers of the pending match", answerStrings(answersOf(t, s, "pending")), []string{"p3 accepted"})
 	for _, id := range []string{"b", "c", "d"} {
 		get(t, s, id)
+	}
+}
+
+// testRetentionSelect is the seam of export before delete: a Select
+// reads a batch's choice and removes nothing, the ids it returns are what
+// the store's readers read (a ticket's and a match's id, a result's
+// match id); the same request with Only removes those of them still old
+// and no other, and returns the same cursor when nothing changed between.
+func testRetentionSelect(t *testing.T, s cupid.Store) {
+	p := pruner(t, s)
+	at := func(d time.Duration) time.Time { return T0.Add(d) }
+	var m maker
+	create(t, s, nt(m.tk("a", "duel", "", "p1")), nt(m.tk("b", "duel", "", "p2")), nt(m.tk("c", "duel", "", "p3")),
+		nt(m.tk("d", "duel", "", "p4")), nt(m.tk("e", "duel", "", "p5")), nt(m.tk("f", "duel", "", "p6")))
+	for _, id := range []string{"a", "b", "c"} {
+		if _, _, err := lifecycle.Finish(bg, s, cupid.Fence{}, id, cupid.StateCancelled, "", at(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, s, duelMatch("ended", at(time.Minute), "e", "f"))
+	if _, _, err := lifecycle.ChangeSession(bg, s, cupid.Fence{}, "ended", cupid.SessionChange{Kind: cupid.MatchEventEnded}, at(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	rs, isRatings := s.(cupid.RatingStore)
+	if isRatings {
+		for i, when := range []time.Duration{time.Minute, 30 * time.Minute} {
+			id := fmt.Sprintf("r%d", i)
+			if err := rs.SaveResult(bg, cupid.ResultRecord{MatchID: id, At: at(when), Body: []byte(`{}`)}, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	before := at(10 * time.Minute)
+
+	// The tickets, two a batch: every batch selected, then removed but
+	// for the first id of the pass (as if its line were not written).
+	var selected, removed []string
+	held := ""
+	cursor := ""
+	for i := 0; ; i++ {
+		if i > 20 {
+			t.Fatalf("the pass does not end (cursor %q)", cursor)
+		}
+		req := cupid.PruneRequest{Kind: cupid.RetainTickets, Before: before, Limit: 2, After: cursor}
+		sel := req
+		sel.Select = true
+		r, err := p.Prune(bg, cupid.Fence{}, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Removed != 0 || r.Related != 0 {
+			t.Fatalf("a Select removed %+v", r)
+		}
+		for _, id := range r.IDs {
+			get(t, s, id) // still there, readable by its id
+		}
+		selected = append(selected, r.IDs...)
+		req.Only = []string{}
+		for _, id := range r.IDs {
+			if held == "" {
+				held = id
+				continue
+			}
+			req.Only = append(req.Only, id)
+		}
+		d, err := p.Prune(bg, cupid.Fence{}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Next != r.Next {
+			t.Errorf("the removing batch's cursor %q, the Select's %q", d.Next, r.Next)
+		}
+		if d.Removed != len(req.Only) || d.IDs != nil {
+			t.Errorf("removed %+v, want the %d ids of Only", d, len(req.Only))
+		}
+		removed = append(removed, req.Only...)
+		if r.Next == "" {
+			break
+		}
+		cursor = r.Next
+	}
+	slices.Sort(selected)
+	eq(t, "selected tickets", selected, []string{"a", "b", "c", "e", "f"})
+	for _, id := range removed {
+		_, err := s.Ticket(bg, id)
+		wantCode(t, "Ticket "+id, err, cupid.CodeNotFound)
+	}
+	get(t, s, held)
+	get(t, s, "d")
+
+	// A match is selected by its id; Only without it removes nothing.
+	r, err := p.Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainMatches, Before: before, Limit: 10, Select: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eq(t, "selected matches", r.IDs, []string{"ended"})
+	if rec := record(t, s, "ended"); rec.State != cupid.MatchEnded {
+		t.Errorf("the selected match is %s", rec.State)
+	}
+	if d, err := p.Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainMatches, Before: before, Limit: 10, Only: []string{}}); err != nil || d.Removed != 0 {
+		t.Errorf("Only empty removed %+v (%v)", d, err)
+	}
+	record(t, s, "ended")
+
+	if isRatings {
+		r, err := p.Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainRatingResults, Before: before, Limit: 10, Select: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		eq(t, "selected results", r.IDs, []string{"r0"})
+		if _, err := rs.Result(bg, "r0"); err != nil {
+			t.Fatalf("the selected result by its id: %v", err)
+		}
+		d, err := p.Prune(bg, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainRatingResults, Before: before, Limit: 10, Only: r.IDs})
+		if err != nil || d.Removed != 1 {
+			t.Fatalf("removed %+v (%v)", d, err)
+		}
+		_, err = rs.Result(bg, "r0")
+		wantCode(t, "Result r0", err, cupid.CodeNotFound)
+		if _, err := rs.Result(bg, "r1"); err != nil {
+			t.Errorf("the young result: %v", err)
+		}
+	}
+	// The next pass without Only removes what was held back.
+	if got := pruneAll(t, p, before, 2); got[cupid.RetainTickets] != 1 || got[cupid.RetainMatches] != 1 {
+		t.Errorf("the next pass removed %v, want the ticket and the match held back", got)
 	}
 }

@@ -21,8 +21,14 @@ func retentionService(cfg *config.Config, s store, log *slog.Logger, reg prometh
 		return nil, fmt.Errorf("the store %T cannot remove old data", s)
 	}
 	r := cfg.Retention
+	var export *retentionsvc.Export
+	if r.Export.Dir != "" {
+		// Only the node that removes writes: on a cluster, the holder of
+		// the retention lease.
+		export = &retentionsvc.Export{Dir: r.Export.Dir, Kinds: r.Export.Kinds}
+	}
 	return retentionsvc.New(retentionsvc.Options{
 		Store: p, Keep: r.Rules(), Batch: r.Batch, Pause: time.Duration(r.Pause), Interval: time.Duration(r.Interval),
-		Now: now, Logger: log, Registry: reg,
+		Export: export, Now: now, Logger: log, Registry: reg,
 	})
 }

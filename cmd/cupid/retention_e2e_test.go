@@ -19,6 +19,7 @@ import (
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/sim"
 )
 
 // retentionQueues keep ended tickets and matches an hour; the passes'
@@ -35,11 +36,13 @@ retention:
   tickets: 1h
   matches: 1h
   interval: 24h
+  export: {dir: export}
 `
 
 // TestRetentionThroughTheServer: what ended more than an hour ago goes,
-// what lives stays; a backend resuming from before the horizon is told
-// where to resume, and the Go client resumes there after re-reading.
+// written first to the export beside the configuration file; what lives
+// stays; a backend resuming from before the horizon is told where to
+// resume, and the Go client resumes there after re-reading.
 func TestRetentionThroughTheServer(t *testing.T) {
 	t.Run("sqlite", func(t *testing.T) { retentionScenario(t, "") })
 	t.Run("postgres", func(t *testing.T) { retentionScenario(t, postgresURL(t)) })
@@ -84,8 +87,15 @@ func retentionScenario(t *testing.T, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Kinds[0].Removed != 3 || rep.Kinds[1].Removed != 1 {
+	if rep.Kinds[0].Removed != 3 || rep.Kinds[1].Removed != 1 || rep.Kinds[0].Exported != 3 || rep.Kinds[1].Exported != 1 {
 		t.Fatalf("the pass removed %+v", rep.Kinds)
+	}
+	tr, err := sim.ReadExport(filepath.Join(filepath.Dir(cfg), "export"), "duel", cs.clock.now().Add(-3*time.Hour), cs.clock.now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Tickets) != 3 || len(tr.Matches) != 1 || !tr.HasActual() || tr.Matches[0].ID != formed.GetMatch().GetId() {
+		t.Fatalf("the export read back: %+v", tr)
 	}
 	for _, id := range []string{ann.GetId(), ben.GetId(), cat.GetId()} {
 		_, err := cs.c.GetTicket(ctx, connect.NewRequest(&cupidv1.GetTicketRequest{Id: id}))

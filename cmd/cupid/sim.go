@@ -162,8 +162,9 @@ func simReplayCmd() *cobra.Command {
 		Short: "Replay recorded traffic, or a window of a store's, through a ruleset (and --compare another), beside what really happened",
 		Long: `replay plays a traffic file (cupid sim record) or, with --queue and no file,
 the window --from/--to (or --since) of a queue read from the store (--store,
---data) through the rulesets, beside what really happened to those tickets
-("actual": their real matches, waits, quality, cancels and expiries).`,
+--data) or from retention's export (--export) through the rulesets, beside
+what really happened to those tickets ("actual": their real matches, waits,
+quality, cancels and expiries).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := f.config()
@@ -189,18 +190,8 @@ the window --from/--to (or --since) of a queue read from the store (--store,
 			case w.queue == "":
 				return fmt.Errorf("a traffic file, or --queue to replay a window of the store")
 			default:
-				start, end, err := w.window()
-				if err != nil {
+				if tr, err = w.read(); err != nil {
 					return err
-				}
-				ctx := context.Background()
-				pager, where, closeStore, err := w.open(ctx)
-				if err != nil {
-					return err
-				}
-				defer closeStore()
-				if tr, err = sim.Read(ctx, pager, w.queue, start, end); err != nil {
-					return fmt.Errorf("%s: %w", where, err)
 				}
 				name = w.queue
 			}
@@ -226,6 +217,9 @@ type storeWindow struct {
 	queue    string
 	from, to string
 	since    time.Duration
+	// export is retention's export directory to read instead of the
+	// store.
+	export string
 }
 
 func (w *storeWindow) register(cmd *cobra.Command, queueHelp string) {
@@ -235,6 +229,33 @@ func (w *storeWindow) register(cmd *cobra.Command, queueHelp string) {
 	cmd.Flags().StringVar(&w.from, "from", "", "first creation time to read (RFC 3339); default --to minus --since")
 	cmd.Flags().StringVar(&w.to, "to", "", "end of the window, exclusive (RFC 3339); default now")
 	cmd.Flags().DurationVar(&w.since, "since", 7*24*time.Hour, "length of the window when --from is not given")
+	cmd.Flags().StringVar(&w.export, "export", "", "read the window from retention's export directory (retention.export.dir) instead of the store")
+}
+
+// read reads the queue's window from the store, or from the export.
+func (w *storeWindow) read() (*sim.Traffic, error) {
+	start, end, err := w.window()
+	if err != nil {
+		return nil, err
+	}
+	if w.export != "" {
+		tr, err := sim.ReadExport(w.export, w.queue, start, end)
+		if err != nil {
+			return nil, fmt.Errorf("--export %s: %w", w.export, err)
+		}
+		return tr, nil
+	}
+	ctx := context.Background()
+	pager, where, closeStore, err := w.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer closeStore()
+	tr, err := sim.Read(ctx, pager, w.queue, start, end)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", where, err)
+	}
+	return tr, nil
 }
 
 // window is [from, to) from the flags.
@@ -298,17 +319,35 @@ func simRecordCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ctx := context.Background()
-			pager, where, closeStore, err := w.open(ctx)
-			if err != nil {
-				return err
+			var n int
+			var where string
+			var write func(io.Writer) error
+			if w.export != "" {
+				// The export is read whole (the window's tickets), then
+				// written as the store's window would be.
+				tr, err := w.read()
+				if err != nil {
+					return err
+				}
+				n, where, write = len(tr.Tickets), "export "+w.export, tr.Write
+			} else {
+				ctx := context.Background()
+				pager, at, closeStore, err := w.open(ctx)
+				if err != nil {
+					return err
+				}
+				defer closeStore()
+				where = at
+				write = func(f io.Writer) (err error) {
+					n, err = sim.Record(ctx, pager, w.queue, start, end, f)
+					return err
+				}
 			}
-			defer closeStore()
 			file, err := os.Create(out)
 			if err != nil {
 				return err
 			}
-			n, err := sim.Record(ctx, pager, w.queue, start, end, file)
+			err = write(file)
 			if cerr := file.Close(); err == nil {
 				err = cerr
 			}

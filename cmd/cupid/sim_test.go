@@ -100,6 +100,7 @@ func TestSimErrors(t *testing.T) {
 		{"replay of both", []string{"sim", "replay", filepath.Join(dir, "t.jsonl"), "--queue", "duel", "--ruleset", rs}, "--queue: give a traffic file or --queue"},
 		{"replay without data", []string{"sim", "replay", "--data", filepath.Join(dir, "nowhere"), "--queue", "duel", "--ruleset", rs}, "--data: no database at"},
 		{"replay bad time", []string{"sim", "replay", "--data", dir, "--queue", "duel", "--to", "soon", "--ruleset", rs}, "--to: "},
+		{"replay without export", []string{"sim", "replay", "--export", filepath.Join(dir, "nowhere"), "--queue", "duel", "--ruleset", rs}, "--export " + filepath.Join(dir, "nowhere") + ": the export's tickets: "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := run(tc.args...)
@@ -170,5 +171,37 @@ func TestSimRecordReplay(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "actual,1v1.json,loose.json,FIFO,greedy" {
 		t.Errorf("runs %s", got)
+	}
+}
+
+// TestSimExport: cupid sim replay reads a queue's window from retention's
+// export (the documentation's example, which a retentionsvc test exports
+// from a real store), and cupid sim record turns it into a traffic file
+// that replays the same.
+func TestSimExport(t *testing.T) {
+	dir := t.TempDir()
+	export := filepath.Join("..", "..", "docs", "examples", "export")
+	window := []string{"--export", export, "--queue", "duel", "--from", "2026-03-01T12:00:00Z", "--to", "2026-03-01T13:00:00Z"}
+	direct := filepath.Join(dir, "direct.json")
+	if out, err := run(append(append([]string{"sim", "replay"}, window...), "--ruleset", filepath.Join(simExamples, "1v1.json"), "--json", direct)...); err != nil {
+		t.Fatalf("replay --export: %v\n%s", err, out)
+	}
+	traffic := filepath.Join(dir, "traffic.jsonl")
+	out, err := run(append(append([]string{"sim", "record"}, window...), "-o", traffic)...)
+	if err != nil || !strings.Contains(out, "recorded 6 tickets of queue \"duel\"") || !strings.Contains(out, "(export "+export+")") {
+		t.Fatalf("record --export: %v\n%s", err, out)
+	}
+	viaFile := filepath.Join(dir, "file.json")
+	if out, err := run("sim", "replay", traffic, "--ruleset", filepath.Join(simExamples, "1v1.json"), "--json", viaFile); err != nil {
+		t.Fatalf("replay of the recorded export: %v\n%s", err, out)
+	}
+	a, b := readReport(t, direct), readReport(t, viaFile)
+	if len(a.Runs) == 0 || a.Runs[0].Kind != "actual" || a.Runs[0].Arrived != 6 || a.Runs[0].Matches != 2 {
+		t.Fatalf("the export's actual run: %+v", a.Runs)
+	}
+	for i := range a.Runs {
+		if a.Runs[i].Matches != b.Runs[i].Matches || a.Runs[i].Arrived != b.Runs[i].Arrived || a.Runs[i].Name != b.Runs[i].Name {
+			t.Errorf("run %d: from the export %+v, from its traffic file %+v", i, a.Runs[i], b.Runs[i])
+		}
 	}
 }

@@ -10,6 +10,10 @@ type metrics struct {
 	bytes   *prometheus.GaugeVec   // by kind
 	oldest  *prometheus.GaugeVec   // by kind, unix seconds
 	last    prometheus.Gauge       // the last pass's start, unix seconds
+
+	exportedRows  *prometheus.CounterVec // by kind
+	exportedBytes *prometheus.CounterVec // by kind
+	exportErrors  *prometheus.CounterVec // by kind
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -28,9 +32,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "When the oldest kept row of the kind was created (unix seconds), after the last retention pass."}, []string{"kind"}),
 		last: prometheus.NewGauge(prometheus.GaugeOpts{Name: "cupid_retention_last_pass_seconds",
 			Help: "When the last retention pass on this node started (unix seconds)."}),
+		exportedRows: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_exported_rows_total",
+			Help: "Rows retention wrote to the export (retention.export) before deleting them, by kind."}, []string{"kind"}),
+		exportedBytes: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_exported_bytes_total",
+			Help: "Bytes of JSON lines retention wrote to the export, by kind."}, []string{"kind"}),
+		exportErrors: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "cupid_retention_export_errors_total",
+			Help: "Writes to the export that failed, by kind: each stopped the kind's pass and deleted nothing of its batch."}, []string{"kind"}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.passes, m.removed, m.related, m.rows, m.bytes, m.oldest, m.last)
+		reg.MustRegister(m.passes, m.removed, m.related, m.rows, m.bytes, m.oldest, m.last, m.exportedRows, m.exportedBytes, m.exportErrors)
 	}
 	return m
 }

@@ -10,6 +10,11 @@
 // the retention lease (cluster), whose fence every batch carries; a batch
 // refused because the lease moved ends the passes on this node.
 //
+// Kinds named in Options.Export are written out before they are deleted
+// (export.go): select the batch, write its rows, delete what was written.
+// Only the node that removes exports, so on several nodes each node's
+// directory receives what was removed while that node held the lease.
+//
 // Time comes from Options.Now and waiting from Options.Wait, so tests run
 // passes at any simulated time without sleeping.
 package retentionsvc
@@ -19,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -49,7 +56,10 @@ type Options struct {
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// Wait waits d or until ctx ends (a timer when nil).
-	Wait     func(ctx context.Context, d time.Duration) error
+	Wait func(ctx context.Context, d time.Duration) error
+	// Export, when it names kinds, writes their rows out before the
+	// batches that delete them (export.go).
+	Export   *Export
 	Logger   *slog.Logger
 	Registry prometheus.Registerer
 }
@@ -59,6 +69,7 @@ type Service struct {
 	o       Options
 	log     *slog.Logger
 	metrics *metrics
+	export  *exporter
 
 	mu      sync.Mutex
 	cancel  context.CancelFunc
@@ -93,6 +104,11 @@ type KindReport struct {
 	Removed int
 	Related int
 	Batches int
+	// Exported counts the rows written to the export before their
+	// batches; Failed says why the kind's pass stopped early (a write to
+	// the export that failed: nothing of that batch was deleted).
+	Exported int    `json:",omitempty"`
+	Failed   string `json:",omitempty"`
 }
 
 // New makes the service; it runs nothing until Start or Pass.
@@ -116,7 +132,12 @@ func New(o Options) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{o: o, log: log, metrics: newMetrics(o.Registry)}, nil
+	m := newMetrics(o.Registry)
+	x, err := newExporter(o.Export, o.Store, m)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{o: o, log: log, metrics: m, export: x}, nil
 }
 
 func wait(ctx context.Context, d time.Duration) error {
@@ -136,11 +157,14 @@ func wait(ctx context.Context, d time.Duration) error {
 // Pass runs one pass over every kind with a rule: batches until the store
 // says the kind's pass reached rows too young, a pause between two
 // batches. A batch that fails ends the pass with its error (ErrFenced when
-// the lease moved); what earlier batches removed stays removed.
+// the lease moved); what earlier batches removed stays removed. A write to
+// the export that fails stops its kind only (its KindReport says why) and
+// the pass goes on with the other kinds; the pass then returns that
+// error.
 func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
 	start := s.o.Now()
 	rep := Report{At: start}
-	err := s.pass(ctx, fence, start, &rep)
+	err, exportErr := s.pass(ctx, fence, start, &rep)
 	rep.Took = s.o.Now().Sub(start)
 	if err == nil {
 		removed := 0
@@ -158,6 +182,9 @@ func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
 			s.log.Warn("retention: reading what the store holds failed", "err", rerr)
 		}
 	}
+	if err == nil {
+		err = exportErr
+	}
 	if err != nil {
 		rep.Failed = err.Error()
 	}
@@ -172,39 +199,104 @@ func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
 	return rep, err
 }
 
-func (s *Service) pass(ctx context.Context, fence cupid.Fence, now time.Time, rep *Report) error {
+// pass runs the kinds in turn. err ends the pass (the store failed, the
+// lease moved, ctx ended); exportErr are the kinds whose export failed,
+// each of which stopped alone.
+func (s *Service) pass(ctx context.Context, fence cupid.Fence, now time.Time, rep *Report) (err, exportErr error) {
 	first := true
+	var failed []error
 	for _, kind := range cupid.RetentionKinds {
 		keep, ok := s.o.Keep[kind]
 		if !ok {
 			continue
 		}
 		kr := KindReport{Kind: kind, Before: now.Add(-keep)}
-		cursor := ""
-		for {
-			if !first && s.o.Pause > 0 {
-				if err := s.o.Wait(ctx, s.o.Pause); err != nil {
-					rep.Kinds = append(rep.Kinds, kr)
-					return err
-				}
+		err := s.passKind(ctx, fence, &kr, &first)
+		s.logExport(kind)
+		rep.Kinds = append(rep.Kinds, kr)
+		var xe *exportError
+		switch {
+		case errors.As(err, &xe):
+			kr := &rep.Kinds[len(rep.Kinds)-1]
+			kr.Failed = xe.Error()
+			s.log.Error("retention: writing the export failed; this kind's old rows stay until a pass can write them", "kind", kind, "err", xe.err)
+			failed = append(failed, fmt.Errorf("retention of %s: %w", kind, err))
+		case err != nil:
+			return err, errors.Join(failed...)
+		}
+	}
+	return nil, errors.Join(failed...)
+}
+
+// exportError is a write to the export that failed.
+type exportError struct{ err error }
+
+func (e *exportError) Error() string { return "export: " + e.err.Error() }
+func (e *exportError) Unwrap() error { return e.err }
+
+// passKind runs one kind's batches to the end of its pass. An exported
+// kind's batch is selected, written out, then removed: only the rows
+// written.
+func (s *Service) passKind(ctx context.Context, fence cupid.Fence, kr *KindReport, first *bool) error {
+	kind := kr.Kind
+	cursor := ""
+	for {
+		if !*first && s.o.Pause > 0 {
+			if err := s.o.Wait(ctx, s.o.Pause); err != nil {
+				return err
 			}
-			first = false
-			r, err := s.o.Store.Prune(ctx, fence, cupid.PruneRequest{Kind: kind, Before: kr.Before, Limit: s.o.Batch, After: cursor})
+		}
+		*first = false
+		req := cupid.PruneRequest{Kind: kind, Before: kr.Before, Limit: s.o.Batch, After: cursor}
+		var r cupid.Pruned
+		remove := true
+		if s.export.exports(kind) {
+			sel := req
+			sel.Select = true
+			chosen, err := s.o.Store.Prune(ctx, fence, sel)
 			if err != nil {
-				rep.Kinds = append(rep.Kinds, kr)
 				return fmt.Errorf("retention of %s: %w", kind, err)
 			}
-			kr.Batches++
-			kr.Removed += r.Removed
-			kr.Related += r.Related
-			if r.Next == "" || r.Next == cursor {
-				break
+			r.Next = chosen.Next
+			// Only what was written goes: none of a batch that chose
+			// nothing, not a row that aged between the two calls.
+			req.Only = []string{}
+			if len(chosen.IDs) > 0 {
+				written, err := s.export.write(ctx, kind, chosen.IDs)
+				if err != nil {
+					return &exportError{err}
+				}
+				req.Only = append(req.Only, written...)
+				kr.Exported += len(written)
 			}
-			cursor = r.Next
+			remove = len(req.Only) > 0
 		}
-		rep.Kinds = append(rep.Kinds, kr)
+		if remove {
+			var err error
+			if r, err = s.o.Store.Prune(ctx, fence, req); err != nil {
+				return fmt.Errorf("retention of %s: %w", kind, err)
+			}
+		}
+		kr.Batches++
+		kr.Removed += r.Removed
+		kr.Related += r.Related
+		if r.Next == "" || r.Next == cursor {
+			return nil
+		}
+		cursor = r.Next
 	}
-	return nil
+}
+
+// logExport says, file by file, what the kind's pass wrote to the export.
+func (s *Service) logExport(kind cupid.RetentionKind) {
+	if !s.export.exports(kind) {
+		return
+	}
+	for _, path := range slices.Sorted(maps.Keys(s.export.files)) {
+		w := s.export.files[path]
+		s.log.Info("retention exported rows before deleting them", "kind", kind, "file", path, "rows", w.rows, "bytes", w.bytes)
+	}
+	clear(s.export.files)
 }
 
 // Start runs a pass at once and then every Interval, under fence, until
