@@ -169,16 +169,16 @@ type bsession struct {
 	cnt         []int
 	// vals holds, per distance rule with a min_distance, every player's
 	// value: a newcomer must be that far from each (nil for the others).
-	vals [][]float64
-	eq   [][]uint32 // per comparison rule ("=" only): distinct value ids
-	allIDs      []uint32   // per "all" option; judged only where allSet
-	allSet      []bool
-	anySets     [][]uint32 // per "any" option; nil: no preference
-	uniq        [][]uint32 // per "unique" option: values taken
-	coll        [][]uint32 // per match-scope collection: shared values
-	collSet     []bool
-	plat        uint64 // platforms of the players
-	accept      uint64 // platforms every player accepts
+	vals    [][]float64
+	eq      [][]uint32 // per comparison rule ("=" only): distinct value ids
+	allIDs  []uint32   // per "all" option; judged only where allSet
+	allSet  []bool
+	anySets [][]uint32 // per "any" option; nil: no preference
+	uniq    [][]uint32 // per "unique" option: values taken
+	coll    [][]uint32 // per match-scope collection: shared values
+	collSet []bool
+	plat    uint64 // platforms of the players
+	accept  uint64 // platforms every player accepts
 }
 
 type bteam struct {
