@@ -67,16 +67,20 @@ func (k QueueKey) String() string {
 	return b.String()
 }
 
-// Value is one attribute value: a number, a string, a list of strings or a
-// boolean. Exactly one of the four is meaningful, as Kind says. Bool comes
-// last and is left out of JSON when false, so the stored form of the other
-// kinds is what it was before booleans existed.
+// Value is one attribute value: a number, a string, a list of strings, a
+// boolean or a map of numbers. Exactly one of the five is meaningful, as Kind
+// says. Bool and Map come last and are left out of JSON when empty, so the
+// stored form of the other kinds is what it was before they existed.
 type Value struct {
 	Kind    ValueKind `json:"kind"`
 	Number  float64   `json:"number,omitempty"`
 	String  string    `json:"string,omitempty"`
 	Strings []string  `json:"strings,omitempty"`
 	Bool    bool      `json:"bool,omitempty"`
+	// Map holds a map of numbers (KindNumbers): a value per key, such as
+	// a skill per weapon, of which rules read one key by its path
+	// (skills.sword).
+	Map map[string]float64 `json:"map,omitempty"`
 }
 
 // ValueKind tells which field of a Value is set.
@@ -90,6 +94,10 @@ const (
 	// KindBool is a JSON true or false, such as the reserved ticket key
 	// new_session_only of AccelByte's match rulesets.
 	KindBool
+	// KindNumbers is a map from string keys to numbers (FlexMatch's
+	// string_number_map): {"sword": 10, "bow": 3}. A rule reads one key
+	// of it as a number, by the path "skills.sword" (see Lookup).
+	KindNumbers
 )
 
 // Number makes a numeric Value.
@@ -104,10 +112,16 @@ func Strings(s ...string) Value { return Value{Kind: KindStrings, Strings: s} }
 // Bool makes a boolean Value.
 func Bool(b bool) Value { return Value{Kind: KindBool, Bool: b} }
 
-// Plain is the value as plain Go: a float64, a string, a []string or a
-// bool (nil for none), what JSON writes and expressions read.
+// Numbers makes a map-of-numbers Value. The map is the caller's, shared.
+func Numbers(m map[string]float64) Value { return Value{Kind: KindNumbers, Map: m} }
+
+// Plain is the value as plain Go: a float64, a string, a []string, a bool
+// or a map[string]float64 (nil for none), what JSON writes and expressions
+// read.
 func (v Value) Plain() any {
 	switch v.Kind {
+	case KindNumbers:
+		return v.Map
 	case KindNumber:
 		return v.Number
 	case KindString:
@@ -152,6 +166,35 @@ func (a Attributes) Get(name string) (Value, bool) {
 		return Value{}, false
 	}
 	return a[i].Value, true
+}
+
+// Resolve reads an attribute by the name a rule gives: the attribute of
+// that exact name, else one key of a map of numbers, named by a path
+// "map.key" ("skills.sword": the key "sword" of the map "skills"). A map
+// name or a key may itself hold dots: the attribute named by the longest
+// prefix before a dot that exists and is a map is the one read, so the
+// answer never depends on the order attributes were given. The exact name
+// wins over a path, so a ruleset that reads an attribute whose name holds
+// a dot reads what it always read. A key that is missing gives false.
+func (a Attributes) Resolve(name string) (Value, bool) {
+	if v, ok := a.Get(name); ok {
+		return v, true
+	}
+	for i := len(name) - 1; i > 0; i-- {
+		if name[i] != '.' {
+			continue
+		}
+		m, ok := a.Get(name[:i])
+		if !ok || m.Kind != KindNumbers {
+			continue
+		}
+		n, ok := m.Map[name[i+1:]]
+		if !ok {
+			return Value{}, false
+		}
+		return Number(n), true
+	}
+	return Value{}, false
 }
 
 // Len is the number of attributes; it reads like len on the map it replaced.

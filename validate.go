@@ -111,8 +111,33 @@ func checkAttributes(field string, attrs Attributes) error {
 				}
 			}
 		case KindBool:
+		case KindNumbers:
+			if err := checkNumbers(f, v.Map); err != nil {
+				return err
+			}
 		default:
-			return Invalid(f, "must be a number, a boolean, a string or a list of strings")
+			return Invalid(f, "must be a number, a boolean, a string, a list of strings or a map of numbers")
+		}
+	}
+	return nil
+}
+
+// checkNumbers checks a map of numbers as a list is checked: at most
+// MaxListItems keys, each a string a list could hold, each value finite. The
+// field of a bad entry is the path a rule reads it by (skills.sword).
+func checkNumbers(field string, m map[string]float64) error {
+	if len(m) > MaxListItems {
+		return Invalid(field, "at most %d keys, got %d", MaxListItems, len(m))
+	}
+	for _, k := range SortedKeys(m) {
+		if k == "" {
+			return Invalid(field, "map keys must not be empty")
+		}
+		if err := checkString(field+"."+k, k, MaxStringLength, true); err != nil {
+			return err
+		}
+		if !Finite(m[k]) {
+			return Invalid(field+"."+k, "must be a finite number, got %v", m[k])
 		}
 	}
 	return nil
@@ -154,6 +179,7 @@ func (t *Ticket) SameRequest(o *Ticket) bool {
 func sameAttributes(a, b Attributes) bool {
 	return slices.EqualFunc(a, b, func(x, y Attribute) bool {
 		return x.Name == y.Name && x.Value.Kind == y.Value.Kind && x.Value.Number == y.Value.Number &&
-			x.Value.String == y.Value.String && x.Value.Bool == y.Value.Bool && slices.Equal(x.Value.Strings, y.Value.Strings) && x.Value.Bool == y.Value.Bool
+			x.Value.String == y.Value.String && x.Value.Bool == y.Value.Bool && slices.Equal(x.Value.Strings, y.Value.Strings) &&
+			maps.Equal(x.Value.Map, y.Value.Map)
 	})
 }

@@ -72,3 +72,74 @@ func TestTicketValidateNamesTheField(t *testing.T) {
 		})
 	}
 }
+
+// TestMapOfNumbersValidate: a map attribute is checked like a list — a
+// bounded number of keys, keys a list could hold, finite values — and a bad
+// entry is named by the path a rule reads it by.
+func TestMapOfNumbersValidate(t *testing.T) {
+	big := map[string]float64{}
+	for i := range MaxListItems + 1 {
+		big[fmt.Sprintf("k%d", i)] = 1
+	}
+	for _, c := range []struct {
+		name  string
+		m     map[string]float64
+		field string
+	}{
+		{"fine", map[string]float64{"sword": 10, "bow": -3}, ""},
+		{"empty map", map[string]float64{}, ""},
+		{"NaN", map[string]float64{"sword": 10, "bow": math.NaN()}, "players[0].attributes.skills.bow"},
+		{"infinite", map[string]float64{"sword": math.Inf(1)}, "players[0].attributes.skills.sword"},
+		{"empty key", map[string]float64{"": 1}, "players[0].attributes.skills"},
+		{"NUL in a key", map[string]float64{"a\x00b": 1}, "players[0].attributes.skills.a\x00b"},
+		{"too many keys", big, "players[0].attributes.skills"},
+	} {
+		tk := &Ticket{Key: QueueKey{Queue: "duel"}, Players: []Player{{ID: "a", Attributes: NewAttributes(map[string]Value{"skills": Numbers(c.m)})}}}
+		err := tk.Validate()
+		var e *Error
+		switch {
+		case c.field == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.field != "" && (!errors.As(err, &e) || e.Field != c.field):
+			t.Errorf("%s: %v, want invalid on %q", c.name, err, c.field)
+		}
+	}
+}
+
+// TestResolvePaths: a rule's attribute name reads the attribute of that
+// exact name first, else one key of a map of numbers; the longest map name
+// wins, and a key the map lacks is absent rather than read from elsewhere.
+func TestResolvePaths(t *testing.T) {
+	a := NewAttributes(map[string]Value{
+		"skills":       Numbers(map[string]float64{"sword": 10, "bow": 3, "x.y": 7}),
+		"skills.bow":   Number(99), // the exact name wins
+		"gear.v2":      Numbers(map[string]float64{"hp": 5}),
+		"gear":         Numbers(map[string]float64{"v2.hp": 6}),
+		"mmr":          Number(1500),
+		"mode":         String("ranked"),
+		"mode.ranked":  Bool(true),
+		"plain.number": Number(1),
+	})
+	for _, c := range []struct {
+		name string
+		ok   bool
+		want Value
+	}{
+		{"mmr", true, Number(1500)},
+		{"skills.sword", true, Number(10)},
+		{"skills.bow", true, Number(99)},
+		{"skills.x.y", true, Number(7)},
+		{"skills.axe", false, Value{}},
+		{"gear.v2.hp", true, Number(5)},
+		{"mode.ranked", true, Bool(true)},
+		{"mmr.x", false, Value{}},
+		{"plain.number", true, Number(1)},
+		{"skills", true, Numbers(map[string]float64{"sword": 10, "bow": 3, "x.y": 7})},
+		{".sword", false, Value{}},
+	} {
+		got, ok := a.Resolve(c.name)
+		if ok != c.ok || got.Kind != c.want.Kind || got.Number != c.want.Number || got.Bool != c.want.Bool {
+			t.Errorf("Resolve(%q) = %+v, %v; want %+v, %v", c.name, got, ok, c.want, c.ok)
+		}
+	}
+}

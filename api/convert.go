@@ -56,8 +56,24 @@ func valueIn(field string, v *structpb.Value) (cupid.Value, error) {
 			ss[i] = s.StringValue
 		}
 		return cupid.Strings(ss...), nil
+	case *structpb.Value_StructValue:
+		// A map of numbers (a skill per weapon): each key's field is the
+		// path a rule reads it by, players[0].attributes.skills.sword.
+		fields := k.StructValue.GetFields()
+		m := make(map[string]float64, len(fields))
+		for _, key := range cupid.SortedKeys(fields) {
+			n, ok := fields[key].GetKind().(*structpb.Value_NumberValue)
+			if !ok {
+				return cupid.Value{}, cupid.Invalid(field+"."+key, "must be a number: a map attribute holds only numbers")
+			}
+			if math.IsNaN(n.NumberValue) || math.IsInf(n.NumberValue, 0) {
+				return cupid.Value{}, cupid.Invalid(field+"."+key, "must be a finite number, got %v", n.NumberValue)
+			}
+			m[key] = n.NumberValue
+		}
+		return cupid.Numbers(m), nil
 	}
-	return cupid.Value{}, cupid.Invalid(field, "must be a number, a boolean, a string or a list of strings")
+	return cupid.Value{}, cupid.Invalid(field, "must be a number, a boolean, a string, a list of strings or a map of numbers")
 }
 
 func attributesOut(in cupid.Attributes) map[string]*structpb.Value {
@@ -104,6 +120,12 @@ func valueOut(v cupid.Value) *structpb.Value {
 			items[i] = structpb.NewStringValue(s)
 		}
 		return structpb.NewListValue(&structpb.ListValue{Values: items})
+	case cupid.KindNumbers:
+		fields := make(map[string]*structpb.Value, len(v.Map))
+		for k, n := range v.Map {
+			fields[k] = structpb.NewNumberValue(n)
+		}
+		return structpb.NewStructValue(&structpb.Struct{Fields: fields})
 	}
 	return nil
 }

@@ -32,6 +32,8 @@ func TestAttributesEveryKindInAndOut(t *testing.T) {
 		"casual":   structpb.NewBoolValue(false),
 		"tags":     list(structpb.NewStringValue("a"), structpb.NewStringValue("b")),
 		"none":     list(),
+		"skills": structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{
+			"sword": structpb.NewNumberValue(10), "bow": structpb.NewNumberValue(3)}}),
 	}
 	got, err := attributesIn("players[0].attributes", in)
 	if err != nil {
@@ -45,6 +47,7 @@ func TestAttributesEveryKindInAndOut(t *testing.T) {
 		{Name: "negative", Value: cupid.Number(-3)},
 		{Name: "none", Value: cupid.Strings()},
 		{Name: "ranked", Value: cupid.Bool(true)},
+		{Name: "skills", Value: cupid.Numbers(map[string]float64{"sword": 10, "bow": 3})},
 		{Name: "tags", Value: cupid.Strings("a", "b")},
 		{Name: "zero", Value: cupid.Number(0)},
 	}
@@ -55,7 +58,8 @@ func TestAttributesEveryKindInAndOut(t *testing.T) {
 		g, w := got[i], want[i]
 		if g.Name != w.Name || g.Value.Kind != w.Value.Kind || g.Value.Number != w.Value.Number ||
 			g.Value.String != w.Value.String || g.Value.Bool != w.Value.Bool || len(g.Value.Strings) != len(w.Value.Strings) ||
-			!reflect.DeepEqual(append([]string{}, g.Value.Strings...), append([]string{}, w.Value.Strings...)) {
+			!reflect.DeepEqual(append([]string{}, g.Value.Strings...), append([]string{}, w.Value.Strings...)) ||
+			!reflect.DeepEqual(g.Value.Map, w.Value.Map) {
 			t.Errorf("attribute %d: got %+v, want %+v", i, g, w)
 		}
 	}
@@ -101,7 +105,8 @@ func TestValueOutLeavesUnknownKindsOut(t *testing.T) {
 }
 
 func TestTicketInRefusesBadValuesNamingTheField(t *testing.T) {
-	nested, _ := structpb.NewStruct(map[string]any{"a": 1})
+	nested, _ := structpb.NewStruct(map[string]any{"sword": 10, "bow": "three"})
+	deep, _ := structpb.NewStruct(map[string]any{"sword": map[string]any{"iron": 1}})
 	for _, c := range []struct {
 		name  string
 		req   *cupidv1.CreateTicketRequest
@@ -116,8 +121,11 @@ func TestTicketInRefusesBadValuesNamingTheField(t *testing.T) {
 		{"bool in a list", withPlayerAttr("tags", list(structpb.NewBoolValue(true))), "players[0].attributes.tags[0]", "only strings"},
 		{"list in a list", withPlayerAttr("tags", list(structpb.NewStringValue("a"), structpb.NewStringValue("b"), list())), "players[0].attributes.tags[2]", "only strings"},
 		{"nil in a list", withPlayerAttr("tags", list(nil)), "players[0].attributes.tags[0]", "only strings"},
-		{"null", withPlayerAttr("mmr", structpb.NewNullValue()), "players[0].attributes.mmr", "must be a number, a boolean, a string or a list of strings"},
-		{"object", withPlayerAttr("mmr", structpb.NewStructValue(nested)), "players[0].attributes.mmr", "must be a number"},
+		{"null", withPlayerAttr("mmr", structpb.NewNullValue()), "players[0].attributes.mmr", "must be a number, a boolean, a string, a list of strings or a map of numbers"},
+		{"string in a map", withPlayerAttr("skills", structpb.NewStructValue(nested)), "players[0].attributes.skills.bow", "only numbers"},
+		{"map in a map", withPlayerAttr("skills", structpb.NewStructValue(deep)), "players[0].attributes.skills.sword", "only numbers"},
+		{"NaN in a map", withPlayerAttr("skills", structpb.NewStructValue(&structpb.Struct{Fields: map[string]*structpb.Value{
+			"sword": structpb.NewNumberValue(math.NaN())}})), "players[0].attributes.skills.sword", "finite"},
 		{"nil value", withPlayerAttr("mmr", nil), "players[0].attributes.mmr", "must be a number"},
 		{"empty value", withPlayerAttr("mmr", &structpb.Value{}), "players[0].attributes.mmr", "must be a number"},
 		{"second player", &cupidv1.CreateTicketRequest{Queue: "duel", Players: []*cupidv1.Player{

@@ -66,7 +66,7 @@ func TestPartyPermissions(t *testing.T) {
 		{"bob accepts", "PartyService/AnswerInvite", bob, `{"partyId":"` + id + `","player":"bob","accept":true,"attributes":{"mmr":1510}}`, 0, ""},
 		{"bob queues the party", "PartyService/Queue", bob, `{"partyId":"` + id + `","player":"bob","queue":"squad"}`, denied, "only the party's leader (ann) may queue the party"},
 		{"bob removes ann", "PartyService/Remove", bob, `{"partyId":"` + id + `","player":"bob","member":"ann"}`, denied, "only the party's leader"},
-		{"cid joins with a bad attribute", "PartyService/JoinByCode", cid, `{"code":"` + code + `","player":"cid","attributes":{"mmr":{"a":1}}}`, connect.CodeInvalidArgument, "attributes.mmr"},
+		{"cid joins with a bad attribute", "PartyService/JoinByCode", cid, `{"code":"` + code + `","player":"cid","attributes":{"mmr":{"a":"x"}}}`, connect.CodeInvalidArgument, "attributes.mmr.a"},
 		{"cid guesses a code", "PartyService/JoinByCode", cid, `{"code":"AAAAAAAA","player":"cid"}`, connect.CodeNotFound, "code"},
 		{"cid joins by code", "PartyService/JoinByCode", cid, `{"code":"` + code + `","player":"cid"}`, 0, ""},
 		{"ann queues", "PartyService/Queue", ann, `{"partyId":"` + id + `","player":"ann","queue":"squad"}`, 0, ""},

@@ -416,13 +416,13 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 	if len(p.r.dist) > 0 {
 		// The primary attribute is the entry's key: no trip to the
 		// slab for the common single-rule queue.
-		if math.Abs(ec.key-ea.key) > env.ref[0] {
+		if d := math.Abs(ec.key - ea.key); d > env.ref[0] || d < env.minRef[0] {
 			return 0, reason{rDist, 0}
 		}
 		if len(p.r.dist) > 1 {
 			na, nc := p.numsOf(slotA), p.numsOf(slotC)
 			for i := 1; i < len(p.r.dist); i++ {
-				if math.Abs(nc[i]-na[i]) > env.ref[i] {
+				if d := math.Abs(nc[i] - na[i]); d > env.ref[i] || d < env.minRef[i] {
 					return 0, reason{rDist, i}
 				}
 			}

@@ -167,15 +167,18 @@ type bsession struct {
 	// players (cnt 0: nobody carries it).
 	lo, hi, sum []float64
 	cnt         []int
-	eq          [][]uint32 // per comparison rule ("=" only): distinct value ids
-	allIDs      []uint32   // per "all" option; judged only where allSet
-	allSet      []bool
-	anySets     [][]uint32 // per "any" option; nil: no preference
-	uniq        [][]uint32 // per "unique" option: values taken
-	coll        [][]uint32 // per match-scope collection: shared values
-	collSet     []bool
-	plat        uint64 // platforms of the players
-	accept      uint64 // platforms every player accepts
+	// vals holds, per distance rule with a min_distance, every player's
+	// value: a newcomer must be that far from each (nil for the others).
+	vals    [][]float64
+	eq      [][]uint32 // per comparison rule ("=" only): distinct value ids
+	allIDs  []uint32   // per "all" option; judged only where allSet
+	allSet  []bool
+	anySets [][]uint32 // per "any" option; nil: no preference
+	uniq    [][]uint32 // per "unique" option: values taken
+	coll    [][]uint32 // per match-scope collection: shared values
+	collSet []bool
+	plat    uint64 // platforms of the players
+	accept  uint64 // platforms every player accepts
 }
 
 type bteam struct {
@@ -417,7 +420,7 @@ func (p *Pool) checkSessionPlayer(pl *cupid.Player, prefix string) ([]string, er
 	r := p.r
 	field := func(name string) string { return prefix + ".attributes." + name }
 	for _, d := range r.dist {
-		if v, ok := pl.Attributes.Get(d.attr); ok && (v.Kind != cupid.KindNumber || !cupid.Finite(v.Number)) {
+		if v, ok := pl.Attributes.Resolve(d.attr); ok && (v.Kind != cupid.KindNumber || !cupid.Finite(v.Number)) {
 			return nil, cupid.Invalid(field(d.attr), "must be a finite number (%s)", d.path)
 		}
 	}
@@ -425,7 +428,7 @@ func (p *Pool) checkSessionPlayer(pl *cupid.Player, prefix string) ([]string, er
 		if c.gate {
 			continue
 		}
-		if v, ok := pl.Attributes.Get(c.attr); ok {
+		if v, ok := pl.Attributes.Resolve(c.attr); ok {
 			if _, ok := scalarKey(v); !ok {
 				return nil, cupid.Invalid(field(c.attr), "must be a string or a number (%s)", c.path)
 			}
@@ -487,6 +490,9 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 	for i := range r.dist {
 		bs.lo[i], bs.hi[i] = math.Inf(1), math.Inf(-1)
 	}
+	if r.anyMinDistance() {
+		bs.vals = make([][]float64, nd)
+	}
 	bs.eq = make([][]uint32, len(r.comps))
 	bs.coll = make([][]uint32, len(r.colls))
 	bs.collSet = make([]bool, len(r.colls))
@@ -505,10 +511,13 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 		for pi := range st.Players {
 			pl := &st.Players[pi]
 			for i, d := range r.dist {
-				if v, ok := pl.Attributes.Get(d.attr); ok {
+				if v, ok := pl.Attributes.Resolve(d.attr); ok {
 					bs.lo[i], bs.hi[i] = min(bs.lo[i], v.Number), max(bs.hi[i], v.Number)
 					bs.sum[i] += v.Number
 					bs.cnt[i]++
+					if bs.vals != nil && r.c.Matching[i].MinDistance != nil {
+						bs.vals[i] = append(bs.vals[i], v.Number)
+					}
 					if len(r.balance) > 0 && r.balance[0] == i {
 						bt.sum += v.Number
 						bt.n++
@@ -519,7 +528,7 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 				if c.gate {
 					continue
 				}
-				v, ok := pl.Attributes.Get(c.attr)
+				v, ok := pl.Attributes.Resolve(c.attr)
 				if !ok {
 					continue
 				}
@@ -636,6 +645,7 @@ type bfill struct {
 	bs       *bsession
 	lo, hi   []float64
 	cnt      []int
+	vals     [][]float64 // bsession.vals with the tickets taken
 	eq       [][]uint32
 	anySets  [][]uint32
 	uniq     [][]uint32
@@ -681,6 +691,10 @@ func (f *bfill) start(p *Pool, bs *bsession) bool {
 	f.lo = append(f.lo[:0], bs.lo...)
 	f.hi = append(f.hi[:0], bs.hi...)
 	f.cnt = append(f.cnt[:0], bs.cnt...)
+	f.vals = f.vals[:0]
+	for _, vs := range bs.vals {
+		f.vals = append(f.vals, slices.Clone(vs))
+	}
 	f.eq = cloneSets(f.eq, bs.eq)
 	f.anySets = cloneSets(f.anySets, bs.anySets)
 	f.uniq = cloneSets(f.uniq, bs.uniq)
@@ -758,6 +772,13 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 				}
 			} else if v-lo > env.ref[i] || hi-v > env.ref[i] {
 				return false
+			}
+			if len(f.vals) > i {
+				for _, u := range f.vals[i] {
+					if math.Abs(v-u) < env.minRef[i] {
+						return false
+					}
+				}
 			}
 		}
 	}
@@ -974,6 +995,9 @@ func (f *bfill) take(p *Pool, s int32, ti int, at ipos) {
 		v := p.distValue(e, s, i)
 		f.lo[i], f.hi[i] = min(f.lo[i], v), max(f.hi[i], v)
 		f.cnt[i]++
+		if len(f.vals) > i && p.r.c.Matching[i].MinDistance != nil {
+			f.vals[i] = append(f.vals[i], v)
+		}
 	}
 	if len(p.r.balance) > 0 {
 		tf.sum += p.distValue(e, s, p.r.balance[0]) * float64(e.size)
@@ -1417,7 +1441,7 @@ func (p *Pool) backfillQuality(f *bfill, roleFirst int, now time.Time) cupid.Qua
 			clear(ms)
 			for ti := range teams {
 				for pi := range teams[ti].Players {
-					if v, ok := teams[ti].Players[pi].Attributes.Get(d.attr); ok {
+					if v, ok := teams[ti].Players[pi].Attributes.Resolve(d.attr); ok {
 						ms[ti].add(v.Number)
 					}
 				}

@@ -282,6 +282,9 @@ func (p *Pool) describe(r reason, a, s int32, env *envelope, aMask uint64, now t
 	case rDist:
 		d := p.r.dist[r.i]
 		diff := math.Abs(p.numsOf(s)[r.i] - p.numsOf(a)[r.i])
+		if diff < env.minRef[r.i] {
+			return fmt.Sprintf("%s distance %s < %s required", d.attr, num(diff), num(env.minRef[r.i]))
+		}
 		return fmt.Sprintf("%s distance %s > %s allowed", d.attr, num(diff), num(env.ref[r.i]))
 	case rGate:
 		c := p.r.comps[r.i]
@@ -371,6 +374,9 @@ func (p *Pool) relaxes(from, to *envelope) []string {
 	for i, d := range p.r.dist {
 		if from.ref[i] != to.ref[i] {
 			out = append(out, fmt.Sprintf("%s distance %s → %s", d.attr, num(from.ref[i]), num(to.ref[i])))
+		}
+		if from.minRef[i] != to.minRef[i] {
+			out = append(out, fmt.Sprintf("%s min distance %s → %s", d.attr, num(from.minRef[i]), num(to.minRef[i])))
 		}
 	}
 	if p.r.lat != nil && from.latRange != to.latRange {

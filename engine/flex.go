@@ -23,6 +23,9 @@ type envelope struct {
 	minTeams, maxTeams, minPlayers, maxPlayers int
 	// ref is each distance rule's allowed difference.
 	ref []float64
+	// minRef is each distance rule's smallest allowed difference from the
+	// pivot (min_distance; 0: none).
+	minRef []float64
 	// latRange is the latency, in ms, a ticket at this level accepts.
 	latRange int
 	// bidir: candidates must have expanded to the region themselves.
@@ -96,8 +99,10 @@ func (r *rules) envelopeAt(w time.Duration) envelope {
 	e.minPlayers = min(e.minPlayers, e.maxPlayers)
 
 	e.ref = make([]float64, len(r.dist))
+	e.minRef = make([]float64, len(r.dist))
 	for i := range r.dist {
 		e.ref[i] = c.ReferenceAt(i, w)
+		e.minRef[i] = c.MinDistanceAt(i, w)
 	}
 	if r.lat != nil {
 		e.latRange = r.latRange(w)
@@ -154,6 +159,7 @@ func (e *envelope) loosen(prev *envelope) {
 	e.maxPlayers = max(e.maxPlayers, prev.maxPlayers)
 	for i := range e.ref {
 		e.ref[i] = max(e.ref[i], prev.ref[i])
+		e.minRef[i] = min(e.minRef[i], prev.minRef[i])
 	}
 	e.latRange = max(e.latRange, prev.latRange)
 	e.bidir = e.bidir && prev.bidir

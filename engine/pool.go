@@ -210,7 +210,9 @@ func (p *Pool) setRules(r *rules) {
 	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
 		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0 ||
 		len(r.tcomps) > 0 || r.namedTeams()
-	p.plain = !p.needsExtra && p.stride == len(r.dist) && len(r.dist) <= 1
+	// A min_distance is judged only by pairOK, so a ruleset with one is
+	// never plain (pairKey's shortcut knows the maximum only).
+	p.plain = !p.needsExtra && p.stride == len(r.dist) && len(r.dist) <= 1 && !r.anyMinDistance()
 	p.classParts = 0
 	for _, o := range r.options {
 		if o.kind == optAll {

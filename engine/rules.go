@@ -72,6 +72,16 @@ type rules struct {
 	minPlayers int
 }
 
+// anyMinDistance reports whether some distance rule has a min_distance.
+func (r *rules) anyMinDistance() bool {
+	for _, m := range r.c.Matching {
+		if m.MinDistance != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // distRule is a distance rule of AccelByte's match rulesets (or Cupid's spread
 // variant) on a numeric attribute. A party's value is its players' average.
 type distRule struct {

@@ -114,12 +114,14 @@ type regLat struct {
 
 // lookup finds an attribute for a player: the player's own value, else the
 // ticket-wide one. AccelByte's match rulesets put options on the ticket and
-// skills on players; reading both lets a studio choose.
+// skills on players; reading both lets a studio choose. A name may be the
+// path of one key of a map of numbers (skills.sword): Attributes.Resolve
+// is the one reader of such paths, so every rule reads them alike.
 func lookup(ticketAttrs cupid.Attributes, p *cupid.Player, name string) (cupid.Value, bool) {
-	if v, ok := p.Attributes.Get(name); ok {
+	if v, ok := p.Attributes.Resolve(name); ok {
 		return v, true
 	}
-	return ticketAttrs.Get(name)
+	return ticketAttrs.Resolve(name)
 }
 
 // number reads a required finite numeric attribute of player i.

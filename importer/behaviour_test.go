@@ -406,3 +406,49 @@ func TestFlexMatchThreeTeamsFair(t *testing.T) {
 		}
 	}
 }
+
+// TestFlexMatchMentorDuel: mentor_duel.json, one against one on a key of a
+// map attribute. Each sword skill at least 150 and at most 500 from the
+// match average is the two at least 300 and at most 1000 apart; at 20 s the
+// smallest distance falls to 50 (100 apart), at 30 s the largest rises to
+// 750 (1500 apart). A player without the map gets the default (0 each, so no
+// bow: refused at create, as FlexMatch never matches him).
+func TestFlexMatchMentorDuel(t *testing.T) {
+	skills := func(sword, bow float64) map[string]cupid.Value {
+		return map[string]cupid.Value{"skills": cupid.Numbers(map[string]float64{"sword": sword, "bow": bow})}
+	}
+	for _, tc := range []struct {
+		name    string
+		players []player
+		steps   []float64
+		want    string // the step at which a and b meet; "" never
+	}{
+		{"far enough at once", []player{{id: "a", attrs: skills(100, 20)}, {id: "b", created: 1, attrs: skills(450, 20)}}, []float64{1}, "1"},
+		{"too close until 20 s", []player{{id: "a", attrs: skills(100, 20)}, {id: "b", created: 1, attrs: skills(250, 20)}}, []float64{1, 19.9, 20}, "20"},
+		{"still too close", []player{{id: "a", attrs: skills(100, 20)}, {id: "b", attrs: skills(150, 20)}}, []float64{1, 20, 100}, ""},
+		{"too far until 30 s", []player{{id: "a", attrs: skills(0, 20)}, {id: "b", created: 1, attrs: skills(1200, 20)}}, []float64{1, 29.9, 30}, "30"},
+		{"beyond every step", []player{{id: "a", attrs: skills(0, 20)}, {id: "b", attrs: skills(1600, 20)}}, []float64{1, 100}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := imported(t, "flexmatch", "mentor_duel.json")
+			addAll(t, p, tc.players...)
+			got := ""
+			for _, s := range tc.steps {
+				if props := p.Step(at(s)); len(props) > 0 {
+					if got != "" || len(props) != 1 {
+						t.Fatalf("at %v s: %v", s, teamsOf(props))
+					}
+					got = fmt.Sprint(s)
+				}
+			}
+			if got != tc.want {
+				t.Errorf("met at %q, want %q", got, tc.want)
+			}
+		})
+	}
+	p := imported(t, "flexmatch", "mentor_duel.json")
+	err := p.Add(player{id: "nobow"}.ticket())
+	if err == nil || !strings.Contains(err.Error(), "attributes.skills.bow") {
+		t.Errorf("a player with the default map (bow 0): %v, want refused naming skills.bow", err)
+	}
+}

@@ -344,10 +344,6 @@ func (b *fmBuilder) attributes() {
 		line := b.lines.named(a.Name, at)
 		src := fmt.Sprintf("playerAttributes[%s] (%s)", a.Name, a.Type)
 		b.attrTypes[a.Name] = a.Type
-		if a.Type == "string_number_map" {
-			b.rep.add(line, src, "", Dropped, "Cupid has no map attributes; rules that read this one are dropped too")
-			continue
-		}
 		if len(a.Default) == 0 || string(a.Default) == "null" {
 			b.rep.add(line, src, "", Exact, "no default: a ticket without it is refused by the rules that need it")
 			continue
@@ -358,7 +354,11 @@ func (b *fmBuilder) attributes() {
 			continue
 		}
 		b.rs.AttributeDefaults = append(b.rs.AttributeDefaults, ruleset.AttributeDefault{Name: a.Name, Value: v})
-		b.rep.add(line, src, fmt.Sprintf("attribute_defaults[%d]", len(b.rs.AttributeDefaults)-1), Exact, "")
+		why := ""
+		if a.Type == "string_number_map" {
+			why = fmt.Sprintf("a map of numbers; rules read one key of it by its path (%s.KEY)", a.Name)
+		}
+		b.rep.add(line, src, fmt.Sprintf("attribute_defaults[%d]", len(b.rs.AttributeDefaults)-1), Exact, why)
 	}
 }
 
@@ -382,8 +382,14 @@ func defaultValue(typ string, raw json.RawMessage) (cupid.Value, error) {
 			return cupid.Value{}, fmt.Errorf("not a list of strings")
 		}
 		return cupid.Strings(l...), nil
+	case "string_number_map":
+		var m map[string]float64
+		if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+			return cupid.Value{}, fmt.Errorf("not a map of numbers")
+		}
+		return cupid.Numbers(m), nil
 	}
-	return cupid.Value{}, fmt.Errorf("type %q is not one of number, string, string_list", typ)
+	return cupid.Value{}, fmt.Errorf("type %q is not one of number, string, string_list, string_number_map", typ)
 }
 
 func (b *fmBuilder) ruleLine(name string) int { return b.lines.named(name, b.rulesAt) }
@@ -711,6 +717,9 @@ func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
 		}
 		return fmt.Sprintf("team_rule[%d]", i), st, why
 	}
+	if became, why, ok := b.soloDistance(r, mp, refP); ok {
+		return became, Exact, why
+	}
 	// Team sizes within D of each other.
 	if refP != nil && r.MaxDistance.set && !r.MinDistance.set && (r.MaxDistance.v == 0 || r.MaxDistance.v == 1) {
 		me, ok1 := mp.teamSizes()
@@ -726,6 +735,123 @@ func (b *fmBuilder) distance(r fmRule) (string, Status, string) {
 		}
 	}
 	return b.asFilter(r, "")
+}
+
+// soloDistance writes a distance rule between the two players of a one
+// against one as a matching rule with criteria distance, minDistance
+// becoming its min_distance. With two players, "each player within D of the
+// match's average" is "the two at most 2D apart" (the average is their
+// midpoint), and "a player within D of the other team's value" (one player
+// a team: its avg, min, max and sum are his value) is "the two at most D
+// apart"; the same holds for the smallest distance. Cupid measures from the
+// pivot, the other player of the pair.
+func (b *fmBuilder) soloDistance(r fmRule, mp prop, refP *prop) (string, string, bool) {
+	if refP == nil || mp.attr == "" || mp.ids || refP.attr != mp.attr || refP.ids || !b.oneAgainstOne() {
+		return "", "", false
+	}
+	for _, f := range mp.fns {
+		if f != "flatten" {
+			return "", "", false
+		}
+	}
+	agg, _ := refP.shape()
+	factor, why := 0.0, ""
+	switch {
+	case refP.team == "*" && agg == ruleset.AggregateAvg:
+		factor, why = 2, "one against one: each player within maxDistance of the match average is the two at most twice maxDistance apart (and at least twice minDistance)"
+	case mp.team != "*" && refP.team != "*" && refP.team != mp.team && agg != "":
+		factor, why = 1, "one against one: the other team's value is the other player's"
+	default:
+		return "", "", false
+	}
+	maxD := neverRefuses
+	if r.MaxDistance.set {
+		maxD = factor * r.MaxDistance.v
+	}
+	m := ruleset.MatchingRule{Attribute: mp.attr, Criteria: ruleset.CriteriaDistance, Reference: maxD}
+	for _, o := range b.rs.MatchingRule {
+		if o.Attribute == m.Attribute && o.Criteria == m.Criteria {
+			return "", "", false // a second rule on the attribute: flexing could not tell them apart
+		}
+	}
+	if r.MinDistance.set {
+		v := factor * r.MinDistance.v
+		m.MinDistance = &v
+	}
+	i := len(b.rs.MatchingRule)
+	b.rs.MatchingRule = append(b.rs.MatchingRule, m)
+	// Each expansion gives the steps of one property; the flexing steps
+	// carry both, so they are rebuilt from the two after each.
+	steps := map[string][]fmStep{}
+	b.flex[r.Name] = func(p string, st []fmStep) (Status, string) {
+		if p != "maxDistance" && p != "minDistance" {
+			return Dropped, "only maxDistance and minDistance expand"
+		}
+		if p == "minDistance" && m.MinDistance == nil {
+			return Dropped, "the rule has no minDistance to expand"
+		}
+		prev := maxD / factor
+		if p == "minDistance" {
+			prev = *m.MinDistance / factor
+		}
+		for _, s := range st {
+			v, ok := stepNumber(s)
+			if !ok || p == "maxDistance" && v < prev || p == "minDistance" && v > prev {
+				return Dropped, "a step that does not loosen the rule: Cupid's rules only relax while players wait (maxDistance may only grow, minDistance only fall)"
+			}
+			prev = v
+		}
+		steps[p] = st
+		b.rebuildDistanceFlex(i, factor, steps)
+		return Exact, ""
+	}
+	return fmt.Sprintf("matching_rule[%d]", i), why, true
+}
+
+// rebuildDistanceFlex writes the flexing steps of matching rule i from the
+// expansions of its maxDistance and minDistance: a step at every wait either
+// changes, carrying the values of both in force then.
+func (b *fmBuilder) rebuildDistanceFlex(i int, factor float64, steps map[string][]fmStep) {
+	m := b.rs.MatchingRule[i]
+	keep := b.rs.FlexingRule[:0]
+	for _, f := range b.rs.FlexingRule {
+		if f.Attribute != m.Attribute || f.Criteria != m.Criteria {
+			keep = append(keep, f)
+		}
+	}
+	b.rs.FlexingRule = keep
+	var waits []int
+	for _, st := range steps {
+		for _, s := range st {
+			waits = append(waits, stepWait(s))
+		}
+	}
+	slices.Sort(waits)
+	waits = slices.Compact(waits)
+	at := func(p string, base float64, w int) float64 {
+		for _, s := range steps[p] {
+			if stepWait(s) <= w {
+				v, _ := stepNumber(s)
+				base = factor * v
+			}
+		}
+		return base
+	}
+	for _, w := range waits {
+		f := ruleset.FlexingRule{Duration: w, Attribute: m.Attribute, Criteria: m.Criteria, Reference: at("maxDistance", m.Reference, w)}
+		if m.MinDistance != nil {
+			v := at("minDistance", *m.MinDistance, w)
+			f.MinDistance = &v
+		}
+		b.rs.FlexingRule = append(b.rs.FlexingRule, f)
+	}
+}
+
+// oneAgainstOne reports whether every match is two teams of one player:
+// two tickets, no parties.
+func (b *fmBuilder) oneAgainstOne() bool {
+	a := b.rs.Alliance
+	return b.nTeams == 2 && len(b.rs.Teams) == 0 && a.PlayerMinNumber == 1 && a.PlayerMaxNumber == 1 && !b.teamsExpand()
 }
 
 // --- collection --------------------------------------------------------------
@@ -871,7 +997,7 @@ func (b *fmBuilder) sortRule(r fmRule) (string, Status, string) {
 		return "", Dropped, "no sortAttribute"
 	}
 	if b.mapAttr(r.SortAttribute) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute (mapKey): Cupid attributes hold no maps of numbers", r.SortAttribute)
+		return "", Dropped, fmt.Sprintf("%s is a map attribute and mapKey %q picks a key by the values of each map; a Cupid sort rule reads one named key (%s.KEY)", r.SortAttribute, r.MapKey, r.SortAttribute)
 	}
 	sr := ruleset.SortRule{Attribute: r.SortAttribute, Sort: ruleset.SortAbsolute}
 	what := "by the value"

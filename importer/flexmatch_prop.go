@@ -19,8 +19,12 @@ type prop struct {
 	fns []string
 	// team is the team named, or "*" for every team.
 	team string
-	// attr is the player attribute read; empty with ids or a bare count.
-	attr string
+	// attr is the player attribute read, as a Cupid rule names it; empty
+	// with ids or a bare count. For one key of a map attribute
+	// (attributes[skills][sword]) it is the path "skills.sword", and mapName
+	// and key hold its two parts.
+	attr         string
+	mapName, key string
 	// ids: the expression reads player ids (players[playerId]).
 	ids bool
 }
@@ -73,8 +77,16 @@ func parseProp(s string) (prop, error) {
 		p.ids = true
 	case strings.HasPrefix(rest, ".attributes[") && strings.HasSuffix(rest, "]"):
 		p.attr = strings.TrimSpace(rest[len(".attributes[") : len(rest)-1])
-		if strings.ContainsAny(p.attr, "[]") {
-			return prop{}, fmt.Errorf("map keys (attributes[%s]) are not read: Cupid has no map attributes", p.attr)
+		// attributes[skills][sword]: one key of a map attribute, which
+		// Cupid's rules read by the path skills.sword.
+		if name, key, ok := strings.Cut(p.attr, "]["); ok {
+			p.mapName, p.key = strings.TrimSpace(name), strings.TrimSpace(key)
+			if p.mapName == "" || p.key == "" || strings.ContainsAny(p.mapName+p.key, "[]") {
+				return prop{}, fmt.Errorf("cannot read attributes[%s]: a map attribute is read one key at a time, attributes[name][key]", p.attr)
+			}
+			p.attr = p.mapName + "." + p.key
+		} else if strings.ContainsAny(p.attr, "[]") {
+			return prop{}, fmt.Errorf("cannot read attributes[%s]", p.attr)
 		}
 	default:
 		return prop{}, fmt.Errorf("cannot read %q", rest)
@@ -186,18 +198,18 @@ func (p prop) expr(teams teamIndex) (string, bool, error) {
 		// teams[*]: a list per team unless flattened; a plain list of
 		// every player's value is what all consumers want, so the per-team
 		// form is kept only under an aggregate.
-		src = "map(match.players, #[" + strconv.Quote(p.attr) + "])"
+		src = "map(match.players, " + p.access() + ")"
 		agg, flat := p.shape()
 		if flat {
 			// A list attribute flattens into one list of values.
 			src = "flatten(" + src + ")"
 		}
 		if agg != "" && !flat {
-			src = "map(teams, {" + aggExpr(agg, "map(.players, #["+strconv.Quote(p.attr)+"])") + "})"
+			src = "map(teams, {" + aggExpr(agg, "map(.players, "+p.access()+")") + "})"
 			fns = nil
 		}
 	default:
-		src = "map(" + scope + ".players, #[" + strconv.Quote(p.attr) + "])"
+		src = "map(" + scope + ".players, " + p.access() + ")"
 		if _, flat := p.shape(); flat {
 			src = "flatten(" + src + ")"
 		}
@@ -218,6 +230,15 @@ func (p prop) expr(teams teamIndex) (string, bool, error) {
 		}
 	}
 	return src, list, nil
+}
+
+// access is the expression reading p's attribute of the player #: a map
+// attribute's key is read inside the map, as expressions see it.
+func (p prop) access() string {
+	if p.key != "" {
+		return "#[" + strconv.Quote(p.mapName) + "][" + strconv.Quote(p.key) + "]"
+	}
+	return "#[" + strconv.Quote(p.attr) + "]"
 }
 
 func aggExpr(fn, list string) string {
@@ -263,7 +284,10 @@ func (b *fmBuilder) measured(r fmRule) (prop, error) {
 		return prop{}, err
 	}
 	if b.mapAttr(mp.attr) {
-		return prop{}, fmt.Errorf("%s is a map attribute", mp.attr)
+		return prop{}, fmt.Errorf("%s is a map attribute: a rule reads one key of it, attributes[%s][key]", mp.attr, mp.attr)
+	}
+	if mp.key != "" && !b.mapAttr(mp.mapName) {
+		return prop{}, fmt.Errorf("attributes[%s][%s] reads a key of %s, which is not declared a string_number_map", mp.mapName, mp.key, mp.mapName)
 	}
 	return mp, nil
 }

@@ -80,6 +80,9 @@ type Matching struct {
 	Balancing bool
 	// Reference is the allowed difference over time.
 	Reference Schedule
+	// MinDistance is the smallest allowed difference over time; nil when
+	// the rule has none.
+	MinDistance Schedule
 	// PartyAggregate reduces a party to one value: avg, min or max.
 	PartyAggregate string
 }
@@ -214,6 +217,7 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 			Weight:         w,
 			Balancing:      m.IsForBalancing,
 			Reference:      referenceSchedule(m, rs.FlexingRule),
+			MinDistance:    minDistanceSchedule(m, rs.FlexingRule),
 			PartyAggregate: cmpOr(m.PartyAggregate, AggregateAvg),
 		})
 	}
@@ -397,6 +401,12 @@ func (c *Compiled) ReferenceAt(rule int, wait time.Duration) float64 {
 	return c.Matching[rule].Reference.At(wait)
 }
 
+// MinDistanceAt returns the smallest allowed difference of matching rule i
+// after waiting wait: 0 for a rule without min_distance.
+func (c *Compiled) MinDistanceAt(rule int, wait time.Duration) float64 {
+	return c.Matching[rule].MinDistance.At(wait)
+}
+
 // LatencyRangeAt returns the highest latency, in ms, a ticket accepts after
 // waiting wait (see Latency.RangeAt).
 func (c *Compiled) LatencyRangeAt(wait time.Duration) int { return c.Latency.RangeAt(wait) }
@@ -433,6 +443,7 @@ func (c *Compiled) collectChanges() []time.Duration {
 	}
 	for _, m := range c.Matching {
 		add(m.Reference)
+		add(m.MinDistance)
 	}
 	for _, cmp := range c.Comparisons {
 		if cmp.Threshold != nil {

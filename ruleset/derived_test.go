@@ -127,15 +127,19 @@ func TestAttributeDefaultProblems(t *testing.T) {
 		want string
 	}{
 		{"bool value", with(`"attribute_defaults": [{"name": "x", "value": true}]`),
-			"attribute_defaults[0].value: must be a number, a string or a list of strings, not a boolean"},
+			"attribute_defaults[0].value: must be a number, a string, a list of strings or a map of numbers, not a boolean"},
 		{"no value", with(`"attribute_defaults": [{"name": "x"}]`),
-			"attribute_defaults[0].value: required: a number, a string or a list of strings"},
+			"attribute_defaults[0].value: required: a number, a string, a list of strings or a map of numbers"},
 		{"twice", with(`"attribute_defaults": [{"name": "x", "value": 1}, {"name": "x", "value": 2}]`),
 			`attribute_defaults[1].name: "x" already has a default (attribute_defaults[0])`},
 		{"reserved", with(`"attribute_defaults": [{"name": "role", "value": "tank"}]`),
 			`attribute_defaults[0].name: "role" is a reserved ticket key; it takes no default`},
 		{"list of numbers", with(`"attribute_defaults": [{"name": "x", "value": [1]}]`),
 			"attribute_defaults[0].value[0]: must be a string, not a number"},
+		{"string in a map", with(`"attribute_defaults": [{"name": "skills", "value": {"sword": 10, "bow": "three"}}]`),
+			"attribute_defaults[0].value.bow: must be a number, not a string"},
+		{"empty key", with(`"attribute_defaults": [{"name": "skills", "value": {"": 1}}]`),
+			"attribute_defaults[0].value: map keys must not be empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,7 +149,7 @@ func TestAttributeDefaultProblems(t *testing.T) {
 		})
 	}
 	// A ruleset with defaults survives encoding/json both ways.
-	c, err := Load([]byte(with(`"attribute_defaults": [{"name": "skill", "value": 10}, {"name": "mode", "value": "casual"}, {"name": "maps", "value": ["a", "b"]}]`)))
+	c, err := Load([]byte(with(`"attribute_defaults": [{"name": "skill", "value": 10}, {"name": "mode", "value": "casual"}, {"name": "maps", "value": ["a", "b"]}, {"name": "skills", "value": {"sword": 10, "bow": 3}}]`)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -145,6 +145,21 @@ func allianceSchedule(rs *Ruleset) []AllianceStep {
 	return steps
 }
 
+// minDistanceSchedule resolves the min_distance of one matching rule and of
+// the flexing steps that name it; nil when the rule has none.
+func minDistanceSchedule(m MatchingRule, flex []FlexingRule) Schedule {
+	if m.MinDistance == nil {
+		return nil
+	}
+	s := Schedule{{Value: *m.MinDistance}}
+	for _, f := range flex {
+		if f.Attribute == m.Attribute && f.Criteria == m.Criteria && f.MinDistance != nil {
+			s = append(s, Step{After: seconds(f.Duration), Value: *f.MinDistance})
+		}
+	}
+	return normalise(s)
+}
+
 // referenceSchedule resolves flexing_rule for one matching rule: the steps
 // that name its attribute and criteria, in time order.
 func referenceSchedule(m MatchingRule, flex []FlexingRule) Schedule {

@@ -368,7 +368,7 @@ func (d *decoder) allianceField(key string, v *node, p string, a *Alliance) {
 	}
 }
 
-var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing", "party_aggregate"}
+var matchingRuleKeys = []string{"attribute", "criteria", "reference", "max", "weight", "is_for_balancing", "party_aggregate", "min_distance"}
 
 func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 	var m MatchingRule
@@ -388,12 +388,14 @@ func (d *decoder) matchingRule(n *node, path string) MatchingRule {
 			m.IsForBalancing = d.boolean(v, p)
 		case "party_aggregate":
 			m.PartyAggregate = d.str(v, p)
+		case "min_distance":
+			m.MinDistance = d.optNumber(v, p)
 		}
 	})
 	return m
 }
 
-var flexingRuleKeys = []string{"duration", "attribute", "criteria", "reference"}
+var flexingRuleKeys = []string{"duration", "attribute", "criteria", "reference", "min_distance"}
 
 func (d *decoder) flexingRule(n *node, path string) FlexingRule {
 	var f FlexingRule
@@ -407,6 +409,8 @@ func (d *decoder) flexingRule(n *node, path string) FlexingRule {
 			f.Criteria = d.str(v, p)
 		case "reference":
 			f.Reference = d.number(v, p)
+		case "min_distance":
+			f.MinDistance = d.optNumber(v, p)
 		}
 	})
 	return f
@@ -702,8 +706,15 @@ func (d *decoder) attributeDefault(n *node, path string) AttributeDefault {
 					list = append(list, d.str(e, p))
 				})
 				a.Value = cupid.Strings(list...)
+			case kindObject:
+				// A map of numbers: FlexMatch's string_number_map.
+				m := make(map[string]float64, len(v.keys))
+				for i, key := range v.keys {
+					m[key] = d.number(v.elems[i], join(p, key))
+				}
+				a.Value = cupid.Numbers(m)
 			default:
-				d.wrongType(v, p, "a number, a string or a list of strings")
+				d.wrongType(v, p, "a number, a string, a list of strings or a map of numbers")
 			}
 		}
 	})

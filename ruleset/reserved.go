@@ -49,6 +49,8 @@ func KindName(k cupid.ValueKind) string {
 		return "a list of strings"
 	case cupid.KindBool:
 		return "a boolean"
+	case cupid.KindNumbers:
+		return "a map of numbers"
 	}
 	return "a value of unknown kind"
 }

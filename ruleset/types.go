@@ -227,6 +227,11 @@ type MatchingRule struct {
 	// rule compares: "avg" (empty: the default), "min" or "max". Cupid
 	// extension (FlexMatch's partyAggregation).
 	PartyAggregate string `json:"party_aggregate,omitempty"`
+	// MinDistance, with criteria distance, is the smallest difference
+	// allowed: every ticket's value at least this far from the pivot's
+	// (FlexMatch's minDistance). Nil: none. Flexing may only lower it.
+	// Cupid extension.
+	MinDistance *float64 `json:"min_distance,omitempty"`
 }
 
 // FlexingRule is one step of flexing_rule: after Duration seconds the
@@ -240,6 +245,9 @@ type FlexingRule struct {
 	Criteria string `json:"criteria"`
 	// Reference is the new allowed difference; it may only grow.
 	Reference float64 `json:"reference"`
+	// MinDistance is the new smallest difference of a rule that has one;
+	// it may only fall. Nil: unchanged.
+	MinDistance *float64 `json:"min_distance,omitempty"`
 }
 
 // Match option types.
@@ -417,12 +425,12 @@ type CollectionRule struct {
 type AttributeDefault struct {
 	// Name is the attribute.
 	Name string
-	// Value is a number, a string or a list of strings.
+	// Value is a number, a string, a list of strings or a map of numbers.
 	Value cupid.Value
 }
 
 // MarshalJSON writes the default as it is written in a ruleset:
-// {"name": …, "value": 10 | "x" | ["a", "b"]}.
+// {"name": …, "value": 10 | "x" | ["a", "b"] | {"sword": 10}}.
 func (a AttributeDefault) MarshalJSON() ([]byte, error) {
 	var v any
 	switch a.Value.Kind {
@@ -434,6 +442,11 @@ func (a AttributeDefault) MarshalJSON() ([]byte, error) {
 		v = a.Value.Strings
 		if a.Value.Strings == nil {
 			v = []string{}
+		}
+	case cupid.KindNumbers:
+		v = a.Value.Map
+		if a.Value.Map == nil {
+			v = map[string]float64{}
 		}
 	}
 	return json.Marshal(struct {
@@ -455,6 +468,7 @@ func (a *AttributeDefault) UnmarshalJSON(data []byte) error {
 	var f float64
 	var s string
 	var list []string
+	var m map[string]float64
 	switch {
 	case json.Unmarshal(raw.Value, &f) == nil:
 		a.Value = cupid.Number(f)
@@ -462,8 +476,10 @@ func (a *AttributeDefault) UnmarshalJSON(data []byte) error {
 		a.Value = cupid.String(s)
 	case json.Unmarshal(raw.Value, &list) == nil:
 		a.Value = cupid.Strings(list...)
+	case json.Unmarshal(raw.Value, &m) == nil && m != nil:
+		a.Value = cupid.Numbers(m)
 	default:
-		return fmt.Errorf("value must be a number, a string or a list of strings")
+		return fmt.Errorf("value must be a number, a string, a list of strings or a map of numbers")
 	}
 	return nil
 }

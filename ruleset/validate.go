@@ -349,6 +349,15 @@ func (v *validator) matchingRules() {
 		if m.PartyAggregate != "" || v.written(p+".party_aggregate") {
 			v.oneOf(p+".party_aggregate", m.PartyAggregate, partyAggregates...)
 		}
+		if m.MinDistance != nil {
+			switch {
+			case m.Criteria != CriteriaDistance:
+				v.add(p+".min_distance", "applies to criteria %q only (got %q): a spread has no pivot to be far from", CriteriaDistance, m.Criteria)
+			case !v.nonNegative(p+".min_distance", *m.MinDistance):
+			case *m.MinDistance > m.Reference:
+				v.add(p+".min_distance", "must be ≤ reference (%s > %s): no value could be both", num(*m.MinDistance), num(m.Reference))
+			}
+		}
 		key := m.Attribute + "\x00" + m.Criteria
 		if j, dup := seen[key]; dup && m.Attribute != "" {
 			v.add(p, "repeats matching_rule[%d] (attribute %q, criteria %q): flexing_rule could not tell them apart", j, m.Attribute, m.Criteria)
@@ -362,7 +371,11 @@ func (v *validator) matchingRules() {
 	type last struct {
 		duration  int
 		reference float64
-		path      string
+		// minDistance is the rule's smallest difference in force (nil:
+		// the rule has none); minPath is where it was set.
+		minDistance *float64
+		path        string
+		minPath     string
 	}
 	lasts := map[int]last{}
 	for i, f := range rs.FlexingRule {
@@ -381,7 +394,7 @@ func (v *validator) matchingRules() {
 		m := rs.MatchingRule[rule]
 		prev, ok := lasts[rule]
 		if !ok {
-			prev = last{reference: m.Reference, path: index("matching_rule", rule)}
+			prev = last{reference: m.Reference, minDistance: m.MinDistance, path: index("matching_rule", rule), minPath: index("matching_rule", rule)}
 		}
 		if !v.duration(p+".duration", f.Duration, prev.duration, prev.path) {
 			continue
@@ -393,7 +406,21 @@ func (v *validator) matchingRules() {
 			v.add(p+".reference", "must not be below the previous reference (%s < %s in %s): flexing only relaxes", num(f.Reference), num(prev.reference), prev.path)
 			continue
 		}
-		lasts[rule] = last{duration: f.Duration, reference: f.Reference, path: p}
+		next := last{duration: f.Duration, reference: f.Reference, minDistance: prev.minDistance, path: p, minPath: prev.minPath}
+		if f.MinDistance != nil {
+			switch {
+			case prev.minDistance == nil:
+				v.add(p+".min_distance", "matching_rule[%d] has no min_distance to relax", rule)
+				continue
+			case !v.nonNegative(p+".min_distance", *f.MinDistance):
+				continue
+			case *f.MinDistance > *prev.minDistance:
+				v.add(p+".min_distance", "must not be above the previous min_distance (%s > %s in %s): flexing only relaxes", num(*f.MinDistance), num(*prev.minDistance), prev.minPath)
+				continue
+			}
+			next.minDistance, next.minPath = f.MinDistance, p
+		}
+		lasts[rule] = next
 	}
 }
 
@@ -997,9 +1024,17 @@ func (v *validator) attributeDefaults() {
 		case cupid.KindNumber:
 			v.finiteAt(p+".value", a.Value.Number)
 		case cupid.KindString, cupid.KindStrings:
+		case cupid.KindNumbers:
+			for _, key := range cupid.SortedKeys(a.Value.Map) {
+				if key == "" {
+					v.add(p+".value", "map keys must not be empty")
+				} else {
+					v.finiteAt(p+".value."+key, a.Value.Map[key])
+				}
+			}
 		default:
 			if !v.hasProblemUnder(p + ".value") {
-				v.add(p+".value", "required: a number, a string or a list of strings")
+				v.add(p+".value", "required: a number, a string, a list of strings or a map of numbers")
 			}
 		}
 	}

@@ -2,8 +2,10 @@ package ruleset
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // problemsOf loads a ruleset and returns its problems as "path: message",
@@ -225,5 +227,66 @@ func TestValidNilIsNilError(t *testing.T) {
 	}
 	if err := Validate(rs); err != nil {
 		t.Fatalf("Validate returned %#v", err)
+	}
+}
+
+func TestMinDistanceProblems(t *testing.T) {
+	rule := func(extra string) string {
+		return with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 200}]` + extra)
+	}
+	for _, tc := range []struct {
+		name, in, want string
+	}{
+		{"on a spread", with(`"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 500, "min_distance": 1}]`),
+			`matching_rule[0].min_distance: applies to criteria "distance" only (got "spread"): a spread has no pivot to be far from`},
+		{"negative", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": -1}]`),
+			"matching_rule[0].min_distance: must be ≥ 0 (got -1)"},
+		{"above the reference", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 600}]`),
+			"matching_rule[0].min_distance: must be ≤ reference (600 > 500): no value could be both"},
+		{"not a number", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": "1"}]`),
+			"matching_rule[0].min_distance: must be a number, not a string"},
+		{"flexing raises it", rule(`, "flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 100},
+			{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 150}]`),
+			"flexing_rule[1].min_distance: must not be above the previous min_distance (150 > 100 in flexing_rule[0]): flexing only relaxes"},
+		{"flexing raises it above the rule's", rule(`, "flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 600}, {"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 600, "min_distance": 300}]`),
+			"flexing_rule[1].min_distance: must not be above the previous min_distance (300 > 200 in matching_rule[0]): flexing only relaxes"},
+		{"flexing a rule without one", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500}],
+			"flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 0}]`),
+			"flexing_rule[0].min_distance: matching_rule[0] has no min_distance to relax"},
+		{"misspelt", with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distanse": 1}]`),
+			`matching_rule[0].min_distanse: unknown field (did you mean "min_distance"?)`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := problemsOf(t, tc.in); !slices.Contains(got, tc.want) {
+				t.Errorf("problems = %q\nwant among them %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestMinDistanceSchedule: min_distance compiles into a schedule that only
+// falls, a step that leaves it out keeps the value in force, and its steps
+// are changes the engine wakes up for.
+func TestMinDistanceSchedule(t *testing.T) {
+	c, err := Load([]byte(with(`"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 500, "min_distance": 200},
+		{"attribute": "level", "criteria": "distance", "reference": 5}],
+		"flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 600},
+			{"duration": 30, "attribute": "mmr", "criteria": "distance", "reference": 600, "min_distance": 50}]`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		wait     time.Duration
+		ref, min float64
+	}{{0, 500, 200}, {10 * time.Second, 600, 200}, {29 * time.Second, 600, 200}, {30 * time.Second, 600, 50}, {time.Hour, 600, 50}} {
+		if r, m := c.ReferenceAt(0, tc.wait), c.MinDistanceAt(0, tc.wait); r != tc.ref || m != tc.min {
+			t.Errorf("at %v: reference %v, min_distance %v; want %v, %v", tc.wait, r, m, tc.ref, tc.min)
+		}
+	}
+	if m := c.MinDistanceAt(1, 0); m != 0 || c.Matching[1].MinDistance != nil {
+		t.Errorf("a rule without min_distance has %v", c.Matching[1].MinDistance)
+	}
+	if next, ok := c.NextChange(10 * time.Second); !ok || next != 30*time.Second {
+		t.Errorf("next change after 10 s = %v, %v; want 30 s", next, ok)
 	}
 }
