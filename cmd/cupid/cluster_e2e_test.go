@@ -129,6 +129,36 @@ func (c *testCluster) busiest(ctx context.Context) string {
 	return best
 }
 
+// waitSettled waits until each of the leases is held by the node the cluster
+// means it for (cluster.Owner among the live nodes): from then on no lease
+// moves until a node comes or goes, so a test may rely on who runs what.
+// Covered is not enough: right after a node joins, the others hand it its
+// share one lease at a time.
+func (c *testCluster) waitSettled(ctx context.Context, leases int) map[string]string {
+	c.t.Helper()
+	c.mu.Lock()
+	ids := make([]string, 0, len(c.nodes))
+	for id := range c.nodes {
+		ids = append(ids, id)
+	}
+	c.mu.Unlock()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ls := c.leases(ctx)
+		ok := len(ls) == leases
+		for name, owner := range ls {
+			ok = ok && owner == cluster.Owner(name, ids)
+		}
+		if ok {
+			return ls
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("the %d leases did not settle on their nodes %v within 30s: %v", leases, ids, ls)
+		}
+		time.Sleep(20 * time.Millisecond) // another process's leases: polled as waitCovered does
+	}
+}
+
 // waitCovered waits until every queue's lease is held by a node other than
 // the excluded ones and returns how long that took.
 func (c *testCluster) waitCovered(ctx context.Context, since time.Time, exclude ...string) time.Duration {
@@ -445,8 +475,7 @@ func TestPairingEventsMoveWithTheirLease(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
 	a, b := c.start(), c.start()
 	ctx := context.Background()
-	c.waitCovered(ctx, time.Now())
-	owner := c.leases(ctx)[cluster.PairingLease]
+	owner := c.waitSettled(ctx, clusterQueues+5)[cluster.PairingLease]
 	other := a
 	if owner == a {
 		other = b

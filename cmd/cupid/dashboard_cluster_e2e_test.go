@@ -24,7 +24,7 @@ func TestDashboardNodesOnACluster(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
 	a, b := c.start(), c.start()
 	ctx := context.Background()
-	c.waitCovered(ctx, time.Now())
+	c.waitSettled(ctx, clusterQueues+5)
 	// The leases settle once both nodes are in (the first hands the second
 	// its share): each node's view must then match the database's.
 	type view struct {

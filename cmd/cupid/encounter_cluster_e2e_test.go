@@ -35,7 +35,7 @@ func TestRematchAskedOnTwoNodesAtOnce(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: config, nodes: map[string]*process{}}
 	a, b := c.start(), c.start()
 	ctx := context.Background()
-	c.waitLease(ctx, encounterLease, "")
+	c.waitSettled(ctx, 6) // the queue's and five singletons': none moves under the test
 	c.mu.Lock()
 	ca, cb := client.New(c.nodes[a].url), client.New(c.nodes[b].url)
 	c.mu.Unlock()

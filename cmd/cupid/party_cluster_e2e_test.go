@@ -33,7 +33,7 @@ func TestPartiesMoveWithTheirLease(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: config, nodes: map[string]*process{}}
 	a, b := c.start(), c.start()
 	ctx := context.Background()
-	owner := c.waitLease(ctx, partysvc.Lease, "")
+	owner := c.waitSettled(ctx, 6)[partysvc.Lease] // the queue's and five singletons
 	other := a
 	if owner == a {
 		other = b

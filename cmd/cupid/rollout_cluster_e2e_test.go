@@ -27,7 +27,7 @@ func TestCanaryReachesEveryNode(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
 	c.start()
 	c.start()
-	c.waitCovered(ctx, time.Now())
+	c.waitSettled(ctx, clusterQueues+5)
 	owner := c.leases(ctx)["queue/q0"]
 	c.mu.Lock()
 	var queueNode, other *process
@@ -123,7 +123,7 @@ func TestCanaryGuardWindowMovesWithItsQueue(t *testing.T) {
 	c := &testCluster{t: t, db: postgresURL(t), config: clusterConfig(t), nodes: map[string]*process{}}
 	c.start()
 	c.start()
-	c.waitCovered(ctx, time.Now())
+	c.waitSettled(ctx, clusterQueues+5)
 	nodes := c.live()
 	first := nodes[0]
 	postOK(t, first.url, "/cupid.v1.RolloutService/StartCanary", `{"queue":"q0","share":0.5,
