@@ -137,6 +137,13 @@ func (w *events) until(t *testing.T, kind party.EventKind) party.Event {
 				return ev
 			}
 		case err := <-w.done:
+			// The watch may have ended right after sending kind.
+			w.done <- err
+			for len(w.ch) > 0 {
+				if ev := <-w.ch; ev.Kind == kind {
+					return ev
+				}
+			}
 			t.Fatalf("the watch ended before %s: %v", kind, err)
 		case <-guard:
 			t.Fatalf("no %s event", kind)
