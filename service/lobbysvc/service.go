@@ -446,8 +446,14 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 	case code != "":
 		code = lobby.NormalizeCode(code)
 		s.mu.Lock()
+		// The codes are known once the lobbies run: while they load or
+		// run elsewhere, "no lobby has it" would be wrong.
+		_, _, err := s.gate.Wait(ctx, &s.mu)
 		id := s.byCode[code]
 		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
 		if id == "" || (lobbyID != "" && id != lobbyID) {
 			return nil, cupid.NotFound("code", "no open lobby has code %q", code)
 		}

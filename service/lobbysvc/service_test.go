@@ -47,6 +47,13 @@ func newFixture(t *testing.T) *fixture {
 // after a restart); matches, when set, stands in for the ticket service.
 func (f *fixture) boot(t *testing.T, matches Matches) {
 	t.Helper()
+	f.bootWith(t, matches, nil)
+}
+
+// bootWith is boot with setup changing the lobby service's options first
+// (limits, a registry, a store that notes fences).
+func (f *fixture) bootWith(t *testing.T, matches Matches, setup func(*Options)) {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	mm, err := ticketsvc.New(ticketsvc.Options{Store: f.store, Documents: f.store, Now: f.clock.now, Logger: log,
 		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules)}, {Name: "squad", TTL: time.Hour, Ruleset: []byte(duelRules)},
@@ -60,7 +67,11 @@ func (f *fixture) boot(t *testing.T, matches Matches) {
 	if matches == nil {
 		matches = mm
 	}
-	svc, err := New(Options{Docs: f.store, Matches: matches, Now: f.clock.now, Logger: log, Seed: 7})
+	o := Options{Docs: f.store, Matches: matches, Now: f.clock.now, Logger: log, Seed: 7}
+	if setup != nil {
+		setup(&o)
+	}
+	svc, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

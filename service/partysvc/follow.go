@@ -29,8 +29,7 @@ func (s *Service) follow(epoch context.Context, e *entry) {
 				return
 			}
 			err := s.tickets.WatchAssignment(epoch, id, after, func(ev cupid.Event) error {
-				s.ticketEvent(epoch, partyID, ev)
-				return nil
+				return s.ticketEvent(epoch, partyID, ev)
 			})
 			if err == nil || epoch.Err() != nil {
 				// The watch ends at the ticket's last event for the
@@ -40,9 +39,12 @@ func (s *Service) follow(epoch context.Context, e *entry) {
 			}
 			if code := cupid.ErrorCode(err); code == cupid.CodeNotFound {
 				s.log.Warn("a party's ticket is gone; the party stops following it", "party", partyID, "ticket", id, "err", err)
-				s.ticketEvent(epoch, partyID, cupid.Event{Seq: 1 << 62, TicketID: id, Kind: cupid.EventCancelled, At: s.now(), Reason: "the ticket was not found"})
-				s.unfollow(partyID, id)
-				return
+				// Unless the party could not store that: it would wait
+				// on a ticket nobody follows. The next watch tries again.
+				if err = s.ticketEvent(epoch, partyID, cupid.Event{Seq: 1 << 62, TicketID: id, Kind: cupid.EventCancelled, At: s.now(), Reason: "the ticket was not found"}); err == nil {
+					s.unfollow(partyID, id)
+					return
+				}
 			}
 			s.log.Info("watching a party's ticket failed; watching again", "party", partyID, "ticket", id, "err", err)
 			t := time.NewTimer(s.retry)
@@ -77,22 +79,26 @@ func (s *Service) unfollow(partyID, ticket string) {
 }
 
 // ticketEvent applies one of the ticket's events to its party. A store
-// failure leaves the party as it was; the follower's next watch (after the
-// stored TicketSeq) brings the event again.
-func (s *Service) ticketEvent(epoch context.Context, partyID string, ev cupid.Event) {
+// failure leaves the party as it was and ends the follower's watch with
+// the error: its next watch (after the stored TicketSeq) brings the event
+// again. Carrying on would lose it for good when it is the watch's last
+// (assigned, cancelled) and skip it otherwise (matched).
+func (s *Service) ticketEvent(epoch context.Context, partyID string, ev cupid.Event) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e := s.parties[partyID]
 	if e == nil {
-		return
+		return nil
 	}
 	r := e.p.TicketEvent(ev)
 	if len(r.Events) == 0 {
-		return
+		return nil
 	}
 	if err := s.apply(epoch, e, r); err != nil {
 		s.log.Warn("a party could not record its ticket's event", "party", partyID, "event", ev.Kind, "err", err)
+		return err
 	}
+	return nil
 }
 
 // sweep expires invites as they fall due, so that inviter and invitee hear

@@ -470,13 +470,19 @@ func (s *Service) Get(ctx context.Context, id, player string) (*party.Party, err
 	return e.p, nil
 }
 
-// PartyOf returns the party player is in.
+// PartyOf returns the party player is in. The index is read once the
+// parties run: while they load or run elsewhere it is empty, and "in no
+// party" would be wrong.
 func (s *Service) PartyOf(ctx context.Context, player string) (*party.Party, error) {
-	s.mu.Lock()
-	id := s.byPlayer[player]
-	s.mu.Unlock()
 	if player == "" {
 		return nil, cupid.Invalid("player", "required (or party_id)")
+	}
+	s.mu.Lock()
+	_, err := s.live(ctx)
+	id := s.byPlayer[player]
+	s.mu.Unlock()
+	if err != nil {
+		return nil, err
 	}
 	if id == "" {
 		return nil, cupid.NotFound("player", "%s is in no party", player)
@@ -589,8 +595,12 @@ func (s *Service) JoinByCode(ctx context.Context, code string, m party.Member) (
 		return nil, cupid.Invalid("code", "at most %d bytes", cupid.MaxIDLength)
 	}
 	s.mu.Lock()
+	_, err := s.live(ctx) // the index is read once the parties run (PartyOf)
 	id := s.byCode[code]
 	s.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	if id == "" {
 		return nil, cupid.NotFound("code", "no party has join code %q", code)
 	}

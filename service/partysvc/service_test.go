@@ -45,6 +45,13 @@ type env struct {
 // one when nil), as a restarted server would.
 func newEnv(t *testing.T, store *memstore.Store, c *clock) *env {
 	t.Helper()
+	return newEnvWith(t, store, c, nil)
+}
+
+// newEnvWith is newEnv with setup changing the party service's options
+// first (a stand-in for the ticket service, limits, a registry).
+func newEnvWith(t *testing.T, store *memstore.Store, c *clock, setup func(*Options)) *env {
+	t.Helper()
 	if store == nil {
 		store = memstore.New()
 	}
@@ -60,8 +67,12 @@ func newEnv(t *testing.T, store *memstore.Store, c *clock) *env {
 	if err := mm.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Options{Docs: store, Tickets: mm, Logger: log, Now: c.now,
-		Queues: map[string]party.QueueRules{"trios": {MaxParty: 3}, "ready-trios": {MaxParty: 3, AllReady: true}}})
+	o := Options{Docs: store, Tickets: mm, Logger: log, Now: c.now,
+		Queues: map[string]party.QueueRules{"trios": {MaxParty: 3}, "ready-trios": {MaxParty: 3, AllReady: true}}}
+	if setup != nil {
+		setup(&o)
+	}
+	svc, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +137,13 @@ func (w *events) until(t *testing.T, kind party.EventKind) party.Event {
 				return ev
 			}
 		case err := <-w.done:
+			// The watch may have ended right after sending kind.
+			w.done <- err
+			for len(w.ch) > 0 {
+				if ev := <-w.ch; ev.Kind == kind {
+					return ev
+				}
+			}
 			t.Fatalf("the watch ended before %s: %v", kind, err)
 		case <-guard:
 			t.Fatalf("no %s event", kind)

@@ -611,9 +611,8 @@ func (r *Recorder) queueReport(name string, pools []Pool, sec, from int64) Queue
 		q.Players += p.Players
 		q.OldestWait = math.Max(q.OldestWait, p.OldestWait.Seconds())
 		q.RulesetVersion = p.RulesetVersion
-		if kname == name && len(rows) == 0 {
-			continue // the queue's only key: its row is the queue's
-		}
+		// Every key gets its row here, the plain one too: whether it is
+		// the queue's only key is known once all pools are read (below).
 		ks := rows[kname]
 		if ks == nil {
 			ks = &KeyStats{Key: kname, Matches: FlowStats{PerMinute: make([]int, 60)}}
