@@ -480,11 +480,14 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 		return l.Join(player, attrs, team, viaCode, now)
 	})
 	if err != nil {
+		// The lobby is read under its own lock, before the service's (the
+		// order every change keeps).
+		e.mu.Lock()
+		_, i := e.lobby.Member(player)
+		e.mu.Unlock()
 		s.mu.Lock()
-		if s.byPlayer[player] == lobbyID {
-			if _, i := e.lobby.Member(player); i < 0 {
-				delete(s.byPlayer, player)
-			}
+		if s.byPlayer[player] == lobbyID && i < 0 {
+			delete(s.byPlayer, player)
 		}
 		s.mu.Unlock()
 		return nil, err
