@@ -423,9 +423,8 @@ type QueueStats struct {
 	Keys     []KeyStats `json:"keys"`
 }
 
-// QueueStatistics reports every configured queue (or one), each with its
-// arrivals, matches, waits and quality, and its queue keys'. Waiting
-
+// flow is a queue's arrivals or matches: the last minute's total and the
+// last hour per minute.
 func flow(sec, min *countRing, now int64) FlowStats {
 	return FlowStats{LastMinute: sum(sec.series(now)), PerMinute: min.series(now / 60)}
 }
@@ -513,9 +512,6 @@ type RecentTeam struct {
 	Tickets []string `json:"tickets"`
 	Players []string `json:"players"`
 }
-
-// RecentMatches returns the most recent matches, newest first: of one queue
-// when queue is set, those with a ticket or player id when who is set, at
 
 // view turns a kept entry into what callers see.
 func (e *recentEntry) view() RecentMatch {
