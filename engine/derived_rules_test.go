@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -265,5 +266,50 @@ func TestLatencySpread(t *testing.T) {
 	ticket("d", 1).lat("eu", 40).add(t, p)
 	if got := stepAll(t, p, 2); len(got) != 1 || got[0] != "a+b+d" {
 		t.Fatalf("matches %v, want a+b+d", got)
+	}
+}
+
+// TestRegionChoiceFastest: with region_choice "fastest" a ticket plays only
+// in the region of its lowest latency, so it is matched with those whose
+// fastest region is the same, and hosted there; with the default any
+// region both accept will do.
+func TestRegionChoiceFastest(t *testing.T) {
+	const duel = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"region_latency_max_ms": 200%s}`
+	tests := []struct {
+		name   string
+		choice string
+		want   []string // matches, each "a|b@region"
+	}{
+		// a is fastest in eu, b in us, c in eu: a, the oldest, anchors.
+		{"acceptable takes the oldest pair in their best common region", "", []string{"a|b@eu"}},
+		{"fastest groups by fastest region", `, "region_choice": "fastest"`, []string{"a|c@eu"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := newPool(t, fmt.Sprintf(duel, tt.choice))
+			ticket("a", 0).lat("eu", 20, "us", 30).add(t, p)
+			ticket("b", 1).lat("eu", 25, "us", 10).add(t, p)
+			ticket("c", 2).lat("eu", 15, "us", 90).add(t, p)
+			var got []string
+			for _, pr := range p.Step(at(5)) {
+				got = append(got, strings.Join(matchIDs([]Proposal{pr}), "")+"@"+pr.Region)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("matches %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// Two tickets whose fastest regions differ never meet, though each
+	// accepts the other's; a tie goes to the region first by name.
+	p := newPool(t, fmt.Sprintf(duel, `, "region_choice": "fastest"`))
+	ticket("x", 0).lat("eu", 20, "us", 30).add(t, p)
+	ticket("y", 1).lat("eu", 40, "us", 10).add(t, p)
+	if got := stepAll(t, p, 60); len(got) != 0 {
+		t.Fatalf("tickets of different fastest regions matched: %v", got)
+	}
+	ticket("z", 2).lat("us", 50, "eu", 50).add(t, p)
+	if got := p.Step(at(61)); len(got) != 1 || got[0].Region != "eu" {
+		t.Fatalf("x and z (a tie between eu and us) should meet in eu: %v", got)
 	}
 }

@@ -245,6 +245,12 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 			a, b := x.lats[i], x.lats[j]
 			return a.ms < b.ms || (a.ms == b.ms && p.regionNames[a.region] < p.regionNames[b.region])
 		})
+		if r.lat.FastestOnly && len(x.lats) > 1 {
+			// region_choice fastest: the ticket plays only where its
+			// latency is lowest, so every mask, region choice and
+			// explanation sees that one region.
+			x.lats = x.lats[:1]
+		}
 	}
 	for _, o := range r.options {
 		switch o.kind {

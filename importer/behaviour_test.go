@@ -334,24 +334,30 @@ func TestOpenMatchPool(t *testing.T) {
 
 // TestFlexMatchBatchDistance: a large match of 50 to 60, everyone within
 // 500 skill (800 after 30 s), a party judged by its best player, one game
-// mode.
+// mode, batched by fastest region: a player whose lowest latency is
+// elsewhere is not grouped with them, though every other rule would take
+// him.
 func TestFlexMatchBatchDistance(t *testing.T) {
 	p := imported(t, "flexmatch", "batch_distance.json")
+	eu := map[string]int32{"eu-west-1": 30, "us-east-1": 90}
 	var players []player
 	for i := range 49 {
-		players = append(players, player{id: fmt.Sprintf("p%02d", i), attrs: map[string]cupid.Value{"SkillRating": num(1000 + float64(i))}})
+		players = append(players, player{id: fmt.Sprintf("p%02d", i), lat: eu, attrs: map[string]cupid.Value{"SkillRating": num(1000 + float64(i))}})
 	}
 	// The fiftieth is 700 above the others: too far until 30 s.
-	players = append(players, player{id: "pro", attrs: map[string]cupid.Value{"SkillRating": num(1748)}})
+	players = append(players, player{id: "pro", lat: eu, attrs: map[string]cupid.Value{"SkillRating": num(1748)}})
 	// Another game mode never joins.
-	players = append(players, player{id: "duo", attrs: map[string]cupid.Value{"SkillRating": num(1000), "GameMode": cupid.String("duo")}})
+	players = append(players, player{id: "duo", lat: eu, attrs: map[string]cupid.Value{"SkillRating": num(1000), "GameMode": cupid.String("duo")}})
+	// Fastest in us, though eu is within reach: batched with the us players.
+	players = append(players, player{id: "west", lat: map[string]int32{"eu-west-1": 60, "us-east-1": 20}, attrs: map[string]cupid.Value{"SkillRating": num(1010)}})
 	addAll(t, p, players...)
 	if got := p.Step(at(29)); len(got) != 0 {
 		t.Fatalf("a spread of 700 matched at 29 s")
 	}
-	got := teamsOf(p.Step(at(30)))
-	if len(got) != 1 || len(got[0][0]) != 50 || slices.Contains(got[0][0], "duo") {
-		t.Fatalf("at 30 s: %d matches, want the 50 solo-mode players", len(got))
+	props := p.Step(at(30))
+	got := teamsOf(props)
+	if len(got) != 1 || len(got[0][0]) != 50 || slices.Contains(got[0][0], "duo") || slices.Contains(got[0][0], "west") || props[0].Region != "eu-west-1" {
+		t.Fatalf("at 30 s: %d matches (%v), want the 50 solo-mode players fastest in eu-west-1, hosted there", len(got), got)
 	}
 }
 

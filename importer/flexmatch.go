@@ -1263,8 +1263,15 @@ func (b *fmBuilder) algorithm() {
 		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference largestPopulation", "", Exact,
 			"Cupid's only way: every waiting ticket that shares a region of acceptable latency with the anchor is its candidate, the largest pool a match can be made from")
 	case "fastestRegion":
-		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference fastestRegion", "quality.ping", Approximate,
-			"a match is hosted where every player accepts the latency, and lower latency scores higher in match quality")
+		b.rs.RegionChoice = ruleset.RegionFastest
+		why := "each ticket plays only in the region of its lowest reported latency (ties by region name), with the tickets whose lowest is the same region, and the match is hosted there; a ticket must report its latencies"
+		if b.rs.RegionLatencyMaxMs == 0 {
+			// Without a latency rule FlexMatch bounds no latency; Cupid
+			// reads latencies only under a maximum, here its largest.
+			b.rs.RegionLatencyMaxMs = ruleset.MaxLatencyMs
+			why += fmt.Sprintf("; region_latency_max_ms %d (the largest Cupid takes) since the rule set bounds no latency", ruleset.MaxLatencyMs)
+		}
+		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference fastestRegion", "region_choice fastest", Exact, why)
 	default:
 		b.rep.add(line("batchingPreference"), "algorithm.batchingPreference "+a.BatchingPreference, "", Dropped,
 			"Cupid does not form batches: every waiting ticket is a candidate for the anchor")

@@ -5,9 +5,9 @@ import (
 	"time"
 )
 
-// maxLatencyMs bounds region_latency_max_ms. Ten seconds of round trip is
+// MaxLatencyMs bounds region_latency_max_ms. Ten seconds of round trip is
 // already unplayable; the bound keeps the expansion arithmetic small.
-const maxLatencyMs = 10_000
+const MaxLatencyMs = 10_000
 
 // Latency is the region expansion of AccelByte's match rulesets, compiled. A
 // ticket starts by accepting the regions it reaches within InitialMs; every
@@ -28,11 +28,20 @@ type Latency struct {
 	// Steps, when set (region_latency_flexing), is the range over time and
 	// replaces the even expansion of StepMs every RateMs.
 	Steps Schedule
+	// FastestOnly is region_choice "fastest": a ticket accepts only the
+	// region of its lowest latency.
+	FastestOnly bool
 	// BidirectionalUntil is the wait from which a pivot ticket skips the
 	// bidirectional check (disable_bidirectional_latency_after_ms); zero
 	// means the check always applies.
 	BidirectionalUntil time.Duration
 }
+
+// The values of region_choice.
+const (
+	RegionAcceptable = "acceptable"
+	RegionFastest    = "fastest"
+)
 
 func compileLatency(rs *Ruleset) Latency {
 	l := Latency{
@@ -42,6 +51,8 @@ func compileLatency(rs *Ruleset) Latency {
 		RateMs:    rs.RegionExpansionRateMs,
 		MaxMs:     rs.RegionLatencyMaxMs,
 		SpreadMs:  rs.RegionLatencySpreadMs,
+
+		FastestOnly: rs.RegionChoice == RegionFastest,
 	}
 	if len(rs.RegionLatencyFlexing) > 0 {
 		l.Steps = flexSchedule(float64(rs.RegionLatencyInitialRangeMs), rs.RegionLatencyFlexing)

@@ -234,7 +234,7 @@ var rulesetKeys = []string{
 	"region_latency_initial_range_ms", "region_expansion_range_ms", "region_expansion_rate_ms",
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
 	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
-	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms",
+	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms", "region_choice",
 	"teams", "team_comparison", "sort_rule",
 }
 
@@ -314,6 +314,8 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 			})
 		case "quality":
 			rs.Quality = d.quality(v, p)
+		case "region_choice":
+			rs.RegionChoice = d.str(v, p)
 		case "region_latency_spread_ms":
 			rs.RegionLatencySpreadMs = d.integer(v, p)
 		case "region_latency_flexing":

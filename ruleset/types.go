@@ -85,6 +85,16 @@ type Ruleset struct {
 	// (FlexMatch's latency maxDistance).
 	RegionLatencySpreadMs int `json:"region_latency_spread_ms,omitempty"`
 
+	// RegionChoice is where a ticket may play among the regions it
+	// accepts: "acceptable" (the default) any of them, so a match takes
+	// whoever shares an acceptable region with it and is hosted where the
+	// worst latency is lowest; "fastest" only the region where it reported
+	// its lowest latency (ties by region name), so tickets are grouped with
+	// those whose fastest region is the same and play there: lower latency
+	// for a smaller pool to match from (FlexMatch's fastestRegion). Needs
+	// region_latency_max_ms.
+	RegionChoice string `json:"region_choice,omitempty"`
+
 	// DisableBidirectionalLatencyAfterMs lets a pivot ticket older than this
 	// many milliseconds skip the bidirectional check (the candidate must also
 	// have expanded to the pivot's region). Zero or negative: always check.

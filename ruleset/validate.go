@@ -495,13 +495,18 @@ func (v *validator) latency() {
 		if f.val < 0 {
 			v.add(f.name, "must be ≥ 0 (got %d)", f.val)
 			ok = false
-		} else if f.val > maxLatencyMs && f.name != "region_expansion_rate_ms" {
-			v.add(f.name, "must be at most %d ms (got %d)", maxLatencyMs, f.val)
+		} else if f.val > MaxLatencyMs && f.name != "region_expansion_rate_ms" {
+			v.add(f.name, "must be at most %d ms (got %d)", MaxLatencyMs, f.val)
 			ok = false
 		}
 	}
 	if !ok {
 		return
+	}
+	switch rs.RegionChoice {
+	case "", RegionAcceptable, RegionFastest:
+	default:
+		v.add("region_choice", "must be %q or %q, got %q", RegionAcceptable, RegionFastest, rs.RegionChoice)
 	}
 	set := rs.RegionLatencyInitialRangeMs > 0 || rs.RegionExpansionRangeMs > 0 || rs.RegionExpansionRateMs > 0 || len(rs.RegionLatencyFlexing) > 0 ||
 		rs.RegionLatencySpreadMs > 0
@@ -511,6 +516,9 @@ func (v *validator) latency() {
 		}
 		if rs.DisableBidirectionalLatencyAfterMs > 0 {
 			v.add("disable_bidirectional_latency_after_ms", "has no effect without region_latency_max_ms")
+		}
+		if rs.RegionChoice == RegionFastest {
+			v.add("region_choice", "fastest needs region_latency_max_ms: without latency rules the tickets' latencies are not read")
 		}
 		return
 	}
@@ -1178,8 +1186,8 @@ func (v *validator) quality() {
 	}
 	if bad <= ok {
 		v.add("quality.ping_bad_ms", "must be > ping_ok_ms (%d ≤ %d)", bad, ok)
-	} else if bad > maxLatencyMs {
-		v.add("quality.ping_bad_ms", "must be at most %d ms (got %d)", maxLatencyMs, bad)
+	} else if bad > MaxLatencyMs {
+		v.add("quality.ping_bad_ms", "must be at most %d ms (got %d)", MaxLatencyMs, bad)
 	}
 	if q.WaitBadSeconds != nil && (*q.WaitBadSeconds <= 0 || *q.WaitBadSeconds > maxFlexSeconds) {
 		v.add("quality.wait_bad_seconds", "must be between 1 and %d (got %d)", maxFlexSeconds, *q.WaitBadSeconds)
