@@ -136,8 +136,10 @@ func newFaultRig(t *testing.T) *faultRig {
 	st := newFaulty()
 	c := &clock{t: t0}
 	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
-		Queues:  []Queue{{Name: "duel", MetWithin: time.Hour}},
-		Matches: formerFunc(func(context.Context, ticketsvc.FormedMatch) (*cupid.MatchRecord, error) { return &cupid.MatchRecord{}, nil }),
+		Queues: []Queue{{Name: "duel", MetWithin: time.Hour}},
+		Matches: formerFunc(func(context.Context, ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
+			return &cupid.MatchRecord{}, nil
+		}),
 		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 3}, Within: 24 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
