@@ -138,7 +138,12 @@ func (s *Service) followFrom(ctx context.Context, queue string, after int64) err
 	heard := make(chan cupid.MatchEvent, maxFollowBatch)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.writeHeard(ctx, queue, heard)
+		werr := s.writeHeard(ctx, queue, heard)
+		// A failed write gives the watch up (its send or its wait ends),
+		// so the follower starts again from the cursor instead of
+		// hearing on with nobody writing.
+		cancel(werr)
+		done <- werr
 	}()
 	err := s.watch(ctx, queue, after, func(ev cupid.MatchEvent) error {
 		select {
@@ -150,10 +155,10 @@ func (s *Service) followFrom(ctx context.Context, queue string, after int64) err
 		}
 	})
 	cancel(err)
-	if werr := <-done; werr != nil && ctx.Err() == nil {
-		return werr
-	}
-	return err
+	<-done
+	// Whichever ended first says why: the write's failure, the watch's,
+	// or ctx's end.
+	return context.Cause(ctx)
 }
 
 // writeHeard stores the heard events' meetings, everything waiting at
