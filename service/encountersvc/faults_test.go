@@ -332,3 +332,24 @@ func TestStoreContractErrorsPass(t *testing.T) {
 		})
 	}
 }
+
+// TestRematchAnswerNotWritten: an answer the store could not write is
+// unavailable and leaves the rematch waiting for it.
+func TestRematchAnswerNotWritten(t *testing.T) {
+	ctx := context.Background()
+	r := newFaultRig(t)
+	v, err := r.svc.RequestRematch(ctx, "a", "c", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.st.failOp("PutDocument")
+	if _, err := r.svc.AnswerRematch(ctx, "c", v.ID, true); cupid.ErrorCode(err) != cupid.CodeUnavailable {
+		t.Fatalf("answering while the store fails: %v", err)
+	}
+	if got, err := r.svc.GetRematch(ctx, "c", v.ID); err != nil || got.State != encounter.RematchPending || len(got.Answers) != 1 {
+		t.Fatalf("after the failed answer: %+v %v", got, err)
+	}
+	if got, err := r.svc.AnswerRematch(ctx, "c", v.ID, true); err != nil || got.State != encounter.RematchAccepted {
+		t.Fatalf("answering again: %+v %v", got, err)
+	}
+}
