@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
 )
@@ -213,5 +215,66 @@ func TestWaitPositionEnds(t *testing.T) {
 	}
 	if err := s.WaitPosition(ctx, "duel", 0); err != nil {
 		t.Fatalf("waiting for where it is: %v", err)
+	}
+}
+
+// TestFollowPendingGauge: cupid_encounter_follow_pending counts the
+// matches heard but not yet recorded — those waiting behind a slow write
+// and the one being written — and is 0 once everything is recorded.
+func TestFollowPendingGauge(t *testing.T) {
+	st := newFaulty()
+	log := newLog()
+	sent := make(chan int64, 16)
+	watch := func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
+		return log.watch(ctx, q, after, func(ev cupid.MatchEvent) error {
+			err := send(ev)
+			if err == nil {
+				sent <- ev.Seq
+			}
+			return err
+		})
+	}
+	reg := prometheus.NewRegistry()
+	s, err := New(Options{Store: st, Docs: st, Now: (&clock{t: t0}).now, Follow: []string{"duel"}, Watch: watch,
+		Registry: reg, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arrived, release := st.Store.Block("PutDocument") // the first cursor write
+	defer release()
+	if err := s.RunFollowers(context.Background(), cupid.Fence{}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.StopFollowers()
+	hang := time.NewTimer(30 * time.Second)
+	defer hang.Stop()
+	wait := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-hang.C:
+			t.Fatalf("never %s", what)
+		}
+	}
+	log.add(match("m1", t0, []string{"a"}, []string{"b"}), cupid.MatchEventFormed)
+	wait("wrote m1's cursor", arrived)
+	log.add(match("m2", t0, []string{"a"}, []string{"c"}), cupid.MatchEventFormed)
+	log.add(match("m3", t0, []string{"a"}, []string{"d"}), cupid.MatchEventFormed)
+	for seq := int64(1); seq <= 3; {
+		select {
+		case got := <-sent:
+			seq = max(seq, got+1)
+		case <-hang.C:
+			t.Fatal("the watch never sent m3")
+		}
+	}
+	const pending = "cupid_encounter_follow_pending,queue=duel"
+	if got := gather(t, reg)[pending]; got != 3 {
+		t.Errorf("while m1 is written and m2, m3 wait: %s = %v, want 3", pending, got)
+	}
+	release()
+	waitPosition(t, s, 3)
+	if got := gather(t, reg)[pending]; got != 0 {
+		t.Errorf("everything recorded: %s = %v, want 0", pending, got)
 	}
 }
