@@ -138,22 +138,33 @@ func (s *Service) followFrom(ctx context.Context, queue string, after int64) err
 	heard := make(chan cupid.MatchEvent, maxFollowBatch)
 	done := make(chan error, 1)
 	go func() {
-		done <- s.writeHeard(ctx, queue, heard)
+		werr := s.writeHeard(ctx, queue, heard)
+		// A failed write gives the watch up (its send or its wait ends),
+		// so the follower starts again from the cursor instead of
+		// hearing on with nobody writing.
+		cancel(werr)
+		done <- werr
 	}()
+	// The pending gauge goes up as an event is handed over and down as
+	// its batch is recorded, so it counts the events waiting and the
+	// batch being written, and reads 0 once all is recorded.
+	lag := s.metrics.lag.WithLabelValues(queue)
 	err := s.watch(ctx, queue, after, func(ev cupid.MatchEvent) error {
+		lag.Inc()
 		select {
 		case heard <- ev:
-			s.metrics.lag.WithLabelValues(queue).Set(float64(len(heard)))
 			return nil
 		case <-ctx.Done():
+			lag.Dec()
 			return context.Cause(ctx)
 		}
 	})
 	cancel(err)
-	if werr := <-done; werr != nil && ctx.Err() == nil {
-		return werr
-	}
-	return err
+	<-done
+	lag.Set(0) // what was heard and not recorded is heard again from the cursor
+	// Whichever ended first says why: the write's failure, the watch's,
+	// or ctx's end.
+	return context.Cause(ctx)
 }
 
 // writeHeard stores the heard events' meetings, everything waiting at
@@ -222,6 +233,7 @@ func (s *Service) recordMatches(ctx context.Context, queue string, batch []cupid
 			return fmt.Errorf("store the cursor: %w", err)
 		}
 	}
+	s.metrics.lag.WithLabelValues(queue).Sub(float64(len(batch)))
 	s.setPosition(queue, last)
 	return nil
 }

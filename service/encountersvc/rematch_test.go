@@ -156,3 +156,112 @@ func TestRematchDeclinedOrExpiredFormsNothing(t *testing.T) {
 		t.Fatalf("asking for someone else's match: %v", err)
 	}
 }
+
+// TestRematchFormingFailedIsFinishedByAnsweringAgain: when the match of
+// an accepted rematch cannot be formed, the rematch stays accepted and
+// answering again (either player) forms it, once.
+func TestRematchFormingFailedIsFinishedByAnsweringAgain(t *testing.T) {
+	r := newRematchRig(t)
+	ctx := context.Background()
+	real := r.svc.former
+	fails := 1
+	r.svc.former = formerFunc(func(ctx context.Context, f ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
+		if fails > 0 {
+			fails--
+			return nil, cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now")
+		}
+		return real.CommitFormed(ctx, f)
+	})
+	r.played(t, "m1", "ann", "bob")
+	v, err := r.svc.RequestRematch(ctx, "ann", "bob", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.AnswerRematch(ctx, "bob", v.ID, true); cupid.ErrorCode(err) != cupid.CodeUnavailable {
+		t.Fatalf("accepting while forming fails: %v", err)
+	}
+	got, err := r.svc.GetRematch(ctx, "ann", v.ID)
+	if err != nil || got.State != encounter.RematchAccepted {
+		t.Fatalf("after the failure: %+v %v, want accepted", got, err)
+	}
+	if r.matchOf(t, got.MatchID) != nil {
+		t.Fatal("a match formed though forming failed")
+	}
+	for _, who := range []string{"ann", "bob"} {
+		done, err := r.svc.AnswerRematch(ctx, who, v.ID, true)
+		if err != nil || r.matchOf(t, done.MatchID) == nil {
+			t.Fatalf("%s answering again: %+v %v", who, done, err)
+		}
+	}
+	if _, err := r.svc.GetRematch(ctx, "cat", v.ID); cupid.ErrorCode(err) != cupid.CodeNotFound {
+		t.Fatalf("a stranger reading the rematch: %v", err)
+	}
+}
+
+// TestRematchesNeedTheirParts: without a way to form matches rematches
+// are refused as not served; without a document store nothing can be
+// kept, so asking is unavailable and there is nothing to read.
+func TestRematchesNeedTheirParts(t *testing.T) {
+	ctx := context.Background()
+	st := memstore.New()
+	c := &clock{t: t0}
+	log := slog.New(slog.DiscardHandler)
+	noForm, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	former := formerFunc(func(context.Context, ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
+		t.Error("a match formed without a rematch")
+		return nil, nil
+	})
+	noDocs, err := New(Options{Store: st, Now: c.now, Logger: log, Matches: former})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := noDocs.Record(ctx, encounter.QueueMeeting("duel", "m1", t0, [][]string{{"ann"}, {"bob"}})); err != nil {
+		t.Fatal(err)
+	}
+	id := rematchID("m1", "ann", "bob")
+	cases := []struct {
+		name string
+		call func() error
+		want cupid.Code
+	}{
+		{"asking, no former", func() error { _, err := noForm.RequestRematch(ctx, "ann", "bob", "m1"); return err }, cupid.CodeUnavailable},
+		{"answering, no former", func() error { _, err := noForm.AnswerRematch(ctx, "bob", id, true); return err }, cupid.CodeUnavailable},
+		{"asking, no documents", func() error { _, err := noDocs.RequestRematch(ctx, "ann", "bob", "m1"); return err }, cupid.CodeUnavailable},
+		{"answering, no documents", func() error { _, err := noDocs.AnswerRematch(ctx, "bob", id, true); return err }, cupid.CodeNotFound},
+		{"reading, no documents", func() error { _, err := noDocs.GetRematch(ctx, "bob", id); return err }, cupid.CodeNotFound},
+	}
+	for _, tc := range cases {
+		if err := tc.call(); cupid.ErrorCode(err) != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestRematchStoredBadly: a rematch document that cannot be read is an
+// error for its callers, not a rematch (nor a panic), and is not
+// overwritten by asking again.
+func TestRematchStoredBadly(t *testing.T) {
+	r := newRematchRig(t)
+	ctx := context.Background()
+	r.played(t, "m1", "ann", "bob")
+	id := rematchID("m1", "ann", "bob")
+	if err := r.store.PutDocument(ctx, cupid.Fence{}, RematchKind, id, []byte("{"), t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.svc.GetRematch(ctx, "ann", id); err == nil {
+		t.Error("an unreadable rematch was read")
+	}
+	if _, err := r.svc.AnswerRematch(ctx, "bob", id, true); err == nil {
+		t.Error("an unreadable rematch was answered")
+	}
+	if _, err := r.svc.RequestRematch(ctx, "ann", "bob", "m1"); err == nil {
+		t.Error("asking over an unreadable rematch succeeded")
+	}
+	docs, _ := r.store.Documents(ctx, RematchKind, "", 0)
+	if len(docs) != 1 || string(docs[0].Body) != "{" {
+		t.Errorf("the rematch documents: %+v", docs)
+	}
+}

@@ -71,13 +71,19 @@ func (s *Service) ReportPlayer(ctx context.Context, reporter, player, ref, reaso
 	}
 	s.metrics.reports.WithLabelValues(reason).Inc()
 	after := s.reports.Reporters(append(have, r), reason, now)
-	if s.reports.Crossed(reason, before, after) && s.markLowPriority != nil {
+	// A mark that failed is tried again while the count is over the
+	// threshold (as if it were reached from nothing).
+	key := player + "\x00" + reason
+	retry := s.unmarked[key] && s.reports.Crossed(reason, 0, after)
+	if (s.reports.Crossed(reason, before, after) || retry) && s.markLowPriority != nil {
 		if err := s.markLowPriority(ctx, player, encounter.LowPriorityReason(reason, after)); err != nil {
 			// The report is kept; the mark is tried again by the next
 			// report of the reason (it is still over the threshold).
 			s.log.Error("encounters: marking a reported player low priority failed", "player", player, "reason", reason, "err", err)
+			s.unmarked[key] = true
 			return r, nil
 		}
+		delete(s.unmarked, key)
 		s.metrics.lowPriority.WithLabelValues(reason).Inc()
 	}
 	return r, nil

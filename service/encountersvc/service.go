@@ -109,6 +109,11 @@ type Service struct {
 	markLowPriority MarkLowPriorityFunc
 	// reportMu orders the read-count-write of reports on this node.
 	reportMu sync.Mutex
+	// unmarked holds the players and reasons (player+"\x00"+reason)
+	// whose low-priority mark failed, so that the next report of the
+	// reason tries it again; guarded by reportMu. It is this node's
+	// memory only: after a restart a failed mark is not tried again.
+	unmarked map[string]bool
 
 	mu       sync.Mutex
 	stop     context.CancelFunc // of the running followers, or nil
@@ -148,7 +153,7 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("encountersvc: reports: %w", err)
 		}
 	}
-	s.reports, s.markLowPriority = o.Reports, o.MarkLowPriority
+	s.reports, s.markLowPriority, s.unmarked = o.Reports, o.MarkLowPriority, map[string]bool{}
 	for _, q := range o.Queues {
 		s.queues[q.Name] = q
 	}
