@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
 )
 
 // Sort rules (ruleset sort_rule, FlexMatch's absoluteSort and distanceSort)
@@ -33,14 +36,12 @@ type sortScratch struct {
 func (r *rules) sorted() bool { return len(r.c.Sorts) > 0 }
 
 // sortKey is the value a sort rule orders ticket s by: the party's
-// aggregate of the attribute, or its distance from the anchor's; descending
-// rules negate it so that every key sorts ascending. A value that is not a
-// number sorts last.
-func (p *Pool) sortKey(s int32, k int, anchor float64) float64 {
+// aggregate of the attribute (at key, for a rule with a map key), or its
+// distance from the anchor's; descending rules negate it so that every key
+// sorts ascending. A value that is not a number sorts last.
+func (p *Pool) sortKey(s int32, k int, key string, anchor float64) float64 {
 	sr := &p.r.c.Sorts[k]
-	sc := &p.sc.sorted
-	sc.vals = p.ticketValues(sc.vals[:0], s, sr.Attribute, sr.PartyAggregate)
-	v := sc.vals[0]
+	v := p.sortValue(s, sr, key)
 	if sr.Distance {
 		v = math.Abs(v - anchor)
 	}
@@ -51,6 +52,55 @@ func (p *Pool) sortKey(s int32, k int, anchor float64) float64 {
 		v = -v
 	}
 	return v
+}
+
+// sortValue is ticket s's value for rule sr: the party's aggregate of the
+// attribute, or for a rule with a map key of the map's value at key; NaN
+// when a map rule finds no such key (or the anchor had no map).
+func (p *Pool) sortValue(s int32, sr *ruleset.Sort, key string) float64 {
+	sc := &p.sc.sorted
+	if sr.MapKey == "" {
+		sc.vals = p.ticketValues(sc.vals[:0], s, sr.Attribute, sr.PartyAggregate)
+		return sc.vals[0]
+	}
+	if key == "" {
+		return math.NaN()
+	}
+	h := p.entries[s].h
+	sc.vals = sc.vals[:0]
+	for i := range h.players {
+		if v, ok := lookup(h.attributes, &h.players[i], sr.Attribute); ok && v.Kind == cupid.KindNumbers {
+			if n, ok := v.Map[key]; ok {
+				sc.vals = append(sc.vals, n)
+			}
+		}
+	}
+	if len(sc.vals) == 0 {
+		return math.NaN()
+	}
+	return aggregate(sc.vals, sr.PartyAggregate)
+}
+
+// anchorKey is the key of the anchor's map attribute that a map rule reads:
+// the one its players value most (MapKeyMax) or least, ties to the first
+// key by name; "" when the anchor holds no map there.
+func (p *Pool) anchorKey(a int32, sr *ruleset.Sort) string {
+	h := p.entries[a].h
+	best, bestV := "", 0.0
+	for i := range h.players {
+		v, ok := lookup(h.attributes, &h.players[i], sr.Attribute)
+		if !ok || v.Kind != cupid.KindNumbers {
+			continue
+		}
+		for k, n := range v.Map {
+			better := best == "" || (sr.MapKey == ruleset.MapKeyMax && n > bestV) || (sr.MapKey == ruleset.MapKeyMin && n < bestV) ||
+				(n == bestV && k < best)
+			if better {
+				best, bestV = k, n
+			}
+		}
+	}
+	return best
 }
 
 // sortCands orders the gathered candidates of anchor a by the sort rules,
@@ -64,17 +114,21 @@ func (p *Pool) sortCands(a int32, cands []cand) {
 	}
 	sc := &p.sc.sorted
 	anchors := make([]float64, m)
-	for k, sr := range sorts {
+	keys := make([]string, m)
+	for k := range sorts {
+		sr := &sorts[k]
+		if sr.MapKey != "" {
+			keys[k] = p.anchorKey(a, sr)
+		}
 		if sr.Distance {
-			sc.vals = p.ticketValues(sc.vals[:0], a, sr.Attribute, sr.PartyAggregate)
-			anchors[k] = sc.vals[0]
+			anchors[k] = p.sortValue(a, sr, keys[k])
 		}
 	}
 	sc.keys = sized(sc.keys, n*m)
 	sc.perm = sc.perm[:0]
 	for i, c := range cands {
 		for k := range sorts {
-			sc.keys[i*m+k] = p.sortKey(c.slot, k, anchors[k])
+			sc.keys[i*m+k] = p.sortKey(c.slot, k, keys[k], anchors[k])
 		}
 		sc.perm = append(sc.perm, int32(i))
 	}

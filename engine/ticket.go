@@ -152,8 +152,18 @@ func strs(t *cupid.Ticket, i int, name string) ([]string, bool, error) {
 		return []string{v.String}, true, nil
 	case cupid.KindStrings:
 		return v.Strings, true, nil
+	case cupid.KindNumbers:
+		// A map of numbers reads as the list of its keys wherever a list
+		// of strings is read: "the maps a player rated" (FlexMatch's
+		// collections over a string_number_map).
+		keys := make([]string, 0, len(v.Map))
+		for k := range v.Map {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		return keys, true, nil
 	}
-	return nil, true, cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", i, name), "must be a string or a list of strings")
+	return nil, true, cupid.Invalid(fmt.Sprintf("players[%d].attributes.%s", i, name), "must be a string, a list of strings or a map of numbers (its keys)")
 }
 
 // scalarKey renders a string or number attribute as a comparable key.

@@ -458,3 +458,39 @@ func TestFlexMatchMentorDuel(t *testing.T) {
 		t.Errorf("a player with the default map (bow 0): %v, want refused naming skills.bow", err)
 	}
 }
+
+// TestFlexMatchMultiMapGame: multi_map_game.json, the explicit sorting
+// example. The anchor's favourite map is the castle: the players who rate
+// the castle highest come first, ties go to the nearest experience, and a
+// player who rates no castle (or shares no map) comes last or not at all —
+// though f, rating the forest, waited longest of the candidates.
+func TestFlexMatchMultiMapGame(t *testing.T) {
+	p := imported(t, "flexmatch", "multi_map_game.json")
+	in := func(id string, created, exp float64, maps map[string]float64) player {
+		return player{id: id, created: created, attrs: map[string]cupid.Value{
+			"experience": num(exp), "gameMode": cupid.Strings("coop"), "mapPreference": cupid.Numbers(maps)}}
+	}
+	addAll(t, p,
+		in("a", 0, 50, map[string]float64{"castle": 90, "forest": 10}),
+		in("f", 1, 50, map[string]float64{"forest": 100, "castle": 5}),
+		in("e", 2, 90, map[string]float64{"castle": 50}),
+		in("b", 3, 50, map[string]float64{"castle": 80}),
+		in("h", 4, 50, map[string]float64{"desert": 100}),
+		in("c", 5, 50, map[string]float64{"castle": 70}),
+		in("d", 6, 50, map[string]float64{"castle": 60}),
+		in("g", 7, 50, map[string]float64{"castle": 55}),
+		in("i", 8, 50, map[string]float64{"castle": 50}),
+	)
+	got := teamsOf(p.Step(at(10)))
+	if len(got) != 1 {
+		t.Fatalf("%d matches, want one", len(got))
+	}
+	var ids []string
+	for _, team := range got[0] {
+		ids = append(ids, team...)
+	}
+	slices.Sort(ids)
+	if want := []string{"a", "b", "c", "d", "g", "i"}; !slices.Equal(ids, want) {
+		t.Fatalf("match %v, want %v: the castle's best raters, i before e on experience", ids, want)
+	}
+}

@@ -857,11 +857,14 @@ func (b *fmBuilder) oneAgainstOne() bool {
 // --- collection --------------------------------------------------------------
 
 func (b *fmBuilder) collection(r fmRule) (string, Status, string) {
-	mp, err := b.measured(r)
+	mp, err := b.measuredAs(r, true)
 	if err != nil {
 		return "", Dropped, err.Error()
 	}
 	var note string
+	if b.mapAttr(mp.attr) {
+		note = fmt.Sprintf("%s is a map: its keys are the list", mp.attr)
+	}
 	st := Exact
 	if r.PartyAggregation != "" && r.PartyAggregation != "union" {
 		st, note = Approximate, fmt.Sprintf("partyAggregation %q: Cupid reads each player's own list", r.PartyAggregation)
@@ -996,13 +999,26 @@ func (b *fmBuilder) sortRule(r fmRule) (string, Status, string) {
 	if r.SortAttribute == "" {
 		return "", Dropped, "no sortAttribute"
 	}
-	if b.mapAttr(r.SortAttribute) {
-		return "", Dropped, fmt.Sprintf("%s is a map attribute and mapKey %q picks a key by the values of each map; a Cupid sort rule reads one named key (%s.KEY)", r.SortAttribute, r.MapKey, r.SortAttribute)
-	}
 	sr := ruleset.SortRule{Attribute: r.SortAttribute, Sort: ruleset.SortAbsolute}
 	what := "by the value"
+	if b.mapAttr(r.SortAttribute) {
+		switch r.MapKey {
+		case "maxValue":
+			sr.MapKey, what = ruleset.MapKeyMax, "by their value at the key the anchor values most (map_key max)"
+		case "minValue":
+			sr.MapKey, what = ruleset.MapKeyMin, "by their value at the key the anchor values least (map_key min)"
+		default:
+			return "", Dropped, fmt.Sprintf("%s is a map attribute: mapKey must be minValue or maxValue, got %q", r.SortAttribute, r.MapKey)
+		}
+		if r.Type == "distanceSort" {
+			what = strings.Replace(what, "by their value", "by the distance of their value from the anchor's", 1)
+		}
+	}
 	if r.Type == "distanceSort" {
-		sr.Sort, what = ruleset.SortDistance, "by the distance from the anchor's value"
+		sr.Sort = ruleset.SortDistance
+		if sr.MapKey == "" {
+			what = "by the distance from the anchor's value"
+		}
 	}
 	switch r.SortDirection {
 	case "", "ascending":

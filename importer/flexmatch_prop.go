@@ -275,6 +275,13 @@ func (l literal) expr() string {
 // what no Cupid rule can read (several measurements, an expression it does
 // not parse, a map attribute).
 func (b *fmBuilder) measured(r fmRule) (prop, error) {
+	return b.measuredAs(r, false)
+}
+
+// measuredAs is measured; with keys, a whole map attribute is read as the
+// list of its keys, as Cupid reads a map wherever it reads a list of
+// strings (collection rules).
+func (b *fmBuilder) measuredAs(r fmRule, keys bool) (prop, error) {
 	m, err := measurement(r.Measurements)
 	if err != nil {
 		return prop{}, err
@@ -283,7 +290,7 @@ func (b *fmBuilder) measured(r fmRule) (prop, error) {
 	if err != nil {
 		return prop{}, err
 	}
-	if b.mapAttr(mp.attr) {
+	if b.mapAttr(mp.attr) && !keys {
 		return prop{}, fmt.Errorf("%s is a map attribute: a rule reads one key of it, attributes[%s][key]", mp.attr, mp.attr)
 	}
 	if mp.key != "" && !b.mapAttr(mp.mapName) {

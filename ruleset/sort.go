@@ -36,7 +36,19 @@ type SortRule struct {
 	// PartyAggregate reduces a party's players to one value: avg (the
 	// default), min or max.
 	PartyAggregate string `json:"party_aggregate,omitempty"`
+	// MapKey makes the rule read a map-of-numbers attribute at the key
+	// the anchor values most ("max") or least ("min"), ties to the first
+	// key by name: "players who like the anchor's favourite map best
+	// first" (FlexMatch's mapKey maxValue and minValue). A candidate
+	// without that key sorts last.
+	MapKey string `json:"map_key,omitempty"`
 }
+
+// The values of sort_rule.map_key.
+const (
+	MapKeyMax = "max"
+	MapKeyMin = "min"
+)
 
 // Sort is one compiled sort rule, defaults filled in.
 type Sort struct {
@@ -44,6 +56,8 @@ type Sort struct {
 	Distance       bool
 	Descending     bool
 	PartyAggregate string
+	// MapKey is "", MapKeyMax or MapKeyMin.
+	MapKey string
 }
 
 // sortRules checks sort_rule.
@@ -60,6 +74,9 @@ func (v *validator) sortRules() {
 		if s.PartyAggregate != "" || v.written(p+".party_aggregate") {
 			v.oneOf(p+".party_aggregate", s.PartyAggregate, partyAggregates...)
 		}
+		if s.MapKey != "" || v.written(p+".map_key") {
+			v.oneOf(p+".map_key", s.MapKey, MapKeyMax, MapKeyMin)
+		}
 	}
 }
 
@@ -73,12 +90,13 @@ func compileSorts(rs *Ruleset) []Sort {
 			Distance:       s.Sort == SortDistance,
 			Descending:     s.Order == SortDescending,
 			PartyAggregate: cmpOr(s.PartyAggregate, AggregateAvg),
+			MapKey:         s.MapKey,
 		})
 	}
 	return out
 }
 
-var sortRuleKeys = []string{"attribute", "sort", "order", "party_aggregate"}
+var sortRuleKeys = []string{"attribute", "sort", "order", "party_aggregate", "map_key"}
 
 func (d *decoder) sortRule(n *node, path string) SortRule {
 	var s SortRule
@@ -92,6 +110,8 @@ func (d *decoder) sortRule(n *node, path string) SortRule {
 			s.Order = d.str(v, p)
 		case "party_aggregate":
 			s.PartyAggregate = d.str(v, p)
+		case "map_key":
+			s.MapKey = d.str(v, p)
 		}
 	})
 	return s

@@ -103,6 +103,8 @@ func TestValidateProblems(t *testing.T) {
 			[]string{"disable_bidirectional_latency_after_ms: has no effect without region_latency_max_ms"}},
 		{"fastest region without latency", with(`"region_choice": "fastest"`),
 			[]string{"region_choice: fastest needs region_latency_max_ms: without latency rules the tickets' latencies are not read"}},
+		{"unknown map key", with(`"sort_rule": [{"attribute": "maps", "sort": "absolute", "map_key": "favourite"}]`),
+			[]string{`sort_rule[0].map_key: must be one of "max", "min", not "favourite"`}},
 		{"unknown region choice", with(`"region_latency_max_ms": 100, "region_choice": "nearest"`),
 			[]string{`region_choice: must be "acceptable" or "fastest", got "nearest"`}},
 		{"comparison string order", with(`"comparison_rule": [{"attribute": "v", "operator": ">", "value": "1.2"}]`),
