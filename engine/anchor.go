@@ -483,7 +483,7 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 		if !env.filterOn[i] || f.Scope != ruleset.ExprPair {
 			continue
 		}
-		if !p.pairFilter(f, ea, ec, now) {
+		if !p.pairFilter(i, ea, ec, now) {
 			return 0, reason{rFilter, i}
 		}
 	}
@@ -492,12 +492,17 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 
 // pairFilter evaluates a pair expression both ways round: "may these two
 // share a match" should not depend on which one is the anchor.
-func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
-	if f.Excludes != "" {
-		if ok, native := excludesPass(f.Excludes, a, c); native { // excludes.go
+func (p *Pool) pairFilter(i int, a, c *entry, now time.Time) bool {
+	if k := p.r.exclOf[i]; k >= 0 {
+		if ok, native := p.excludesPass(k, a, c); native { // excludes.go
 			return ok
 		}
 	}
+	return p.pairExpr(p.r.filters[i], a, c, now)
+}
+
+// pairExpr is pairFilter by the filter's expression alone.
+func (p *Pool) pairExpr(f *ruleset.Expr, a, c *entry, now time.Time) bool {
 	va, vc := p.view(a, now), p.view(c, now)
 	ok, err := f.Pass(ruleset.PairEnv{Ticket: *va, Candidate: *vc})
 	if err != nil || !ok {

@@ -27,7 +27,9 @@ func TestExcludesAgreesWithTheExpression(t *testing.T) {
 			}
 			tk.Players = append(tk.Players, pl)
 		}
-		return &entry{h: hold(tk), x: &extra{}}
+		x := &extra{}
+		p.summarise(tk, x)
+		return &entry{h: hold(tk), x: x}
 	}
 	none := cupid.Value{}
 	cases := []struct {
@@ -45,18 +47,33 @@ func TestExcludesAgreesWithTheExpression(t *testing.T) {
 		{"not a list", mk("a", cupid.String("c0")), mk("c", none), false, false},
 	}
 	for _, c := range cases {
-		got, native := excludesPass(f.Excludes, c.a, c.c)
+		got, native := p.excludesPass(0, c.a, c.c)
 		if native != c.native || native && got != c.want {
 			t.Errorf("%s: excludesPass = %v, native %v; want %v, native %v", c.name, got, native, c.want, c.native)
 		}
-		// The expression's own answer (Excludes cleared), both ways.
-		e := *f
-		e.Excludes = ""
-		if expr := p.pairFilter(&e, c.a, c.c, t0); c.native && expr != c.want {
+		// The expression's own answer, both ways.
+		if expr := p.pairExpr(f, c.a, c.c, t0); c.native && expr != c.want {
 			t.Errorf("%s: the expression says %v, the native judgement %v", c.name, expr, got)
 		}
-		if both := p.pairFilter(f, c.a, c.c, t0); both != p.pairFilter(&e, c.a, c.c, t0) {
+		if both := p.pairFilter(0, c.a, c.c, t0); both != p.pairExpr(f, c.a, c.c, t0) {
 			t.Errorf("%s: pairFilter %v with the native path, %v without", c.name, both, !both)
 		}
+	}
+
+	// A hash that collides with the candidate's is no block: the hit is
+	// confirmed on the id itself. a lists "x" and "y"; its list's words
+	// are made to carry c's hash, each still placing its own id.
+	a, c := mk("a", cupid.Strings("x", "y")), mk("c", none)
+	list, width, _ := exList(a.x.ex, 0, 1)
+	for i := range list {
+		list[i] = c.x.ex[2]>>width<<width | list[i]&(1<<width-1)
+	}
+	if ok, native := p.excludesPass(0, a, c); !ok || !native {
+		t.Errorf("colliding hashes: excludesPass = %v, native %v; want a pass", ok, native)
+	}
+	// The same words with c's id in the list are a block.
+	a.h.players[0].Attributes[0].Value = cupid.Strings("x", "c0")
+	if ok, _ := p.excludesPass(0, a, c); ok {
+		t.Errorf("c0 listed: excludesPass passes")
 	}
 }
