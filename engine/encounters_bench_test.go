@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/ruleset"
 )
 
 // The encounter history's rules in a 1v1 pass (docs/encounters.md): each
@@ -106,4 +107,53 @@ func BenchmarkPassEncountersExpr1v1_100k(b *testing.B) {
 // rules.
 func BenchmarkPassEncountersBaseline1v1_100k(b *testing.B) {
 	benchPass(b, bench1v1Rules, genEncounters, 100_000)
+}
+
+// BenchmarkPassEncountersPaired1v1_100k times the pass with the rules and
+// the pass without them on the same tickets, one after the other in each
+// iteration, and reports the ratio of their CPU times: on a machine shared
+// with other work, the two figures then see the same load.
+//
+//	go test ./engine/ -run '^$' -bench 'PassEncountersPaired' -benchtime 5x
+func BenchmarkPassEncountersPaired1v1_100k(b *testing.B) {
+	tickets := genEncounters(100_000, t0, 42)
+	plain, rules := load(b, bench1v1Rules), load(b, benchEncounterRules)
+	var cpu [2]time.Duration
+	matches := [2]int{}
+	b.ResetTimer()
+	b.StopTimer()
+	for i := 0; i < b.N; i++ {
+		for k, c := range []*ruleset.Compiled{plain, rules} {
+			p := loadedPool(b, c, tickets)
+			heapInUse()
+			cpu0 := cpuTime()
+			b.StartTimer()
+			props := p.Step(t0)
+			b.StopTimer()
+			cpu[k] += cpuTime() - cpu0
+			matches[k] = len(props)
+		}
+	}
+	b.ReportMetric(float64(cpu[0])/float64(b.N), "plain-cpu-ns/op")
+	b.ReportMetric(float64(cpu[1])/float64(b.N), "rules-cpu-ns/op")
+	b.ReportMetric(float64(cpu[1])/float64(cpu[0]), "ratio")
+	b.ReportMetric(float64(matches[0]), "plain-matches")
+	b.ReportMetric(float64(matches[1]), "rules-matches")
+}
+
+// loadedPool is a pool holding the tickets, flushed and sorted, as
+// benchPass loads it.
+func loadedPool(b *testing.B, c *ruleset.Compiled, tickets []*cupid.Ticket) *Pool {
+	p, err := New(testKey, c, Options{Candidates: benchCandidates})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, t := range tickets {
+		if err := p.Add(t); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p.flush()
+	p.sortOrder()
+	return p
 }
