@@ -2,7 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/cupid-match/cupid"
 )
@@ -76,4 +79,102 @@ func TestExcludesAgreesWithTheExpression(t *testing.T) {
 	if ok, _ := p.excludesPass(0, a, c); ok {
 		t.Errorf("c0 listed: excludesPass passes")
 	}
+}
+
+// TestBlockListsMatchAsTheExpressions: pools judging the block lists on
+// their summaries (the plain path for solos, the group's checks for
+// parties) form the same matches, step after step, as pools judging the
+// same rules as expressions, on random tickets (fixed seeds) whose lists
+// name nearby players, and a few whose list is a single string, which the
+// expression judges.
+func TestBlockListsMatchAsTheExpressions(t *testing.T) {
+	const native = `, "collection_rule": [
+		{"attribute": "blocked", "operation": "player_ids", "max_count": 0},
+		{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 20}]`
+	const exprs = `, "filter": [
+		{"name": "blocked", "expr": "all(ticket.players, {let l = #[\"blocked\"] ?? []; none(candidate.player_ids, {# in l})})"},
+		{"name": "met", "expr": "all(ticket.players, {let l = #[\"met\"] ?? []; none(candidate.player_ids, {# in l})})", "disable_after": 20}]`
+	layouts := []struct {
+		name     string
+		alliance string
+		party    int
+	}{
+		{"1v1", `{"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}`, 1},
+		{"2v2 with parties", `{"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}`, 2},
+	}
+	for _, l := range layouts {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("%s seed %d", l.name, seed), func(t *testing.T) {
+				rules := func(lists string) string {
+					return `{"alliance": ` + l.alliance + `,
+						"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 3000}],
+						"flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 300}]` + lists + `}`
+				}
+				a, b := newPool(t, rules(native)), newPool(t, rules(exprs))
+				none := newPool(t, rules("")) // the lists ignored
+				differs, refused := false, 0
+				if !a.plain && l.party == 1 {
+					t.Fatal("the pool with block lists alone is not plain")
+				}
+				rng := rand.New(rand.NewPCG(seed, 11))
+				n := 0
+				for step := range 8 {
+					now := at(float64(step * 5))
+					for range 40 {
+						tk := blockListTicket(rng, n, now, l.party)
+						n++
+						errA, errB := a.Add(tk), b.Add(tk)
+						if (errA == nil) != (errB == nil) {
+							t.Fatalf("ticket %s: Add %v natively, %v by expression", tk.ID, errA, errB)
+						}
+						if errA != nil {
+							refused++
+						} else if err := none.Add(tk); err != nil {
+							t.Fatal(err)
+						}
+					}
+					got, want := matchIDs(a.Step(now)), matchIDs(b.Step(now))
+					if !slices.Equal(got, want) {
+						t.Fatalf("step %d: natively %v\nby expression %v", step, got, want)
+					}
+					differs = differs || !slices.Equal(got, matchIDs(none.Step(now)))
+				}
+				if !differs || refused > 0 {
+					t.Fatalf("the lists changed a match: %v; tickets refused: %d", differs, refused)
+				}
+			})
+		}
+	}
+}
+
+// blockListTicket is ticket number i: a party of 1 to maxParty players
+// (ids "p<i>.<k>") of random skill, each listing under "blocked" and
+// "met" players of the 60 tickets around it; one in 25 lists a single
+// string instead.
+func blockListTicket(rng *rand.Rand, i int, now time.Time, maxParty int) *cupid.Ticket {
+	tk := &cupid.Ticket{ID: fmt.Sprintf("t%d", i), Key: testKey, State: cupid.StateWaiting,
+		CreatedAt: now.Add(-time.Duration(rng.IntN(30)) * time.Second)}
+	other := func() string {
+		return fmt.Sprintf("p%d.%d", max(i+rng.IntN(60)-30, 0), rng.IntN(maxParty))
+	}
+	mmr := 1500 + rng.NormFloat64()*300
+	for k := range 1 + rng.IntN(maxParty) {
+		attrs := map[string]cupid.Value{"mmr": cupid.Number(mmr + rng.NormFloat64()*30)}
+		for _, name := range []string{"blocked", "met"} {
+			switch r := rng.IntN(25); {
+			case r == 0:
+				attrs[name] = cupid.String(other())
+			case r < 4:
+				// none
+			default:
+				var ids []string
+				for range rng.IntN(12) {
+					ids = append(ids, other())
+				}
+				attrs[name] = cupid.Strings(ids...)
+			}
+		}
+		tk.Players = append(tk.Players, cupid.Player{ID: fmt.Sprintf("p%d.%d", i, k), Attributes: cupid.NewAttributes(attrs)})
+	}
+	return tk
 }

@@ -121,7 +121,7 @@ func (g *group) add(p *Pool, c cand) {
 		}
 	}
 	x := e.x
-	if x == nil {
+	if x == nil || !p.groupExtra {
 		return
 	}
 	ni, ui := 0, 0
