@@ -479,25 +479,38 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 			return 0, reason{rColl, i}
 		}
 	}
-	for i, f := range p.r.filters {
-		if !env.filterOn[i] || f.Scope != ruleset.ExprPair {
-			continue
-		}
-		if !p.pairFilter(f, ea, ec, now) {
-			return 0, reason{rFilter, i}
-		}
+	if r := p.pairFilters(ea, ec, env, now); r.kind != rOK {
+		return 0, r
 	}
 	return mask, reason{}
 }
 
+// pairFilters judges the pair filters in force at the envelope's level.
+func (p *Pool) pairFilters(ea, ec *entry, env *envelope, now time.Time) reason {
+	for i, f := range p.r.filters {
+		if !env.filterOn[i] || f.Scope != ruleset.ExprPair {
+			continue
+		}
+		if !p.pairFilter(i, ea, ec, now) {
+			return reason{rFilter, i}
+		}
+	}
+	return reason{}
+}
+
 // pairFilter evaluates a pair expression both ways round: "may these two
 // share a match" should not depend on which one is the anchor.
-func (p *Pool) pairFilter(f *ruleset.Expr, a, c *entry, now time.Time) bool {
-	if f.Excludes != "" {
-		if ok, native := excludesPass(f.Excludes, a, c); native { // excludes.go
+func (p *Pool) pairFilter(i int, a, c *entry, now time.Time) bool {
+	if k := p.r.exclOf[i]; k >= 0 {
+		if ok, native := p.excludesPass(k, a, c); native { // excludes.go
 			return ok
 		}
 	}
+	return p.pairExpr(p.r.filters[i], a, c, now)
+}
+
+// pairExpr is pairFilter by the filter's expression alone.
+func (p *Pool) pairExpr(f *ruleset.Expr, a, c *entry, now time.Time) bool {
 	va, vc := p.view(a, now), p.view(c, now)
 	ok, err := f.Pass(ruleset.PairEnv{Ticket: *va, Candidate: *vc})
 	if err != nil || !ok {
@@ -796,11 +809,17 @@ func (p *Pool) readAhead(r int32) float64 {
 // pairKey is pairOK for a candidate whose primary value the caller has at
 // hand (the index walk): for the plainest rulesets — one distance rule, no
 // gates, nothing but numbers, every party small enough — it decides without
-// reading the candidate's entry.
+// reading the candidate's entry, and with block lists (excludes.go) on the
+// two tickets' summaries alone.
 func (p *Pool) pairKey(slotA, slotC int32, keyC float64, env *envelope, aMask uint64, now time.Time) (uint64, reason) {
 	if p.plain && p.maxSize <= int32(env.maxPlayers) {
 		if len(p.r.dist) == 1 && math.Abs(keyC-p.entries[slotA].key) > env.ref[0] {
 			return 0, reason{rDist, 0}
+		}
+		if len(p.r.filters) > 0 {
+			if r := p.pairFilters(&p.entries[slotA], &p.entries[slotC], env, now); r.kind != rOK {
+				return 0, r
+			}
 		}
 		return ^uint64(0), reason{}
 	}

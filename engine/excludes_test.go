@@ -2,7 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/cupid-match/cupid"
 )
@@ -27,7 +30,9 @@ func TestExcludesAgreesWithTheExpression(t *testing.T) {
 			}
 			tk.Players = append(tk.Players, pl)
 		}
-		return &entry{h: hold(tk), x: &extra{}}
+		x := &extra{}
+		p.summarise(tk, x)
+		return &entry{h: hold(tk), x: x}
 	}
 	none := cupid.Value{}
 	cases := []struct {
@@ -45,18 +50,158 @@ func TestExcludesAgreesWithTheExpression(t *testing.T) {
 		{"not a list", mk("a", cupid.String("c0")), mk("c", none), false, false},
 	}
 	for _, c := range cases {
-		got, native := excludesPass(f.Excludes, c.a, c.c)
+		got, native := p.excludesPass(0, c.a, c.c)
 		if native != c.native || native && got != c.want {
 			t.Errorf("%s: excludesPass = %v, native %v; want %v, native %v", c.name, got, native, c.want, c.native)
 		}
-		// The expression's own answer (Excludes cleared), both ways.
-		e := *f
-		e.Excludes = ""
-		if expr := p.pairFilter(&e, c.a, c.c, t0); c.native && expr != c.want {
+		// The expression's own answer, both ways.
+		if expr := p.pairExpr(f, c.a, c.c, t0); c.native && expr != c.want {
 			t.Errorf("%s: the expression says %v, the native judgement %v", c.name, expr, got)
 		}
-		if both := p.pairFilter(f, c.a, c.c, t0); both != p.pairFilter(&e, c.a, c.c, t0) {
+		if both := p.pairFilter(0, c.a, c.c, t0); both != p.pairExpr(f, c.a, c.c, t0) {
 			t.Errorf("%s: pairFilter %v with the native path, %v without", c.name, both, !both)
 		}
+	}
+
+	// A hash that collides with the candidate's is no block: the hit is
+	// confirmed on the id itself. a lists "x" and "y"; its list's words
+	// are made to carry c's hash, each still placing its own id.
+	a, c := mk("a", cupid.Strings("x", "y")), mk("c", none)
+	list, width, _ := exList(a.x.ex, 0, 1)
+	for i := range list {
+		list[i] = c.x.ex[2]>>width<<width | list[i]&(1<<width-1)
+	}
+	if ok, native := p.excludesPass(0, a, c); !ok || !native {
+		t.Errorf("colliding hashes: excludesPass = %v, native %v; want a pass", ok, native)
+	}
+	// The same words with c's id in the list are a block.
+	a.h.players[0].Attributes[0].Value = cupid.Strings("x", "c0")
+	if ok, _ := p.excludesPass(0, a, c); ok {
+		t.Errorf("c0 listed: excludesPass passes")
+	}
+}
+
+// TestBlockListsMatchAsTheExpressions: pools judging the block lists on
+// their summaries (the plain path for solos, the group's checks for
+// parties) form the same matches, step after step, as pools judging the
+// same rules as expressions, on random tickets (fixed seeds) whose lists
+// name nearby players, and a few whose list is a single string, which the
+// expression judges.
+func TestBlockListsMatchAsTheExpressions(t *testing.T) {
+	const native = `, "collection_rule": [
+		{"attribute": "blocked", "operation": "player_ids", "max_count": 0},
+		{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 20}]`
+	const exprs = `, "filter": [
+		{"name": "blocked", "expr": "all(ticket.players, {let l = #[\"blocked\"] ?? []; none(candidate.player_ids, {# in l})})"},
+		{"name": "met", "expr": "all(ticket.players, {let l = #[\"met\"] ?? []; none(candidate.player_ids, {# in l})})", "disable_after": 20}]`
+	layouts := []struct {
+		name     string
+		alliance string
+		party    int
+	}{
+		{"1v1", `{"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}`, 1},
+		{"2v2 with parties", `{"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}`, 2},
+	}
+	for _, l := range layouts {
+		for seed := uint64(1); seed <= 4; seed++ {
+			t.Run(fmt.Sprintf("%s seed %d", l.name, seed), func(t *testing.T) {
+				rules := func(lists string) string {
+					return `{"alliance": ` + l.alliance + `,
+						"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 3000}],
+						"flexing_rule": [{"duration": 10, "attribute": "mmr", "criteria": "distance", "reference": 300}]` + lists + `}`
+				}
+				a, b := newPool(t, rules(native)), newPool(t, rules(exprs))
+				none := newPool(t, rules("")) // the lists ignored
+				differs, refused := false, 0
+				if !a.plain && l.party == 1 {
+					t.Fatal("the pool with block lists alone is not plain")
+				}
+				rng := rand.New(rand.NewPCG(seed, 11))
+				n := 0
+				for step := range 8 {
+					now := at(float64(step * 5))
+					for range 40 {
+						tk := blockListTicket(rng, n, now, l.party)
+						n++
+						errA, errB := a.Add(tk), b.Add(tk)
+						if (errA == nil) != (errB == nil) {
+							t.Fatalf("ticket %s: Add %v natively, %v by expression", tk.ID, errA, errB)
+						}
+						if errA != nil {
+							refused++
+						} else if err := none.Add(tk); err != nil {
+							t.Fatal(err)
+						}
+					}
+					got, want := matchIDs(a.Step(now)), matchIDs(b.Step(now))
+					if !slices.Equal(got, want) {
+						t.Fatalf("step %d: natively %v\nby expression %v", step, got, want)
+					}
+					differs = differs || !slices.Equal(got, matchIDs(none.Step(now)))
+				}
+				if !differs || refused > 0 {
+					t.Fatalf("the lists changed a match: %v; tickets refused: %d", differs, refused)
+				}
+			})
+		}
+	}
+}
+
+// blockListTicket is ticket number i: a party of 1 to maxParty players
+// (ids "p<i>.<k>") of random skill, each listing under "blocked" and
+// "met" players of the 60 tickets around it; one in 25 lists a single
+// string instead.
+func blockListTicket(rng *rand.Rand, i int, now time.Time, maxParty int) *cupid.Ticket {
+	tk := &cupid.Ticket{ID: fmt.Sprintf("t%d", i), Key: testKey, State: cupid.StateWaiting,
+		CreatedAt: now.Add(-time.Duration(rng.IntN(30)) * time.Second)}
+	other := func() string {
+		return fmt.Sprintf("p%d.%d", max(i+rng.IntN(60)-30, 0), rng.IntN(maxParty))
+	}
+	mmr := 1500 + rng.NormFloat64()*300
+	for k := range 1 + rng.IntN(maxParty) {
+		attrs := map[string]cupid.Value{"mmr": cupid.Number(mmr + rng.NormFloat64()*30)}
+		for _, name := range []string{"blocked", "met"} {
+			switch r := rng.IntN(25); {
+			case r == 0:
+				attrs[name] = cupid.String(other())
+			case r < 4:
+				// none
+			default:
+				var ids []string
+				for range rng.IntN(12) {
+					ids = append(ids, other())
+				}
+				attrs[name] = cupid.Strings(ids...)
+			}
+		}
+		tk.Players = append(tk.Players, cupid.Player{ID: fmt.Sprintf("p%d.%d", i, k), Attributes: cupid.NewAttributes(attrs)})
+	}
+	return tk
+}
+
+// TestBlockListHoldsAcrossTheIDTablesRebuild: the summaries of waiting
+// tickets hold hashes of the id table's seed, so when the table is rebuilt
+// (most tickets gone) it keeps that seed; a new seed would let a ticket
+// blocked by one that waited through the rebuild be matched with it.
+func TestBlockListHoldsAcrossTheIDTablesRebuild(t *testing.T) {
+	p := newPool(t, `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 10}],
+		"collection_rule": [{"attribute": "blocked", "operation": "player_ids", "max_count": 0}]}`)
+	ticket("keeper", 0).num("mmr", 0).list("blocked", "late.p0").add(t, p)
+	const fillers = 3000
+	for i := range fillers {
+		ticket(fmt.Sprintf("f%d", i), 1).num("mmr", float64(1000+100*i)).list("blocked").add(t, p)
+	}
+	for i := range fillers - 100 {
+		p.Remove(fmt.Sprintf("f%d", i))
+	}
+	p.compact()
+	ticket("late", 2).num("mmr", 0).list("blocked").add(t, p)
+	if got := stepAll(t, p, 10); len(got) != 0 {
+		t.Fatalf("the keeper and the player he blocked were matched after the id table was rebuilt: %v", got)
+	}
+	ticket("other", 3).num("mmr", 5).list("blocked").add(t, p)
+	if got := stepAll(t, p, 11); len(got) != 1 {
+		t.Fatalf("matches %v, want one (keeper or late with other)", got)
 	}
 }

@@ -121,7 +121,7 @@ func (g *group) add(p *Pool, c cand) {
 		}
 	}
 	x := e.x
-	if x == nil {
+	if x == nil || !p.groupExtra {
 		return
 	}
 	ni, ui := 0, 0
@@ -280,7 +280,7 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 				continue
 			}
 			for _, s := range g.slots[1:] {
-				if !p.pairFilter(f, &p.entries[s], ec, now) {
+				if !p.pairFilter(i, &p.entries[s], ec, now) {
 					return false
 				}
 			}

@@ -24,8 +24,12 @@ type idCell struct {
 	slot uint32 // slot+1; 0 marks an empty cell
 }
 
-func newIDTable(size int) idTable {
-	t := idTable{seed: maphash.MakeSeed()}
+func newIDTable(size int) idTable { return newIDTableSeeded(size, maphash.MakeSeed()) }
+
+// newIDTableSeeded is a table whose hash keeps seed, as a rebuilt table
+// must: hashes made before the rebuild (excludes.go) stay valid.
+func newIDTableSeeded(size int, seed maphash.Seed) idTable {
+	t := idTable{seed: seed}
 	t.reserve(size)
 	return t
 }

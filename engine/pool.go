@@ -125,8 +125,12 @@ type Pool struct {
 
 	needsExtra bool
 	// plain: at most one distance rule and nothing else judged between
-	// two tickets (no gates, no extras), so the index key alone decides.
+	// two tickets (no gates, no extras) but block lists, so the index
+	// key and the block-list summaries alone decide.
 	plain bool
+	// groupExtra: a group's running state reads its tickets' extras
+	// (options, latency spread, cross-play, roles, collections).
+	groupExtra bool
 	// maxSize is the largest party ever added (a bound, never lowered).
 	maxSize int32
 	// classParts counts the rules that split tickets into classes that
@@ -195,7 +199,12 @@ func (p *Pool) setRules(r *rules) {
 	for _, d := range r.dist {
 		p.anySpread = p.anySpread || d.spread
 	}
-	p.teamRules = r.roles != nil || len(r.teams) > 0 || len(r.filters) > 0
+	// Pair filters are judged as a candidate joins (group.accepts), not
+	// on complete teams.
+	p.teamRules = r.roles != nil || len(r.teams) > 0
+	for _, f := range r.filters {
+		p.teamRules = p.teamRules || f.Scope != ruleset.ExprPair
+	}
 	for _, c := range r.colls {
 		p.teamRules = p.teamRules || (c.team && !c.contains)
 	}
@@ -207,12 +216,20 @@ func (p *Pool) setRules(r *rules) {
 	for _, c := range r.tcomps {
 		p.teamGates = p.teamGates || c.PerPlayer()
 	}
-	p.needsExtra = r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
-		r.cross != nil || r.roles != nil || len(r.filters) > 0 || len(r.scores) > 0 ||
-		len(r.tcomps) > 0 || r.namedTeams()
+	// Block lists (excludes.go) are the only filters a plain pool may
+	// have: they are judged on the two tickets' summaries, which is
+	// what the encounter history's queues need.
+	onlyLists := true
+	for i, f := range r.filters {
+		onlyLists = onlyLists && r.exclOf[i] >= 0 && f.Scope == ruleset.ExprPair
+	}
+	other := r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
+		r.cross != nil || r.roles != nil || len(r.scores) > 0 || len(r.tcomps) > 0 || r.namedTeams()
+	p.needsExtra = other || len(r.filters) > 0
 	// A min_distance is judged only by pairOK, so a ruleset with one is
 	// never plain (pairKey's shortcut knows the maximum only).
-	p.plain = !p.needsExtra && p.stride == len(r.dist) && len(r.dist) <= 1 && !r.anyMinDistance()
+	p.plain = !other && onlyLists && p.stride == len(r.dist) && len(r.dist) <= 1 && !r.anyMinDistance()
+	p.groupExtra = len(r.options) > 0 || r.spread > 0 || r.cross != nil || r.roles != nil || len(r.colls) > 0
 	p.classParts = 0
 	for _, o := range r.options {
 		if o.kind == optAll {
@@ -645,7 +662,9 @@ func (p *Pool) lookupID(id string) (int32, bool) {
 // freed: by rebuilding the map when most ids are dead, else one by one.
 func (p *Pool) pruneIDs() {
 	if p.dead > p.live {
-		p.ids = newIDTable(p.live)
+		// The same seed: the block-list summaries of the waiting
+		// tickets (excludes.go) hold hashes made with it.
+		p.ids = newIDTableSeeded(p.live, p.ids.seed)
 		for _, s := range p.order {
 			if e := &p.entries[s]; e.alive {
 				p.ids.set(e.id, s, p.entries)

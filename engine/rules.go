@@ -45,8 +45,13 @@ type rules struct {
 	roles   *roleRule
 	cross   *ruleset.CrossPlayKeys
 	filters []*ruleset.Expr
-	scores  []*ruleset.Expr
-	quality ruleset.Quality
+	// exclAttrs are the attributes of the block-list filters, judged
+	// natively (excludes.go); exclOf gives each filter's index there, -1
+	// for any other filter.
+	exclAttrs []string
+	exclOf    []int
+	scores    []*ruleset.Expr
+	quality   ruleset.Quality
 	// partOrder lists every quality criterion and score name, sorted, the
 	// order in which combine sums them.
 	partOrder  []string
@@ -236,6 +241,7 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 	}
 	r.cross = c.CrossPlay
 	r.filters = c.Filters
+	r.exclAttrs, r.exclOf = exclAttrs(r)
 	r.scores = c.Scores
 	r.partOrder = []string{
 		ruleset.CriterionSkillGap, ruleset.CriterionSkillSpread, ruleset.CriterionParties,

@@ -93,18 +93,21 @@ const (
 // extra holds what only some rulesets need: latencies, option values,
 // platforms, roles. Strings are interned to small integers per pool.
 type extra struct {
-	lats    []regLat            // sorted by latency, then region
-	allIDs  []uint32            // per "all" option: the id of the value set (0: unset)
-	anySets [][]uint32          // per "any" option: sorted value ids; nil: no preference
-	uniq    [][]uint32          // per "unique" option: every player's value ids
-	eqIDs   []uint32            // per comparison rule between tickets: the value's id
-	colls   [][]uint32          // per intersection rule: the values every player has
-	plat    uint64              // platforms of the players (bit per platform)
-	accept  uint64              // platforms every player accepts
-	roles   []uint64            // per player: acceptable roles
-	pref    []int8              // per player: first-choice role, -1 none
-	view    *ruleset.TicketView // expression view, built at viewAt
-	viewAt  int64
+	lats    []regLat   // sorted by latency, then region
+	allIDs  []uint32   // per "all" option: the id of the value set (0: unset)
+	anySets [][]uint32 // per "any" option: sorted value ids; nil: no preference
+	uniq    [][]uint32 // per "unique" option: every player's value ids
+	eqIDs   []uint32   // per comparison rule between tickets: the value's id
+	colls   [][]uint32 // per intersection rule: the values every player has
+	plat    uint64     // platforms of the players (bit per platform)
+	accept  uint64     // platforms every player accepts
+	roles   []uint64   // per player: acceptable roles
+	pref    []int8     // per player: first-choice role, -1 none
+	// ex summarises the ticket's players and lists for the block-list
+	// filters (excludes.go).
+	ex     []uint32
+	view   *ruleset.TicketView // expression view, built at viewAt
+	viewAt int64
 }
 
 type regLat struct {
@@ -237,6 +240,7 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	}
 	x := &extra{}
 	e.x = x
+	p.summarise(t, x)
 	if r.lat != nil {
 		// Regions are interned in name order, not the map's, so that
 		// region ids (and every tie they break) do not depend on Go's
