@@ -154,3 +154,48 @@ func TestStartStopAndFence(t *testing.T) {
 		t.Fatal("running after Stop")
 	}
 }
+
+// countingStore counts the readings of what the store holds.
+type countingStore struct {
+	cupid.Pruner
+	readings int
+}
+
+func (c *countingStore) Retained(ctx context.Context) ([]cupid.Retained, error) {
+	c.readings++
+	return c.Pruner.Retained(ctx)
+}
+
+// TestRetainedIsReadAtMostEveryMeasureEvery: a reading of what the store
+// holds reads the whole database, so passes a second apart reuse the last
+// reading until MeasureEvery has passed, and every report says when it was
+// made.
+func TestRetainedIsReadAtMostEveryMeasureEvery(t *testing.T) {
+	st := &countingStore{Pruner: memstore.New()}
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	s, err := New(Options{Store: st, Keep: map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: time.Hour},
+		MeasureEvery: 10 * time.Minute, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := now
+	for i, step := range []struct {
+		after    time.Duration
+		readings int
+		at       time.Time
+	}{
+		{0, 1, first},
+		{time.Second, 1, first},
+		{9 * time.Minute, 1, first},
+		{time.Minute, 2, first.Add(10*time.Minute + time.Second)},
+	} {
+		now = now.Add(step.after)
+		rep, err := s.Pass(context.Background(), cupid.Fence{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.readings != step.readings || !rep.RetainedAt.Equal(step.at) || rep.Retained == nil {
+			t.Fatalf("pass %d: %d readings, report's at %v (%d kinds), want %d at %v", i, st.readings, rep.RetainedAt, len(rep.Retained), step.readings, step.at)
+		}
+	}
+}
