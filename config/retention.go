@@ -27,8 +27,8 @@ type Retention struct {
 	// Encounters keeps the lines of the encounter history; by default as
 	// long as the history looks back (encounters.horizon, 30 days).
 	Encounters Keep `yaml:"encounters"`
-	// Batch bounds the rows one transaction removes (100); Pause is the
-	// rest between two batches (100ms), so intake and matching get the
+	// Batch bounds the rows one transaction removes (50); Pause is the
+	// rest between two batches (200ms), so intake and matching get the
 	// writer in between; Interval is the time between two passes (1m).
 	Batch    int      `yaml:"batch"`
 	Pause    Duration `yaml:"pause"`
@@ -57,8 +57,8 @@ type RetentionExport struct {
 const (
 	DefaultKeepTickets       = 7 * 24 * time.Hour
 	DefaultKeepMatches       = 30 * 24 * time.Hour
-	DefaultRetentionBatch    = 100
-	DefaultRetentionPause    = 100 * time.Millisecond
+	DefaultRetentionBatch    = 50
+	DefaultRetentionPause    = 200 * time.Millisecond
 	DefaultRetentionInterval = time.Minute
 	minKeep                  = time.Minute
 	maxRetentionBatch        = 10_000

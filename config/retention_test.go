@@ -18,12 +18,12 @@ func TestRetention(t *testing.T) {
 		err        string
 	}{
 		{name: "defaults", want: map[cupid.RetentionKind]time.Duration{
-			cupid.RetainTickets: 7 * 24 * time.Hour, cupid.RetainMatches: 30 * 24 * time.Hour, cupid.RetainEncounters: 30 * 24 * time.Hour}, batch: 100},
+			cupid.RetainTickets: 7 * 24 * time.Hour, cupid.RetainMatches: 30 * 24 * time.Hour, cupid.RetainEncounters: 30 * 24 * time.Hour}, batch: DefaultRetentionBatch},
 		{name: "days, hours and forever", yaml: "retention:\n  tickets: 2d\n  matches: forever\n  rating_history: 8760h\n  encounters: forever\n  batch: 100\n",
 			want: map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: 48 * time.Hour, cupid.RetainRatingHistory: 8760 * time.Hour}, batch: 100},
 		{name: "encounters as long as the history looks back", yaml: "encounters:\n  horizon: 48h\n",
 			want: map[cupid.RetentionKind]time.Duration{
-				cupid.RetainTickets: 7 * 24 * time.Hour, cupid.RetainMatches: 30 * 24 * time.Hour, cupid.RetainEncounters: 48 * time.Hour}, batch: 100},
+				cupid.RetainTickets: 7 * 24 * time.Hour, cupid.RetainMatches: 30 * 24 * time.Hour, cupid.RetainEncounters: 48 * time.Hour}, batch: DefaultRetentionBatch},
 		{name: "too short", yaml: "retention:\n  tickets: 10s\n", err: "retention.tickets: must be at least 1m0s"},
 		{name: "not a duration", yaml: "retention:\n  matches: always\n", err: "retention.matches: must be a duration such as 7d"},
 		{name: "batch too large", yaml: "retention:\n  batch: 1000000\n", err: "retention.batch: must be between 1 and 10000"},
