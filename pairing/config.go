@@ -148,9 +148,9 @@ func (c Config) Validate() error {
 	case c.MaxDates < 0 || c.MaxDates > MaxDatesCap:
 		return cupid.Invalid("max_dates", "must be between 0 (no cap) and %d, got %d", MaxDatesCap, c.MaxDates)
 	case c.DatesWindow < 0 || c.DatesWindow > MaxDatesWindow:
-		return cupid.Invalid("dates_window", "must be between 0 (the whole event) and %v, got %v", MaxDatesWindow, c.DatesWindow)
+		return cupid.Invalid("dates_window_seconds", "must be between 0 (the whole event) and %v, got %v", MaxDatesWindow, c.DatesWindow)
 	case c.DatesWindow > 0 && c.MaxDates == 0:
-		return cupid.Invalid("dates_window", "is the window of max_dates, which is not set")
+		return cupid.Invalid("dates_window_seconds", "is the window of max_dates, which is not set")
 	}
 	if c.Series != "" {
 		if len(c.Series) > MaxSeriesBytes {

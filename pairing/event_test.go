@@ -32,9 +32,9 @@ func TestConfigValidate(t *testing.T) {
 		{"cap for the whole event", func(c *Config) { c.MaxDates = 3 }, ""},
 		{"negative cap", func(c *Config) { c.MaxDates = -1 }, "max_dates"},
 		{"cap too big", func(c *Config) { c.MaxDates = MaxDatesCap + 1 }, "max_dates"},
-		{"negative window", func(c *Config) { c.MaxDates, c.DatesWindow = 3, -time.Second }, "dates_window"},
-		{"window too long", func(c *Config) { c.MaxDates, c.DatesWindow = 3, MaxDatesWindow+1 }, "dates_window"},
-		{"window without a cap", func(c *Config) { c.DatesWindow = time.Hour }, "dates_window"},
+		{"negative window", func(c *Config) { c.MaxDates, c.DatesWindow = 3, -time.Second }, "dates_window_seconds"},
+		{"window too long", func(c *Config) { c.MaxDates, c.DatesWindow = 3, MaxDatesWindow+1 }, "dates_window_seconds"},
+		{"window without a cap", func(c *Config) { c.DatesWindow = time.Hour }, "dates_window_seconds"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

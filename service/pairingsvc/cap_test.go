@@ -23,7 +23,7 @@ func TestExposureCap(t *testing.T) {
 	_, err := h.s.CreateEvent(ctx, NewEvent{ID: "bad", Config: pairing.Config{Rooms: 1, Round: time.Minute, MinLobby: 2, MaxDates: pairing.MaxDatesCap + 1}})
 	wantCode(t, err, cupid.CodeInvalid, "settings.max_dates")
 	_, err = h.s.CreateEvent(ctx, NewEvent{ID: "bad", Config: pairing.Config{Rooms: 1, Round: time.Minute, MinLobby: 2, DatesWindow: time.Hour}})
-	wantCode(t, err, cupid.CodeInvalid, "settings.dates_window")
+	wantCode(t, err, cupid.CodeInvalid, "settings.dates_window_seconds")
 	if _, err := h.s.GetEvent(ctx, "bad"); err == nil {
 		t.Fatal("a refused event was created")
 	}
@@ -35,7 +35,7 @@ func TestExposureCap(t *testing.T) {
 		c.MaxDates, c.DatesWindow = 1, -time.Second
 		return c, nil
 	})
-	wantCode(t, err, cupid.CodeInvalid, "settings.dates_window")
+	wantCode(t, err, cupid.CodeInvalid, "settings.dates_window_seconds")
 	if v := h.get(t, "e"); v.Config.MaxDates != 0 {
 		t.Fatalf("a refused change was kept: %+v", v.Config)
 	}
