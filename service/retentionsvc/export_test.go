@@ -7,9 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"math/rand/v2"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -18,7 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/cupid-match/cupid/internal/pgtest"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -410,51 +408,8 @@ func fileSize(t *testing.T, path string) int64 {
 	return fi.Size()
 }
 
-// postgresURL creates a fresh database on the PostgreSQL server named by
-// CUPID_TEST_POSTGRES (the local server by default), drops it when the test
-// ends, and returns its URL. It skips, saying how to point it at a server,
-// only when no server answers.
-func postgresURL(t *testing.T) string {
-	t.Helper()
-	admin := os.Getenv("CUPID_TEST_POSTGRES")
-	if admin == "" {
-		admin = "postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		var ne net.Error
-		if errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
-			t.Skipf("no PostgreSQL server answered (%v); set CUPID_TEST_POSTGRES to a server's postgres:// URL to run this test", err)
-		}
-		t.Fatalf("connect to PostgreSQL: %v", err)
-	}
-	defer conn.Close(context.Background())
-	name := fmt.Sprintf("cupid_retentionsvc_%x", rand.Uint64())
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		c, err := pgx.Connect(ctx, admin)
-		if err != nil {
-			t.Logf("drop %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP DATABASE "+name+" WITH (FORCE)"); err != nil {
-			t.Logf("drop %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.Path = "/" + name
-	return u.String()
-}
+// postgresURL is a fresh PostgreSQL database for the test (pgtest.URL).
+func postgresURL(t *testing.T) string { return pgtest.URL(t, "cupid_retentionsvc") }
 
 func counter(c prometheus.Counter) float64 {
 	var m dto.Metric
