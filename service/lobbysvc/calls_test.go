@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cupid-match/cupid/storetest"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -513,26 +515,6 @@ func TestWatchEnds(t *testing.T) {
 	}
 }
 
-// fenceLog is the store with the fence of every lobby write noted.
-type fenceLog struct {
-	*memstore.Store
-	mu     sync.Mutex
-	fences []cupid.Fence
-}
-
-func (f *fenceLog) PutDocument(ctx context.Context, fence cupid.Fence, kind, id string, body []byte, now time.Time) error {
-	f.mu.Lock()
-	f.fences = append(f.fences, fence)
-	f.mu.Unlock()
-	return f.Store.PutDocument(ctx, fence, kind, id, body, now)
-}
-
-func (f *fenceLog) last() cupid.Fence {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.fences[len(f.fences)-1]
-}
-
 // A node of several runs the lobbies while it holds their lease: every
 // write carries its fence; once it lets go every call answers unavailable
 // (a lobby is elsewhere, not missing), watches end asking to reconnect and
@@ -542,7 +524,7 @@ func TestLease(t *testing.T) {
 	ctx := context.Background()
 	ok := must[*View](t)
 	f.svc.Close()
-	docs := &fenceLog{Store: f.store}
+	docs := &storetest.FenceLog{DocumentStore: f.store}
 	svc, err := New(Options{Docs: docs, Matches: f.mm, Now: f.clock.now, Logger: slog.New(slog.DiscardHandler), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -553,7 +535,7 @@ func TestLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := ok(svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: duel(1)}))
-	if fc := docs.last(); fc.Token != 1 {
+	if fc := docs.Last(); fc.Token != 1 {
 		t.Fatalf("a write carries fence %+v", fc)
 	}
 	w := f.watch(t, ctx, l.ID, 0)
@@ -590,7 +572,7 @@ func TestLease(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok(svc.Join(ctx, "", l.Code, "bob", nil, lobby.AnyTeam))
-	if fc := docs.last(); fc.Token != 2 {
+	if fc := docs.Last(); fc.Token != 2 {
 		t.Fatalf("a write carries fence %+v, want the new lease's", fc)
 	}
 	if id, _ := svc.LobbyOf("ann"); id != l.ID {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cupid-match/cupid/storetest"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
@@ -373,26 +375,6 @@ func TestMaxWatchers(t *testing.T) {
 	<-open
 }
 
-// fenceLog is the store with the fence of every party write noted.
-type fenceLog struct {
-	*memstore.Store
-	mu     sync.Mutex
-	fences []cupid.Fence
-}
-
-func (f *fenceLog) PutDocument(ctx context.Context, fence cupid.Fence, kind, id string, body []byte, now time.Time) error {
-	f.mu.Lock()
-	f.fences = append(f.fences, fence)
-	f.mu.Unlock()
-	return f.Store.PutDocument(ctx, fence, kind, id, body, now)
-}
-
-func (f *fenceLog) last() cupid.Fence {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.fences[len(f.fences)-1]
-}
-
 // A node of several runs the parties while it holds their lease: every
 // write carries the lease's fence; once it lets go, every call answers
 // unavailable (not "no such party": the parties are elsewhere), watches
@@ -400,7 +382,7 @@ func (f *fenceLog) last() cupid.Fence {
 // brings the parties back from the store.
 func TestLease(t *testing.T) {
 	store := memstore.New()
-	docs := &fenceLog{Store: store}
+	docs := &storetest.FenceLog{DocumentStore: store}
 	reg := prometheus.NewRegistry()
 	e := newEnv(t, store, nil) // the ticket service, and a node of its own to stop
 	e.svc.Close()
@@ -420,7 +402,7 @@ func TestLease(t *testing.T) {
 	}
 	<-svc.Running()
 	p := e.trio("ann", "bob", "cid")
-	if f := docs.last(); f.Token != 1 {
+	if f := docs.Last(); f.Token != 1 {
 		t.Fatalf("a write carries fence %+v, want the lease's", f)
 	}
 	w := e.opened(p.ID, "ann")
@@ -463,7 +445,7 @@ func TestLease(t *testing.T) {
 		t.Fatalf("after taking the lease again: %+v", got)
 	}
 	e.must(svc.SetReady(ctx, p.ID, "bob", true))
-	if f := docs.last(); f.Token != 2 {
+	if f := docs.Last(); f.Token != 2 {
 		t.Fatalf("a write carries fence %+v, want the new lease's", f)
 	}
 	if v, m := value(t, svc.metrics.parties), value(t, svc.metrics.members); v != 1 || m != 3 {
