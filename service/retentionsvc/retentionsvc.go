@@ -78,6 +78,11 @@ type Service struct {
 	metrics *metrics
 	export  *exporter
 
+	// passMu makes passes one at a time: the service's own and one asked
+	// for meanwhile (an operator's, a test's) would remove the same
+	// batches twice and share the export's open files.
+	passMu sync.Mutex
+
 	mu      sync.Mutex
 	cancel  context.CancelFunc
 	done    chan struct{}
@@ -182,6 +187,8 @@ func wait(ctx context.Context, d time.Duration) error {
 // the pass goes on with the other kinds; the pass then returns that
 // error.
 func (s *Service) Pass(ctx context.Context, fence cupid.Fence) (Report, error) {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
 	start := s.o.Now()
 	rep := Report{At: start}
 	err, exportErr := s.pass(ctx, fence, start, &rep)

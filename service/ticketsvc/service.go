@@ -817,10 +817,13 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 	}
 	// Nothing final after afterSeq so far: the ticket may be unknown, or
 	// final at or before afterSeq (a client that saw the end and asks
-	// again), which must not wait forever.
+	// again), which must not wait forever. A final event after what was
+	// sent is not sent from here: the events between it and the last sent
+	// are on their way through the subscription (published after it was
+	// made), and the loop sends them in order, that one last.
 	if fin, err := s.finalEvent(ctx, id, known, ends); err != nil {
 		return err
-	} else if fin != nil {
+	} else if fin != nil && fin.Seq <= last {
 		return send(*fin)
 	}
 	for {
