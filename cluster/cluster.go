@@ -113,7 +113,14 @@ func (n *Node) Run(ctx context.Context) {
 	t := time.NewTicker(n.o.TTL / 4)
 	defer t.Stop()
 	for {
-		n.Round(ctx)
+		// A round's statements are not cut short by the node's end: a
+		// heartbeat or lease call cancelled in flight may still run on
+		// the database after leave has removed the node or released
+		// the lease, and bring them back (a stopped node then looks
+		// alive for the TTL). Each round has the lease's TTL at most.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), n.o.TTL)
+		n.Round(rctx)
+		cancel()
 		select {
 		case <-ctx.Done():
 			n.leave()
