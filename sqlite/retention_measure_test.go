@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/config"
 	"github.com/cupid-match/cupid/lifecycle"
 )
 
@@ -17,9 +19,13 @@ import (
 // simulated days through the store at accelerated time — each day
 // CUPID_MEASURE_RETENTION tickets, in pairs that match, play and end
 // their session, a tenth cancelled instead — with a retention pass at the
-// end of each day (tickets kept 2 days, matches 4, so the level shows
-// within the run), and prints the file's size per day. docs/PERFORMANCE.md
-// has the command and the figures.
+// end of each day, and prints the file's size per day. Retention keeps
+// tickets 2 days and matches 4, so the level shows within a short run;
+// CUPID_MEASURE_KEEP=default keeps them as the configuration's defaults
+// do (7 and 30 days). CUPID_MEASURE_NOSYNC=1 turns the writer's fsyncs off
+// (synchronous=OFF): the rows and pages written are the same, and a run at
+// the scale of millions of tickets a day takes minutes a day instead of
+// hours. docs/PERFORMANCE.md has the commands and the figures.
 func TestMeasureRetentionLevelsOff(t *testing.T) {
 	perDay, _ := strconv.Atoi(os.Getenv("CUPID_MEASURE_RETENTION"))
 	if perDay <= 0 {
@@ -37,9 +43,18 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	keep := map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: 48 * time.Hour, cupid.RetainMatches: 96 * time.Hour}
+	if os.Getenv("CUPID_MEASURE_KEEP") == "default" {
+		keep = map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: config.DefaultKeepTickets, cupid.RetainMatches: config.DefaultKeepMatches}
+	}
+	if os.Getenv("CUPID_MEASURE_NOSYNC") == "1" {
+		if _, err := s.w.Exec("PRAGMA synchronous=OFF"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	began := time.Now()
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	fmt.Printf("day | tickets stored | file MB | WAL MB | bytes per kept ticket | removed (tickets, matches)\n")
+	fmt.Printf("day | tickets stored | matches stored | file MB | WAL MB | bytes per kept ticket | removed (tickets, matches) | minutes\n")
 	for day := range days {
 		dayStart := start.Add(time.Duration(day) * 24 * time.Hour)
 		const batch = 500
@@ -57,14 +72,11 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 				t.Fatal(err)
 			}
 			var ms []*cupid.Match
+			var cancelled []string
 			for i := 0; i+1 < len(nts); i += 2 {
 				a, b := nts[i].Ticket.ID, nts[i+1].Ticket.ID
 				if i%20 == 0 {
-					for _, id := range []string{a, b} {
-						if _, _, err := lifecycle.Finish(ctx, s, cupid.Fence{}, id, cupid.StateCancelled, "", at.Add(time.Minute)); err != nil {
-							t.Fatal(err)
-						}
-					}
+					cancelled = append(cancelled, a, b)
 					continue
 				}
 				m := &cupid.Match{ID: "m" + a, Key: cupid.QueueKey{Queue: "duel"}, CreatedAt: at.Add(time.Second),
@@ -74,10 +86,25 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 			if _, _, err := s.CommitMatches(ctx, cupid.Fence{}, ms); err != nil {
 				t.Fatal(err)
 			}
-			for _, m := range ms {
-				if _, _, err := lifecycle.ChangeSession(ctx, s, cupid.Fence{}, m.ID, cupid.SessionChange{Kind: cupid.MatchEventEnded}, at.Add(20*time.Minute)); err != nil {
-					t.Fatal(err)
+			// The batch's cancellations and session ends are the lifecycle's
+			// steps as the service takes them, written in one transaction
+			// (oneTx) rather than one each: the same rows, fewer commits.
+			err := s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
+				u := oneTx{&sqliteTx{s: s, ctx: ctx, tx: tx}}
+				for _, id := range cancelled {
+					if _, _, err := lifecycle.Finish(ctx, u, cupid.Fence{}, id, cupid.StateCancelled, "", at.Add(time.Minute)); err != nil {
+						return err
+					}
 				}
+				for _, m := range ms {
+					if _, _, err := lifecycle.ChangeSession(ctx, u, cupid.Fence{}, m.ID, cupid.SessionChange{Kind: cupid.MatchEventEnded}, at.Add(20*time.Minute)); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 		}
 		now := dayStart.Add(24 * time.Hour)
@@ -107,7 +134,14 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 		if fi, err := os.Stat(path + "-wal"); err == nil {
 			wal = fi.Size()
 		}
-		fmt.Printf("%d | %d | %.1f | %.1f | %d | %d, %d\n", day+1, ret[0].Rows, float64(file)/1e6, float64(wal)/1e6,
-			file/max(ret[0].Rows, 1), removed[cupid.RetainTickets], removed[cupid.RetainMatches])
+		fmt.Printf("%d | %d | %d | %.1f | %.1f | %d | %d, %d | %.1f\n", day+1, ret[0].Rows, ret[1].Rows, float64(file)/1e6, float64(wal)/1e6,
+			file/max(ret[0].Rows, 1), removed[cupid.RetainTickets], removed[cupid.RetainMatches], time.Since(began).Minutes())
 	}
+}
+
+// oneTx runs every step it is given in the one transaction it holds.
+type oneTx struct{ t *sqliteTx }
+
+func (u oneTx) Update(_ context.Context, _ string, _ cupid.Fence, fn func(cupid.Tx) error) error {
+	return fn(u.t)
 }
