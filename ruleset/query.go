@@ -81,6 +81,9 @@ type clause struct {
 	isNum bool // str reads as a finite number
 }
 
+// AcceptsAll reports whether the query has no clause ("" or "*").
+func (q *Query) AcceptsAll() bool { return len(q.clauses) == 0 }
+
 // Text is the query as the ticket sent it.
 func (q *Query) Text() string { return q.text }
 
