@@ -341,7 +341,7 @@ func TestNakamaMutual(t *testing.T) {
 	const sample = "properties.region:europe properties.region:asia -properties.mode:casual"
 	addNk(t, p,
 		nkTicket("a", 0, sample, nkProps("europe", 7, "ranked")),
-		nkTicket("casual", 1, "", nkProps("asia", 7, "casual")),                      // a refuses it; one way it would anchor a match with a
+		nkTicket("casual", 1, "", nkProps("asia", 7, "casual")),                      // a refuses it (casual)
 		nkTicket("asia", 2, "+properties.region:asia", nkProps("asia", 7, "ranked"))) // a accepts it, it refuses a
 	if got := teamsOf(p.Step(at(2))); len(got) != 1 || !slices.Equal(got[0][0], []string{"asia", "casual"}) {
 		t.Fatalf("matches %v, want only asia with casual (neither has a query refusing the other)", got)

@@ -151,3 +151,31 @@ func TestTicketQueryRuleProblems(t *testing.T) {
 		t.Fatalf("compiled %+v, want mm_query with the defaults nakama, one_way", tq)
 	}
 }
+
+// BenchmarkQueryAccepts: one pair judged by a four-clause query, the cost
+// the engine pays per pair it considers under ticket_query.
+func BenchmarkQueryAccepts(b *testing.B) {
+	q, err := ParseQuery(QuerySyntaxNakama, "+properties.region:europe +properties.rank:>=5 +properties.rank:<=9 -properties.mode:casual")
+	if err != nil {
+		b.Fatal(err)
+	}
+	attrs := cupid.Attributes{
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+	}
+	for b.Loop() {
+		if !q.Accepts(attrs, nil) {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// BenchmarkParseQuery: compiling one query, paid once per distinct text.
+func BenchmarkParseQuery(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseQuery(QuerySyntaxNakama, "+properties.region:europe +properties.rank:>=5 +properties.rank:<=9 -properties.mode:casual"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
