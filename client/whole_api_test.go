@@ -215,7 +215,7 @@ func TestRulesets(t *testing.T) {
 		t.Fatalf("after the refused puts: version %d, %q", v, now)
 	}
 	imp, err := c.ImportRuleset(ctx, "nakama", `{"query":"+properties.mode:ranked","min_count":2,"max_count":2}`)
-	if err != nil || imp.GetOutcome() != "exact" || !strings.Contains(imp.GetRuleset(), "comparison_rule") || len(imp.GetEntries()) == 0 {
+	if err != nil || imp.GetOutcome() != "exact" || !strings.Contains(imp.GetRuleset(), "ticket_query") || len(imp.GetEntries()) == 0 {
 		t.Fatalf("ImportRuleset: %v %v", imp, err)
 	}
 	if _, err := c.ImportRuleset(ctx, "matchmaker-x", "{}"); connect.CodeOf(err) != connect.CodeInvalidArgument {

@@ -280,7 +280,7 @@ func TestImportEndpoint(t *testing.T) {
 	}
 	nakama := `{"query": "+properties.level:>=10", "min_count": 2, "max_count": 2}`
 	status, out := post(`{"from": "nakama", "source": ` + jsonQuote(nakama) + `}`)
-	if status != http.StatusOK || out["outcome"] != "exact" || !strings.Contains(out["ruleset"].(string), `"comparison_rule"`) {
+	if status != http.StatusOK || out["outcome"] != "exact" || !strings.Contains(out["ruleset"].(string), `"ticket_query"`) {
 		t.Fatalf("import: %d %v", status, out)
 	}
 	// What the editor gets is a ruleset the check endpoint finds valid.

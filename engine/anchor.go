@@ -358,6 +358,7 @@ const (
 	rLatency
 	rColl
 	rFilter
+	rQuery
 )
 
 // anchorMask is the set of regions an anchor offers at its level; all
@@ -481,6 +482,11 @@ func (p *Pool) pairOK(slotA, slotC int32, env *envelope, aMask uint64, now time.
 	}
 	if r := p.pairFilters(ea, ec, env, now); r.kind != rOK {
 		return 0, r
+	}
+	if p.r.query != nil {
+		if r := p.queryOK(ea, ec); r.kind != rOK {
+			return 0, r
+		}
 	}
 	return mask, reason{}
 }

@@ -77,6 +77,9 @@ func (p *Pool) check(t *cupid.Ticket) error {
 	if err := p.checkCross(t); err != nil {
 		return err
 	}
+	if err := p.checkQuery(t); err != nil {
+		return err
+	}
 	return p.checkLatencies(t)
 }
 

@@ -269,6 +269,8 @@ func (p *Pool) ruleName(r reason) string {
 		return fmt.Sprintf("%s %s", c.path, c.attr)
 	case rFilter:
 		return fmt.Sprintf("filter[%d] %s", r.i, p.r.filters[r.i].Name)
+	case rQuery:
+		return "ticket_query " + p.r.query.attr
 	}
 	return "?"
 }
@@ -309,6 +311,8 @@ func (p *Pool) describe(r reason, a, s int32, env *envelope, aMask uint64, now t
 		return fmt.Sprintf("%s: %d in common, %d needed", c.attr, countCommon(ea.x.colls[r.i], es.x.colls[r.i]), env.collMin[r.i])
 	case rFilter:
 		return fmt.Sprintf("filter %s refuses the pair", p.r.filters[r.i].Name)
+	case rQuery:
+		return p.queryText(r, ea, es)
 	}
 	return ""
 }

@@ -273,6 +273,17 @@ func (g *group) accepts(p *Pool, c cand, env *envelope, now time.Time) bool {
 	if p.r.roles != nil && !g.rolesFit(p, x, env) {
 		return false
 	}
+	if p.r.query != nil && p.r.query.mutual {
+		// The anchor and the candidate were judged by pairOK; every
+		// other member and the candidate, both ways, here.
+		ec := &p.entries[c.slot]
+		for _, s := range g.slots[1:] {
+			es := &p.entries[s]
+			if queryFailing(es, ec) != "" || queryFailing(ec, es) != "" {
+				return false
+			}
+		}
+	}
 	if len(p.r.filters) > 0 {
 		ec := &p.entries[c.slot]
 		for i, f := range p.r.filters {

@@ -124,6 +124,8 @@ type Pool struct {
 	stepped  bool
 
 	needsExtra bool
+	// queries caches the compiled ticket queries by text (query.go).
+	queries map[string]*ruleset.Query
 	// plain: at most one distance rule and nothing else judged between
 	// two tickets (no gates, no extras) but block lists, so the index
 	// key and the block-list summaries alone decide.
@@ -224,7 +226,8 @@ func (p *Pool) setRules(r *rules) {
 		onlyLists = onlyLists && r.exclOf[i] >= 0 && f.Scope == ruleset.ExprPair
 	}
 	other := r.lat != nil || len(r.options) > 0 || len(r.comps) > 0 || len(r.colls) > 0 ||
-		r.cross != nil || r.roles != nil || len(r.scores) > 0 || len(r.tcomps) > 0 || r.namedTeams()
+		r.cross != nil || r.roles != nil || len(r.scores) > 0 || len(r.tcomps) > 0 || r.namedTeams() ||
+		r.query != nil
 	p.needsExtra = other || len(r.filters) > 0
 	// A min_distance is judged only by pairOK, so a ruleset with one is
 	// never plain (pairKey's shortcut knows the maximum only).

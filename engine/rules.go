@@ -39,11 +39,13 @@ type rules struct {
 	namedMin, namedMax []int
 	namedCap           int
 	// tcomps are the rules aimed at teams (team_comparison).
-	tcomps  []ruleset.TeamComparison
-	counts  []ruleset.CountLimit
-	totals  []ruleset.Total
-	roles   *roleRule
-	cross   *ruleset.CrossPlayKeys
+	tcomps []ruleset.TeamComparison
+	counts []ruleset.CountLimit
+	totals []ruleset.Total
+	roles  *roleRule
+	cross  *ruleset.CrossPlayKeys
+	// query is ticket_query (query.go); nil without one.
+	query   *queryRule
 	filters []*ruleset.Expr
 	// exclAttrs are the attributes of the block-list filters, judged
 	// natively (excludes.go); exclOf gives each filter's index there, -1
@@ -240,6 +242,9 @@ func compile(c *ruleset.Compiled) (*rules, error) {
 		r.roles = rr
 	}
 	r.cross = c.CrossPlay
+	if tq := c.TicketQuery; tq != nil {
+		r.query = &queryRule{attr: tq.Attribute, syntax: tq.Syntax, mutual: tq.Direction == ruleset.QueryMutual}
+	}
 	r.filters = c.Filters
 	r.exclAttrs, r.exclOf = exclAttrs(r)
 	r.scores = c.Scores

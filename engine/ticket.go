@@ -105,8 +105,11 @@ type extra struct {
 	pref    []int8     // per player: first-choice role, -1 none
 	// ex summarises the ticket's players and lists for the block-list
 	// filters (excludes.go).
-	ex     []uint32
-	view   *ruleset.TicketView // expression view, built at viewAt
+	ex   []uint32
+	view *ruleset.TicketView // expression view, built at viewAt
+	// query is the ticket's compiled ticket_query; nil: it accepts
+	// everyone (query.go).
+	query  *ruleset.Query
 	viewAt int64
 }
 
@@ -241,6 +244,9 @@ func (p *Pool) extract(t *cupid.Ticket, e *entry, nums []float64) {
 	x := &extra{}
 	e.x = x
 	p.summarise(t, x)
+	if r.query != nil {
+		x.query = p.ticketQuery(t)
+	}
 	if r.lat != nil {
 		// Regions are interned in name order, not the map's, so that
 		// region ids (and every tie they break) do not depend on Go's

@@ -277,29 +277,81 @@ func TestFlexMatchUnevenLatency(t *testing.T) {
 	}
 }
 
-// TestNakamaRanked: "+properties.region:europe +properties.rank:>=5
-// +properties.rank:<=9 -properties.mode:casual", read from a sample of rank
-// 7 in europe as "my region, my rank ± 2, not casual".
+// nkTicket is a Nakama client's ticket as the imported queue takes it: the
+// properties ticket-wide, the query in attributes.query.
+func nkTicket(id string, created float64, query string, props map[string]cupid.Value) *cupid.Ticket {
+	t := &cupid.Ticket{ID: id, Key: cupid.QueueKey{Queue: "q"}, CreatedAt: at(created), State: cupid.StateWaiting,
+		Players: []cupid.Player{{ID: id}}}
+	for k, v := range props {
+		t.Attributes.Set(k, v)
+	}
+	if query != "" {
+		t.Attributes.Set(QueryAttribute, cupid.String(query))
+	}
+	return t
+}
+
+func addNk(t *testing.T, p *engine.Pool, tickets ...*cupid.Ticket) {
+	t.Helper()
+	for _, tk := range tickets {
+		if err := p.Add(tk); err != nil {
+			t.Fatalf("add %s: %v", tk.ID, err)
+		}
+	}
+}
+
+func nkProps(region string, rank float64, mode string) map[string]cupid.Value {
+	return map[string]cupid.Value{"region": cupid.String(region), "rank": num(rank), "mode": cupid.String(mode)}
+}
+
+// TestNakamaRanked: every client sends its own "my region, my rank ± 2, not
+// casual" query; one way, as Nakama by default, the query of the ticket a
+// match forms around decides.
 func TestNakamaRanked(t *testing.T) {
 	p := imported(t, "nakama", "ranked.json")
-	props := func(region string, rank float64, mode string) map[string]cupid.Value {
-		return map[string]cupid.Value{"region": cupid.String(region), "rank": num(rank), "mode": cupid.String(mode), "voice": cupid.String("no")}
+	around := func(region string, rank int) string {
+		return fmt.Sprintf("+properties.region:%s +properties.rank:>=%d +properties.rank:<=%d -properties.mode:casual", region, rank-2, rank+2)
 	}
-	if err := p.Check(player{id: "casual", attrs: props("europe", 7, "casual")}.ticket()); err == nil {
-		t.Fatal("a casual ticket was accepted")
-	}
-	addAll(t, p, player{id: "a", attrs: props("europe", 7, "ranked")}, player{id: "far", attrs: props("europe", 10, "ranked")},
-		player{id: "us", attrs: props("us", 7, "ranked")})
+	addNk(t, p,
+		nkTicket("a", 0, around("europe", 7), nkProps("europe", 7, "ranked")),
+		nkTicket("far", 0.5, around("europe", 10), nkProps("europe", 10, "ranked")),
+		nkTicket("us", 0.7, around("us", 7), nkProps("us", 7, "ranked")))
 	if got := p.Step(at(1)); len(got) != 0 {
 		t.Fatalf("rank 10 is 3 from 7, us is not europe, yet %v", teamsOf(got))
 	}
-	addAll(t, p, player{id: "b", created: 1, attrs: props("europe", 9, "ranked")})
+	addNk(t, p, nkTicket("b", 1, around("europe", 9), nkProps("europe", 9, "ranked")))
+	// a anchors first (the oldest): its query accepts b (rank 9) and not
+	// far (10), although b's own query would accept far.
 	got := teamsOf(p.Step(at(2)))
-	if len(got) != 1 || !slices.Contains(got[0][0], "a") || !slices.Contains(got[0][0], "b") || slices.Contains(got[0][0], "us") {
+	if len(got) != 1 || !slices.Equal(got[0][0], []string{"a", "b"}) {
 		t.Fatalf("matches %v: want a with b", got)
 	}
-	if slices.Contains(got[0][0], "far") {
-		t.Errorf("far (rank 10) joined a match anchored at rank 7: %v", got)
+	// A malformed query is refused when the ticket is created, naming it.
+	err := p.Check(nkTicket("boost", 3, around("europe", 7)+" properties.voice:yes^2", nkProps("europe", 7, "ranked")))
+	if err == nil || !strings.Contains(err.Error(), "attributes.query") {
+		t.Fatalf("a boosted query: %v, want a refusal naming attributes.query", err)
+	}
+}
+
+// TestNakamaMutual: with rev_precision every ticket's query must accept the
+// others. A query of optional clauses only accepts a ticket that satisfies
+// one of them.
+func TestNakamaMutual(t *testing.T) {
+	p := imported(t, "nakama", "mutual.json")
+	const sample = "properties.region:europe properties.region:asia -properties.mode:casual"
+	addNk(t, p,
+		nkTicket("a", 0, sample, nkProps("europe", 7, "ranked")),
+		nkTicket("casual", 1, "", nkProps("asia", 7, "casual")),                      // a refuses it (casual)
+		nkTicket("asia", 2, "+properties.region:asia", nkProps("asia", 7, "ranked"))) // a accepts it, it refuses a
+	if got := teamsOf(p.Step(at(2))); len(got) != 1 || !slices.Equal(got[0][0], []string{"asia", "casual"}) {
+		t.Fatalf("matches %v, want only asia with casual (neither has a query refusing the other)", got)
+	}
+	addNk(t, p,
+		nkTicket("us", 3, "", nkProps("us", 7, "ranked")), // in neither region a's query asks for
+		nkTicket("b", 4, "properties.region:europe", nkProps("asia", 7, "ranked")))
+	got := teamsOf(p.Step(at(4)))
+	if len(got) != 1 || !slices.Equal(got[0][0], []string{"a", "b"}) {
+		t.Fatalf("matches %v, want a with b", got)
 	}
 }
 

@@ -43,6 +43,9 @@ type Compiled struct {
 	Roles *Roles
 	// CrossPlay is nil when the ruleset does not restrict platforms.
 	CrossPlay *CrossPlayKeys
+	// TicketQuery is nil when tickets carry no query; else its syntax and
+	// direction with the defaults filled in.
+	TicketQuery *TicketQuery
 	// Filters and Scores are the compiled expressions. Filters also holds
 	// the filters other rules compile to (team_sizes, counting collection
 	// rules, compound rules), and leaves out the filters a compound rule
@@ -289,6 +292,12 @@ func Compile(rs *Ruleset) (*Compiled, error) {
 			k.Current = KeyCurrentPlatform
 		}
 		c.CrossPlay = &k
+	}
+	if rs.TicketQuery != nil {
+		tq := *rs.TicketQuery
+		tq.Syntax = cmpOr(tq.Syntax, QuerySyntaxNakama)
+		tq.Direction = cmpOr(tq.Direction, QueryOneWay)
+		c.TicketQuery = &tq
 	}
 	var err error
 	if c.Filters, err = compileExprs(effectiveFilters(rs), false); err != nil {

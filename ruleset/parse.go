@@ -233,7 +233,7 @@ var rulesetKeys = []string{
 	"match_options", "match_options_referred_for_backfill",
 	"region_latency_initial_range_ms", "region_expansion_range_ms", "region_expansion_rate_ms",
 	"region_latency_max_ms", "disable_bidirectional_latency_after_ms",
-	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play",
+	"comparison_rule", "collection_rule", "team_rule", "match_total", "roles", "cross_play", "ticket_query",
 	"filter", "score", "quality", "team_sizes", "compound_rule", "attribute_defaults", "region_latency_flexing", "region_latency_spread_ms", "region_choice",
 	"teams", "team_comparison", "sort_rule",
 }
@@ -304,6 +304,8 @@ func (d *decoder) ruleset(n *node) *Ruleset {
 			rs.Roles = d.roles(v, p)
 		case "cross_play":
 			rs.CrossPlay = d.crossPlay(v, p)
+		case "ticket_query":
+			rs.TicketQuery = d.ticketQuery(v, p)
 		case "filter":
 			d.array(v, p, func(_ int, e *node, p string) {
 				rs.Filter = append(rs.Filter, d.exprRule(e, p))
@@ -662,6 +664,26 @@ func (d *decoder) crossPlay(n *node, path string) *CrossPlay {
 		return nil
 	}
 	return cp
+}
+
+var ticketQueryKeys = []string{"attribute", "syntax", "direction"}
+
+func (d *decoder) ticketQuery(n *node, path string) *TicketQuery {
+	tq := &TicketQuery{}
+	ok := d.object(n, path, ticketQueryKeys, func(key string, v *node, p string) {
+		switch key {
+		case "attribute":
+			tq.Attribute = d.str(v, p)
+		case "syntax":
+			tq.Syntax = d.str(v, p)
+		case "direction":
+			tq.Direction = d.str(v, p)
+		}
+	})
+	if !ok {
+		return nil
+	}
+	return tq
 }
 
 var exprRuleKeys = []string{"name", "scope", "expr", "weight", "disable_after"}

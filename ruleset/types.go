@@ -126,6 +126,11 @@ type Ruleset struct {
 	// extension.
 	CrossPlay *CrossPlay `json:"cross_play,omitempty"`
 
+	// TicketQuery lets each ticket carry, in an attribute, its own query
+	// over the other tickets' attributes (Nakama's matchmaker query).
+	// Cupid extension (query.go).
+	TicketQuery *TicketQuery `json:"ticket_query,omitempty"`
+
 	// Filter lists expr-lang boolean expressions a pair of tickets or a whole
 	// match must satisfy. Cupid extension, compiled once at load.
 	Filter []ExprRule `json:"filter,omitempty"`
@@ -615,6 +620,20 @@ type CrossPlay struct {
 	// CurrentAttribute is the string attribute of the player's own
 	// platform; empty means the reserved key "current_platform".
 	CurrentAttribute string `json:"current_attribute,omitempty"`
+}
+
+// TicketQuery is the ticket_query rule: which ticket attribute carries a
+// ticket's query, in which syntax, and whose query must accept whom.
+type TicketQuery struct {
+	// Attribute is the ticket-wide string attribute holding the query. A
+	// ticket without it accepts every other ticket.
+	Attribute string `json:"attribute"`
+	// Syntax is the query language; "nakama" (the default) is the only one.
+	Syntax string `json:"syntax,omitempty"`
+	// Direction is "one_way" (the default): the anchor's query must accept
+	// every other ticket of the match; or "mutual": every ticket's query
+	// must accept every other ticket.
+	Direction string `json:"direction,omitempty"`
 }
 
 // Expression scopes for ExprRule.

@@ -200,6 +200,7 @@ func (v *validator) run() {
 	}
 	v.roles()
 	v.crossPlay()
+	v.ticketQuery()
 	v.exprRules("filter", rs.Filter, false)
 	v.teamSizes()
 	v.attributeDefaults()
@@ -961,6 +962,27 @@ func (v *validator) crossPlay() {
 	}
 	if acc == cur {
 		v.add("cross_play", "accepted_attribute and current_attribute are both %q: they must be two keys", acc)
+	}
+}
+
+// ticketQuery checks the ticket_query rule: the attribute holds a string (a
+// reserved key never does, so none may carry the query), the syntax and the
+// direction are known ones.
+func (v *validator) ticketQuery() {
+	tq := v.rs.TicketQuery
+	if tq == nil {
+		return
+	}
+	if v.name("ticket_query.attribute", tq.Attribute) {
+		if _, reserved := Reserved(tq.Attribute); reserved {
+			v.add("ticket_query.attribute", "%q is a reserved ticket key; name an attribute of your own", tq.Attribute)
+		}
+	}
+	if tq.Syntax != "" || v.written("ticket_query.syntax") {
+		v.oneOf("ticket_query.syntax", tq.Syntax, QuerySyntaxNakama)
+	}
+	if tq.Direction != "" || v.written("ticket_query.direction") {
+		v.oneOf("ticket_query.direction", tq.Direction, QueryOneWay, QueryMutual)
 	}
 }
 

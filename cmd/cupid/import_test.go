@@ -46,7 +46,8 @@ func TestRulesetImport(t *testing.T) {
 		{"flexmatch", "three_teams.json", 0, false},
 		{"flexmatch", "hunters_vs_monster.json", 0, false},
 		{"flexmatch", "explicit_sort.json", 1, false},
-		{"nakama", "ranked.json", 1, false},
+		{"nakama", "ranked.json", 0, false},
+		{"nakama", "fixed.json", 1, false},
 		{"openmatch", "two_pools.json", 1, true},
 	} {
 		t.Run(tc.from+"/"+tc.file, func(t *testing.T) {

@@ -114,10 +114,10 @@ func TestImportingDocsAPI(t *testing.T) {
 	if err := json.Unmarshal(body, &out); err != nil {
 		t.Fatal(err)
 	}
-	if out.Outcome != "exact" || len(out.Entries) != 3 || !strings.HasPrefix(out.Report, "source:1: min_count 2, max_count 2 -> alliance: exact") {
+	if out.Outcome != "exact" || len(out.Entries) != 2 || !strings.HasPrefix(out.Report, "source:1: min_count 2, max_count 2 -> alliance: exact") {
 		t.Fatalf("answer %s", body)
 	}
-	if e := out.Entries[1]; e.Line != 1 || e.Source != "query clause +properties.mode:ranked" || e.Became != "comparison_rule[0]" || e.Status != "exact" {
+	if e := out.Entries[1]; e.Line != 1 || e.Source != `query "+properties.mode:ranked +properties.level:>=10"` || e.Became != "ticket_query" || e.Status != "exact" {
 		t.Errorf("entries[1] = %+v", e)
 	}
 	if _, err := ruleset.Load([]byte(out.Ruleset)); err != nil {

@@ -1,0 +1,181 @@
+package ruleset
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cupid-match/cupid"
+)
+
+// TestParseQueryRefuses: every query Cupid does not read is refused with the
+// clause named, never parsed and ignored.
+func TestParseQueryRefuses(t *testing.T) {
+	long := strings.Repeat("+properties.a:b ", MaxQueryClauses+1)
+	tests := []struct {
+		name, query, want string
+	}{
+		{"no field", "europe", `clause "europe": a clause is properties.NAME:value`},
+		{"not a property", "+region:europe", `field "region" is not a ticket property`},
+		{"nakama's own field", "+min_count:2", `field "min_count" is not a ticket property`},
+		{"empty property", "+properties.:x", `field "properties." is not a ticket property`},
+		{"no value", "+properties.region:", `no value after the colon`},
+		{"boost", "+properties.region:eu properties.voice:yes^2", `a boost (^)`},
+		{"boost on a quoted value", `properties.mode:"free for all"^2`, `a boost (^)`},
+		{"optional beside required", "+properties.region:eu properties.voice:yes", `clause "properties.voice:yes" is optional beside required (+) clauses`},
+		{"wildcard", "+properties.region:eu*", "wildcards are not supported"},
+		{"question mark", "+properties.region:e?", "wildcards are not supported"},
+		{"regexp", "+properties.group:/a|b/", "regular expressions are not supported"},
+		{"fuzzy", "+properties.region:europe~1", "fuzzy terms (~)"},
+		{"range on text", "+properties.rank:>=high", `a range (>=) compares numbers; "high" is not a finite number`},
+		{"date range", `+properties.created:>"2021-12-25"`, "date ranges are not supported"},
+		{"open quote", `+properties.mode:"free for all`, "the quote is not closed"},
+		{"text after a quote", `+properties.mode:"free"x`, "a space must follow the closing quote"},
+		{"quote inside", `+properties.mode:fr"ee`, "a quote inside a value"},
+		{"too many clauses", long, "more than 32 clauses"},
+		{"too long", "+properties.a:" + strings.Repeat("x", MaxQueryBytes), "more than the limit of 1024"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			q, err := ParseQuery(QuerySyntaxNakama, tc.query)
+			if err == nil {
+				t.Fatalf("ParseQuery(%q) = %+v, want an error", tc.query, q)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("ParseQuery(%q): %v, want it to say %q", tc.query, err, tc.want)
+			}
+		})
+	}
+	if _, err := ParseQuery("lucene", "+properties.a:b"); err == nil {
+		t.Fatal("an unknown syntax parsed")
+	}
+}
+
+// TestQueryAccepts: what each kind of clause accepts, on the behaviour
+// Nakama's query documentation states (whole values, ranges, +, -, optional
+// clauses, lists matched by any element).
+func TestQueryAccepts(t *testing.T) {
+	eu := cupid.Attributes{
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+		{Name: "tags", Value: cupid.Strings("duo", "mic")},
+	}
+	tests := []struct {
+		query string
+		want  bool
+	}{
+		{"", true},
+		{"*", true},
+		{"+properties.region:europe", true},
+		{"+properties.region:Europe", false}, // case-sensitive
+		{"+properties.region:euro", false},   // whole values only
+		{"+properties.mode:free", false},
+		{"-properties.mode:casual", true},
+		{"-properties.mode:ranked", false},
+		{"-properties.missing:x", true}, // no value: nothing to exclude
+		{"+properties.missing:x", false},
+		{"+properties.rank:7", true},
+		{"+properties.rank:7.0", true},
+		{"+properties.rank:>=5 +properties.rank:<=9", true},
+		{"+properties.rank:>7", false},
+		{"+properties.rank:<7", false},
+		{"+properties.rank:<=7", true},
+		{"+properties.rank:>-1", true},
+		{"+properties.region:>=5", false}, // a range never matches text
+		{"+properties.tags:mic", true},
+		{"+properties.tags:solo", false},
+		{`+properties.region:"europe"`, true},
+		{`+properties.region:euro\*pe`, false},
+		// Only optional clauses: at least one must hold.
+		{"properties.region:asia properties.region:europe", true},
+		{"properties.region:asia properties.region:america", false},
+		// Only excluding clauses: everyone not excluded.
+		{"-properties.region:asia", true},
+	}
+	for _, tc := range tests {
+		q, err := ParseQuery(QuerySyntaxNakama, tc.query)
+		if err != nil {
+			t.Fatalf("ParseQuery(%q): %v", tc.query, err)
+		}
+		if got := q.Accepts(eu, nil); got != tc.want {
+			t.Errorf("%q accepts %v: %v, want %v (failing %q)", tc.query, eu, got, tc.want, q.Failing(eu, nil))
+		}
+	}
+}
+
+// TestQueryReadsPlayersWhenTheTicketHasNoValue: a ticket-wide value wins; a
+// ticket without one passes when one of its players' values does.
+func TestQueryReadsPlayersWhenTheTicketHasNoValue(t *testing.T) {
+	q, err := ParseQuery(QuerySyntaxNakama, `+properties.mode:"free for all" +properties.rank:>=5`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	players := []cupid.Player{
+		{ID: "a", Attributes: cupid.Attributes{{Name: "rank", Value: cupid.Number(3)}}},
+		{ID: "b", Attributes: cupid.Attributes{{Name: "rank", Value: cupid.Number(6)}}},
+	}
+	ticket := cupid.Attributes{{Name: "mode", Value: cupid.String("free for all")}}
+	if f := q.Failing(ticket, players); f != "" {
+		t.Fatalf("failing %q, want a pass (player b has rank 6)", f)
+	}
+	ticket = cupid.Attributes{{Name: "mode", Value: cupid.String("free for all")}, {Name: "rank", Value: cupid.Number(4)}}
+	if f := q.Failing(ticket, players); f != "+properties.rank:>=5" {
+		t.Fatalf("failing %q, want the rank clause: the ticket-wide rank 4 wins over the players'", f)
+	}
+}
+
+// TestTicketQueryRuleProblems: a bad ticket_query is a ruleset error naming
+// the field.
+func TestTicketQueryRuleProblems(t *testing.T) {
+	tests := []struct {
+		extra string
+		want  string
+	}{
+		{`"ticket_query": {}`, "ticket_query.attribute: required"},
+		{`"ticket_query": {"attribute": "role"}`, `ticket_query.attribute: "role" is a reserved ticket key`},
+		{`"ticket_query": {"attribute": "q", "syntax": "lucene"}`, `ticket_query.syntax: must be one of "nakama", not "lucene"`},
+		{`"ticket_query": {"attribute": "q", "direction": "both"}`, `ticket_query.direction: must be one of "one_way", "mutual", not "both"`},
+		{`"ticket_query": {"attribute": "q", "weight": 1}`, `ticket_query.weight`},
+	}
+	for _, tc := range tests {
+		got := strings.Join(problemsOf(t, with(tc.extra)), "\n")
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: problems\n%s\nwant %q", tc.extra, got, tc.want)
+		}
+	}
+	cq, err := Load([]byte(with(`"ticket_query": {"attribute": "mm_query"}`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tq := cq.TicketQuery; tq == nil || tq.Attribute != "mm_query" || tq.Syntax != QuerySyntaxNakama || tq.Direction != QueryOneWay {
+		t.Fatalf("compiled %+v, want mm_query with the defaults nakama, one_way", tq)
+	}
+}
+
+// BenchmarkQueryAccepts: one pair judged by a four-clause query, the cost
+// the engine pays per pair it considers under ticket_query.
+func BenchmarkQueryAccepts(b *testing.B) {
+	q, err := ParseQuery(QuerySyntaxNakama, "+properties.region:europe +properties.rank:>=5 +properties.rank:<=9 -properties.mode:casual")
+	if err != nil {
+		b.Fatal(err)
+	}
+	attrs := cupid.Attributes{
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+	}
+	for b.Loop() {
+		if !q.Accepts(attrs, nil) {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// BenchmarkParseQuery: compiling one query, paid once per distinct text.
+func BenchmarkParseQuery(b *testing.B) {
+	for b.Loop() {
+		if _, err := ParseQuery(QuerySyntaxNakama, "+properties.region:europe +properties.rank:>=5 +properties.rank:<=9 -properties.mode:casual"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
