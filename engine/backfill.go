@@ -63,7 +63,8 @@ import (
 // Rules on whole teams or the whole match — team_rule, match_total, match
 // and pair expression filters — are not judged against a session: they were
 // judged when the match formed, and a running game missing players would
-// fail most of them until full.
+// fail most of them until full. Block lists are the exception
+// (sessionListsOK): they are about two people, not the match's shape.
 //
 // Which candidates first: with a distance rule, the nearest to the session's
 // players (the mean of their primary attribute), then the oldest. The
@@ -179,6 +180,12 @@ type bsession struct {
 	collSet []bool
 	plat    uint64 // platforms of the players
 	accept  uint64 // platforms every player accepts
+	// ids are the players' ids and listed, per block-list attribute
+	// (rules.exclAttrs), the ids they list there, both sorted: a newcomer
+	// whose players are listed, or who lists one of the players, stays
+	// out (sessionListsOK).
+	ids    []string
+	listed [][]string
 }
 
 type bteam struct {
@@ -498,6 +505,7 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 	bs.collSet = make([]bool, len(r.colls))
 	bs.accept = ^uint64(0)
 	bs.teams = make([]bteam, len(s.Teams))
+	bs.listed = make([][]string, len(r.exclAttrs))
 	for ti := range s.Teams {
 		st := &s.Teams[ti]
 		bt := &bs.teams[ti]
@@ -510,6 +518,12 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 		}
 		for pi := range st.Players {
 			pl := &st.Players[pi]
+			if len(r.exclAttrs) > 0 {
+				bs.ids = append(bs.ids, pl.ID)
+				for k, attr := range r.exclAttrs {
+					bs.listed[k] = append(bs.listed[k], ownList(pl, attr)...)
+				}
+			}
 			for i, d := range r.dist {
 				if v, ok := pl.Attributes.Resolve(d.attr); ok {
 					bs.lo[i], bs.hi[i] = min(bs.lo[i], v.Number), max(bs.hi[i], v.Number)
@@ -617,6 +631,10 @@ func (p *Pool) buildSession(s Session, opts map[string][]string) *bsession {
 		case optUnique:
 			bs.uniq = append(bs.uniq, p.internAll(vals))
 		}
+	}
+	slices.Sort(bs.ids)
+	for k := range bs.listed {
+		bs.listed[k] = slices.Compact(slices.Sorted(slices.Values(bs.listed[k])))
 	}
 	return bs
 }
@@ -792,6 +810,9 @@ func (p *Pool) tryBackfill(f *bfill, s int32, at ipos, now time.Time) bool {
 	if x != nil && !p.sessionPairOK(f, x, env, optionsOnly) {
 		return false
 	}
+	if len(p.r.exclAttrs) > 0 && !p.sessionListsOK(f, e, env, now) {
+		return false
+	}
 	// The team: the most free seats left first, then the one that leaves
 	// the teams' averages closest, then team order.
 	var order [16]int
@@ -894,6 +915,43 @@ func (p *Pool) sessionPairOK(f *bfill, x *extra, env *envelope, optionsOnly bool
 		common := countCommon(f.coll[i], x.colls[i])
 		if common < env.collMin[i] || (c.maxCount >= 0 && common > c.maxCount) {
 			return false
+		}
+	}
+	return true
+}
+
+// sessionListsOK judges the block-list filters (excludes.go) between the
+// candidate and the session: its players and the newcomers this fill took.
+// Unlike the other rules on the whole match, a block list is about two
+// people, not the match's shape, so a running game keeps it: a player who
+// blocked another never joins his game, nor lets him join, whichever waited
+// longer — OptionsOnly does not waive it either. A filter flexed off at the
+// candidate's level (disable_after) no longer applies.
+func (p *Pool) sessionListsOK(f *bfill, e *entry, env *envelope, now time.Time) bool {
+	bs := f.bs
+	for i := range p.r.filters {
+		k := p.r.exclOf[i]
+		if k < 0 || !env.filterOn[i] {
+			continue
+		}
+		attr := p.r.exclAttrs[k]
+		for j := range e.h.players {
+			pl := &e.h.players[j]
+			if _, found := slices.BinarySearch(bs.listed[k], pl.ID); found {
+				return false
+			}
+			for _, id := range ownList(pl, attr) {
+				if _, found := slices.BinarySearch(bs.ids, id); found {
+					return false
+				}
+			}
+		}
+		for ti := range f.teams {
+			for _, c := range f.teams[ti].taken {
+				if !p.pairFilter(i, &p.entries[c.slot], e, now) {
+					return false
+				}
+			}
 		}
 	}
 	return true

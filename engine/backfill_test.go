@@ -1096,3 +1096,85 @@ func TestBackfillNewsFindWhatWholeFinds(t *testing.T) {
 		t.Fatalf("only %d sessions filled after the Step that opened them: the test checks too little", later)
 	}
 }
+
+// TestBackfillKeepsBlockLists: a block list holds in a running game as in
+// a new match — a newcomer listed by one of the session's players, or who
+// lists one of them, or who lists (or is listed by) a newcomer taken in the
+// same fill stays out; a list flexed off by disable_after no longer does,
+// and match_options_referred_for_backfill does not waive it.
+func TestBackfillKeepsBlockLists(t *testing.T) {
+	lists := `"collection_rule": [
+		{"attribute": "blocked", "operation": "player_ids", "max_count": 0},
+		{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 20}]`
+	rules := `{` + bf4v4 + `, ` + bfMMR + `, ` + lists + `}`
+	optionsOnly := `{` + bf4v4 + `, ` + bfMMR + `, "match_options": {"options": [{"name": "map", "type": "all"}]},
+		"match_options_referred_for_backfill": true, ` + lists + `}`
+	// A 4v4 missing one player in its second team; x0 blocked "near.p0".
+	blocker := func() Session {
+		s := sess("S", 0, team("x", 0, 990, 1000, 1010, 1000), team("y", 1, 995, 1005, 1000))
+		s.Teams[0].Players[0].Attributes.Set("blocked", cupid.Strings("near.p0"))
+		return s
+	}
+	// The same, x0 met "near.p0" lately.
+	met := func() Session {
+		s := sess("S", 0, team("x", 0, 990, 1000, 1010, 1000), team("y", 1, 995, 1005, 1000))
+		s.Teams[0].Players[0].Attributes.Set("met", cupid.Strings("near.p0"))
+		return s
+	}
+	twoSeats := sess("T", 0, team("x", 1, 990, 1000, 1010), team("y", 1, 995, 1005, 1000))
+	withMap := func(s Session) Session { s.MatchOptions = map[string]any{"map": "dust"}; return s }
+	for _, tc := range []bfCase{
+		{
+			name:     "without lists the nearest joins",
+			rules:    rules,
+			sessions: []Session{sess("S", 0, team("x", 0, 990, 1000, 1010, 1000), team("y", 1, 995, 1005, 1000))},
+			tickets:  []*tb{ticket("near", 1).num("mmr", 1002), ticket("mid", 1).num("mmr", 985)},
+			steps:    []float64{2},
+			want:     []string{"2: S=|near"},
+		},
+		{
+			name:     "a session player blocked the nearest: the next joins",
+			rules:    rules,
+			sessions: []Session{blocker()},
+			tickets:  []*tb{ticket("near", 1).num("mmr", 1002), ticket("mid", 1).num("mmr", 985)},
+			steps:    []float64{2},
+			want:     []string{"2: S=|mid"},
+		},
+		{
+			name:     "the nearest blocked a session player: the next joins",
+			rules:    rules,
+			sessions: []Session{sess("S", 0, team("x", 0, 990, 1000, 1010, 1000), team("y", 1, 995, 1005, 1000))},
+			tickets:  []*tb{ticket("near", 1).num("mmr", 1002).list("blocked", "y1"), ticket("mid", 1).num("mmr", 985)},
+			steps:    []float64{2},
+			want:     []string{"2: S=|mid"},
+		},
+		{
+			name:     "two newcomers of one fill: the second blocked the first and stays out",
+			rules:    rules,
+			sessions: []Session{twoSeats},
+			tickets: []*tb{ticket("a", 1).num("mmr", 1001), ticket("b", 1).num("mmr", 1003).list("blocked", "a.p0"),
+				ticket("c", 1).num("mmr", 970)},
+			steps: []float64{2},
+			want:  []string{"2: T=a|c"},
+		},
+		{
+			name:     "met lately: kept out until the rule flexes off",
+			rules:    rules,
+			sessions: []Session{met()},
+			tickets:  []*tb{ticket("near", 1).num("mmr", 1002)},
+			steps:    []float64{2, 25},
+			want:     []string{"25: S=|near"},
+		},
+		{
+			name:     "options only does not waive a block",
+			rules:    optionsOnly,
+			sessions: []Session{withMap(blocker())},
+			tickets: []*tb{ticket("near", 1).num("mmr", 1002).opt("map", "dust"),
+				ticket("mid", 1).num("mmr", 985).opt("map", "dust")},
+			steps: []float64{2},
+			want:  []string{"2: S=|mid"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) { runBackfill(t, tc) })
+	}
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cupid-match/cupid/client"
+	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+)
+
+// blockedBackfillConfig: teams of one or two, so a match of two players
+// forms with a seat to spare on each side and stays open to backfill.
+const blockedBackfillConfig = `
+encounters:
+  queues: [{name: duo}]
+queues:
+  - name: duo
+    ruleset:
+      alliance: {min_number: 2, max_number: 2, player_min_number: 1, player_max_number: 2}
+      auto_backfill: true
+      collection_rule:
+        - {attribute: blocked, operation: player_ids, max_count: 0}
+`
+
+// TestBlockedPlayerIsNotBackfilledIntoTheGame: a block holds in a running
+// game as in a new match. Alice blocked Bob; Alice and Carl's match stays
+// open to backfill; Bob, waiting first, is passed over for Dave, and after a
+// restart (the session rebuilt from the store) for Eve, who takes the last
+// seat; Bob still waits.
+func TestBlockedPlayerIsNotBackfilledIntoTheGame(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cupid.yaml")
+	if err := os.WriteFile(path, []byte(blockedBackfillConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := serveFlags{config: path, data: t.TempDir()}
+	s := startServer(t, f)
+	c := client.New(s.url)
+	ctx := context.Background()
+	if _, err := c.Block(ctx, "alice", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	create := func(c *client.Client, p string) string {
+		t.Helper()
+		tk, err := c.CreateTicket(ctx, &cupidv1.CreateTicketRequest{Queue: "duo", Players: []*cupidv1.Player{{Id: p}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk.GetId()
+	}
+	errMatched := errors.New("matched")
+	matchOf := func(c *client.Client, id string) string {
+		t.Helper()
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second) // a guard against a hang only
+		defer cancel()
+		var match string
+		err := c.Watch(wctx, id, 0, func(ev *cupidv1.TicketEvent) error {
+			if ev.GetKind() == "matched" {
+				match = ev.GetMatch().GetId()
+				return errMatched
+			}
+			return nil
+		})
+		if !errors.Is(err, errMatched) {
+			t.Fatalf("ticket %s: %v", id, err)
+		}
+		return match
+	}
+	alice := create(c, "alice")
+	carl := create(c, "carl")
+	game := matchOf(c, alice)
+	if got := matchOf(c, carl); got != game {
+		t.Fatalf("carl in %s, alice in %s", got, game)
+	}
+	bob := create(c, "bob")
+	dave := create(c, "dave")
+	if got := matchOf(c, dave); got != game {
+		t.Fatalf("dave in %q, want alice's game %s", got, game)
+	}
+	stillWaiting := func(c *client.Client) {
+		t.Helper()
+		tk, err := c.GetTicket(ctx, bob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.GetState() != cupidv1.TicketState_TICKET_STATE_WAITING {
+			t.Fatalf("bob's ticket is %s in %q: blocked by alice, he must not join her game", tk.GetState(), tk.GetMatchId())
+		}
+	}
+	stillWaiting(c)
+	s.stop()
+	s = startServer(t, f)
+	c = client.New(s.url)
+	eve := create(c, "eve")
+	if got := matchOf(c, eve); got != game {
+		t.Fatalf("eve in %q, want alice's game %s", got, game)
+	}
+	stillWaiting(c)
+}
