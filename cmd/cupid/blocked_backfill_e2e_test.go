@@ -5,8 +5,11 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
+
+	"connectrpc.com/connect"
 
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
@@ -99,4 +102,40 @@ func TestBlockedPlayerIsNotBackfilledIntoTheGame(t *testing.T) {
 		t.Fatalf("eve in %q, want alice's game %s", got, game)
 	}
 	stillWaiting(c)
+}
+
+// TestBlockedPlayerCannotJoinTheLobby: a block keeps two players out of one
+// lobby as out of one match, both ways, and the refusal names neither the
+// member nor the block; a player with no block joins.
+func TestBlockedPlayerCannotJoinTheLobby(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := client.New(s.url)
+	ctx := context.Background()
+	if _, err := c.Block(ctx, "ann", "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Block(ctx, "cat", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	l, err := c.CreateLobby(ctx, "ann", &cupidv1.LobbySettings{Name: "ann's", Queue: "duel", Teams: 2, TeamSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"bob", "cat"} {
+		_, err := c.Lobby(l.GetId(), p).Join(ctx, nil)
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodePermissionDenied {
+			t.Fatalf("%s joined ann's lobby: %v, want permission_denied", p, err)
+		}
+		if msg := ce.Message(); strings.Contains(msg, "ann") || strings.Contains(msg, "block") {
+			t.Errorf("the refusal tells %s about the block: %q", p, msg)
+		}
+	}
+	got, err := c.Lobby(l.GetId(), "dan").Join(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.GetMembers()); n != 2 {
+		t.Fatalf("ann's lobby has %d members, want ann and dan", n)
+	}
 }

@@ -16,8 +16,8 @@ import (
 // lobbyService builds the custom-game lobbies over the store and the
 // ticket service (their starts become the queue's matches), with the
 // documented limits (lobby.DefaultLimits).
-func lobbyService(s store, mm *ticketsvc.Service, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*lobbysvc.Service, error) {
-	return lobbysvc.New(lobbysvc.Options{Docs: s, Matches: mm, Logger: log, Registry: reg, Now: now})
+func lobbyService(s store, mm *ticketsvc.Service, blocks lobbysvc.Blocks, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*lobbysvc.Service, error) {
+	return lobbysvc.New(lobbysvc.Options{Docs: s, Matches: mm, Blocks: blocks, Logger: log, Registry: reg, Now: now})
 }
 
 // sweepLobbies forgets finished lobbies once a minute, until ctx ends, so a

@@ -215,7 +215,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if err != nil {
 		return err
 	}
-	lobbies, err := lobbyService(store, mm, log, reg, now)
+	lobbies, err := lobbyService(store, mm, encounters, log, reg, now)
 	if err != nil {
 		return err
 	}

@@ -83,6 +83,26 @@ func (s *Service) Blocked(ctx context.Context, players []string) (a, b string, b
 	return a, b, blocked, nil
 }
 
+// BlockedWith reports whether player must never meet one of others (he
+// blocked one, or one blocked him), in one read of their lists. Unlike
+// Blocked it ignores blocks among others themselves: a group he joins may
+// hold a pair that fell out after they were together.
+func (s *Service) BlockedWith(ctx context.Context, player string, others []string) (bool, error) {
+	if len(others) == 0 {
+		return false, nil
+	}
+	es, err := s.Entries(ctx, append([]string{player}, others...))
+	if err != nil {
+		return false, err
+	}
+	for _, q := range others {
+		if q != player && encounter.IsBlocked(es, player, q) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // Erase deletes a player's history (both ways) and his own lists: the
 // GDPR-style erase. Other players' entries naming him stay (see
 // cupid.EncounterStore).

@@ -66,12 +66,21 @@ type Options struct {
 	Now       func() time.Time
 	// Seed drives join codes; random when zero.
 	Seed uint64
+	// Blocks, when set, keeps a player out of a lobby holding someone he
+	// blocked or who blocked him (the encounter history's block lists).
+	Blocks Blocks
+}
+
+// Blocks answers whether a player must never be with any of others.
+type Blocks interface {
+	BlockedWith(ctx context.Context, player string, others []string) (bool, error)
 }
 
 // Service runs the lobbies of the server.
 type Service struct {
 	docs      cupid.DocumentStore
 	matches   Matches
+	blocks    Blocks
 	limits    lobby.Limits
 	retention time.Duration
 	log       *slog.Logger
@@ -133,7 +142,7 @@ func New(o Options) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{
-		docs: o.Docs, matches: o.Matches, limits: lim, retention: o.Retention, log: o.Logger, now: o.Now,
+		docs: o.Docs, matches: o.Matches, blocks: o.Blocks, limits: lim, retention: o.Retention, log: o.Logger, now: o.Now,
 		metrics: newMetrics(o.Registry),
 		lobbies: map[string]*entry{}, byCode: map[string]string{}, byPlayer: map[string]string{}, hosts: map[string]int{},
 		states: map[string]lobby.State{},
@@ -477,6 +486,9 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 	}
 	s.mu.Unlock()
 	n, err := s.change(ctx, e, func(l *lobby.Lobby, now time.Time) (*lobby.Lobby, []lobby.Event, error) {
+		if err := s.blockedFrom(ctx, l, player); err != nil {
+			return nil, nil, err
+		}
 		return l.Join(player, attrs, team, viaCode, now)
 	})
 	if err != nil {
@@ -493,6 +505,28 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 		return nil, err
 	}
 	return viewOf(n), nil
+}
+
+// blockedFrom refuses a player who must never be with one of the lobby's
+// members. It runs under the lobby's lock, so two players who blocked each
+// other cannot both slip in at once. The message names neither the member
+// nor the block: a block is hidden from the blocked player.
+func (s *Service) blockedFrom(ctx context.Context, l *lobby.Lobby, player string) error {
+	if s.blocks == nil || player == "" {
+		return nil
+	}
+	var others []string
+	for _, m := range l.Members {
+		others = append(others, m.ID)
+	}
+	blocked, err := s.blocks.BlockedWith(ctx, player, others)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return cupid.Errorf(cupid.CodeDenied, "player", "player %s may not join lobby %s", player, l.ID)
+	}
+	return nil
 }
 
 // Leave takes a player out of his lobby.
