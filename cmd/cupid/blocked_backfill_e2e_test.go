@@ -139,3 +139,56 @@ func TestBlockedPlayerCannotJoinTheLobby(t *testing.T) {
 		t.Fatalf("ann's lobby has %d members, want ann and dan", n)
 	}
 }
+
+// TestBlockedPlayerCannotJoinTheParty: a party queues as one ticket, so a
+// block keeps two players out of one party, by an invite answered or by
+// its join code, and the refusal names neither.
+func TestBlockedPlayerCannotJoinTheParty(t *testing.T) {
+	s := startServer(t, serveFlags{})
+	c := client.New(s.url)
+	ctx := context.Background()
+	if _, err := c.Block(ctx, "bob", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	var pty *client.Party
+	var info *cupidv1.Party
+	deadline := time.Now().Add(30 * time.Second) // the parties run once the node holds their lease
+	for {
+		var err error
+		pty, info, err = c.CreateParty(ctx, "ann", nil, nil)
+		if err == nil {
+			break
+		}
+		if connect.CodeOf(err) != connect.CodeUnavailable || time.Now().After(deadline) {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	denied := func(what string, err error) {
+		t.Helper()
+		var ce *connect.Error
+		if !errors.As(err, &ce) || ce.Code() != connect.CodePermissionDenied {
+			t.Fatalf("bob %s ann's party: %v, want permission_denied", what, err)
+		}
+		if msg := ce.Message(); strings.Contains(msg, "ann") || strings.Contains(msg, "block") {
+			t.Errorf("the refusal tells bob about the block: %q", msg)
+		}
+	}
+	_, _, err := c.JoinByCode(ctx, info.GetCode(), "bob", nil, nil)
+	denied("joined by code", err)
+	if _, err := pty.Invite(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Party(pty.ID(), "bob").Answer(ctx, true, nil, nil)
+	denied("accepted an invite to", err)
+	if _, _, err := c.JoinByCode(ctx, info.GetCode(), "cy", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := pty.Get(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(got.GetMembers()); n != 2 {
+		t.Fatalf("ann's party has %d members, want ann and cy", n)
+	}
+}

@@ -19,7 +19,7 @@ import (
 // queue's largest party is its ruleset's player_max_number (the most a
 // team holds, at any step of its alliance flexing), and whether it wants
 // every member ready comes from its party section.
-func partyService(cfg *config.Config, docs cupid.DocumentStore, mm *ticketsvc.Service, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*partysvc.Service, error) {
+func partyService(cfg *config.Config, docs cupid.DocumentStore, mm *ticketsvc.Service, blocks partysvc.Blocks, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*partysvc.Service, error) {
 	queues := map[string]party.QueueRules{}
 	for i := range cfg.Queues {
 		qc := &cfg.Queues[i]
@@ -34,7 +34,7 @@ func partyService(cfg *config.Config, docs cupid.DocumentStore, mm *ticketsvc.Se
 		}
 		queues[qc.Name] = r
 	}
-	return partysvc.New(partysvc.Options{Docs: docs, Tickets: mm, Queues: queues, Logger: log, Registry: reg, Now: now})
+	return partysvc.New(partysvc.Options{Docs: docs, Tickets: mm, Queues: queues, Blocks: blocks, Logger: log, Registry: reg, Now: now})
 }
 
 // partiesLease runs the parties while this node holds their lease (a

@@ -231,7 +231,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	if f.hooks != nil && f.hooks.retention != nil {
 		f.hooks.retention(retention)
 	}
-	parties, err := partyService(cfg, store, mm, log, reg, now)
+	parties, err := partyService(cfg, store, mm, encounters, log, reg, now)
 	if err != nil {
 		return err
 	}

@@ -86,10 +86,19 @@ type Options struct {
 	// Retry is how long a follower waits before watching its ticket again
 	// after the watch failed; a second when zero.
 	Retry time.Duration
+	// Blocks, when set, keeps a player out of a party holding someone he
+	// blocked or who blocked him (the encounter history's block lists).
+	Blocks Blocks
+}
+
+// Blocks answers whether a player must never be with any of others.
+type Blocks interface {
+	BlockedWith(ctx context.Context, player string, others []string) (bool, error)
 }
 
 // Service runs the parties of the node.
 type Service struct {
+	blocks     Blocks
 	docs       cupid.DocumentStore
 	tickets    Tickets
 	queues     map[string]party.QueueRules
@@ -139,7 +148,7 @@ func New(o Options) (*Service, error) {
 	}
 	s := &Service{
 		docs: o.Docs, tickets: o.Tickets, queues: o.Queues, limits: l.WithDefaults(),
-		maxParties: o.MaxParties, log: o.Logger, now: o.Now, retry: o.Retry,
+		maxParties: o.MaxParties, log: o.Logger, now: o.Now, retry: o.Retry, blocks: o.Blocks,
 		metrics:  newMetrics(o.Registry),
 		parties:  map[string]*entry{},
 		byPlayer: map[string]string{}, byCode: map[string]string{}, invites: map[string]map[string]bool{},
@@ -582,6 +591,11 @@ func (s *Service) Invite(ctx context.Context, id, by, invitee string) (*party.Pa
 // Answer is m.ID's answer to his invite; accepting joins him with m.
 func (s *Service) Answer(ctx context.Context, id string, m party.Member, accept bool) (*party.Party, error) {
 	return s.change(ctx, id, func(p *party.Party, now time.Time) (party.Result, error) {
+		if accept {
+			if err := s.blockedFrom(ctx, p, m.ID); err != nil {
+				return party.Result{}, err
+			}
+		}
 		return p.Answer(m, accept, now, s.limits, s.world())
 	})
 }
@@ -605,8 +619,34 @@ func (s *Service) JoinByCode(ctx context.Context, code string, m party.Member) (
 		return nil, cupid.NotFound("code", "no party has join code %q", code)
 	}
 	return s.change(ctx, id, func(p *party.Party, now time.Time) (party.Result, error) {
+		if err := s.blockedFrom(ctx, p, m.ID); err != nil {
+			return party.Result{}, err
+		}
 		return p.JoinByCode(m, code, now, s.limits, s.world())
 	})
+}
+
+// blockedFrom refuses a player who must never be with one of the party's
+// members: a party queues as one ticket, and a block holds in every mode.
+// It runs under the service's lock, so two players who blocked each other
+// cannot both slip in at once. The message names neither the member nor
+// the block: a block is hidden from the blocked player.
+func (s *Service) blockedFrom(ctx context.Context, p *party.Party, player string) error {
+	if s.blocks == nil {
+		return nil
+	}
+	var others []string
+	for _, m := range p.Members {
+		others = append(others, m.ID)
+	}
+	blocked, err := s.blocks.BlockedWith(ctx, player, others)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return cupid.Errorf(cupid.CodeDenied, "player", "player %s may not join party %s", player, p.ID)
+	}
+	return nil
 }
 
 // Leave takes player out of his party.
