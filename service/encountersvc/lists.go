@@ -83,24 +83,26 @@ func (s *Service) Blocked(ctx context.Context, players []string) (a, b string, b
 	return a, b, blocked, nil
 }
 
-// BlockedWith reports whether player must never meet one of others (he
-// blocked one, or one blocked him), in one read of their lists. Unlike
-// Blocked it ignores blocks among others themselves: a group he joins may
-// hold a pair that fell out after they were together.
-func (s *Service) BlockedWith(ctx context.Context, player string, others []string) (bool, error) {
-	if len(others) == 0 {
-		return false, nil
+// CheckJoin refuses player's joining group (a party, a lobby: named in
+// the message) when he must never be with one of its members: he blocked
+// one, or one blocked him. One read of their lists. Blocks among the
+// members themselves do not count: a group may hold a pair that fell out
+// after they were together. The refusal names neither the member nor the
+// block, which is hidden from the blocked player.
+func (s *Service) CheckJoin(ctx context.Context, player string, members []string, group string) error {
+	if len(members) == 0 {
+		return nil
 	}
-	es, err := s.Entries(ctx, append([]string{player}, others...))
+	es, err := s.Entries(ctx, append([]string{player}, members...))
 	if err != nil {
-		return false, err
+		return err
 	}
-	for _, q := range others {
+	for _, q := range members {
 		if q != player && encounter.IsBlocked(es, player, q) {
-			return true, nil
+			return cupid.Errorf(cupid.CodeDenied, "player", "player %s may not join %s", player, group)
 		}
 	}
-	return false, nil
+	return nil
 }
 
 // Erase deletes a player's history (both ways) and his own lists: the

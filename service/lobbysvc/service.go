@@ -71,9 +71,10 @@ type Options struct {
 	Blocks Blocks
 }
 
-// Blocks answers whether a player must never be with any of others.
+// Blocks refuses a player's joining a group holding someone he must never
+// be with (encountersvc.Service.CheckJoin).
 type Blocks interface {
-	BlockedWith(ctx context.Context, player string, others []string) (bool, error)
+	CheckJoin(ctx context.Context, player string, members []string, group string) error
 }
 
 // Service runs the lobbies of the server.
@@ -508,25 +509,17 @@ func (s *Service) Join(ctx context.Context, lobbyID, code, player string, attrs 
 }
 
 // blockedFrom refuses a player who must never be with one of the lobby's
-// members. It runs under the lobby's lock, so two players who blocked each
-// other cannot both slip in at once. The message names neither the member
-// nor the block: a block is hidden from the blocked player.
+// members (Blocks). It runs under the lobby's lock, so two players who
+// blocked each other cannot both slip in at once.
 func (s *Service) blockedFrom(ctx context.Context, l *lobby.Lobby, player string) error {
 	if s.blocks == nil || player == "" {
 		return nil
 	}
-	var others []string
+	var members []string
 	for _, m := range l.Members {
-		others = append(others, m.ID)
+		members = append(members, m.ID)
 	}
-	blocked, err := s.blocks.BlockedWith(ctx, player, others)
-	if err != nil {
-		return err
-	}
-	if blocked {
-		return cupid.Errorf(cupid.CodeDenied, "player", "player %s may not join lobby %s", player, l.ID)
-	}
-	return nil
+	return s.blocks.CheckJoin(ctx, player, members, "lobby "+l.ID)
 }
 
 // Leave takes a player out of his lobby.

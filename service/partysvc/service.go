@@ -91,9 +91,10 @@ type Options struct {
 	Blocks Blocks
 }
 
-// Blocks answers whether a player must never be with any of others.
+// Blocks refuses a player's joining a group holding someone he must never
+// be with (encountersvc.Service.CheckJoin).
 type Blocks interface {
-	BlockedWith(ctx context.Context, player string, others []string) (bool, error)
+	CheckJoin(ctx context.Context, player string, members []string, group string) error
 }
 
 // Service runs the parties of the node.
@@ -627,26 +628,17 @@ func (s *Service) JoinByCode(ctx context.Context, code string, m party.Member) (
 }
 
 // blockedFrom refuses a player who must never be with one of the party's
-// members: a party queues as one ticket, and a block holds in every mode.
-// It runs under the service's lock, so two players who blocked each other
-// cannot both slip in at once. The message names neither the member nor
-// the block: a block is hidden from the blocked player.
+// members (Blocks). It runs under the service's lock, so two players who
+// blocked each other cannot both slip in at once.
 func (s *Service) blockedFrom(ctx context.Context, p *party.Party, player string) error {
-	if s.blocks == nil {
+	if s.blocks == nil || player == "" {
 		return nil
 	}
-	var others []string
+	var members []string
 	for _, m := range p.Members {
-		others = append(others, m.ID)
+		members = append(members, m.ID)
 	}
-	blocked, err := s.blocks.BlockedWith(ctx, player, others)
-	if err != nil {
-		return err
-	}
-	if blocked {
-		return cupid.Errorf(cupid.CodeDenied, "player", "player %s may not join party %s", player, p.ID)
-	}
-	return nil
+	return s.blocks.CheckJoin(ctx, player, members, "party "+p.ID)
 }
 
 // Leave takes player out of his party.
