@@ -146,6 +146,7 @@ func (p *Pool) anchorStep(s int32, now time.Time, out []Proposal, done, total in
 			ps.recs = slices.Grow(ps.recs, cap(out)-len(ps.recs))
 		}
 	}
+	ranked := p.rankingQuery(&p.entries[s]) != nil
 	// The match is written straight into the list's next place.
 	if !p.tryAnchor(s, now, &out[:len(out)+1][len(out)]) {
 		ps.failed = append(ps.failed, s)
@@ -153,11 +154,16 @@ func (p *Pool) anchorStep(s int32, now time.Time, out []Proposal, done, total in
 	}
 	out = out[:len(out)+1]
 	if len(p.r.dist) > 0 {
-		p.recordMatch(s, len(out)-1)
-		if !p.allDirty {
-			// Tickets not tried in this Step may have been passed
-			// over for a younger member.
-			p.notePassedOver(s, out[len(out)-1].Level, now)
+		// A match whose anchor ranked its candidates by its query is
+		// not settled: handing its places to older tickets would undo
+		// the order (sort.go).
+		if !ranked {
+			p.recordMatch(s, len(out)-1)
+			if !p.allDirty {
+				// Tickets not tried in this Step may have been
+				// passed over for a younger member.
+				p.notePassedOver(s, out[len(out)-1].Level, now)
+			}
 		}
 		p.maybeCompactIndex()
 	}
@@ -627,13 +633,15 @@ func (p *Pool) tryAnchor(a int32, now time.Time, dst *Proposal) bool {
 	f.full = env.capacity()
 	f.nodes, f.failures = maxSearchNodes, 0
 	want := p.opts.Candidates * (f.full - int(ea.size))
-	if p.r.sorted() {
+	rank := p.rankingQuery(ea)
+	ordered := p.r.sorted() || rank != nil
+	if ordered {
 		want = math.MaxInt / 2 // the whole neighbourhood (sort.go)
 	}
 	for {
 		cands, more := p.gather(a, env, aMask, now, want)
-		if p.r.sorted() {
-			p.sortCands(a, cands)
+		if ordered {
+			p.sortCands(a, cands, rank)
 		}
 		switch p.form(cands) {
 		case searchFound:
