@@ -218,6 +218,22 @@ func TestDocTicketQuery(t *testing.T) {
 	if got := matchIDs(p.Step(at(3))); len(got) != 1 || got[0] != "doc+fit" {
 		t.Fatalf("matches %v, want doc+fit", got)
 	}
+	// The query's optional voice clause ranks: of five tickets it
+	// accepts, the two with voice come first though younger, then the
+	// oldest of the others, up to the four players of a match.
+	tk.State = cupid.StateWaiting
+	if err := p.Add(tk); err != nil {
+		t.Fatalf("the page's ticket again: %v", err)
+	}
+	for i, id := range []string{"f1", "f2", "f3"} {
+		q(id, float64(4+i), "", "region", "europe", "mode", "ranked").num("rank", 6).add(t, p)
+	}
+	for i, id := range []string{"v1", "v2"} {
+		q(id, float64(7+i), "", "region", "europe", "mode", "ranked", "voice", "yes").num("rank", 6).add(t, p)
+	}
+	if got := matchIDs(p.Step(at(9))); len(got) == 0 || got[0] != "doc+f1+v1+v2" {
+		t.Fatalf("matches %v, want doc+f1+v1+v2 first: voice ranks first", got)
+	}
 }
 
 // jsonBlocks returns the ```json blocks of a Markdown text.
