@@ -635,11 +635,15 @@ func (p *Pool) tryAnchor(a int32, now time.Time, dst *Proposal) bool {
 	want := p.opts.Candidates * (f.full - int(ea.size))
 	rank := p.rankingQuery(ea)
 	ordered := p.r.sorted() || rank != nil
-	if ordered {
+	if p.r.sorted() {
 		want = math.MaxInt / 2 // the whole neighbourhood (sort.go)
 	}
+	var top *ruleset.Query
+	if rank != nil && !p.r.sorted() {
+		top = rank // want counts the best-scoring candidates only
+	}
 	for {
-		cands, more := p.gather(a, env, aMask, now, want)
+		cands, more := p.gather(a, env, aMask, now, want, top)
 		if ordered {
 			p.sortCands(a, cands, rank)
 		}
@@ -674,13 +678,15 @@ func (p *Pool) commit(prop *Proposal) {
 }
 
 // gather collects compatible candidates until they hold want players, and
-// returns them oldest first. With a distance rule the walk goes outward from
+// returns them oldest first. With top, the ranking query of the anchor
+// (query.go), only candidates of its best possible score count towards
+// want: no candidate found later could be taken before them. With a distance rule the walk goes outward from
 // the anchor's value, nearest first, within the allowed distance; without
 // one it goes through the anchor's class oldest first. The walk looks at no
 // more than ScanLimit waiting tickets; tickets matched earlier in the pass
 // do not count. more reports whether it stopped for want alone, so that a
 // larger want could find more.
-func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want int) (cands []cand, more bool) {
+func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want int, top *ruleset.Query) (cands []cand, more bool) {
 	ea := &p.entries[a]
 	out := p.sc.cands[:0]
 	p.sc.anchorAt = nowhere
@@ -706,6 +712,9 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 		mask, r := p.pairKey(a, s, k, env, aMask, now)
 		if r.kind == rOK {
 			out = append(out, cand{slot: s, mask: mask, at: at})
+			if top != nil && !p.scoresTop(top, s) {
+				return scanned < limit
+			}
 			if sized {
 				got += int(p.entries[s].size)
 			} else {

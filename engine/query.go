@@ -129,3 +129,9 @@ func (p *Pool) rankingQuery(e *entry) *ruleset.Query {
 	}
 	return e.x.query
 }
+
+// scoresTop reports whether ticket s has the best score query q can give.
+func (p *Pool) scoresTop(q *ruleset.Query, s int32) bool {
+	h := p.entries[s].h
+	return q.Score(h.attributes, h.players) >= q.MaxScore()
+}

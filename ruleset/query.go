@@ -69,8 +69,9 @@ const (
 type Query struct {
 	text    string
 	clauses []clause
-	must    bool // some clause is required: optional clauses only rank
-	should  bool // some clause is optional: the query ranks
+	must    bool    // some clause is required: optional clauses only rank
+	should  bool    // some clause is optional: the query ranks
+	max     float64 // the sum of the optional clauses' boosts
 }
 
 // clause is one field:value term of a query.
@@ -130,6 +131,7 @@ func ParseQuery(syntax, text string) (*Query, error) {
 			q.must = true
 		case 0:
 			q.should = true
+			q.max += c.boost
 		}
 	}
 	return q, nil
@@ -390,6 +392,16 @@ func parseBoost(s string) (float64, bool) {
 		return 0, false
 	}
 	return f, true
+}
+
+// MaxScore is the best score a ticket can have under the query: the sum of
+// the boosts of its optional clauses (which two clauses on one value may
+// keep any ticket from reaching).
+func (q *Query) MaxScore() float64 {
+	if q == nil {
+		return 0
+	}
+	return q.max
 }
 
 // Score is how well a ticket the query accepts fits it: the sum of the
