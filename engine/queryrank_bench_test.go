@@ -14,10 +14,17 @@ import (
 // mode and region, with and without an optional voice clause. Without it an
 // anchor stops gathering at Options.Candidates times the players it needs;
 // with it the anchor gathers its whole class (at most ScanLimit tickets) to
-// rank them, as under a sort rule.
+// rank them, as under a sort rule (the third benchmark: the filtering
+// queries and a sort rule).
 const benchQueryRules = `{
 	"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 4, "player_max_number": 4},
 	"ticket_query": {"attribute": "query"}
+}`
+
+const benchQuerySortRules = `{
+	"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 4, "player_max_number": 4},
+	"ticket_query": {"attribute": "query"},
+	"sort_rule": [{"attribute": "level", "sort": "distance"}]
 }`
 
 // genQuery makes n solo tickets over four regions, one in ten casual, half
@@ -46,6 +53,7 @@ func genQuery(ranked bool) func(int, time.Time, uint64) []*cupid.Ticket {
 				Players:   []cupid.Player{{ID: id}},
 				CreatedAt: now.Add(-time.Minute + time.Duration(i)*time.Minute/time.Duration(n)),
 				Attributes: cupid.Attributes{
+					{Name: "level", Value: cupid.Number(float64(1 + rng.IntN(50)))},
 					{Name: "mode", Value: cupid.String(mode)},
 					{Name: "query", Value: cupid.String(query)},
 					{Name: "region", Value: cupid.String(region)},

@@ -96,3 +96,49 @@ func TestTicketQueryRankedMatchIsNotSettled(t *testing.T) {
 		})
 	}
 }
+
+// TestTicketQueryRankStopsAtTheBestScore: a ranking anchor stops gathering
+// once candidates of its query's best possible score hold what it wants
+// (Options.Candidates times the players it needs): no ticket found later
+// could come before them. When they cannot form a match it gathers further,
+// as any anchor does.
+func TestTicketQueryRankStopsAtTheBestScore(t *testing.T) {
+	t.Run("stops", func(t *testing.T) {
+		p := newPool(t, `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 3, "player_max_number": 3},
+			"ticket_query": {"attribute": "query"}}`)
+		q("a", 0, "+properties.mode:ranked properties.voice:yes", "mode", "ranked").add(t, p)
+		for i, id := range []string{"n1", "n2", "n3"} {
+			q(id, float64(1+i), "+properties.mode:casual", "mode", "ranked").add(t, p)
+		}
+		for i := range 10 {
+			q(fmt.Sprintf("v%02d", i), float64(4+i), "+properties.mode:casual", "mode", "ranked", "voice", "yes").add(t, p)
+		}
+		got := stepAll(t, p, 20)
+		if len(got) != 1 || got[0] != "a+v00+v01" {
+			t.Fatalf("matches = %v, want only a+v00+v01", got)
+		}
+		// The anchor's one gather looks at 7 tickets: the three
+		// without voice, then four with voice (2 candidates × 2
+		// players needed), not all 13. The 11 left, whose queries
+		// refuse everyone, look at the 10 others each.
+		if st := p.Stats(); st.Scanned != 7+11*10 {
+			t.Fatalf("scanned %d tickets, want %d", st.Scanned, 7+11*10)
+		}
+	})
+	t.Run("gathers further", func(t *testing.T) {
+		p := newPool(t, `{"alliance": {"min_number": 1, "max_number": 1, "player_min_number": 4, "player_max_number": 4},
+			"ticket_query": {"attribute": "query"}}`)
+		q("a", 0, "+properties.mode:ranked properties.voice:yes", "mode", "ranked").add(t, p)
+		// Three duos with voice hold the 6 players wanted, but two
+		// duos make 4 with the anchor: one duo and a solo fit.
+		for i, id := range []string{"v1", "v2", "v3"} {
+			q(id, float64(1+i), "+properties.mode:casual", "mode", "ranked", "voice", "yes").party(2).add(t, p)
+		}
+		q("s1", 4, "+properties.mode:casual", "mode", "ranked").add(t, p)
+		q("s2", 5, "+properties.mode:casual", "mode", "ranked").add(t, p)
+		got := stepAll(t, p, 20)
+		if len(got) != 1 || got[0] != "a+s1+v1" {
+			t.Fatalf("matches = %v, want only a+s1+v1", got)
+		}
+	})
+}

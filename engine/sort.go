@@ -24,8 +24,10 @@ import (
 // order and does not run. A ruleset without sort rules never reaches this
 // code, except for an anchor whose ticket query ranks (ruleset ticket_query
 // with optional clauses, query.go): that anchor alone gathers its whole
-// neighbourhood and orders it by its query's score, and its match is not
-// settled; the other anchors keep the usual path and cost.
+// neighbourhood — or, without sort rules, until the candidates of its
+// query's best possible score hold what it wants (gather) — and orders it by
+// its query's score, and its match is not settled; the other anchors keep
+// the usual path and cost.
 
 // sortScratch holds the buffers of sortCands, reused across anchors.
 type sortScratch struct {
