@@ -71,3 +71,7 @@ func BenchmarkPassQueryFilter_10k(b *testing.B) {
 func BenchmarkPassQueryRanked_10k(b *testing.B) {
 	benchPass(b, benchQueryRules, genQuery(true), 10_000)
 }
+
+func BenchmarkPassQuerySorted_10k(b *testing.B) {
+	benchPass(b, benchQuerySortRules, genQuery(false), 10_000)
+}

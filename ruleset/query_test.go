@@ -269,3 +269,32 @@ func BenchmarkQueryScore(b *testing.B) {
 		}
 	}
 }
+
+// FuzzParseQuery: any text parses or is refused with an error, never a
+// panic; a parsed query judges and scores a ticket, its score between 0 and
+// its best possible score.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "*", "+properties.mode:ranked properties.region:europe^2 properties.voice:yes",
+		`properties.mode:"free for all"^1.5 -properties.rank:>=5^2`, "properties.a:b^", "properties.a:b^0",
+		`+properties.a:\^x`, "properties.a:b^2~", `properties.a:"b"^`,
+	} {
+		f.Add(s)
+	}
+	attrs := cupid.Attributes{
+		{Name: "a", Value: cupid.String("b")},
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := ParseQuery(QuerySyntaxNakama, text)
+		if err != nil {
+			return
+		}
+		q.Failing(attrs, nil)
+		if s := q.Score(attrs, nil); s < 0 || s > q.MaxScore() {
+			t.Fatalf("%q scores %v, outside [0, %v]", text, s, q.MaxScore())
+		}
+	})
+}
