@@ -678,14 +678,19 @@ func (p *Pool) commit(prop *Proposal) {
 }
 
 // gather collects compatible candidates until they hold want players, and
-// returns them oldest first. With top, the ranking query of the anchor
-// (query.go), only candidates of its best possible score count towards
-// want: no candidate found later could be taken before them. With a distance rule the walk goes outward from
+// returns them oldest first. With a distance rule the walk goes outward from
 // the anchor's value, nearest first, within the allowed distance; without
 // one it goes through the anchor's class oldest first. The walk looks at no
 // more than ScanLimit waiting tickets; tickets matched earlier in the pass
 // do not count. more reports whether it stopped for want alone, so that a
 // larger want could find more.
+//
+// With top, the anchor's ranking query (query.go), only candidates of the
+// query's best possible score count towards want: the others are kept but
+// could be passed by a better one found later. Without a distance rule no
+// candidate found later could come before the best-scoring ones (it would
+// be younger); with one, a farther one could, as a farther older ticket can
+// without ranking.
 func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want int, top *ruleset.Query) (cands []cand, more bool) {
 	ea := &p.entries[a]
 	out := p.sc.cands[:0]

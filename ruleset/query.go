@@ -395,8 +395,8 @@ func parseBoost(s string) (float64, bool) {
 }
 
 // MaxScore is the best score a ticket can have under the query: the sum of
-// the boosts of its optional clauses (which two clauses on one value may
-// keep any ticket from reaching).
+// the boosts of its optional clauses. Two optional clauses asking one
+// attribute for different values keep every ticket below it.
 func (q *Query) MaxScore() float64 {
 	if q == nil {
 		return 0
