@@ -146,6 +146,7 @@ func (p *Pool) anchorStep(s int32, now time.Time, out []Proposal, done, total in
 			ps.recs = slices.Grow(ps.recs, cap(out)-len(ps.recs))
 		}
 	}
+	ranked := p.rankingQuery(&p.entries[s]) != nil
 	// The match is written straight into the list's next place.
 	if !p.tryAnchor(s, now, &out[:len(out)+1][len(out)]) {
 		ps.failed = append(ps.failed, s)
@@ -153,11 +154,16 @@ func (p *Pool) anchorStep(s int32, now time.Time, out []Proposal, done, total in
 	}
 	out = out[:len(out)+1]
 	if len(p.r.dist) > 0 {
-		p.recordMatch(s, len(out)-1)
-		if !p.allDirty {
-			// Tickets not tried in this Step may have been passed
-			// over for a younger member.
-			p.notePassedOver(s, out[len(out)-1].Level, now)
+		// A match whose anchor ranked its candidates by its query is
+		// not settled: handing its places to older tickets would undo
+		// the order (sort.go).
+		if !ranked {
+			p.recordMatch(s, len(out)-1)
+			if !p.allDirty {
+				// Tickets not tried in this Step may have been
+				// passed over for a younger member.
+				p.notePassedOver(s, out[len(out)-1].Level, now)
+			}
 		}
 		p.maybeCompactIndex()
 	}
@@ -627,13 +633,19 @@ func (p *Pool) tryAnchor(a int32, now time.Time, dst *Proposal) bool {
 	f.full = env.capacity()
 	f.nodes, f.failures = maxSearchNodes, 0
 	want := p.opts.Candidates * (f.full - int(ea.size))
+	rank := p.rankingQuery(ea)
+	ordered := p.r.sorted() || rank != nil
 	if p.r.sorted() {
 		want = math.MaxInt / 2 // the whole neighbourhood (sort.go)
 	}
+	var top *ruleset.Query
+	if rank != nil && !p.r.sorted() {
+		top = rank // want counts the best-scoring candidates only
+	}
 	for {
-		cands, more := p.gather(a, env, aMask, now, want)
-		if p.r.sorted() {
-			p.sortCands(a, cands)
+		cands, more := p.gather(a, env, aMask, now, want, top)
+		if ordered {
+			p.sortCands(a, cands, rank)
 		}
 		switch p.form(cands) {
 		case searchFound:
@@ -672,7 +684,14 @@ func (p *Pool) commit(prop *Proposal) {
 // more than ScanLimit waiting tickets; tickets matched earlier in the pass
 // do not count. more reports whether it stopped for want alone, so that a
 // larger want could find more.
-func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want int) (cands []cand, more bool) {
+//
+// With top, the anchor's ranking query (query.go), only candidates of the
+// query's best possible score count towards want: the others are kept but
+// could be passed by a better one found later. Without a distance rule no
+// candidate found later could come before the best-scoring ones (it would
+// be younger); with one, a farther one could, as a farther older ticket can
+// without ranking.
+func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want int, top *ruleset.Query) (cands []cand, more bool) {
 	ea := &p.entries[a]
 	out := p.sc.cands[:0]
 	p.sc.anchorAt = nowhere
@@ -698,6 +717,9 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 		mask, r := p.pairKey(a, s, k, env, aMask, now)
 		if r.kind == rOK {
 			out = append(out, cand{slot: s, mask: mask, at: at})
+			if top != nil && !p.scoresTop(top, s) {
+				return scanned < limit
+			}
 			if sized {
 				got += int(p.entries[s].size)
 			} else {

@@ -117,3 +117,21 @@ func (p *Pool) queryText(r reason, a, c *entry) string {
 	}
 	return fmt.Sprintf("its query refuses the anchor (%s)", queryFailing(c, a))
 }
+
+// rankingQuery is the query by whose score anchor e takes its candidates
+// (sortCands), nil when it takes them in the pool's usual order: the pool
+// has no ticket_query, or e's query has no optional clause. Only the
+// anchor's query ranks, in mutual as in one_way: the match forms around the
+// anchor, as a Nakama search around the searching ticket.
+func (p *Pool) rankingQuery(e *entry) *ruleset.Query {
+	if p.r.query == nil || e.x == nil || !e.x.query.Ranks() {
+		return nil
+	}
+	return e.x.query
+}
+
+// scoresTop reports whether ticket s has the best score query q can give.
+func (p *Pool) scoresTop(q *ruleset.Query, s int32) bool {
+	h := p.entries[s].h
+	return q.Score(h.attributes, h.players) >= q.MaxScore()
+}

@@ -134,7 +134,7 @@ func TestTicketQueryCheckRefusesBadQueries(t *testing.T) {
 		want  string
 	}{
 		{"malformed", func() *tb { return q("x", 0, "+properties.region:eu*") }, "attributes.query", "wildcards are not supported"},
-		{"boost", func() *tb { return q("x", 0, "properties.voice:yes^2") }, "attributes.query", "a boost (^)"},
+		{"bad boost", func() *tb { return q("x", 0, "properties.voice:yes^0") }, "attributes.query", `the boost "0" is not a positive number`},
 		{"not a string", func() *tb { return ticket("x", 0).num("unused", 1).optNum("query", 3) }, "attributes.query", "must be a string"},
 		{"on a player", func() *tb { return ticket("x", 0).str("query", "+properties.a:b") }, "players[0].attributes.query", "the query is the ticket's"},
 	}
@@ -217,6 +217,22 @@ func TestDocTicketQuery(t *testing.T) {
 	q("fit", 3, "", "region", "europe", "mode", "ranked").num("rank", 9).add(t, p)
 	if got := matchIDs(p.Step(at(3))); len(got) != 1 || got[0] != "doc+fit" {
 		t.Fatalf("matches %v, want doc+fit", got)
+	}
+	// The query's optional voice clause ranks: of five tickets it
+	// accepts, the two with voice come first though younger, then the
+	// oldest of the others, up to the four players of a match.
+	tk.State = cupid.StateWaiting
+	if err := p.Add(tk); err != nil {
+		t.Fatalf("the page's ticket again: %v", err)
+	}
+	for i, id := range []string{"f1", "f2", "f3"} {
+		q(id, float64(4+i), "", "region", "europe", "mode", "ranked").num("rank", 6).add(t, p)
+	}
+	for i, id := range []string{"v1", "v2"} {
+		q(id, float64(7+i), "", "region", "europe", "mode", "ranked", "voice", "yes").num("rank", 6).add(t, p)
+	}
+	if got := matchIDs(p.Step(at(9))); len(got) == 0 || got[0] != "doc+f1+v1+v2" {
+		t.Fatalf("matches %v, want doc+f1+v1+v2 first: voice ranks first", got)
 	}
 }
 

@@ -22,7 +22,12 @@ import (
 // than stopping at Options.Candidates times the players it needs. Settling,
 // which hands younger members' places to older tickets, would undo the
 // order and does not run. A ruleset without sort rules never reaches this
-// code.
+// code, except for an anchor whose ticket query ranks (ruleset ticket_query
+// with optional clauses, query.go): that anchor alone gathers its whole
+// neighbourhood — or, without sort rules, until the candidates of its
+// query's best possible score hold what it wants (gather) — and orders it by
+// its query's score, and its match is not settled; the other anchors keep
+// the usual path and cost.
 
 // sortScratch holds the buffers of sortCands, reused across anchors.
 type sortScratch struct {
@@ -103,18 +108,28 @@ func (p *Pool) anchorKey(a int32, sr *ruleset.Sort) string {
 	return best
 }
 
-// sortCands orders the gathered candidates of anchor a by the sort rules,
-// the first rule first and each next one breaking the ties of those before;
-// candidates still tied keep their order, oldest first.
-func (p *Pool) sortCands(a int32, cands []cand) {
+// sortCands orders the gathered candidates of anchor a: by its query's
+// score, highest first, when rank is the anchor's ranking query; then by the
+// sort rules, the first rule first and each next one breaking the ties of
+// those before; candidates still tied keep their order, oldest first.
+//
+// The query's score orders before the sort rules because it is the one the
+// ticket's own client asked for, and because a score is a sum of a few
+// boosts where sort keys are measures (a skill, a distance) that seldom tie:
+// the other way round, the query would almost never change the order.
+func (p *Pool) sortCands(a int32, cands []cand, rank *ruleset.Query) {
 	sorts := p.r.c.Sorts
-	m, n := len(sorts), len(cands)
+	off := 0
+	if rank != nil {
+		off = 1
+	}
+	m, n := len(sorts)+off, len(cands)
 	if n < 2 {
 		return
 	}
 	sc := &p.sc.sorted
-	anchors := make([]float64, m)
-	keys := make([]string, m)
+	anchors := make([]float64, len(sorts))
+	keys := make([]string, len(sorts))
 	for k := range sorts {
 		sr := &sorts[k]
 		if sr.MapKey != "" {
@@ -127,8 +142,12 @@ func (p *Pool) sortCands(a int32, cands []cand) {
 	sc.keys = sized(sc.keys, n*m)
 	sc.perm = sc.perm[:0]
 	for i, c := range cands {
+		if rank != nil {
+			h := p.entries[c.slot].h
+			sc.keys[i*m] = -rank.Score(h.attributes, h.players)
+		}
 		for k := range sorts {
-			sc.keys[i*m+k] = p.sortKey(c.slot, k, keys[k], anchors[k])
+			sc.keys[i*m+off+k] = p.sortKey(c.slot, k, keys[k], anchors[k])
 		}
 		sc.perm = append(sc.perm, int32(i))
 	}

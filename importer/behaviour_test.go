@@ -326,10 +326,37 @@ func TestNakamaRanked(t *testing.T) {
 	if len(got) != 1 || !slices.Equal(got[0][0], []string{"a", "b"}) {
 		t.Fatalf("matches %v: want a with b", got)
 	}
-	// A malformed query is refused when the ticket is created, naming it.
-	err := p.Check(nkTicket("boost", 3, around("europe", 7)+" properties.voice:yes^2", nkProps("europe", 7, "ranked")))
+	// A query Cupid would not honour is refused when the ticket is
+	// created, naming it.
+	err := p.Check(nkTicket("wild", 3, around("europe", 7)+" properties.voice:y*", nkProps("europe", 7, "ranked")))
 	if err == nil || !strings.Contains(err.Error(), "attributes.query") {
-		t.Fatalf("a boosted query: %v, want a refusal naming attributes.query", err)
+		t.Fatalf("a wildcard query: %v, want a refusal naming attributes.query", err)
+	}
+}
+
+// TestNakamaRankedBoost: the sample's optional properties.voice:yes^2 ranks:
+// the ticket a match forms around takes the candidates with voice first,
+// though younger, and the oldest of the others for the last place.
+func TestNakamaRankedBoost(t *testing.T) {
+	p := imported(t, "nakama", "ranked.json")
+	const query = "+properties.region:europe +properties.rank:>=5 +properties.rank:<=9 -properties.mode:casual properties.voice:yes^2"
+	voice := func(yes bool) map[string]cupid.Value {
+		m := nkProps("europe", 7, "ranked")
+		if yes {
+			m["voice"] = cupid.String("yes")
+		}
+		return m
+	}
+	addNk(t, p,
+		nkTicket("a", 0, query, voice(true)),
+		nkTicket("n1", 1, "", voice(false)),
+		nkTicket("n2", 2, "", voice(false)),
+		nkTicket("n3", 3, "", voice(false)),
+		nkTicket("v1", 4, "", voice(true)),
+		nkTicket("v2", 5, "", voice(true)))
+	got := teamsOf(p.Step(at(6)))
+	if len(got) == 0 || !slices.Equal(got[0][0], []string{"a", "n1", "v1", "v2"}) {
+		t.Fatalf("matches %v: want a with v1, v2 (voice) and n1 (the oldest without)", got)
 	}
 }
 

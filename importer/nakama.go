@@ -97,8 +97,9 @@ const QueryAttribute = "query"
 // attribute QueryAttribute, judged by Cupid's ticket_query rule in Nakama's
 // syntax and direction. That is exact for who may match whom, whatever each
 // client puts in its query; the sample's query is only checked, so that the
-// report says at once when clients send what Cupid refuses (a boost, an
-// optional clause beside required ones, a wildcard…).
+// report says at once when clients send what Cupid refuses (a wildcard, a
+// regular expression, a field other than properties.NAME…). A query with
+// optional clauses also ranks, as in Nakama: the report says how.
 func (n *nkBuilder) query() {
 	qline, _ := n.lines.key("query", 0)
 	dir, how := ruleset.QueryOneWay, "one way, Nakama's default: the query of the ticket a match forms around must accept every other ticket"
@@ -107,10 +108,17 @@ func (n *nkBuilder) query() {
 	}
 	n.rs.TicketQuery = &ruleset.TicketQuery{Attribute: QueryAttribute, Syntax: ruleset.QuerySyntaxNakama, Direction: dir}
 	src := fmt.Sprintf("query %q", n.req.Query)
-	if _, err := ruleset.ParseQuery(ruleset.QuerySyntaxNakama, n.req.Query); err != nil {
+	q, err := ruleset.ParseQuery(ruleset.QuerySyntaxNakama, n.req.Query)
+	switch {
+	case err != nil:
 		n.rep.add(qline, src, "ticket_query", Approximate,
 			"each ticket sends its own query in attributes.%s, judged %s; but Cupid refuses this one when a ticket is created: %v", QueryAttribute, how, err)
-	} else {
+	case q.Ranks():
+		n.rep.add(qline, src, "ticket_query", Exact, "each ticket sends its own query in attributes.%s, judged %s", QueryAttribute, how)
+		n.rep.add(qline, "the query's optional clauses and boosts", "ticket_query", Approximate,
+			"they rank, as in Nakama: the ticket a match forms around takes its best-scoring candidates first, as Nakama's search takes its best hits, equal scores oldest first; "+
+				"a candidate scores the sum of the boosts (1 when not written) of the optional clauses it satisfies, where Nakama's relevance also weighs how rare a value is among the waiting tickets")
+	default:
 		n.rep.add(qline, src, "ticket_query", Exact, "each ticket sends its own query in attributes.%s, judged %s", QueryAttribute, how)
 	}
 	if n.req.RevPrecision {

@@ -31,9 +31,12 @@ import (
 //   - Optional clauses. Nakama's index runs the query as a boolean search:
 //     with at least one + clause, optional clauses only rank the tickets
 //     found, and with none, the tickets found are those that satisfy at least
-//     one optional clause. Cupid keeps the second (it decides who may match)
-//     and refuses the first, and every ^boost, since Cupid does not rank by
-//     query: a clause Cupid read and ignored would mislead the studio.
+//     one optional clause. Cupid does both: optional clauses filter only in a
+//     query without + clauses, and in every query they rank (Query.Score).
+//   - field:value^n boosts a clause (n a positive number, as 2 or 0.5;
+//     default 1). A boost only weighs an optional clause in the score: a +
+//     or - clause filters, and every ticket it lets through satisfies it
+//     alike, so its boost is accepted and changes nothing.
 //   - Wildcards (* ?), regular expressions (/…/), fuzzy terms (~) and date
 //     ranges are refused, with the clause named.
 //   - An empty query, or "*", accepts every ticket.
@@ -66,8 +69,9 @@ const (
 type Query struct {
 	text    string
 	clauses []clause
-	must    bool // some clause is required: optional clauses are refused
-	should  bool // some clause is optional (and none required)
+	must    bool    // some clause is required: optional clauses only rank
+	should  bool    // some clause is optional: the query ranks
+	max     float64 // the sum of the optional clauses' boosts
 }
 
 // clause is one field:value term of a query.
@@ -78,11 +82,16 @@ type clause struct {
 	op    string // "" (equal), ">", ">=", "<", "<="
 	str   string // the value as text
 	num   float64
-	isNum bool // str reads as a finite number
+	isNum bool    // str reads as a finite number
+	boost float64 // ^n, 1 when not written
 }
 
 // AcceptsAll reports whether the query has no clause ("" or "*").
 func (q *Query) AcceptsAll() bool { return len(q.clauses) == 0 }
+
+// Ranks reports whether the query has optional clauses, whose score orders
+// the tickets it accepts (Score).
+func (q *Query) Ranks() bool { return q != nil && q.should }
 
 // Text is the query as the ticket sent it.
 func (q *Query) Text() string { return q.text }
@@ -122,13 +131,7 @@ func ParseQuery(syntax, text string) (*Query, error) {
 			q.must = true
 		case 0:
 			q.should = true
-		}
-	}
-	if q.must && q.should {
-		for _, c := range q.clauses {
-			if c.occur == 0 {
-				return nil, fmt.Errorf("clause %q is optional beside required (+) clauses: Nakama uses it only to rank the tickets found, and Cupid does not rank by query; make it required or leave it out", c.text)
-			}
+			q.max += c.boost
 		}
 	}
 	return q, nil
@@ -207,7 +210,7 @@ func (s *qscan) clause() (clause, error) {
 			return c, fmt.Errorf("clause %q: the quote is not closed", s.src[start:])
 		}
 	} else {
-		for !s.done() && !isQuerySpace(s.src[s.i]) {
+		for !s.done() && !isQuerySpace(s.src[s.i]) && s.src[s.i] != '^' {
 			b := s.src[s.i]
 			if b == '\\' && s.i+1 < len(s.src) {
 				val.WriteByte(s.src[s.i+1])
@@ -217,8 +220,6 @@ func (s *qscan) clause() (clause, error) {
 			switch b {
 			case '*', '?':
 				return c, fmt.Errorf("clause %q: wildcards are not supported; match whole values", s.rest(start))
-			case '^':
-				return c, fmt.Errorf("clause %q: a boost (^) only ranks the tickets found in Nakama, and Cupid does not rank by query; leave it out", s.rest(start))
 			case '~':
 				return c, fmt.Errorf("clause %q: fuzzy terms (~) are not supported; match whole values", s.rest(start))
 			case '"':
@@ -228,12 +229,21 @@ func (s *qscan) clause() (clause, error) {
 			s.i++
 		}
 	}
-	// What may follow a quoted value: nothing but a space.
+	// What may follow a value: a boost, then a space.
+	c.boost = 1
+	if !s.done() && s.src[s.i] == '^' {
+		bstart := s.i + 1
+		for !s.done() && !isQuerySpace(s.src[s.i]) {
+			s.i++
+		}
+		b, ok := parseBoost(s.src[bstart:s.i])
+		if !ok {
+			return c, fmt.Errorf("clause %q: the boost %q is not a positive number (write ^2 or ^0.5)", s.src[start:s.i], s.src[bstart:s.i])
+		}
+		c.boost = b
+	}
 	if quoted && !s.done() && !isQuerySpace(s.src[s.i]) {
-		switch s.src[s.i] {
-		case '^':
-			return c, fmt.Errorf("clause %q: a boost (^) only ranks the tickets found in Nakama, and Cupid does not rank by query; leave it out", s.rest(start))
-		case '~':
+		if s.src[s.i] == '~' {
 			return c, fmt.Errorf("clause %q: fuzzy terms (~) are not supported; match whole values", s.rest(start))
 		}
 		return c, fmt.Errorf("clause %q: a space must follow the closing quote", s.rest(start))
@@ -275,7 +285,9 @@ func (q *Query) Accepts(attrs cupid.Attributes, players []cupid.Player) bool {
 }
 
 // Failing is Accepts with the reason: "" when the ticket passes, else the
-// clause it fails (or, for a query of optional clauses, the whole query).
+// clause it fails (or, for a query of optional clauses only, the whole
+// query). Beside a + clause an optional clause filters nothing: it only
+// ranks (Score), and is not read here.
 func (q *Query) Failing(attrs cupid.Attributes, players []cupid.Player) string {
 	if q == nil || len(q.clauses) == 0 {
 		return ""
@@ -283,6 +295,9 @@ func (q *Query) Failing(attrs cupid.Attributes, players []cupid.Player) string {
 	anyShould := false
 	for i := range q.clauses {
 		c := &q.clauses[i]
+		if c.occur == 0 && (q.must || anyShould) {
+			continue
+		}
 		hit := c.holds(attrs, players)
 		switch c.occur {
 		case '+':
@@ -297,7 +312,7 @@ func (q *Query) Failing(attrs cupid.Attributes, players []cupid.Player) string {
 			anyShould = anyShould || hit
 		}
 	}
-	if q.should && !anyShould {
+	if q.should && !q.must && !anyShould {
 		return "none of " + strings.TrimSpace(q.text)
 	}
 	return ""
@@ -351,4 +366,64 @@ func (c *clause) matches(v cupid.Value) bool {
 		return c.op == "" && strconv.FormatBool(v.Bool) == c.str
 	}
 	return false
+}
+
+// parseBoost reads the n of ^n: digits with at most one decimal point, as
+// Nakama writes boosts, and more than zero. A boost of zero or less would
+// turn a preference into its opposite or into nothing; the syntax has -
+// clauses for the first and plain omission for the second.
+func parseBoost(s string) (float64, bool) {
+	digits, dots := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= '0' && s[i] <= '9':
+			digits++
+		case s[i] == '.':
+			dots++
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || dots > 1 {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// MaxScore is the best score a ticket can have under the query: the sum of
+// the boosts of its optional clauses. Two optional clauses asking one
+// attribute for different values keep every ticket below it.
+func (q *Query) MaxScore() float64 {
+	if q == nil {
+		return 0
+	}
+	return q.max
+}
+
+// Score is how well a ticket the query accepts fits it: the sum of the
+// boosts of the optional clauses the ticket satisfies (a clause without ^n
+// counts 1), read as Failing reads them. It is 0 for a query without
+// optional clauses. Only optional clauses count: every accepted ticket
+// satisfies all the + clauses and none of the - clauses, so theirs would add
+// the same to every ticket and change no order. The engine takes an
+// anchor's candidates in descending order of its query's score, as Nakama's
+// search returns its best-scoring hits first; Nakama's relevance scoring
+// also weighs how rare a term is in the index, which Cupid does not: a
+// clause weighs its boost, whatever the pool holds.
+func (q *Query) Score(attrs cupid.Attributes, players []cupid.Player) float64 {
+	if q == nil || !q.should {
+		return 0
+	}
+	sum := 0.0
+	for i := range q.clauses {
+		c := &q.clauses[i]
+		if c.occur == 0 && c.holds(attrs, players) {
+			sum += c.boost
+		}
+	}
+	return sum
 }

@@ -19,9 +19,14 @@ func TestParseQueryRefuses(t *testing.T) {
 		{"nakama's own field", "+min_count:2", `field "min_count" is not a ticket property`},
 		{"empty property", "+properties.:x", `field "properties." is not a ticket property`},
 		{"no value", "+properties.region:", `no value after the colon`},
-		{"boost", "+properties.region:eu properties.voice:yes^2", `a boost (^)`},
-		{"boost on a quoted value", `properties.mode:"free for all"^2`, `a boost (^)`},
-		{"optional beside required", "+properties.region:eu properties.voice:yes", `clause "properties.voice:yes" is optional beside required (+) clauses`},
+		{"empty boost", "+properties.region:eu properties.voice:yes^", `clause "properties.voice:yes^": the boost "" is not a positive number`},
+		{"zero boost", "properties.voice:yes^0", `clause "properties.voice:yes^0": the boost "0" is not a positive number`},
+		{"negative boost", "properties.voice:yes^-2", `the boost "-2" is not a positive number`},
+		{"boost not a number", "properties.voice:yes^high", `the boost "high" is not a positive number`},
+		{"boost in exponent form", "properties.voice:yes^1e3", `the boost "1e3" is not a positive number`},
+		{"boost with two points", "properties.voice:yes^1.2.3", `the boost "1.2.3" is not a positive number`},
+		{"bad boost on a quoted value", `properties.mode:"free for all"^x`, `clause "properties.mode:\"free for all\"^x": the boost "x" is not a positive number`},
+		{"boost then fuzzy", "properties.voice:yes^2~", `the boost "2~" is not a positive number`},
 		{"wildcard", "+properties.region:eu*", "wildcards are not supported"},
 		{"question mark", "+properties.region:e?", "wildcards are not supported"},
 		{"regexp", "+properties.group:/a|b/", "regular expressions are not supported"},
@@ -91,6 +96,17 @@ func TestQueryAccepts(t *testing.T) {
 		{"properties.region:asia properties.region:america", false},
 		// Only excluding clauses: everyone not excluded.
 		{"-properties.region:asia", true},
+		// Beside + clauses, optional clauses only rank: none need hold.
+		{"+properties.mode:ranked properties.region:asia", true},
+		{"+properties.mode:ranked properties.region:asia^3 properties.voice:yes", true},
+		{"+properties.mode:casual properties.region:europe", false},
+		// Boosts on any clause; they change no filter.
+		{"+properties.region:europe^2", true},
+		{"-properties.region:europe^2", false},
+		{"+properties.rank:>=5^2", true},
+		{`+properties.region:"europe"^1.5`, true},
+		{"properties.region:asia^2 properties.region:america^0.5", false},
+		{`+properties.region:euro\^pe`, false}, // an escaped ^ is text
 	}
 	for _, tc := range tests {
 		q, err := ParseQuery(QuerySyntaxNakama, tc.query)
@@ -100,6 +116,58 @@ func TestQueryAccepts(t *testing.T) {
 		if got := q.Accepts(eu, nil); got != tc.want {
 			t.Errorf("%q accepts %v: %v, want %v (failing %q)", tc.query, eu, got, tc.want, q.Failing(eu, nil))
 		}
+	}
+}
+
+// TestQueryScore: the score is the sum of the boosts (1 when not written) of
+// the optional clauses the ticket satisfies; + and - clauses, boosted or
+// not, add nothing.
+func TestQueryScore(t *testing.T) {
+	eu := cupid.Attributes{
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+		{Name: "tags", Value: cupid.Strings("duo", "mic")},
+	}
+	tests := []struct {
+		query string
+		score float64
+		ranks bool
+	}{
+		{"", 0, false},
+		{"+properties.mode:ranked", 0, false},
+		{"+properties.mode:ranked^5 -properties.region:asia^3", 0, false},
+		{"+properties.mode:ranked properties.region:europe", 1, true},
+		{"+properties.mode:ranked properties.region:europe^2 properties.voice:yes", 2, true},
+		{"+properties.mode:ranked properties.region:asia^2 properties.tags:mic", 1, true},
+		{"+properties.mode:ranked properties.region:europe^2 properties.tags:mic^0.5 properties.rank:>=5^3", 5.5, true},
+		{`properties.region:"europe"^4 properties.region:asia`, 4, true},
+		{"+properties.mode:ranked properties.region:asia", 0, true},
+	}
+	for _, tc := range tests {
+		q, err := ParseQuery(QuerySyntaxNakama, tc.query)
+		if err != nil {
+			t.Fatalf("ParseQuery(%q): %v", tc.query, err)
+		}
+		if got := q.Score(eu, nil); got != tc.score {
+			t.Errorf("%q scores %v, want %v", tc.query, got, tc.score)
+		}
+		if got := q.Ranks(); got != tc.ranks {
+			t.Errorf("%q ranks: %v, want %v", tc.query, got, tc.ranks)
+		}
+	}
+}
+
+// TestQueryBoostText: a boosted clause keeps its whole text, boost included,
+// for the messages that name it.
+func TestQueryBoostText(t *testing.T) {
+	q, err := ParseQuery(QuerySyntaxNakama, "+properties.mode:ranked^2 properties.voice:yes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	casual := cupid.Attributes{{Name: "mode", Value: cupid.String("casual")}}
+	if f := q.Failing(casual, nil); f != "+properties.mode:ranked^2" {
+		t.Fatalf("failing %q, want the whole boosted clause", f)
 	}
 }
 
@@ -178,4 +246,55 @@ func BenchmarkParseQuery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkQueryScore: the score of one candidate under a query of two
+// required and three boosted optional clauses, paid once per candidate of
+// an anchor whose query ranks.
+func BenchmarkQueryScore(b *testing.B) {
+	q, err := ParseQuery(QuerySyntaxNakama, "+properties.mode:ranked +properties.rank:>=5 properties.region:europe^2 properties.voice:yes properties.tags:mic^0.5")
+	if err != nil {
+		b.Fatal(err)
+	}
+	attrs := cupid.Attributes{
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+		{Name: "tags", Value: cupid.Strings("duo", "mic")},
+		{Name: "voice", Value: cupid.String("yes")},
+	}
+	for b.Loop() {
+		if q.Score(attrs, nil) != 3.5 {
+			b.Fatal("wrong score")
+		}
+	}
+}
+
+// FuzzParseQuery: any text parses or is refused with an error, never a
+// panic; a parsed query judges and scores a ticket, its score between 0 and
+// its best possible score.
+func FuzzParseQuery(f *testing.F) {
+	for _, s := range []string{
+		"", "*", "+properties.mode:ranked properties.region:europe^2 properties.voice:yes",
+		`properties.mode:"free for all"^1.5 -properties.rank:>=5^2`, "properties.a:b^", "properties.a:b^0",
+		`+properties.a:\^x`, "properties.a:b^2~", `properties.a:"b"^`,
+	} {
+		f.Add(s)
+	}
+	attrs := cupid.Attributes{
+		{Name: "a", Value: cupid.String("b")},
+		{Name: "mode", Value: cupid.String("ranked")},
+		{Name: "rank", Value: cupid.Number(7)},
+		{Name: "region", Value: cupid.String("europe")},
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		q, err := ParseQuery(QuerySyntaxNakama, text)
+		if err != nil {
+			return
+		}
+		q.Failing(attrs, nil)
+		if s := q.Score(attrs, nil); s < 0 || s > q.MaxScore() {
+			t.Fatalf("%q scores %v, outside [0, %v]", text, s, q.MaxScore())
+		}
+	})
 }
