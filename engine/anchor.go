@@ -817,7 +817,13 @@ func (p *Pool) pairKey(slotA, slotC int32, keyC float64, env *envelope, aMask ui
 			return 0, reason{rDist, 0}
 		}
 		if len(p.r.filters) > 0 {
-			if r := p.pairFilters(&p.entries[slotA], &p.entries[slotC], env, now); r.kind != rOK {
+			r := reason{}
+			if p.maxSize == 1 && len(p.heads) > 0 {
+				r = p.headFilters(slotA, slotC, env, now) // excludes.go
+			} else {
+				r = p.pairFilters(&p.entries[slotA], &p.entries[slotC], env, now)
+			}
+			if r.kind != rOK {
 				return 0, r
 			}
 		}

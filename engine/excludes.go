@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"time"
 
 	"github.com/cupid-match/cupid"
 )
@@ -153,4 +154,119 @@ func lists(list, ids []uint64) bool {
 		}
 	}
 	return false
+}
+
+// A pass judges a candidate's block lists before it has read anything of
+// the candidate but its index key, and the summary is three reads away
+// (the entry, its extra, the array), then a binary search of the
+// candidate's list (three or four more cache lines). For a pool of solo
+// tickets each slot therefore also has a head of one cache line (exHead
+// words, in Pool.heads): the hash of its player's id, and per list
+// attribute a Bloom filter of the hashes it lists. The plain path
+// (headFilters) judges a pair on the anchor's own list (in cache after its
+// first candidate) and the candidate's head: whether the anchor lists the
+// candidate is exact there; whether the candidate lists the anchor is
+// certain when the filter says no, and looked up in the summary otherwise
+// (a real block, or a false positive of the filter: 1–25 % of unlisted
+// anchors for lists of 31–64 ids). A value that is not a list fills its
+// filter with ones, which sends every pair to the summary, as does a
+// filter that happens to be full.
+const exHead = 8
+
+// headBloom is how many words of a head each list attribute's Bloom
+// filter takes, after the player's hash: 3 (192 bits) for the history's
+// two lists.
+func headBloom(na int) (words int) { return (exHead - 1) / na }
+
+// setHead writes the head of a slot from its entry's summary. A ticket of
+// several players, or a pool with more list attributes than a head has
+// words for, has no head: such a pool never takes the plain path's
+// shortcut (headFilters).
+func (p *Pool) setHead(slot int32, e *entry) {
+	na := len(p.r.exclAttrs)
+	if na == 0 || na >= exHead {
+		return
+	}
+	for int(slot)*exHead >= len(p.heads) {
+		p.heads = append(p.heads, make([]uint64, exHead)...)
+	}
+	h := p.heads[int(slot)*exHead : int(slot+1)*exHead]
+	clear(h)
+	ex := e.x.ex
+	if e.size != 1 {
+		return
+	}
+	h[0] = ex[na+1]
+	w := headBloom(na)
+	for k := range na {
+		bloom := h[1+k*w : 1+(k+1)*w]
+		list, native := exList(ex, k, na)
+		if !native {
+			for i := range bloom {
+				bloom[i] = ^uint64(0)
+			}
+			continue
+		}
+		for _, x := range list {
+			for _, b := range bloomBits(x, w) {
+				bloom[b/64] |= 1 << (b % 64)
+			}
+		}
+	}
+}
+
+// bloomBits are the two bits a hash sets in a filter of w words, taken
+// from its two halves by multiply-shift (the hash is uniform already).
+func bloomBits(x uint64, w int) [2]uint64 {
+	n := uint64(w * 64)
+	return [2]uint64{(x & 0xffffffff) * n >> 32, (x >> 32) * n >> 32}
+}
+
+// bloomHas reports whether a filter may hold the hash x.
+func bloomHas(bloom []uint64, x uint64) bool {
+	full := true
+	for _, b := range bloom {
+		full = full && b == ^uint64(0)
+	}
+	if full {
+		return true
+	}
+	for _, b := range bloomBits(x, len(bloom)) {
+		if bloom[b/64]&(1<<(b%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// headFilters is pairFilters for the plain path of a pool of solo tickets
+// with a head per slot: the anchor's summary and the candidate's head
+// decide, and only a filter's hit sends the pair to the summary.
+func (p *Pool) headFilters(slotA, slotC int32, env *envelope, now time.Time) reason {
+	na := len(p.r.exclAttrs)
+	ea := &p.entries[slotA]
+	xa := ea.x.ex
+	hc := p.heads[int(slotC)*exHead : int(slotC+1)*exHead]
+	pidA := xa[na+1]
+	w := headBloom(na)
+	for i := range p.r.filters {
+		if !env.filterOn[i] {
+			continue
+		}
+		k := p.r.exclOf[i]
+		la, native := exList(xa, k, na)
+		bloom := hc[1+k*w : 1+(k+1)*w]
+		switch {
+		case !native:
+			// The expression judges, or the candidate's summary.
+		case lists(la, hc[:1]):
+			return reason{rFilter, i}
+		case !bloomHas(bloom, pidA):
+			continue
+		}
+		if !p.pairFilter(i, ea, &p.entries[slotC], now) {
+			return reason{rFilter, i}
+		}
+	}
+	return reason{}
 }
