@@ -789,10 +789,16 @@ func (p *Pool) readAhead(r int32) float64 {
 				if j >= 0 && j < len(ch.slots) {
 					if s := ch.slots[j]; s >= 0 && int(s) < len(p.entries) {
 						sum += float64(p.entries[s].created)
+						if int(s)*exHead < len(p.heads) {
+							sum += float64(p.heads[int(s)*exHead]) // excludes.go
+						}
 					}
 				}
 			}
 		}
+	}
+	if len(p.heads) > 0 {
+		sum += p.readAheadLists(r)
 	}
 	for k := r + 1; k <= r+2 && k < n; k++ {
 		c, i := int(x.pos[k][0]), int(x.pos[k][1])

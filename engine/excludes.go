@@ -270,3 +270,28 @@ func (p *Pool) headFilters(slotA, slotC int32, env *envelope, now time.Time) rea
 	}
 	return reason{}
 }
+
+// readAheadLists is readAhead's part for block lists: an anchor judges its
+// candidates on its own summary (headFilters), three reads from its entry
+// and a dozen cache lines long, so the next anchor's summary is loaded one
+// line in eight words, and the one after's extra, whose address the next
+// call needs. The loads are independent of each other and overlap with the
+// current anchor's work.
+func (p *Pool) readAheadLists(r int32) float64 {
+	sum := 0.0
+	for k := r; k <= r+1 && int(k) < len(p.order); k++ {
+		e := &p.entries[p.order[k]]
+		if !e.alive || e.x == nil {
+			continue
+		}
+		ex := e.x.ex
+		if k > r {
+			sum += float64(len(ex))
+			continue
+		}
+		for i := 0; i < len(ex); i += 8 {
+			sum += float64(ex[i])
+		}
+	}
+	return sum
+}
