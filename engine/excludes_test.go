@@ -203,3 +203,70 @@ func TestBlockListHoldsAcrossTheIDTablesRebuild(t *testing.T) {
 		t.Fatalf("matches %v, want one (keeper or late with other)", got)
 	}
 }
+
+// TestHeadsJudgeAsTheSummaries: in a pool of solo tickets the plain path
+// judges block lists on the candidate's head (excludes.go), and it gives
+// the summaries' answer for every pair of waiting tickets — with both
+// rules in force and with "met" flexed off, for tickets whose value is not
+// a list, and for tickets in slots freed by others that left (a head is
+// rewritten, not merged, when its slot is reused).
+func TestHeadsJudgeAsTheSummaries(t *testing.T) {
+	p := newPool(t, `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
+		"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100}],
+		"collection_rule": [
+			{"attribute": "blocked", "operation": "player_ids", "max_count": 0},
+			{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 20}]}`)
+	rng := rand.New(rand.NewPCG(5, 3))
+	const first, left, later = 1200, 1000, 300
+	for i := range first {
+		if err := p.Add(blockListTicket(rng, i, t0, 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range left {
+		p.Remove(fmt.Sprintf("t%d", i))
+	}
+	p.compact()
+	reused := 0
+	for i := first; i < first+later; i++ {
+		tk := blockListTicket(rng, i, t0, 1)
+		if err := p.Add(tk); err != nil {
+			t.Fatal(err)
+		}
+		if s, _ := p.lookupID(tk.ID); s < first {
+			reused++
+		}
+	}
+	if reused == 0 || len(p.heads) == 0 || p.maxSize != 1 {
+		t.Fatalf("slots reused %d, heads %d words, largest party %d", reused, len(p.heads), p.maxSize)
+	}
+	var live []int32
+	for _, s := range p.order {
+		if p.entries[s].alive {
+			live = append(live, s)
+		}
+	}
+	for _, on := range [][]bool{{true, true}, {true, false}} {
+		env := &envelope{filterOn: on}
+		blocked := 0
+		for _, a := range live {
+			for _, c := range live {
+				if a == c {
+					continue
+				}
+				got := p.headFilters(a, c, env, t0)
+				want := p.pairFilters(&p.entries[a], &p.entries[c], env, t0)
+				if got != want {
+					t.Fatalf("filters %v, %s and %s: the head says %v, the summaries %v",
+						on, p.entries[a].id, p.entries[c].id, got, want)
+				}
+				if got.kind != rOK {
+					blocked++
+				}
+			}
+		}
+		if blocked == 0 {
+			t.Fatalf("filters %v: no pair blocked", on)
+		}
+	}
+}
