@@ -817,10 +817,16 @@ func (p *Pool) readAhead(r int32) float64 {
 				if j >= 0 && j < len(ch.slots) {
 					if s := ch.slots[j]; s >= 0 && int(s) < len(p.entries) {
 						sum += float64(p.entries[s].created)
+						if int(s)*exHead < len(p.heads) {
+							sum += float64(p.heads[int(s)*exHead]) // excludes.go
+						}
 					}
 				}
 			}
 		}
+	}
+	if len(p.heads) > 0 {
+		sum += p.readAheadLists(r)
 	}
 	for k := r + 1; k <= r+2 && k < n; k++ {
 		c, i := int(x.pos[k][0]), int(x.pos[k][1])
@@ -845,7 +851,13 @@ func (p *Pool) pairKey(slotA, slotC int32, keyC float64, env *envelope, aMask ui
 			return 0, reason{rDist, 0}
 		}
 		if len(p.r.filters) > 0 {
-			if r := p.pairFilters(&p.entries[slotA], &p.entries[slotC], env, now); r.kind != rOK {
+			r := reason{}
+			if p.maxSize == 1 && len(p.heads) > 0 {
+				r = p.headFilters(slotA, slotC, env, now) // excludes.go
+			} else {
+				r = p.pairFilters(&p.entries[slotA], &p.entries[slotC], env, now)
+			}
+			if r.kind != rOK {
 				return 0, r
 			}
 		}

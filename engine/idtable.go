@@ -45,7 +45,11 @@ func (t *idTable) reserve(n int) {
 	}
 }
 
-func (t *idTable) hash(id string) uint32 { return uint32(maphash.String(t.seed, id)) }
+func (t *idTable) hash(id string) uint32 { return uint32(t.hash64(id)) }
+
+// hash64 is the id's full hash, which the block-list summaries keep
+// (excludes.go).
+func (t *idTable) hash64(id string) uint64 { return maphash.String(t.seed, id) }
 
 // find returns the cell holding id (found) or the empty cell where it would
 // go. entries supplies the ids of the slots the cells name.

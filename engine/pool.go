@@ -87,7 +87,10 @@ type Pool struct {
 	stride int
 	free   []int32
 	ids    idTable
-	seq    uint64
+	// heads holds exHead words per slot for block lists in a pool of
+	// solo tickets (excludes.go).
+	heads []uint64
+	seq   uint64
 
 	// countBase is where a slot's count-limit columns start in nums: the
 	// players of the ticket holding each limit's value (group.go).
@@ -309,6 +312,7 @@ func (p *Pool) insert(t *cupid.Ticket) int32 {
 		p.maskAt[slot] = math.MinInt64
 	}
 	p.extract(t, e, p.numsOf(slot))
+	p.setHead(slot, e)
 	p.ids.set(t.ID, slot, p.entries)
 	if n := len(p.order); n > 0 && p.orderSorted {
 		last := &p.entries[p.order[n-1]]

@@ -105,7 +105,7 @@ type extra struct {
 	pref    []int8     // per player: first-choice role, -1 none
 	// ex summarises the ticket's players and lists for the block-list
 	// filters (excludes.go).
-	ex   []uint32
+	ex   []uint64
 	view *ruleset.TicketView // expression view, built at viewAt
 	// query is the ticket's compiled ticket_query; nil: it accepts
 	// everyone (query.go).
