@@ -55,16 +55,19 @@ func TestParseQueryRefuses(t *testing.T) {
 	}
 }
 
+// euTicket is the other ticket the query tables judge.
+var euTicket = cupid.Attributes{
+	{Name: "mode", Value: cupid.String("ranked")},
+	{Name: "rank", Value: cupid.Number(7)},
+	{Name: "region", Value: cupid.String("europe")},
+	{Name: "tags", Value: cupid.Strings("duo", "mic")},
+}
+
 // TestQueryAccepts: what each kind of clause accepts, on the behaviour
 // Nakama's query documentation states (whole values, ranges, +, -, optional
 // clauses, lists matched by any element).
 func TestQueryAccepts(t *testing.T) {
-	eu := cupid.Attributes{
-		{Name: "mode", Value: cupid.String("ranked")},
-		{Name: "rank", Value: cupid.Number(7)},
-		{Name: "region", Value: cupid.String("europe")},
-		{Name: "tags", Value: cupid.Strings("duo", "mic")},
-	}
+	eu := euTicket
 	tests := []struct {
 		query string
 		want  bool
@@ -123,12 +126,7 @@ func TestQueryAccepts(t *testing.T) {
 // the optional clauses the ticket satisfies; + and - clauses, boosted or
 // not, add nothing.
 func TestQueryScore(t *testing.T) {
-	eu := cupid.Attributes{
-		{Name: "mode", Value: cupid.String("ranked")},
-		{Name: "rank", Value: cupid.Number(7)},
-		{Name: "region", Value: cupid.String("europe")},
-		{Name: "tags", Value: cupid.Strings("duo", "mic")},
-	}
+	eu := euTicket
 	tests := []struct {
 		query string
 		score float64
