@@ -127,6 +127,9 @@ type docPage struct {
 	configYAML map[string]any
 	server     *testServer
 	port       int
+	// selfServed: a block started the page's server itself ("cupid serve
+	// … &"); the page's next blocks talk to it until a config directive.
+	selfServed bool
 	lets       []doctest.Let
 	// fatalf ends the page's run with a difference (t.Fatalf; the
 	// harness's own test records it instead).
@@ -215,6 +218,7 @@ func (p *docPage) useConfig(config string) {
 		config = filepath.Join(p.root, config)
 	}
 	p.config = config
+	p.selfServed = false
 	if p.server != nil {
 		p.server.stop()
 		p.server = nil
@@ -261,6 +265,7 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 			p.server.stop()
 			p.server = nil
 		}
+		p.selfServed = true
 		p.port = freePort(t)
 		script = selfServeRe.ReplaceAllStringFunc(script, func(line string) string {
 			if !strings.Contains(line, "--addr") {
@@ -270,7 +275,7 @@ func (p *docPage) runSegment(b doctest.Block, seg doctest.Segment) {
 		})
 		script = selfServeRe.ReplaceAllString(script, fmt.Sprintf(
 			"$1\nfor _ in $(seq 600); do curl -s -o /dev/null 127.0.0.1:%d/healthz && break; sleep 0.1; done", p.port))
-	} else if addrRe.MatchString(script) && p.server == nil {
+	} else if addrRe.MatchString(script) && p.server == nil && !p.selfServed {
 		p.server = startServer(t, serveFlags{config: p.config})
 		u, err := url.Parse(p.server.url)
 		if err != nil {
