@@ -31,15 +31,9 @@ func TestRetention(t *testing.T) {
 		{name: "unknown kind", yaml: "retention:\n  sessions: 1d\n", err: "retention.sessions"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(queue+c.yaml), ".")
-			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want %q", err, c.err)
-				}
+			cfg := parseOrRefuse(t, queue+c.yaml, ".", c.err)
+			if cfg == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			got := cfg.Retention.Rules()
 			if len(got) != len(c.want) {
@@ -112,19 +106,31 @@ func TestRetentionExport(t *testing.T) {
 		{name: "an unknown setting", yaml: "retention:\n  export: {directory: x}\n", err: "retention.export.directory"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cfg, err := ParseConfig([]byte(oneQueue+c.yaml), "/etc/cupid")
-			if c.err != "" {
-				if err == nil || !strings.Contains(err.Error(), c.err) {
-					t.Fatalf("error %v, want %q", err, c.err)
-				}
+			cfg := parseOrRefuse(t, oneQueue+c.yaml, "/etc/cupid", c.err)
+			if cfg == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if e := cfg.Retention.Export; e.Dir != c.dir || !slices.Equal(e.Kinds, c.kinds) {
 				t.Errorf("export %+v, want %s %v", e, c.dir, c.kinds)
 			}
 		})
 	}
+}
+
+// parseOrRefuse parses a configuration that should load when wantErr is
+// empty, and otherwise checks that it is refused with an error holding
+// wantErr (returning nil).
+func parseOrRefuse(t *testing.T, text, dir, wantErr string) *Config {
+	t.Helper()
+	cfg, err := ParseConfig([]byte(text), dir)
+	if wantErr != "" {
+		if err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Fatalf("error %v, want %q", err, wantErr)
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

@@ -1,6 +1,7 @@
 package ruleset
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -225,13 +226,8 @@ func BenchmarkQueryAccepts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	attrs := cupid.Attributes{
-		{Name: "mode", Value: cupid.String("ranked")},
-		{Name: "rank", Value: cupid.Number(7)},
-		{Name: "region", Value: cupid.String("europe")},
-	}
 	for b.Loop() {
-		if !q.Accepts(attrs, nil) {
+		if !q.Accepts(euTicket, nil) {
 			b.Fatal("refused")
 		}
 	}
@@ -254,13 +250,7 @@ func BenchmarkQueryScore(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	attrs := cupid.Attributes{
-		{Name: "mode", Value: cupid.String("ranked")},
-		{Name: "rank", Value: cupid.Number(7)},
-		{Name: "region", Value: cupid.String("europe")},
-		{Name: "tags", Value: cupid.Strings("duo", "mic")},
-		{Name: "voice", Value: cupid.String("yes")},
-	}
+	attrs := append(slices.Clone(euTicket), cupid.Attribute{Name: "voice", Value: cupid.String("yes")})
 	for b.Loop() {
 		if q.Score(attrs, nil) != 3.5 {
 			b.Fatal("wrong score")
