@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 
@@ -23,22 +22,13 @@ CREATE TABLE match_answers (
 );
 `
 
-// readMatch reads a match inside tx.
-func readMatch(ctx context.Context, tx *sql.Tx, id string) (*cupid.MatchRecord, error) {
-	rec, err := scanRecord(tx.QueryRowContext(ctx, `SELECT `+matchColumns+` FROM matches WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, cupid.MatchNotFound(id)
-	}
-	return rec, err
-}
+// answersOf reads a match's answers in the order MatchAnswers gives them.
+const answersOf = `SELECT player_id, accept, at FROM match_answers WHERE match_id = ? ORDER BY at, player_id`
 
-type querier interface {
-	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
-}
-
-func readAnswers(ctx context.Context, db querier, id string) ([]cupid.Answer, error) {
+// readAnswers scans the rows of answersOf for match id.
+func readAnswers(id string, rows *sql.Rows, err error) ([]cupid.Answer, error) {
 	var out []cupid.Answer
-	err := scanEach(db.QueryContext(ctx, `SELECT player_id, accept, at FROM match_answers WHERE match_id = ? ORDER BY at, player_id`, id))(func(r rowScanner) error {
+	err = scanEach(rows, err)(func(r rowScanner) error {
 		var a cupid.Answer
 		var at int64
 		if err := r.Scan(&a.PlayerID, &a.Accept, &at); err != nil {
@@ -63,5 +53,6 @@ func (s *Store) MatchAnswers(ctx context.Context, id string) ([]cupid.Answer, er
 	if n == 0 {
 		return nil, cupid.MatchNotFound(id)
 	}
-	return readAnswers(ctx, s.r, id)
+	rows, err := s.r.QueryContext(ctx, answersOf, id)
+	return readAnswers(id, rows, err)
 }

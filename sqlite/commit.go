@@ -251,7 +251,7 @@ func (s *Store) commitBatch(ctx context.Context, tx *sql.Tx, ms []*cupid.Match, 
 	if err := s.indexMatchPlayers(ctx, tx, stored...); err != nil {
 		return nil, fmt.Errorf("sqlite: index the players of the stored matches: %w", err)
 	}
-	if err := insertMatchEvents(ctx, tx, p.Formed(ms)); err != nil {
+	if err := s.insertMatchEvents(ctx, tx, p.Formed(ms)); err != nil {
 		return nil, err
 	}
 	p.Events, err = s.insertEvents(ctx, tx, p.Events)

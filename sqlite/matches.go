@@ -41,21 +41,19 @@ CREATE INDEX match_events_queue ON match_events (queue, seq);
 // matchColumns are what scanRecord reads.
 const matchColumns = `body, state, assignment, COALESCE(updated_at, created_at), reason`
 
-// insertMatchEvents stores match events, 128 to a statement, and fills in
-// their sequence numbers (in the order given, as AUTOINCREMENT assigns
-// them within a statement).
-func insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent) error {
-	for lo := 0; lo < len(evs); lo += maxRows {
-		part := evs[lo:min(lo+maxRows, len(evs))]
-		q := `INSERT INTO match_events (match_id, queue, kind, at, detail) VALUES ` +
-			strings.TrimSuffix(strings.Repeat(`(?, ?, ?, ?, ?), `, len(part)), `, `) + ` RETURNING seq, match_id`
+// insertMatchEvents stores match events, up to 128 to a statement, and
+// fills in their sequence numbers (in the order given, as AUTOINCREMENT
+// assigns them within a statement).
+func (s *Store) insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent) error {
+	return s.multi.chunks(insertMatchEventRows, len(evs), func(st *sql.Stmt, lo, hi int) error {
+		part := evs[lo:hi]
 		args := make([]any, 0, 5*len(part))
 		byID := make(map[string]*cupid.MatchEvent, len(part))
 		for _, e := range part {
 			args = append(args, e.MatchID, e.Queue, string(e.Kind), e.At.UnixNano(), columns.Detail(e))
 			byID[e.MatchID] = e
 		}
-		err := scanEach(tx.QueryContext(ctx, q, args...))(func(r rowScanner) error {
+		err := scanEach(tx.StmtContext(ctx, st).QueryContext(ctx, args...))(func(r rowScanner) error {
 			var seq int64
 			var id string
 			if err := r.Scan(&seq, &id); err != nil {
@@ -76,8 +74,8 @@ func insertMatchEvents(ctx context.Context, tx *sql.Tx, evs []*cupid.MatchEvent)
 				return fmt.Errorf("sqlite: match event of %s was not stored", e.MatchID)
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func scanRecord(r rowScanner) (*cupid.MatchRecord, error) {

@@ -79,11 +79,29 @@ var (
 	setMatched = &multiKind{name: "set matched",
 		head: `UPDATE tickets SET state = 'matched', match_id = v.column2, updated_at = v.column3 FROM (VALUES `,
 		row:  `(?, ?, ?)`, sep: `, `, tail: `) AS v WHERE tickets.id = v.column1 AND tickets.state = 'waiting'`}
+	// The reads of a lifecycle step (tx.go), in the order of their keys:
+	// given sorted keys, the power-of-two runs of chunks come back in order.
+	stepTickets = &multiKind{name: "a step's tickets",
+		head: `SELECT id, ` + ticketColumns + ` FROM tickets WHERE id IN (`,
+		row:  `?`, sep: `, `, tail: `) ORDER BY id`}
+	stepLives = &multiKind{name: "a step's live tickets of players",
+		head: `SELECT player_id, queue, ticket_id FROM live_players WHERE player_id IN (`,
+		row:  `?`, sep: `, `, tail: `) ORDER BY player_id, queue`}
+	stepInMatches = &multiKind{name: "a step's players in live matches",
+		head: `SELECT player_id, match_id FROM match_players WHERE player_id IN (`,
+		row:  `?`, sep: `, `, tail: `) ORDER BY player_id, match_id`}
+	// insertMatchEventRows stores match events; AUTOINCREMENT numbers
+	// them in the order of the rows.
+	insertMatchEventRows = &multiKind{name: "insert match events",
+		head: `INSERT INTO match_events (match_id, queue, kind, at, detail) VALUES `,
+		row:  `(?, ?, ?, ?, ?)`, sep: `, `,
+		tail: ` RETURNING seq, match_id`}
 )
 
 var multiKinds = []*multiKind{
 	insertTickets, insertLive, insertCreated, insertEvents, insertMatches, insertMatchPlayers, matchPlayersOf, ticketsByRequest, liveTickets,
-	waitingTickets, livesOfPlayers, deleteLive, setMatched,
+	waitingTickets, livesOfPlayers, deleteLive, setMatched, insertMatchEventRows,
+	stepTickets, stepLives, stepInMatches,
 }
 
 // sql is the statement's text for n rows.

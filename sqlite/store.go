@@ -46,8 +46,25 @@ type Store struct {
 	stateByID, finish, ping        *sql.Stmt
 	getTicket, getEvents, getMatch *sql.Stmt
 
+	// step holds the statements of a lifecycle step's reads and writes
+	// (tx.go), prepared on the writer.
+	step stepStmts
+
 	// multi holds the statements whose text depends on a row count.
 	multi multiStmts
+}
+
+// stepStmts are what a lifecycle step runs inside its transaction, one row
+// at a time: a session change or an answer is a handful of them, and
+// parsing their text each time cost more than running them.
+type stepStmts struct {
+	ticket, reborn, live   *sql.Stmt
+	match, unindex, answer *sql.Stmt
+	readMatch, readAnswers *sql.Stmt
+}
+
+func (st *stepStmts) all() []*sql.Stmt {
+	return []*sql.Stmt{st.ticket, st.reborn, st.live, st.match, st.unindex, st.answer, st.readMatch, st.readAnswers}
 }
 
 var (
@@ -104,6 +121,14 @@ func (s *Store) prepare() error {
 		{s.r, &s.getTicket, `SELECT ` + ticketColumns + ` FROM tickets WHERE id = ?`},
 		{s.r, &s.getEvents, `SELECT e.seq, e.kind, e.at, e.match_id, e.reason, m.body FROM events e LEFT JOIN matches m ON m.id = e.match_id WHERE e.ticket_id = ? AND e.seq > ? ORDER BY e.seq`},
 		{s.r, &s.getMatch, `SELECT body FROM matches WHERE id = ?`},
+		{s.w, &s.step.ticket, `UPDATE tickets SET state = ?, match_id = ?, reason = ?, updated_at = ? WHERE id = ?`},
+		{s.w, &s.step.reborn, `UPDATE tickets SET created_at = ?, body = ? WHERE id = ?`},
+		{s.w, &s.step.live, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`},
+		{s.w, &s.step.match, `UPDATE matches SET body = ?, state = ?, assignment = ?, reason = ?, updated_at = ? WHERE id = ?`},
+		{s.w, &s.step.unindex, `DELETE FROM match_players WHERE match_id = ?`},
+		{s.w, &s.step.answer, `INSERT INTO match_answers (match_id, player_id, accept, at) VALUES (?, ?, ?, ?)`},
+		{s.w, &s.step.readMatch, `SELECT ` + matchColumns + ` FROM matches WHERE id = ?`},
+		{s.w, &s.step.readAnswers, answersOf},
 	} {
 		st, err := p.db.Prepare(p.sql)
 		if err != nil {
@@ -133,7 +158,7 @@ func ticketColumnsOf(alias string) string {
 // Close closes both connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stateByID, s.finish, s.ping, s.getTicket, s.getEvents, s.getMatch} {
+	for _, st := range append([]*sql.Stmt{s.stateByID, s.finish, s.ping, s.getTicket, s.getEvents, s.getMatch}, s.step.all()...) {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -45,69 +46,73 @@ type sqliteTx struct {
 	tx  *sql.Tx
 }
 
-func (t *sqliteTx) Match(id string) (*cupid.MatchRecord, error) { return readMatch(t.ctx, t.tx, id) }
+func (t *sqliteTx) Match(id string) (*cupid.MatchRecord, error) {
+	rec, err := scanRecord(t.stmt(t.s.step.readMatch).QueryRowContext(t.ctx, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, cupid.MatchNotFound(id)
+	}
+	return rec, err
+}
+
+// stmt is one of the store's prepared statements, run in this transaction.
+func (t *sqliteTx) stmt(st *sql.Stmt) *sql.Stmt { return t.tx.StmtContext(t.ctx, st) }
+
+// each runs a step's read of kind over the distinct keys, in their order,
+// and hands each row to scan.
+func (t *sqliteTx) each(kind *multiKind, keys []string, scan func(rowScanner) error) error {
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
+	return t.s.multi.chunks(kind, len(keys), func(st *sql.Stmt, lo, hi int) error {
+		return scanEach(t.stmt(st).QueryContext(t.ctx, anys(keys[lo:hi])...))(scan)
+	})
+}
 
 func (t *sqliteTx) Tickets(ids []string) ([]*cupid.Ticket, error) {
-	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	var out []*cupid.Ticket
-	for lo := 0; lo < len(ids); lo += maxRows {
-		part := ids[lo:min(lo+maxRows, len(ids))]
-		q := `SELECT id, ` + ticketColumns + ` FROM tickets WHERE id IN (` + marks(len(part)) + `) ORDER BY id`
-		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
-			var id string
-			tk, err := scanTicket(prefixRow{r, []any{&id}})
-			if err != nil {
-				return err
-			}
-			tk.ID = id
-			out = append(out, tk)
-			return nil
-		})
+	err := t.each(stepTickets, ids, func(r rowScanner) error {
+		var id string
+		tk, err := scanTicket(prefixRow{r, []any{&id}})
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: read tickets: %w", err)
+			return err
 		}
+		tk.ID = id
+		out = append(out, tk)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read tickets: %w", err)
 	}
 	return out, nil
 }
 
 func (t *sqliteTx) LiveTickets(players []string) ([]cupid.LiveTicket, error) {
-	players = slices.Compact(slices.Sorted(slices.Values(players)))
 	var out []cupid.LiveTicket
-	for lo := 0; lo < len(players); lo += maxRows {
-		part := players[lo:min(lo+maxRows, len(players))]
-		q := `SELECT player_id, queue, ticket_id FROM live_players WHERE player_id IN (` + marks(len(part)) + `) ORDER BY player_id, queue`
-		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
-			var l cupid.LiveTicket
-			err := r.Scan(&l.Player, &l.Queue, &l.Ticket)
-			out = append(out, l)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: read live players: %w", err)
-		}
+	err := t.each(stepLives, players, func(r rowScanner) error {
+		var l cupid.LiveTicket
+		err := r.Scan(&l.Player, &l.Queue, &l.Ticket)
+		out = append(out, l)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read live players: %w", err)
 	}
 	return out, nil
 }
 
 func (t *sqliteTx) Answers(matchID string) ([]cupid.Answer, error) {
-	return readAnswers(t.ctx, t.tx, matchID)
+	rows, err := t.stmt(t.s.step.readAnswers).QueryContext(t.ctx, matchID)
+	return readAnswers(matchID, rows, err)
 }
 
 func (t *sqliteTx) InMatches(players []string) ([]cupid.InMatch, error) {
-	players = slices.Compact(slices.Sorted(slices.Values(players)))
 	var out []cupid.InMatch
-	for lo := 0; lo < len(players); lo += maxRows {
-		part := players[lo:min(lo+maxRows, len(players))]
-		q := `SELECT player_id, match_id FROM match_players WHERE player_id IN (` + marks(len(part)) + `) ORDER BY player_id, match_id`
-		err := scanEach(t.tx.QueryContext(t.ctx, q, anys(part)...))(func(r rowScanner) error {
-			var m cupid.InMatch
-			err := r.Scan(&m.Player, &m.Match)
-			out = append(out, m)
-			return err
-		})
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: read players in live matches: %w", err)
-		}
+	err := t.each(stepInMatches, players, func(r rowScanner) error {
+		var m cupid.InMatch
+		err := r.Scan(&m.Player, &m.Match)
+		out = append(out, m)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read players in live matches: %w", err)
 	}
 	return out, nil
 }
@@ -139,7 +144,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 		if tk.MatchID != "" {
 			matchID = tk.MatchID
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tickets SET state = ?, match_id = ?, reason = ?, updated_at = ? WHERE id = ?`,
+		if _, err := t.stmt(t.s.step.ticket).ExecContext(ctx,
 			string(tk.State), matchID, tk.Reason, tk.UpdatedAt.UnixNano(), tk.ID); err != nil {
 			return fmt.Errorf("sqlite: update ticket %s: %w", tk.ID, err)
 		}
@@ -148,7 +153,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 			if err != nil {
 				return fmt.Errorf("sqlite: encode ticket %s: %w", tk.ID, err)
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE tickets SET created_at = ?, body = ? WHERE id = ?`, tk.CreatedAt.UnixNano(), body, tk.ID); err != nil {
+			if _, err := t.stmt(t.s.step.reborn).ExecContext(ctx, tk.CreatedAt.UnixNano(), body, tk.ID); err != nil {
 				return fmt.Errorf("sqlite: update ticket %s: %w", tk.ID, err)
 			}
 		}
@@ -157,7 +162,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 			freed = append(freed, tk)
 		case tw.From != cupid.StateWaiting && tk.State == cupid.StateWaiting:
 			for _, p := range tk.Players {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`, tk.Key.Queue, p.ID, tk.ID); err != nil {
+				if _, err := t.stmt(t.s.step.live).ExecContext(ctx, tk.Key.Queue, p.ID, tk.ID); err != nil {
 					return fmt.Errorf("sqlite: index player %s of ticket %s: %w", p.ID, tk.ID, err)
 				}
 			}
@@ -177,11 +182,11 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 				return fmt.Errorf("sqlite: encode assignment of match %s: %w", r.Match.ID, err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE matches SET body = ?, state = ?, assignment = ?, reason = ?, updated_at = ? WHERE id = ?`,
+		if _, err := t.stmt(t.s.step.match).ExecContext(ctx,
 			body, string(r.State), assignment, r.Reason, r.UpdatedAt.UnixNano(), r.Match.ID); err != nil {
 			return fmt.Errorf("sqlite: update match %s: %w", r.Match.ID, err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM match_players WHERE match_id = ?`, r.Match.ID); err != nil {
+		if _, err := t.stmt(t.s.step.unindex).ExecContext(ctx, r.Match.ID); err != nil {
 			return fmt.Errorf("sqlite: index the players of match %s: %w", r.Match.ID, err)
 		}
 		if cupid.LiveMatch(r.State) {
@@ -191,7 +196,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 		}
 	}
 	if a := w.Answer; a != nil {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO match_answers (match_id, player_id, accept, at) VALUES (?, ?, ?, ?)`,
+		if _, err := t.stmt(t.s.step.answer).ExecContext(ctx,
 			a.MatchID, a.PlayerID, a.Accept, a.At.UnixNano()); err != nil {
 			return fmt.Errorf("sqlite: store answer of %s to match %s: %w", a.PlayerID, a.MatchID, err)
 		}
@@ -206,7 +211,7 @@ func (t *sqliteTx) Write(w *cupid.Writes) error {
 			w.Events[i].Seq = stored[i].Seq
 		}
 	}
-	return insertMatchEvents(ctx, tx, w.MatchEvents)
+	return t.s.insertMatchEvents(ctx, tx, w.MatchEvents)
 }
 
 // marks is n "?" placeholders for an IN list.
