@@ -26,6 +26,9 @@ func (m *measurer) packages(want map[string]bool) []string {
 		pkgs = append(pkgs, "./pairing", "./opponent", "./rating")
 	}
 	if want["server"] {
+		pkgs = append(pkgs, "./service/ratingsvc")
+	}
+	if want["server"] {
 		pkgs = append(pkgs, "./sqlite")
 	}
 	if want["server"] || want["sim"] {
@@ -108,6 +111,22 @@ func (m *measurer) engine() error {
 			floorName: "slices.Sort of 100k float64", floorUnit: "ms CPU", ratioName: "× sort", ratio: over, most: 1000},
 			v["cpu-ns/op"]/1e6, floor["cpu-ns/op"]/1e6, v["ns/op"]/1e6, floor["ns/op"]/1e6)
 	}
+
+	// The encounter history's rules: the floor is the same pass over the
+	// same tickets without them, timed right after in each iteration.
+	const history = "go test ./engine -run '^$' -bench 'PassEncountersPaired1v1_100k$' -benchtime 3x"
+	rs, err = m.bench("./engine", "^BenchmarkPassEncountersPaired1v1_100k$", "3x")
+	if err != nil {
+		return err
+	}
+	h, ok := rs["PassEncountersPaired1v1_100k"]
+	if !ok {
+		return fmt.Errorf("%s: no result (got %v)", history, keys(rs))
+	}
+	m.table.add(row{target: "1v1 pass of 100,000 tickets with the encounter history's rules (blocked, met) within 1.5× the same pass without them",
+		command: history, unit: "ms CPU", floorName: "the same pass without the rules", floorUnit: "ms CPU", ratioName: "× without",
+		ratio: over, mostRatio: 1.5},
+		h.values["rules-cpu-ns/op"]/1e6, h.values["plain-cpu-ns/op"]/1e6)
 	return nil
 }
 

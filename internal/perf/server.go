@@ -126,6 +126,25 @@ func (m *measurer) server() error {
 		ratioName: "of the store's", ratio: over, note: storeNote, least: 10000},
 		intake, rs["CreateTickets/batch=256"].values["tickets/s"])
 
+	// Reported results through the rating service into SQLite, many
+	// callers at once (group commit), against the store alone writing
+	// results of the same bytes in batches of 256.
+	const results = "go test ./service/ratingsvc -run '^$' -bench 'ReportResult5v5SQLite/callers=64|SaveResultsSQLite/batch=256' -benchtime 3000x"
+	// A -bench pattern's alternatives cannot span its "/" levels: one
+	// run each.
+	rs, err = m.bench("./service/ratingsvc", "^BenchmarkReportResult5v5SQLite$/^callers=64$", "3000x")
+	if err != nil {
+		return err
+	}
+	saved, err := m.bench("./service/ratingsvc", "^BenchmarkSaveResultsSQLite$/^batch=256$", "3000x")
+	if err != nil {
+		return err
+	}
+	m.table.add(row{target: "reported results ≥ 10,000/s through the service on the embedded store (5v5)", command: results,
+		unit: "results/s", floorName: "the store alone, batches of 256", floorUnit: "results/s",
+		ratioName: "of the store's", ratio: over, least: 10000},
+		rs["ReportResult5v5SQLite/callers=64"].values["results/s"], saved["SaveResultsSQLite/batch=256"].values["results/s"])
+
 	// Notification latency at a rate the server sustains, against an
 	// HTTP round trip to the same server at the same rate.
 	const rate = "cupid load --tickets 20000 --rate 1000"
