@@ -68,10 +68,16 @@ type pool struct {
 	expiry  expiryHeap
 	pending []pendingEnd // ends the store refused, tried again
 	// gone remembers tickets that ended before their add arrived (a match
-	// in another queue cancelled them meanwhile), so the add is ignored.
-	gone    map[string]time.Time
-	formed  int64
-	quality float64 // sum of scores of formed matches
+	// in another queue cancelled them meanwhile), so the add is ignored;
+	// goneOrder holds the same in the order they came, so that forgetting
+	// the old ones looks at those alone. (On a shared store every matched
+	// ticket comes back here from the change stream, so gone holds a
+	// minute of the queue's traffic; scanning all of it at every drop had
+	// made each drop cost as much as the whole minute.)
+	gone      map[string]time.Time
+	goneOrder []goneItem
+	formed    int64
+	quality   float64 // sum of scores of formed matches
 	// retryAt delays the next step after the store failed.
 	retryAt time.Time
 	// idleSince is when the pool last became empty; zero while it holds
@@ -311,8 +317,7 @@ func (p *pool) drop(id string) {
 	case p.eng.Remove(id):
 	case p.takeOut(id):
 	default:
-		p.gone[id] = p.now()
-		p.pruneGone()
+		p.markGone(id)
 		return
 	}
 	p.shadowLeave(id)
@@ -355,16 +360,39 @@ func (p *pool) compactExpiry() {
 	heap.Init(&p.expiry)
 }
 
+type goneItem struct {
+	id string
+	at time.Time
+}
+
+// markGone remembers that ticket id ended before its add arrived.
+func (p *pool) markGone(id string) {
+	now := p.now()
+	p.gone[id] = now
+	p.goneOrder = append(p.goneOrder, goneItem{id: id, at: now})
+	p.pruneGone(now)
+}
+
 // pruneGone bounds gone: an add arrives within moments of its ticket's
-// store write, so a minute-old entry will never be asked for.
-func (p *pool) pruneGone() {
-	if len(p.gone) < 1024 {
-		return
+// store write, so a minute-old entry will never be asked for. The oldest
+// come first in goneOrder; an entry whose ticket was marked again later
+// (or taken by its add) leaves the order without touching the map's.
+func (p *pool) pruneGone(now time.Time) {
+	cut := now.Add(-time.Minute)
+	n := 0
+	for n < len(p.goneOrder) && p.goneOrder[n].at.Before(cut) {
+		g := p.goneOrder[n]
+		if at, ok := p.gone[g.id]; ok && at.Equal(g.at) {
+			delete(p.gone, g.id)
+		}
+		n++
 	}
-	cut := p.now().Add(-time.Minute)
-	for id, at := range p.gone {
-		if at.Before(cut) {
-			delete(p.gone, id)
+	if n > 0 {
+		// Shift only when the dead prefix is most of the slice, so
+		// each entry is moved a bounded number of times.
+		p.goneOrder = p.goneOrder[n:]
+		if cap(p.goneOrder) > 1024 && len(p.goneOrder) < cap(p.goneOrder)/4 {
+			p.goneOrder = append([]goneItem(nil), p.goneOrder...)
 		}
 	}
 }
