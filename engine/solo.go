@@ -1,0 +1,312 @@
+package engine
+
+// The solo pass: a Step over the whole order for the plainest rulesets —
+// one distance rule, solo tickets, nothing else judged between two tickets —
+// with the index laid out for the anchor loop.
+//
+// In such a pass the anchors come in age order and the index is in skill
+// order, so each anchor's first reads are cache misses: its place in the
+// index, then its nearest candidates' entries, read only to compare their
+// ages. Here the index is copied, at the start of the pass, into one flat
+// array whose elements hold the key, the ticket's rank in the pass's age
+// order and its slot side by side (16 bytes), and a table gives each rank
+// its place in that array. An anchor finds its place from the table, walks
+// outward through the array and orders its candidates by their ranks, all in
+// the one or two cache lines around its place; the only other ticket it
+// reads is the partner it takes. A matched ticket is marked in place.
+//
+// Every decision is the general path's: the same candidates in the same
+// order (nearest first, the lower side first at equal distance, ties of key
+// broken by slot as the index breaks them), the same count of tickets
+// scanned, the same age order (rank order is the order olderCmp gives), and
+// the match formed by the same search, team stage and quality score. At the
+// end of the anchor loop the index is rebuilt from the array's waiting
+// tickets, so settling and later Steps see what the general path would
+// leave.
+
+// soloAt marks an ipos that is a place in the solo pass's array (ipos.i)
+// rather than in the index.
+const soloAt = -2
+
+// soloOn lets passes take the solo path; tests turn it off to compare the
+// two paths.
+var soloOn = true
+
+// soloEntry is an index entry with its ticket's rank (its place in the
+// pass's age order). A negative rank marks an entry that holds no waiting
+// ticket: soloGone a ticket taken in this pass, soloBefore one removed
+// before it (buried, or not found when it was removed).
+type soloEntry struct {
+	key  float64
+	rank int32
+	slot int32
+}
+
+const (
+	soloGone   = -1
+	soloBefore = -2
+)
+
+// soloPass is a solo pass's state (Pool.solo).
+type soloPass struct {
+	on bool
+	// flat is the index as one array, entry for entry and in its order.
+	flat []soloEntry
+	// pos maps a rank to its place in flat (-1: not in it).
+	pos []int32
+	// idxDead and idxN are the index's counters as the general path would
+	// keep them (removed tickets it still holds, entries), so that the
+	// array is compacted when the index would be; compacted says whether
+	// it was.
+	idxDead, idxN int
+	compacted     bool
+	// anchor is the current anchor's place in flat; ahead the rank of the
+	// anchor after it, from which the pass reads ahead.
+	anchor int
+	ahead  int32
+}
+
+// soloEligible reports whether a pass over the whole order whose ranks and
+// index positions the general path would tabulate (minLocate) may take the
+// solo path: the walk then judges a candidate by its key alone (pairKey's
+// plain case), which needs one distance rule, no filters, solo tickets only,
+// and no ordering of the candidates but by age. (In smaller passes the
+// general path finds an anchor in the index by binary search, which among
+// equal keys next to buried entries may start its walk a few entries off;
+// the array always starts at the anchor's own entry.)
+func (p *Pool) soloEligible() bool {
+	if !soloOn || !p.plain || len(p.r.dist) != 1 || len(p.r.filters) > 0 || p.maxSize > 1 ||
+		p.r.sorted() || p.r.query != nil || len(p.heads) > 0 {
+		return false
+	}
+	for i := range p.r.envs {
+		if p.r.envs[i].maxPlayers < 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// soloBegin copies the index into the solo array for a pass whose ranks
+// (p.rank) are set.
+func (p *Pool) soloBegin() {
+	sp := &p.solo
+	flat := sp.flat[:0]
+	if cap(flat) < p.idx.n {
+		flat = make([]soloEntry, 0, p.idx.n)
+	}
+	for c := range p.idx.chunks {
+		ch := &p.idx.chunks[c]
+		for i, s := range ch.slots {
+			r := int32(soloBefore)
+			if s >= 0 && (p.idxLoose == 0 || p.entries[s].alive) {
+				r = p.rank[s]
+			}
+			flat = append(flat, soloEntry{key: ch.keys[i], rank: r, slot: s})
+		}
+	}
+	sp.flat = flat
+	sp.pos = sized(sp.pos, len(p.order))
+	for i := range sp.pos {
+		sp.pos[i] = -1
+	}
+	for j := range flat {
+		if r := flat[j].rank; r >= 0 {
+			sp.pos[r] = int32(j)
+		}
+	}
+	sp.idxDead, sp.idxN, sp.compacted = p.idxDead, p.idx.n, false
+	sp.on = true
+}
+
+// soloEnd leaves the index as the general path would have left it and ends
+// the solo pass. The general path buries each ticket it takes in place and,
+// when the removed tickets outnumber the rest, filters the index (repacked
+// into full chunks); soloCompact filtered the array at the same moments. So
+// the index is the one of the pass's start, or the array's entries at the
+// last compaction, with the tickets taken since buried — entry for entry,
+// chunk for chunk, since where an insert lands among equal keys depends on
+// the buried entries there.
+func (p *Pool) soloEnd() {
+	sp := &p.solo
+	if !sp.on {
+		return
+	}
+	if sp.compacted {
+		keys := make([]float64, len(sp.flat))
+		slots := make([]int32, len(sp.flat))
+		for j, f := range sp.flat {
+			keys[j], slots[j] = f.key, f.slot
+		}
+		p.idx.rebuild(keys, slots)
+		p.idxLoose = 0
+	}
+	// The position table as the general path filled it, when the
+	// tickets taken since were still unburied: settling finds a ticket it
+	// takes back and then matches again by it.
+	p.idx.locate(p.rank, len(p.order))
+	j := 0
+	for c := range p.idx.chunks {
+		ch := &p.idx.chunks[c]
+		for i := range ch.slots {
+			if sp.flat[j].rank == soloGone {
+				ch.slots[i] = ^ch.slots[i]
+			}
+			j++
+		}
+	}
+	p.idxDead = sp.idxDead
+	sp.on = false
+	// The arrays are dropped rather than kept for the next large pass:
+	// between Steps a waiting ticket costs no memory for them.
+	sp.flat, sp.pos = nil, nil
+}
+
+// soloKill marks a ticket taken in the solo pass; at is its place in the
+// array when the walk that found it knew it.
+func (p *Pool) soloKill(slot int32, at ipos) {
+	sp := &p.solo
+	j := -1
+	if at.c == soloAt {
+		j = at.i
+	} else if r := p.rank[slot]; r >= 0 && int(r) < len(sp.pos) {
+		j = int(sp.pos[r])
+	}
+	if j >= 0 && j < len(sp.flat) && sp.flat[j].slot == slot && sp.flat[j].rank >= 0 {
+		sp.flat[j].rank = soloGone
+		sp.idxDead++
+	}
+}
+
+// soloCompact drops the entries holding no waiting ticket from the array
+// when maybeCompactIndex would filter the index: with the same counters, at
+// the same moment, so that the index rebuilt at the end is the general
+// path's, and walks late in a pass that matches most of the pool stay short.
+func (p *Pool) soloCompact() {
+	sp := &p.solo
+	if sp.idxDead < 4096 || sp.idxDead < sp.idxN-sp.idxDead {
+		return
+	}
+	w := 0
+	for _, f := range sp.flat {
+		if f.rank >= 0 {
+			sp.flat[w] = f
+			sp.pos[f.rank] = int32(w)
+			w++
+		}
+	}
+	sp.flat = sp.flat[:w]
+	sp.idxDead, sp.idxN, sp.compacted = 0, w, true
+}
+
+// soloGather is gather's walk over the solo array for the anchor at
+// p.solo.anchor: the waiting tickets within ref of its key, nearest first,
+// until they hold want players or ScanLimit of them were looked at, returned
+// oldest first. Every ticket the walk meets within ref is a candidate (the
+// eligibility makes pairKey's answer depend on the distance alone).
+func (p *Pool) soloGather(ref float64, want int) (cands []cand, more bool) {
+	sp := &p.solo
+	flat := sp.flat
+	out := p.sc.cands[:0]
+	j := sp.anchor
+	p.sc.anchorAt = ipos{soloAt, j}
+	if want <= 0 {
+		p.sc.cands = out
+		return out, false
+	}
+	key := flat[j].key
+	got, scanned, stopped := 0, 0, false
+	limit := p.opts.ScanLimit
+	d, u := j-1, j+1
+	for d >= 0 && flat[d].rank < 0 {
+		d--
+	}
+	for u < len(flat) && flat[u].rank < 0 {
+		u++
+	}
+	for {
+		dok := d >= 0 && key-flat[d].key <= ref
+		uok := u < len(flat) && flat[u].key-key <= ref
+		if !dok && !uok {
+			break
+		}
+		var at int
+		if dok && (!uok || key-flat[d].key <= flat[u].key-key) {
+			at = d
+			for d--; d >= 0 && flat[d].rank < 0; d-- {
+			}
+		} else {
+			at = u
+			for u++; u < len(flat) && flat[u].rank < 0; u++ {
+			}
+		}
+		scanned++
+		out = append(out, cand{slot: flat[at].slot, mask: ^uint64(0), at: ipos{soloAt, at}})
+		got++
+		if got >= want {
+			stopped = true
+			break
+		}
+		if scanned >= limit {
+			break
+		}
+	}
+	// Oldest first: ranks are the order olderCmp gives.
+	switch {
+	case len(out) == 2:
+		if flat[out[0].at.i].rank > flat[out[1].at.i].rank {
+			out[0], out[1] = out[1], out[0]
+		}
+	case len(out) > 2:
+		sortByRank(out, flat)
+	}
+	if p.rankOn {
+		p.sc.touched += p.soloReadAhead(sp.ahead)
+	}
+	p.stats.Scanned += uint64(scanned)
+	p.sc.cands = out
+	return out, stopped && scanned < limit
+}
+
+// sortByRank sorts candidates found in the solo array by their rank
+// (insertion sort: there are few).
+func sortByRank(cs []cand, flat []soloEntry) {
+	for i := 1; i < len(cs); i++ {
+		for k := i; k > 0 && flat[cs[k].at.i].rank < flat[cs[k-1].at.i].rank; k-- {
+			cs[k], cs[k-1] = cs[k-1], cs[k]
+		}
+	}
+}
+
+// soloReadAhead loads into the cache what the next anchors will read first,
+// as readAhead does for the index: the array around the anchor two ranks
+// ahead, and the entries of the tickets nearest the next anchor (the array
+// there was loaded by the previous call) with the anchor's own. It returns a
+// sum of what it read, which the caller keeps so the loads stay.
+func (p *Pool) soloReadAhead(r int32) float64 {
+	sp := &p.solo
+	n := int32(len(sp.pos))
+	sum := 0.0
+	if r < n {
+		if j := int(sp.pos[r]); j >= 0 {
+			for _, k := range [...]int{j - 1, j + 1} {
+				if k >= 0 && k < len(sp.flat) && sp.flat[k].slot >= 0 {
+					e := &p.entries[sp.flat[k].slot]
+					sum += float64(e.size) + float64(e.created)
+					if e.h == nil {
+						sum++
+					}
+				}
+			}
+		}
+		if int(r) < len(p.order) {
+			sum += float64(p.entries[p.order[r]].created)
+		}
+	}
+	if r+1 < n {
+		if j := int(sp.pos[r+1]); j >= 0 && j < len(sp.flat) {
+			sum += sp.flat[j].key
+		}
+	}
+	return sum
+}
