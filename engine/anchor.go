@@ -102,6 +102,10 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	if len(p.r.dist) == 0 && len(due) > 0 {
 		p.ages.build(p)
 	}
+	if p.solo.on && p.soloPairsEligible() {
+		out = p.soloPairs(now, out) // solo.go
+		due = nil
+	}
 	for i, s := range due {
 		e := &p.entries[s]
 		if !e.alive || (!p.allDirty && e.dirty == dirtyNone) {

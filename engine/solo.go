@@ -1,5 +1,10 @@
 package engine
 
+import (
+	"slices"
+	"time"
+)
+
 // The solo pass: a Step over the whole order for the plainest rulesets —
 // one distance rule, solo tickets, nothing else judged between two tickets —
 // with the index laid out for the anchor loop.
@@ -64,6 +69,8 @@ type soloPass struct {
 	// anchor after it, from which the pass reads ahead.
 	anchor int
 	ahead  int32
+	// pairs are the pair pass's decisions.
+	pairs []soloPair
 }
 
 // soloEligible reports whether a pass over the whole order whose ranks and
@@ -205,6 +212,15 @@ func (p *Pool) soloCompact() {
 // oldest first. Every ticket the walk meets within ref is a candidate (the
 // eligibility makes pairKey's answer depend on the distance alone).
 func (p *Pool) soloGather(ref float64, want int) (cands []cand, more bool) {
+	cands, more = p.soloWalk(ref, want)
+	if p.rankOn {
+		p.sc.touched += p.soloReadAhead(p.solo.ahead)
+	}
+	return cands, more
+}
+
+// soloWalk is soloGather without reading ahead.
+func (p *Pool) soloWalk(ref float64, want int) (cands []cand, more bool) {
 	sp := &p.solo
 	flat := sp.flat
 	out := p.sc.cands[:0]
@@ -260,9 +276,6 @@ func (p *Pool) soloGather(ref float64, want int) (cands []cand, more bool) {
 	case len(out) > 2:
 		sortByRank(out, flat)
 	}
-	if p.rankOn {
-		p.sc.touched += p.soloReadAhead(sp.ahead)
-	}
 	p.stats.Scanned += uint64(scanned)
 	p.sc.cands = out
 	return out, stopped && scanned < limit
@@ -306,6 +319,145 @@ func (p *Pool) soloReadAhead(r int32) float64 {
 	if r+1 < n {
 		if j := int(sp.pos[r+1]); j >= 0 && j < len(sp.flat) {
 			sum += sp.flat[j].key
+		}
+	}
+	return sum
+}
+
+// The pair pass: a solo pass of 1v1 — two teams of one solo ticket, nothing
+// judged on the pair but the distance, nothing on the match — over every
+// waiting ticket. There the search's answer is known without running it: the
+// oldest of the anchor's candidates (the team stage of two solos always
+// succeeds), and no anchor gathers twice (a candidate always makes a match),
+// so the pass runs in two loops. The first decides: anchor by anchor, in the
+// age order, the walk over the array picks the partner, and the two are
+// marked taken there, all in the one or two cache lines around the anchor's
+// place, read ahead eight anchors at a time. The second builds the matches
+// in the same order with the general path's team stage and quality score
+// and takes the tickets out of the pool; the partners' entries, read in the
+// first loop's order of decisions, are each a cache miss, and reading them
+// eight at a time lets the misses overlap. Nothing between two decisions
+// depends on what the second loop computes, so the decisions, the counters
+// and the proposals are the general path's, in its order.
+
+// soloPair is a decision of the pair pass's first loop.
+type soloPair struct {
+	a, b int32 // the anchor's slot and its partner's
+	lv   int32 // the anchor's flex level
+}
+
+// soloPairsEligible reports whether a solo pass may run as a pair pass.
+func (p *Pool) soloPairsEligible() bool {
+	if !p.allDirty || p.teamRules || p.anySpread || p.r.namedTeams() || p.r.lat != nil || p.r.roles != nil ||
+		len(p.r.totals) > 0 || len(p.r.counts) > 0 || len(p.r.colls) > 0 || p.needsExtra {
+		return false
+	}
+	for i := range p.r.envs {
+		e := &p.r.envs[i]
+		// Exactly two teams of one, and no smaller match.
+		if e.maxTeams != 2 || e.maxPlayers != 1 || e.minTeams*e.minPlayers < 2 || e.namedCap > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// soloPairs runs the pair pass over the whole order at now, appending its
+// matches to out, and records what settling needs, as the anchor loop does.
+func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
+	sp := &p.solo
+	ps := &p.pass
+	pairs := sp.pairs[:0]
+	for i, s := range p.order {
+		if i&7 == 0 {
+			p.sc.touched += p.soloAheadAnchors(i + 8)
+		}
+		// Not waiting, or taken earlier in the pass (after a compaction
+		// the place of a ticket taken is stale: another ticket's, or
+		// beyond the array).
+		j := sp.pos[i]
+		if j < 0 || int(j) >= len(sp.flat) || sp.flat[j].slot != s || sp.flat[j].rank < 0 {
+			continue
+		}
+		e := &p.entries[s]
+		e.dirty = dirtyNone
+		p.stats.AnchorTries++
+		lv := p.r.level(p.waitOf(e, now))
+		sp.anchor = int(j)
+		cands, _ := p.soloWalk(p.r.envs[lv].ref[0], p.opts.Candidates)
+		if len(cands) == 0 {
+			ps.failed = append(ps.failed, s)
+			continue
+		}
+		b := cands[0] // the oldest
+		sp.flat[j].rank, sp.flat[b.at.i].rank = soloGone, soloGone
+		sp.idxDead += 2
+		pairs = append(pairs, soloPair{a: s, b: b.slot, lv: int32(lv)})
+		p.soloCompact()
+	}
+	sp.pairs = pairs
+	out = slices.Grow(out, len(pairs))
+	ps.recs = slices.Grow(ps.recs, len(pairs))
+	g := &p.sc.grp
+	for k, pr := range pairs {
+		if k&7 == 0 {
+			p.sc.touched += p.soloAheadPartners(pairs, k+8)
+		}
+		env := &p.r.envs[pr.lv]
+		g.reset(p, cand{slot: pr.a, mask: ^uint64(0), at: nowhere})
+		g.add(p, cand{slot: pr.b, mask: ^uint64(0), at: nowhere})
+		dst := &out[:len(out)+1][len(out)]
+		if !p.finalize(g, int(pr.lv), env, now, true, dst) {
+			// soloPairsEligible leaves the team stage nothing to refuse.
+			panic("engine: the pair pass could not finalise a match of two solos")
+		}
+		out = out[:len(out)+1]
+		p.take(pr.a)
+		p.take(pr.b)
+		p.stats.Formed++
+		p.stats.QualitySum += dst.Quality.Score
+		p.recordMatch(pr.a, len(out)-1)
+	}
+	if cap(sp.pairs) > 1<<16 {
+		sp.pairs = nil
+	}
+	return out
+}
+
+// take is killAt for a ticket the pair pass matched: the array marked it
+// already, and the index is set right when the pass ends.
+func (p *Pool) take(slot int32) {
+	e := &p.entries[slot]
+	e.alive = false
+	p.live--
+	p.players -= int(e.size)
+	p.dead++
+}
+
+// soloAheadAnchors loads the array around the places of the eight anchors
+// from rank r on, and their entries, so that the eight cache misses overlap.
+// It returns a sum of what it read, which the caller keeps so that the loads
+// stay.
+func (p *Pool) soloAheadAnchors(r int) float64 {
+	sp := &p.solo
+	sum := 0.0
+	for k := r; k < r+8 && k < len(sp.pos); k++ {
+		if j := int(sp.pos[k]); j >= 0 && j < len(sp.flat) {
+			sum += sp.flat[j].key + float64(p.entries[p.order[k]].created)
+		}
+	}
+	return sum
+}
+
+// soloAheadPartners loads the entries of the eight partners from pairs[k]
+// on (both cache lines an entry may span).
+func (p *Pool) soloAheadPartners(pairs []soloPair, k int) float64 {
+	sum := 0.0
+	for i := k; i < k+8 && i < len(pairs); i++ {
+		e := &p.entries[pairs[i].b]
+		sum += float64(e.size)
+		if e.h == nil {
+			sum++
 		}
 	}
 	return sum
