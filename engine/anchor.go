@@ -598,6 +598,10 @@ type scratch struct {
 	aheadRank int32
 	touched   float64
 	sorted    sortScratch
+	// pairSlots and pairTeams are the teams of a pair pass's match
+	// (solo.go), as the quality score reads them.
+	pairSlots [2]int32
+	pairTeams [2][]int32
 }
 
 // tryAnchor tries to build a match around slot a.

@@ -71,6 +71,9 @@ type soloPass struct {
 	ahead  int32
 	// pairs are the pair pass's decisions.
 	pairs []soloPair
+	// passes and pairPasses count the solo and pair passes run, for
+	// tests.
+	passes, pairPasses int
 }
 
 // soloEligible reports whether a pass over the whole order whose ranks and
@@ -124,6 +127,7 @@ func (p *Pool) soloBegin() {
 	}
 	sp.idxDead, sp.idxN, sp.compacted = p.idxDead, p.idx.n, false
 	sp.on = true
+	sp.passes++
 }
 
 // soloEnd leaves the index as the general path would have left it and ends
@@ -367,6 +371,7 @@ func (p *Pool) soloPairsEligible() bool {
 func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	sp := &p.solo
 	ps := &p.pass
+	sp.pairPasses++
 	pairs := sp.pairs[:0]
 	for i, s := range p.order {
 		if i&7 == 0 {
@@ -398,30 +403,42 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	sp.pairs = pairs
 	out = slices.Grow(out, len(pairs))
 	ps.recs = slices.Grow(ps.recs, len(pairs))
-	g := &p.sc.grp
 	for k, pr := range pairs {
 		if k&7 == 0 {
 			p.sc.touched += p.soloAheadPartners(pairs, k+8)
 		}
-		env := &p.r.envs[pr.lv]
-		g.reset(p, cand{slot: pr.a, mask: ^uint64(0), at: nowhere})
-		g.add(p, cand{slot: pr.b, mask: ^uint64(0), at: nowhere})
-		dst := &out[:len(out)+1][len(out)]
-		if !p.finalize(g, int(pr.lv), env, now, true, dst) {
-			// soloPairsEligible leaves the team stage nothing to refuse.
-			panic("engine: the pair pass could not finalise a match of two solos")
-		}
 		out = out[:len(out)+1]
+		dst := &out[len(out)-1]
+		p.proposePair(pr.a, pr.b, int(pr.lv), now, dst)
 		p.take(pr.a)
 		p.take(pr.b)
 		p.stats.Formed++
 		p.stats.QualitySum += dst.Quality.Score
-		p.recordMatch(pr.a, len(out)-1)
+		// recordMatch's record: the partner is the youngest member.
+		ps.recs = append(ps.recs, matchRec{key: p.entries[pr.a].key, young: p.entries[pr.b].created, anchor: pr.a, prop: int32(len(out) - 1)})
 	}
 	if cap(sp.pairs) > 1<<16 {
 		sp.pairs = nil
 	}
 	return out
+}
+
+// proposePair writes the match of anchor a and partner b at level lv to dst:
+// what finalize and propose make of two solos in two teams of one when no
+// rule judges teams or the match (soloPairsEligible) — the balancing has
+// one answer, the anchor's team first, no region, no roles — with the same
+// quality score.
+func (p *Pool) proposePair(a, b int32, lv int, now time.Time, dst *Proposal) {
+	ea, eb := &p.entries[a], &p.entries[b]
+	members := p.slab.members(2)
+	members = append(members,
+		member{id: ea.id, created: ea.created, h: ea.h, team: 0},
+		member{id: eb.id, created: eb.created, h: eb.h, team: 1})
+	*dst = Proposal{AnchorID: ea.id, Level: lv, key: p.sharedKey(), created: now, teams: 2, members: members}
+	sc := &p.sc
+	sc.pairSlots = [2]int32{a, b}
+	sc.pairTeams = [2][]int32{sc.pairSlots[0:1:1], sc.pairSlots[1:2:2]}
+	dst.Quality = p.quality(&qualityInput{teams: sc.pairTeams[:], region: -1}, now)
 }
 
 // take is killAt for a ticket the pair pass matched: the array marked it

@@ -27,34 +27,40 @@ func TestSoloPassDecidesAsTheGeneralPath(t *testing.T) {
 		name  string
 		rules string
 		opts  Options
-		bulk  int // tickets per bulk load (300 unless set)
+		bulk  int  // tickets per bulk load (300 unless set)
+		pairs bool // the pair pass runs
 	}{
-		{"1v1 with flexing", bench1v1Rules, Options{}, 0},
+		{"1v1 with flexing", bench1v1Rules, Options{}, 0, true},
 		// Passes that take over 4,096 tickets: the index is filtered in
 		// the middle of the pass (maybeCompactIndex), the array with it.
-		{"1v1, large passes", bench1v1Rules, Options{}, 12000},
-		{"1v1, one candidate", bench1v1Rules, Options{Candidates: 1}, 0},
-		{"1v1, five candidates", bench1v1Rules, Options{Candidates: 5}, 0},
-		{"1v1, scan limit 3", bench1v1Rules, Options{Candidates: 4, ScanLimit: 3}, 0},
-		{"1v1 with variety", bench1v1Rules, Options{Met: met}, 0},
+		{"1v1, large passes", bench1v1Rules, Options{}, 12000, true},
+		{"1v1, one candidate", bench1v1Rules, Options{Candidates: 1}, 0, true},
+		{"1v1, five candidates", bench1v1Rules, Options{Candidates: 5}, 0, true},
+		{"1v1, scan limit 3", bench1v1Rules, Options{Candidates: 4, ScanLimit: 3}, 0, true},
+		{"1v1 with variety", bench1v1Rules, Options{Met: met}, 0, true},
 		{"1v1, a team rule the team stage refuses", `{` + duel + `,
 			"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 200}],
-			"team_rule": [{"attribute": "mmr", "aggregate": "avg", "max_difference": 60}]}`, Options{Candidates: 3}, 0},
+			"team_rule": [{"attribute": "mmr", "aggregate": "avg", "max_difference": 60}]}`, Options{Candidates: 3}, 0, false},
 		{"free for all, smaller matches", `{"alliance": {"min_number": 2, "max_number": 4, "player_min_number": 1, "player_max_number": 1},
 			"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 80}],
-			"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 300}]}`, Options{}, 0},
+			"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 300}]}`, Options{}, 0, false},
 		{"2v2 of solos, spread", `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2},
-			"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 150}]}`, Options{}, 0},
+			"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 150}]}`, Options{}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
-				soloAgainstGeneral(t, tc.rules, tc.opts, max(tc.bulk, 300), seed)
+				solo := soloAgainstGeneral(t, tc.rules, tc.opts, max(tc.bulk, 300), seed)
+				if solo.passes == 0 || (solo.pairPasses == 0) == tc.pairs {
+					t.Fatalf("seed %d: %d solo passes, %d pair passes", seed, solo.passes, solo.pairPasses)
+				}
 			}
 		})
 	}
 }
 
-func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed uint64) {
+// soloAgainstGeneral compares the two paths on one stream and returns the
+// solo pool's counts of solo and pair passes.
+func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed uint64) soloPass {
 	t.Helper()
 	c := load(t, rules)
 	general, err := New(testKey, c, opts)
@@ -87,7 +93,6 @@ func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed
 		}
 	}
 	now := t0
-	sawSolo := false
 	for step := 0; step < 40; step++ {
 		now = now.Add(time.Duration(1+rng.IntN(4000)) * time.Millisecond)
 		arrivals := 3 + rng.IntN(25)
@@ -110,7 +115,6 @@ func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed
 		soloOn = false
 		want := general.Step(now)
 		soloOn = true
-		sawSolo = sawSolo || solo.soloEligible()
 		got := solo.Step(now)
 		if len(got) != len(want) {
 			t.Fatalf("seed %d step %d: %d proposals, want %d", seed, step, len(got), len(want))
@@ -146,9 +150,7 @@ func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed
 	if g, w := ticketIDs(solo.Tickets()), ticketIDs(general.Tickets()); !reflect.DeepEqual(g, w) {
 		t.Fatalf("seed %d: waiting %v, want %v", seed, g, w)
 	}
-	if !sawSolo {
-		t.Fatalf("seed %d: the ruleset never took the solo path", seed)
-	}
+	return solo.solo
 }
 
 // indexState is what of a pool's index and slots decides where later
