@@ -336,11 +336,11 @@ func (p *Pool) soloReadAhead(r int32) float64 {
 // so the pass runs in two loops. The first decides: anchor by anchor, in the
 // age order, the walk over the array picks the partner, and the two are
 // marked taken there, all in the one or two cache lines around the anchor's
-// place, read ahead eight anchors at a time. The second builds the matches
+// place, read ahead sixteen anchors at a time. The second builds the matches
 // in the same order with the general path's team stage and quality score
 // and takes the tickets out of the pool; the partners' entries, read in the
 // first loop's order of decisions, are each a cache miss, and reading them
-// eight at a time lets the misses overlap. Nothing between two decisions
+// sixteen at a time lets the misses overlap. Nothing between two decisions
 // depends on what the second loop computes, so the decisions, the counters
 // and the proposals are the general path's, in its order.
 
@@ -374,8 +374,8 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	sp.pairPasses++
 	pairs := sp.pairs[:0]
 	for i, s := range p.order {
-		if i&7 == 0 {
-			p.sc.touched += p.soloAheadAnchors(i + 8)
+		if i%soloAhead == 0 {
+			p.sc.touched += p.soloAheadAnchors(i + soloAhead)
 		}
 		// Not waiting, or taken earlier in the pass (after a compaction
 		// the place of a ticket taken is stale: another ticket's, or
@@ -404,8 +404,8 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	out = slices.Grow(out, len(pairs))
 	ps.recs = slices.Grow(ps.recs, len(pairs))
 	for k, pr := range pairs {
-		if k&7 == 0 {
-			p.sc.touched += p.soloAheadPartners(pairs, k+8)
+		if k%soloAhead == 0 {
+			p.sc.touched += p.soloAheadPartners(pairs, k+soloAhead)
 		}
 		out = out[:len(out)+1]
 		dst := &out[len(out)-1]
@@ -451,26 +451,31 @@ func (p *Pool) take(slot int32) {
 	p.dead++
 }
 
-// soloAheadAnchors loads the array around the places of the eight anchors
-// from rank r on, and their entries, so that the eight cache misses overlap.
-// It returns a sum of what it read, which the caller keeps so that the loads
+// soloAhead is how many anchors, and partners, the pair pass reads ahead at
+// a time: as many cache misses in flight together.
+const soloAhead = 16
+
+// soloAheadAnchors loads the array around the places of the soloAhead
+// anchors from rank r on (the cache lines on either side too, where a walk
+// often steps), and their entries, so that the cache misses overlap. It
+// returns a sum of what it read, which the caller keeps so that the loads
 // stay.
 func (p *Pool) soloAheadAnchors(r int) float64 {
 	sp := &p.solo
 	sum := 0.0
-	for k := r; k < r+8 && k < len(sp.pos); k++ {
-		if j := int(sp.pos[k]); j >= 0 && j < len(sp.flat) {
-			sum += sp.flat[j].key + float64(p.entries[p.order[k]].created)
+	for k := r; k < r+soloAhead && k < len(sp.pos); k++ {
+		if j := int(sp.pos[k]); j >= 2 && j+2 < len(sp.flat) {
+			sum += sp.flat[j-2].key + sp.flat[j+2].key + float64(p.entries[p.order[k]].created)
 		}
 	}
 	return sum
 }
 
-// soloAheadPartners loads the entries of the eight partners from pairs[k]
-// on (both cache lines an entry may span).
+// soloAheadPartners loads the entries of the soloAhead partners from
+// pairs[k] on (both cache lines an entry may span).
 func (p *Pool) soloAheadPartners(pairs []soloPair, k int) float64 {
 	sum := 0.0
-	for i := k; i < k+8 && i < len(pairs); i++ {
+	for i := k; i < k+soloAhead && i < len(pairs); i++ {
 		e := &p.entries[pairs[i].b]
 		sum += float64(e.size)
 		if e.h == nil {
