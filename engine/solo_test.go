@@ -2,8 +2,10 @@ package engine
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"testing"
 	"time"
@@ -195,4 +197,44 @@ func ticketIDs(ts []*cupid.Ticket) []string {
 		out[i] = tk.ID
 	}
 	return out
+}
+
+// TestSoloPassMillion compares the two paths on the 1M benchmark's pool, one
+// pass each, by a digest of every proposal: a check of the figures in
+// docs/PERFORMANCE.md, too slow for every run (CUPID_SOLO_1M=1 runs it).
+func TestSoloPassMillion(t *testing.T) {
+	if os.Getenv("CUPID_SOLO_1M") == "" {
+		t.Skip("CUPID_SOLO_1M=1 runs it")
+	}
+	defer func() { soloOn = true }()
+	tickets := gen1v1(1_000_000, t0, 42)
+	digest := func(on bool) (string, Stats) {
+		soloOn = on
+		p, err := New(testKey, load(t, bench1v1Rules), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tk := range tickets {
+			if err := p.Add(tk); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h := fnv.New128a()
+		props := p.Step(t0)
+		for i := range props {
+			fmt.Fprintf(h, "%+v\n", proposalView(&props[i]))
+		}
+		st := p.Stats()
+		fmt.Fprintf(h, "%+v %v\n", st, ticketIDs(p.Tickets()))
+		if on && p.solo.pairPasses != 1 {
+			t.Fatalf("%d pair passes, want 1", p.solo.pairPasses)
+		}
+		return fmt.Sprintf("%x", h.Sum(nil)), st
+	}
+	want, wst := digest(false)
+	got, gst := digest(true)
+	t.Logf("general %s %+v\nsolo    %s %+v", want, wst, got, gst)
+	if got != want {
+		t.Fatal("the solo path's proposals differ from the general path's")
+	}
 }
