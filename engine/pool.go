@@ -387,7 +387,8 @@ func (p *Pool) killAt(slot int32, at ipos) {
 	e := &p.entries[slot]
 	e.alive = false
 	if p.solo.on {
-		// The index is rebuilt when the solo pass ends (solo.go).
+		// The array marks it; the index is set right when the
+		// solo pass ends (solo.go, soloEnd).
 		p.soloKill(slot, at)
 	} else if len(p.r.dist) > 0 {
 		p.idxDead++

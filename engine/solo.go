@@ -12,22 +12,27 @@ import (
 // In such a pass the anchors come in age order and the index is in skill
 // order, so each anchor's first reads are cache misses: its place in the
 // index, then its nearest candidates' entries, read only to compare their
-// ages. Here the index is copied, at the start of the pass, into one flat
-// array whose elements hold the key, the ticket's rank in the pass's age
-// order and its slot side by side (16 bytes), and a table gives each rank
-// its place in that array. An anchor finds its place from the table, walks
-// outward through the array and orders its candidates by their ranks, all in
-// the one or two cache lines around its place; the only other ticket it
-// reads is the partner it takes. A matched ticket is marked in place.
+// ages. Here the index is copied, at the start of the pass, entry for entry
+// into one flat array whose elements hold the key, the ticket's rank in the
+// pass's age order and its slot side by side (16 bytes), and a table gives
+// each rank its place in that array. An anchor finds its place from the
+// table, walks outward through the array and orders its candidates by their
+// ranks, all in the one or two cache lines around its place; the only other
+// ticket it reads is the partner it takes. A matched ticket is marked in
+// place.
 //
 // Every decision is the general path's: the same candidates in the same
-// order (nearest first, the lower side first at equal distance, ties of key
-// broken by slot as the index breaks them), the same count of tickets
-// scanned, the same age order (rank order is the order olderCmp gives), and
-// the match formed by the same search, team stage and quality score. At the
-// end of the anchor loop the index is rebuilt from the array's waiting
-// tickets, so settling and later Steps see what the general path would
-// leave.
+// order (nearest first, the lower side first at equal distance, equal keys
+// in the index's order), the same count of tickets scanned, the same age
+// order (rank order is the order olderCmp gives), and the match formed by
+// the same search, team stage and quality score. The pass runs only where
+// the general path finds each anchor's own entry from the index's position
+// table (a pass of minLocate tickets or more), as the array does. At the end
+// of the anchor loop the index is left as the general path leaves it — the
+// same entries, buried ones included, in the same chunks — so settling and
+// later Steps, whose inserts among equal keys depend on the buried entries,
+// decide the same (soloEnd). TestSoloPassDecidesAsTheGeneralPath holds this
+// step by step, index included.
 
 // soloAt marks an ipos that is a place in the solo pass's array (ipos.i)
 // rather than in the index.
