@@ -87,7 +87,11 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		due = p.order
 		if len(p.r.dist) > 0 && len(due) >= minLocate {
 			p.rankOrder()
-			p.idx.locate(p.rank, len(due))
+			if p.soloEligible() {
+				p.soloBegin() // solo.go
+			} else {
+				p.idx.locate(p.rank, len(due))
+			}
 		}
 	} else {
 		due = slices.Clone(p.dirty)
@@ -97,6 +101,10 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	ps.begin(p)
 	if len(p.r.dist) == 0 && len(due) > 0 {
 		p.ages.build(p)
+	}
+	if p.solo.on && p.soloPairsEligible() {
+		out = p.soloPairs(now, out) // solo.go
+		due = nil
 	}
 	for i, s := range due {
 		e := &p.entries[s]
@@ -108,7 +116,9 @@ func (p *Pool) Step(now time.Time) []Proposal {
 		if why == dirtyNeighbour && !p.allDirty && !p.wakerNear(s, wakers, now) {
 			continue
 		}
-		if p.rankOn {
+		if p.solo.on {
+			p.solo.anchor, p.solo.ahead = int(p.solo.pos[i]), int32(i+1)
+		} else if p.rankOn {
 			p.sc.anchorHint = p.idx.located(int32(i))
 			p.sc.aheadRank = int32(i + 1)
 		}
@@ -117,6 +127,7 @@ func (p *Pool) Step(now time.Time) []Proposal {
 	for _, s := range p.dirty {
 		p.entries[s].dirty = dirtyNone
 	}
+	p.soloEnd()
 	if len(p.r.dist) > 0 && !p.r.sorted() {
 		out = p.settle(out, now)
 	}
@@ -165,7 +176,11 @@ func (p *Pool) anchorStep(s int32, now time.Time, out []Proposal, done, total in
 				p.notePassedOver(s, out[len(out)-1].Level, now)
 			}
 		}
-		p.maybeCompactIndex()
+		if p.solo.on {
+			p.soloCompact()
+		} else {
+			p.maybeCompactIndex()
+		}
 	}
 	return out
 }
@@ -192,8 +207,9 @@ func (p *Pool) growProposals(out []Proposal, done, total int) []Proposal {
 
 // minLocate is the smallest Step over the whole order that fills the
 // index's position table: below it a binary search per anchor costs less
-// than the tables.
-const minLocate = 4096
+// than the tables. (A variable so that tests can run small pools through
+// large passes' path.)
+var minLocate = 4096
 
 // rankOrder numbers the slots by their place in order, for the index's
 // position table.
@@ -582,6 +598,10 @@ type scratch struct {
 	aheadRank int32
 	touched   float64
 	sorted    sortScratch
+	// pairSlots and pairTeams are the teams of a pair pass's match
+	// (solo.go), as the quality score reads them.
+	pairSlots [2]int32
+	pairTeams [2][]int32
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -731,6 +751,9 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 			}
 		}
 		return scanned < limit
+	}
+	if p.solo.on {
+		return p.soloGather(env.ref[0], want) // solo.go
 	}
 	if len(p.r.dist) > 0 {
 		ref := env.ref[0]

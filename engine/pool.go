@@ -167,6 +167,8 @@ type Pool struct {
 	rankOn bool
 	// bf holds the sessions open to backfill (backfill.go).
 	bf backfill
+	// solo is the state of a solo pass (solo.go).
+	solo soloPass
 }
 
 // New makes an empty pool for one queue key under a ruleset. The ruleset is
@@ -384,7 +386,11 @@ func (p *Pool) kill(slot int32) { p.killAt(slot, nowhere) }
 func (p *Pool) killAt(slot int32, at ipos) {
 	e := &p.entries[slot]
 	e.alive = false
-	if len(p.r.dist) > 0 {
+	if p.solo.on {
+		// The array marks it; the index is set right when the
+		// solo pass ends (solo.go, soloEnd).
+		p.soloKill(slot, at)
+	} else if len(p.r.dist) > 0 {
 		p.idxDead++
 		if !p.idx.bury(slot, at) && !(p.rankOn && p.idx.bury(slot, p.idx.located(p.rank[slot]))) {
 			p.idxLoose++
