@@ -97,6 +97,10 @@ type Options struct {
 	// Tracer makes the spans that follow tickets and matches (trace.go);
 	// none when nil.
 	Tracer trace.Tracer
+	// CommitWindow is the longest a batch of new tickets waits for
+	// company before it is stored, when other creates are on their way
+	// (intake.go): DefaultCommitWindow when zero, never when negative.
+	CommitWindow time.Duration
 }
 
 // Intake is a step of every ticket's way in, after the ticket's own
@@ -127,6 +131,7 @@ type Service struct {
 	handoff  *matchHub
 	metrics  *metrics
 	intake   chan []*createReq // one call's tickets, kept together in one store write
+	window   commitWindow      // the intake's group commit (intake.go)
 	ready    readiness
 
 	// ticketHook is Options.Intake.
@@ -203,6 +208,13 @@ func New(o Options) (*Service, error) {
 		fences:   map[string]cupid.Fence{},
 	}
 	s.hub.shared = o.Shared != nil
+	s.window = commitWindow{max: o.CommitWindow, enough: commitEnough}
+	switch {
+	case o.CommitWindow == 0:
+		s.window.max = DefaultCommitWindow
+	case o.CommitWindow < 0:
+		s.window.max = 0
+	}
 	if o.Documents != nil {
 		s.rulesets = rulesets.New(o.Documents)
 	}
