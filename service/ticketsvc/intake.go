@@ -22,6 +22,8 @@ type createReq struct {
 	index   int // position in the caller's batch
 	res     Created
 	done    chan struct{}
+	// sent is when the request was handed to the intake (commitWindow).
+	sent time.Time
 	// span is the request's span (trace.go).
 	span trace.SpanContext
 }
@@ -44,23 +46,18 @@ func (s *Service) runIntake() {
 	defer s.wg.Done()
 	batch := make([]*createReq, 0, maxIntakeBatch)
 	var timer *time.Timer
+	var stored time.Time // when the last batch was stored
 	for {
 		batch = batch[:0]
-		// A request already waiting arrived while the last batch was
-		// being stored: creates come from more than one caller.
-		queued := true
 		select {
 		case g := <-s.intake:
 			batch = append(batch, g...)
-		default:
-			queued = false
-			select {
-			case g := <-s.intake:
-				batch = append(batch, g...)
-			case <-s.ctx.Done():
-				return
-			}
+		case <-s.ctx.Done():
+			return
 		}
+		// A request sent before the last batch was stored arrived while
+		// it was being stored: creates come from more than one caller.
+		queued := batch[0].sent.Before(stored)
 		batch = s.drainIntake(batch)
 		gathered := false
 		if s.window.wait(queued, len(batch)) {
@@ -86,6 +83,7 @@ func (s *Service) runIntake() {
 		}
 		s.window.waited(gathered)
 		s.commitIntake(batch)
+		stored = time.Now()
 	}
 }
 
@@ -170,6 +168,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 	// begin with its created event, ahead of its match.
 	s.hub.publish(events...)
 	byPool := map[*pool][]*cupid.Ticket{}
+	var stored []*cupid.Ticket // the new tickets, for the hub's keys
 	for i, r := range batch {
 		res := results[i]
 		switch {
@@ -188,6 +187,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 			// the store's answer: the answer is the caller's to drop, so a
 			// waiting ticket is held once, not twice.
 			byPool[r.pool] = append(byPool[r.pool], r.t)
+			stored = append(stored, r.t)
 			s.trace.remember(r.t.ID, r.span)
 			s.metrics.tickets.WithLabelValues(res.Ticket.Key.Queue, string(cupid.StateWaiting)).Inc()
 			for _, old := range res.Replaced {
@@ -198,6 +198,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 		}
 		s.release(r.pool, 1)
 	}
+	s.hub.setKeys(stored)
 	delete(byPool, nil) // tickets of pools other nodes run
 	for p, ts := range byPool {
 		p.do(func(p *pool) {
