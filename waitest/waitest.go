@@ -47,46 +47,77 @@ const MinSamples = 20
 // the history waited at least age, or when fewer than half of them were
 // matched within the history (no median).
 func Remaining(samples []Sample, age time.Duration, coverage float64, need int) (Estimate, bool) {
-	if coverage <= 0 || coverage >= 1 {
-		coverage = 0.8
-	}
-	need = max(need, 1)
 	// The tickets that waited at least age, by how much longer they
-	// stayed; at equal times a match comes before a departure (the
-	// usual Kaplan–Meier convention: one who left at t was still at risk
-	// at t).
+	// stayed.
 	var rest []Sample
 	for _, s := range samples {
 		if s.Wait >= age {
 			rest = append(rest, Sample{Wait: s.Wait - age, Matched: s.Matched})
 		}
 	}
+	slices.SortFunc(rest, Compare)
+	return remaining(rest, 0, coverage, need)
+}
+
+// Compare orders samples as the estimate reads them: by wait, and at equal
+// waits a match before a departure (the usual Kaplan–Meier convention: one
+// who left at t was still at risk at t). Samples that compare equal are
+// the same.
+func Compare(a, b Sample) int {
+	if a.Wait != b.Wait {
+		return cmp.Compare(a.Wait, b.Wait)
+	}
+	switch {
+	case a.Matched == b.Matched:
+		return 0
+	case a.Matched:
+		return -1
+	}
+	return 1
+}
+
+// RemainingSorted is Remaining over samples already sorted by Compare,
+// which it neither copies nor changes: the same estimate, without the
+// sort and without allocating, for a caller that keeps its history sorted.
+func RemainingSorted(sorted []Sample, age time.Duration, coverage float64, need int) (Estimate, bool) {
+	first, _ := slices.BinarySearchFunc(sorted, age, func(s Sample, age time.Duration) int { return cmp.Compare(s.Wait, age) })
+	return remaining(sorted[first:], age, coverage, need)
+}
+
+// remaining is the estimate from rest, the tickets that waited at least
+// age, sorted by Compare; each stayed its Wait minus age longer.
+func remaining(rest []Sample, age time.Duration, coverage float64, need int) (Estimate, bool) {
+	if coverage <= 0 || coverage >= 1 {
+		coverage = 0.8
+	}
+	need = max(need, 1)
 	e := Estimate{Coverage: coverage, Samples: len(rest)}
 	if len(rest) < need {
 		return e, false
 	}
-	slices.SortFunc(rest, func(a, b Sample) int {
-		if a.Wait != b.Wait {
-			return cmp.Compare(a.Wait, b.Wait)
-		}
-		switch {
-		case a.Matched == b.Matched:
-			return 0
-		case a.Matched:
-			return -1
-		}
-		return 1
-	})
-	// The curve, as the share matched by each time a match happened:
-	// steps[i].share is 1 - S(steps[i].t).
-	type step struct {
-		t     time.Duration
-		share float64
-	}
-	var steps []step
+	// The curve, as the share matched by each time a match happened (one
+	// minus the survival), is walked once, and three quantiles are read
+	// off it: the first time by which a share q was matched, with the
+	// share matched at the step before. A tiny tolerance: the shares are
+	// products of fractions, and a quantile met exactly must count.
+	//
+	// The interval starts at the (1-coverage)/2 quantile and ends where
+	// coverage more has been matched after the share matched before its
+	// start. When many tickets are matched at once (a wait of zero) its
+	// start holds more than the tail: the interval is then one-sided,
+	// [0, the coverage quantile], rather than wider than it says. Its end
+	// is not before its start, and the median not before it either, so
+	// all three are found walking forward.
+	const tolerance = 1e-12
+	lowQ := (1 - coverage) / 2
+	var (
+		lowFound, midFound, highFound bool
+		highQ                         float64
+		prev                          float64 // the share at the step before
+	)
 	surv := 1.0
 	atRisk := len(rest)
-	for i := 0; i < len(rest); {
+	for i := 0; i < len(rest) && !(midFound && highFound); {
 		t := rest[i].Wait
 		matched, total := 0, 0
 		for i < len(rest) && rest[i].Wait == t {
@@ -96,37 +127,30 @@ func Remaining(samples []Sample, age time.Duration, coverage float64, need int) 
 			total++
 			i++
 		}
-		if matched > 0 {
-			surv *= 1 - float64(matched)/float64(atRisk)
-			steps = append(steps, step{t, 1 - surv})
-		}
+		atRisk0 := atRisk
 		atRisk -= total
-	}
-	// quantile is the first time by which a share q was matched, and the
-	// share matched before that time. A tiny tolerance: the shares are
-	// products of fractions, and a quantile met exactly must count.
-	quantile := func(q float64) (t time.Duration, before float64, ok bool) {
-		for i, s := range steps {
-			if s.share >= q-1e-12 {
-				if i > 0 {
-					before = steps[i-1].share
-				}
-				return s.t, before, true
-			}
+		if matched == 0 {
+			continue
 		}
-		return 0, 0, false
+		surv *= 1 - float64(matched)/float64(atRisk0)
+		share := 1 - surv
+		if !lowFound && share >= lowQ-tolerance {
+			lowFound = true
+			e.Low = t - age
+			highQ = prev + coverage
+		}
+		if !midFound && share >= 0.5-tolerance {
+			midFound = true
+			e.Expected = t - age
+		}
+		if lowFound && !highFound && share >= highQ-tolerance {
+			highFound = true
+			e.High, e.HighKnown = t-age, true
+		}
+		prev = share
 	}
-	expected, _, ok := quantile(0.5)
-	if !ok {
-		return e, false
+	if !midFound {
+		return Estimate{Coverage: coverage, Samples: len(rest)}, false
 	}
-	// The interval starts at the (1-coverage)/2 quantile and ends where
-	// coverage more has been matched after the share matched before its
-	// start. When many tickets are matched at once (a wait of zero) its
-	// start holds more than the tail: the interval is then one-sided,
-	// [0, the coverage quantile], rather than wider than it says.
-	low, before, _ := quantile((1 - coverage) / 2)
-	e.Low, e.Expected = low, expected
-	e.High, _, e.HighKnown = quantile(before + coverage)
 	return e, true
 }

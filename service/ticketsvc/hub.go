@@ -32,6 +32,9 @@ type hub struct {
 	ring    []histSlot
 	next    int // the slot the next history takes
 	histCap int
+	// keys interns the queue keys the histories point to (setKeys); it is
+	// emptied when it holds maxInternedKeys, as slots keep their own.
+	keys map[cupid.QueueKey]*cupid.QueueKey
 
 	// shared is set when several nodes share the store: every event then
 	// reaches watchers from the database's notifications, in commit order,
@@ -46,6 +49,10 @@ type histSlot struct {
 	seq   int64 // the created event's sequence number
 	at    int64 // and its time, in Unix nanoseconds
 	later []cupid.Event
+	// key is the ticket's queue key when this node created it (setKeys),
+	// else nil: with it, a watcher of a ticket still waiting learns its
+	// wait estimate without reading the ticket from the store.
+	key *cupid.QueueKey
 }
 
 // events rebuilds the slot's history.
@@ -70,6 +77,7 @@ func newHub(histCap int) *hub {
 	return &hub{
 		subs:    map[string]map[*subscription]struct{}{},
 		hist:    make(map[string]int32),
+		keys:    map[cupid.QueueKey]*cupid.QueueKey{},
 		ring:    make([]histSlot, histCap),
 		histCap: histCap,
 	}
@@ -183,6 +191,52 @@ func (h *hub) record(ev cupid.Event) {
 		}
 		slot.later = append(slot.later, ev)
 	}
+}
+
+// maxInternedKeys bounds the hub's table of queue keys.
+const maxInternedKeys = 4096
+
+// setKeys gives the histories of new tickets their queue keys. A watcher
+// that comes in between reads the ticket from the store instead.
+func (h *hub) setKeys(ts []*cupid.Ticket) {
+	if h.histCap == 0 || len(ts) == 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, t := range ts {
+		i, ok := h.hist[t.ID]
+		if !ok {
+			continue
+		}
+		k := h.keys[t.Key]
+		if k == nil {
+			if len(h.keys) >= maxInternedKeys {
+				clear(h.keys)
+			}
+			k = new(cupid.QueueKey)
+			*k = t.Key
+			h.keys[t.Key] = k
+		}
+		h.ring[i].key = k
+	}
+}
+
+// waiting returns the queue key and creation time of a ticket this node
+// created whose last event is its created event, seq: a ticket waiting
+// since it was created, as far as the hub has heard.
+func (h *hub) waiting(ticketID string, seq int64) (cupid.QueueKey, time.Time, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	i, ok := h.hist[ticketID]
+	if !ok {
+		return cupid.QueueKey{}, time.Time{}, false
+	}
+	slot := &h.ring[i]
+	if slot.key == nil || slot.seq != seq || len(slot.later) > 0 {
+		return cupid.QueueKey{}, time.Time{}, false
+	}
+	return *slot.key, time.Unix(0, slot.at).UTC(), true
 }
 
 // last returns the latest event of a ticket whose history the hub holds.

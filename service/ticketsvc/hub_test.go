@@ -89,3 +89,37 @@ func TestHubSubscribeThenPublish(t *testing.T) {
 		t.Fatalf("history after the match: %v", seqs(past2))
 	}
 }
+
+// The hub tells a ticket's key and age from its history while the ticket
+// has had no event since it was created, and only for a ticket whose key
+// it was given: a watcher of any other asks the store.
+func TestHubWaiting(t *testing.T) {
+	h := newHub(4)
+	key := cupid.QueueKey{Queue: "duel", Custom: "eu"}
+	h.publish(ev(1, "a", cupid.EventCreated), ev(2, "b", cupid.EventCreated), ev(3, "c", cupid.EventCreated))
+	h.setKeys([]*cupid.Ticket{{ID: "a", Key: key}, {ID: "b", Key: key}, {ID: "gone", Key: key}})
+	h.publish(ev(4, "b", cupid.EventMatched))
+	for _, c := range []struct {
+		name   string
+		ticket string
+		seq    int64
+		ok     bool
+	}{
+		{"created, nothing since", "a", 1, true},
+		{"not its created event", "a", 2, false},
+		{"an event since", "b", 2, false},
+		{"no key given (another node's)", "c", 3, false},
+		{"no history", "gone", 1, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, at, ok := h.waiting(c.ticket, c.seq)
+			if ok != c.ok || (ok && (k != key || !at.Equal(time.Unix(c.seq, 0)))) {
+				t.Fatalf("waiting(%s, %d) = %v %v %v", c.ticket, c.seq, k, at, ok)
+			}
+		})
+	}
+	// Keys are interned: two tickets of a key share one.
+	if h.ring[h.hist["a"]].key != h.ring[h.hist["b"]].key {
+		t.Fatal("a key held twice")
+	}
+}

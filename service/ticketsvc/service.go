@@ -97,6 +97,10 @@ type Options struct {
 	// Tracer makes the spans that follow tickets and matches (trace.go);
 	// none when nil.
 	Tracer trace.Tracer
+	// CommitWindow is the longest a batch of new tickets waits for
+	// company before it is stored, when other creates are on their way
+	// (intake.go): DefaultCommitWindow when zero, never when negative.
+	CommitWindow time.Duration
 }
 
 // Intake is a step of every ticket's way in, after the ticket's own
@@ -127,6 +131,7 @@ type Service struct {
 	handoff  *matchHub
 	metrics  *metrics
 	intake   chan []*createReq // one call's tickets, kept together in one store write
+	window   commitWindow      // the intake's group commit (intake.go)
 	ready    readiness
 
 	// ticketHook is Options.Intake.
@@ -203,6 +208,13 @@ func New(o Options) (*Service, error) {
 		fences:   map[string]cupid.Fence{},
 	}
 	s.hub.shared = o.Shared != nil
+	s.window = commitWindow{max: o.CommitWindow, enough: commitEnough}
+	switch {
+	case o.CommitWindow == 0:
+		s.window.max = DefaultCommitWindow
+	case o.CommitWindow < 0:
+		s.window.max = 0
+	}
 	if o.Documents != nil {
 		s.rulesets = rulesets.New(o.Documents)
 	}
@@ -489,6 +501,7 @@ func (s *Service) CreateTickets(ctx context.Context, ts []NewTicket) []Created {
 	// transaction, so none is matched (and its players freed) while
 	// another of the same call is still being checked against them.
 	var refused error
+	reqs[0].sent = time.Now()
 	select {
 	case s.intake <- reqs:
 	case <-ctx.Done():
@@ -861,12 +874,22 @@ func (s *Service) withEstimate(ctx context.Context, ev cupid.Event) cupid.Event 
 	if ev.Kind != cupid.EventCreated && ev.Kind != cupid.EventRequeued {
 		return ev
 	}
-	t, err := s.store.Ticket(ctx, ev.TicketID)
-	if err != nil || t.State != cupid.StateWaiting {
-		return ev
+	// Most watches start on a ticket just created here, which the hub
+	// knows is still waiting, with its key and age; others (a requeue
+	// may move a ticket to the back of its queue) ask the store.
+	key, created, ok := cupid.QueueKey{}, time.Time{}, false
+	if ev.Kind == cupid.EventCreated {
+		key, created, ok = s.hub.waiting(ev.TicketID, ev.Seq)
+	}
+	if !ok {
+		t, err := s.store.Ticket(ctx, ev.TicketID)
+		if err != nil || t.State != cupid.StateWaiting {
+			return ev
+		}
+		key, created = t.Key, t.CreatedAt
 	}
 	now := s.now()
-	if e, ok := s.statsRec.Estimate(t.Key, max(now.Sub(t.CreatedAt), 0), now); ok {
+	if e, ok := s.statsRec.Estimate(key, max(now.Sub(created), 0), now); ok {
 		ev.Estimate = &e
 	}
 	return ev

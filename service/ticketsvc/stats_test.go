@@ -288,3 +288,20 @@ func TestGetTicketEstimatesTheWait(t *testing.T) {
 		t.Fatalf("stored events %+v %v", stored, err)
 	}
 }
+
+// A ticket created through the service is known to the hub with its key
+// and creation time, so a watch of it estimates without reading the store;
+// the hub's values are the stored ticket's.
+func TestHubKnowsANewTicketsKeyAndAge(t *testing.T) {
+	h := start(t, memstore.New(), queues(0))
+	tk := h.create(t, ticket("duel", 1500, "a"))
+	evs, err := h.store.Events(context.Background(), tk.ID, 0)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("events %+v %v", evs, err)
+	}
+	key, at, ok := h.hub.waiting(tk.ID, evs[0].Seq)
+	stored := h.state(t, tk.ID)
+	if !ok || key != stored.Key || !at.Equal(stored.CreatedAt) {
+		t.Fatalf("hub: %v %v %v; stored: %v %v", key, at, ok, stored.Key, stored.CreatedAt)
+	}
+}

@@ -151,6 +151,76 @@ type keyStats struct {
 	quals      [keptQualities]qualSample
 	qualNext   int
 	totalMatch int64
+	// sorted is the waits and departures of the last Window sorted for
+	// the estimates, kept as samples come and go; made at the key's first
+	// estimate.
+	sorted sortedSamples
+}
+
+// sortedSamples is a key's samples since from, sorted by waitest.Compare.
+// Every watched ticket gets an estimate as it starts waiting, so a busy
+// key is estimated about as often as it gains samples: collecting and
+// sorting its 4,096 samples each time cost more than the rest of a watch
+// and half the garbage the server made. Kept sorted instead, a new sample
+// moves a few kilobytes, and an estimate reads the list in place.
+type sortedSamples struct {
+	ok   bool
+	from int64 // unix second: the samples at or after it are in s
+	// oldest is at or before the oldest sample in s: while it is not
+	// before from, nothing in s has left the window.
+	oldest int64
+	s      []waitest.Sample
+}
+
+// sample is a kept wait as the estimates read it.
+func (w waitSample) sample(matched bool) waitest.Sample {
+	return waitest.Sample{Wait: time.Duration(float64(w.wait) * float64(time.Second)), Matched: matched}
+}
+
+// put writes a sample into one of the key's rings at next, over the
+// oldest, and keeps the sorted samples up to date.
+func (k *keyStats) put(ring *[keptWaits]waitSample, next *int, w waitSample, matched bool) {
+	if ss := &k.sorted; ss.ok {
+		if old := ring[*next]; old.at != 0 && old.at >= ss.from {
+			x := old.sample(matched)
+			if i, found := slices.BinarySearchFunc(ss.s, x, waitest.Compare); found {
+				ss.s = slices.Delete(ss.s, i, i+1)
+			}
+		}
+		if w.at != 0 && w.at >= ss.from {
+			x := w.sample(matched)
+			i, _ := slices.BinarySearchFunc(ss.s, x, waitest.Compare)
+			ss.s = slices.Insert(ss.s, i, x)
+			ss.oldest = min(ss.oldest, w.at)
+		}
+	}
+	ring[*next] = w
+	*next = (*next + 1) % keptWaits
+}
+
+// sortedSince returns the key's samples since from, sorted; the list is
+// the key's own, valid while the recorder's mu is held.
+func (k *keyStats) sortedSince(from int64) []waitest.Sample {
+	ss := &k.sorted
+	if ss.ok && from >= ss.from && ss.oldest >= from {
+		ss.from = from // nothing left the window
+		return ss.s
+	}
+	ss.s, ss.oldest = ss.s[:0], from
+	for _, list := range []struct {
+		ws      []waitSample
+		matched bool
+	}{{k.waits[:], true}, {k.left[:], false}} {
+		for _, w := range list.ws {
+			if w.at != 0 && w.at >= from {
+				ss.s = append(ss.s, w.sample(list.matched))
+				ss.oldest = min(ss.oldest, w.at)
+			}
+		}
+	}
+	slices.SortFunc(ss.s, waitest.Compare)
+	ss.ok, ss.from = true, from
+	return ss.s
 }
 
 type waitSample struct {
@@ -170,8 +240,7 @@ func (r *Recorder) Left(key cupid.QueueKey, wait time.Duration, now time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	k := r.keyFor(key)
-	k.left[k.leftNext] = waitSample{at: now.Unix(), wait: float32(max(wait, 0).Seconds())}
-	k.leftNext = (k.leftNext + 1) % keptWaits
+	k.put(&k.left, &k.leftNext, waitSample{at: now.Unix(), wait: float32(max(wait, 0).Seconds())}, false)
 }
 
 // Estimate estimates how much longer a ticket of key that has waited age
@@ -180,16 +249,15 @@ func (r *Recorder) Left(key cupid.QueueKey, wait time.Duration, now time.Time) {
 // when the history is too thin.
 func (r *Recorder) Estimate(key cupid.QueueKey, age time.Duration, now time.Time) (waitest.Estimate, bool) {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	k := r.keys[key]
 	if k == nil {
 		k = r.others[key.Queue]
 	}
-	var samples []waitest.Sample
-	if k != nil {
-		samples = k.samples(now.Add(-Window).Unix())
+	if k == nil {
+		return waitest.Remaining(nil, age, EstimateCoverage, waitest.MinSamples)
 	}
-	r.mu.Unlock()
-	return waitest.Remaining(samples, age, EstimateCoverage, waitest.MinSamples)
+	return waitest.RemainingSorted(k.sortedSince(now.Add(-Window).Unix()), age, EstimateCoverage, waitest.MinSamples)
 }
 
 // EstimateCoverage is the share of waits a wait estimate's interval holds.
@@ -288,8 +356,7 @@ func (r *Recorder) Matched(key cupid.QueueKey, m *cupid.Match, waits []time.Dura
 		if w < 0 {
 			continue
 		}
-		k.waits[k.waitNext] = waitSample{at: sec, wait: float32(w.Seconds())}
-		k.waitNext = (k.waitNext + 1) % keptWaits
+		k.put(&k.waits, &k.waitNext, waitSample{at: sec, wait: float32(w.Seconds())}, true)
 	}
 	// The parts are shared with the recent entry: neither changes them.
 	k.quals[k.qualNext] = qualSample{at: sec, score: float32(m.Quality.Score), parts: parts}
