@@ -25,7 +25,7 @@ import (
 // when it joins the pool (extract), in one array of 64-bit words
 // (extra.ex): the hashes of its own players' ids, and per list attribute
 // the hashes of the ids its players name there, sorted. A pair is judged by
-// a binary search of each side's players in the other's list, and a hit is
+// a search of each side's players in the other's list (has), and a hit is
 // a block without comparing the ids: confirming it read the listed id
 // through the ticket (four or five reads of memory the pass had not
 // touched, for a third of the nearest candidates), which cost more than
