@@ -840,8 +840,9 @@ func (p *Pool) readAhead(r int32) float64 {
 				if j >= 0 && j < len(ch.slots) {
 					if s := ch.slots[j]; s >= 0 && int(s) < len(p.entries) {
 						sum += float64(p.entries[s].created)
-						if int(s)*exHead < len(p.heads) {
-							sum += float64(p.heads[int(s)*exHead]) // excludes.go
+						if h := int(s) * exHead; h < len(p.heads) {
+							// Both lines of the head (excludes.go).
+							sum += float64(p.heads[h] + p.heads[h+exHead/2])
 						}
 					}
 				}

@@ -117,8 +117,28 @@ func BenchmarkPassEncountersBaseline1v1_100k(b *testing.B) {
 //
 //	go test ./engine/ -run '^$' -bench 'PassEncountersPaired' -benchtime 5x
 func BenchmarkPassEncountersPaired1v1_100k(b *testing.B) {
+	benchPaired(b, benchEncounterRules)
+}
+
+// benchEncounterMetRules keeps the one history rule the issue's wording
+// names ("a history rule"): recent opponents apart for a while, "met" with
+// disable_after, without the block list.
+var benchEncounterMetRules = strings.Replace(bench1v1Rules, `"alliance"`, `"collection_rule": [
+		{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 30}],
+	"alliance"`, 1)
+
+// BenchmarkPassEncountersMetPaired1v1_100k is the paired benchmark with
+// that one rule, on the same tickets (their "blocked" lists are there but
+// no rule reads them).
+func BenchmarkPassEncountersMetPaired1v1_100k(b *testing.B) {
+	benchPaired(b, benchEncounterMetRules)
+}
+
+// benchPaired times a pass under the given rules against the plain pass,
+// the two pools holding the same tickets.
+func benchPaired(b *testing.B, withRules string) {
 	tickets := genEncounters(100_000, t0, 42)
-	plain, rules := load(b, bench1v1Rules), load(b, benchEncounterRules)
+	plain, rules := load(b, bench1v1Rules), load(b, withRules)
 	var cpu, add [2]time.Duration
 	matches := [2]int{}
 	b.ResetTimer()

@@ -270,3 +270,52 @@ func TestHeadsJudgeAsTheSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestHasFindsAsBinarySearch: the search from a hash's expected place
+// answers as a binary search does, for lists of uniform hashes (the
+// summaries') and for lists it guesses badly on — bunched at one end,
+// repeated values, the extremes.
+func TestHasFindsAsBinarySearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 3))
+	uniform := func(n int) []uint64 {
+		l := make([]uint64, n)
+		for i := range l {
+			l[i] = rng.Uint64()
+		}
+		return l
+	}
+	tests := []struct {
+		name string
+		list []uint64
+	}{
+		{"empty", nil},
+		{"one", []uint64{1 << 63}},
+		{"extremes", []uint64{0, 0, 1, ^uint64(0) - 1, ^uint64(0)}},
+		{"uniform 5", uniform(5)},
+		{"uniform 52", uniform(52)},
+		{"uniform 64", uniform(64)},
+		{"uniform 1000", uniform(1000)},
+		{"bunched low", []uint64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 233, 377, 610, 987, 1 << 62}},
+		{"bunched high", []uint64{1 << 10, ^uint64(0) - 300, ^uint64(0) - 200, ^uint64(0) - 100, ^uint64(0) - 50, ^uint64(0) - 7, ^uint64(0) - 3, ^uint64(0) - 1}},
+		{"repeated", []uint64{7, 7, 7, 7, 1 << 40, 1 << 40, 1 << 60, 1 << 60, 1 << 60}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			list := slices.Clone(tt.list)
+			slices.Sort(list)
+			probes := []uint64{0, 1, ^uint64(0), ^uint64(0) - 1, 1 << 63}
+			for _, v := range list {
+				probes = append(probes, v, v-1, v+1)
+			}
+			for range 200 {
+				probes = append(probes, rng.Uint64())
+			}
+			for _, h := range probes {
+				_, want := slices.BinarySearch(list, h)
+				if got := has(list, h); got != want {
+					t.Fatalf("has(%x) = %v, want %v", h, got, want)
+				}
+			}
+		})
+	}
+}
