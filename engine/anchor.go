@@ -753,7 +753,7 @@ func (p *Pool) gather(a int32, env *envelope, aMask uint64, now time.Time, want 
 		return scanned < limit
 	}
 	if p.solo.on {
-		return p.soloGather(env.ref[0], want) // solo.go
+		return p.soloGather(env, now, want) // solo.go
 	}
 	if len(p.r.dist) > 0 {
 		ref := env.ref[0]

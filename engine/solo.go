@@ -83,15 +83,17 @@ type soloPass struct {
 
 // soloEligible reports whether a pass over the whole order whose ranks and
 // index positions the general path would tabulate (minLocate) may take the
-// solo path: the walk then judges a candidate by its key alone (pairKey's
-// plain case), which needs one distance rule, no filters, solo tickets only,
-// and no ordering of the candidates but by age. (In smaller passes the
+// solo path: the walk then judges a candidate as pairKey's plain case does,
+// by its key and, when the ruleset has block lists, by the two slots' heads
+// (headFilters, excludes.go), which needs one distance rule, no filters but
+// block lists (what p.plain allows) with a head per slot, solo tickets
+// only, and no ordering of the candidates but by age. (In smaller passes the
 // general path finds an anchor in the index by binary search, which among
 // equal keys next to buried entries may start its walk a few entries off;
 // the array always starts at the anchor's own entry.)
 func (p *Pool) soloEligible() bool {
-	if !soloOn || !p.plain || len(p.r.dist) != 1 || len(p.r.filters) > 0 || p.maxSize > 1 ||
-		p.r.sorted() || p.r.query != nil || len(p.heads) > 0 {
+	if !soloOn || !p.plain || len(p.r.dist) != 1 || p.maxSize > 1 || p.r.sorted() || p.r.query != nil ||
+		(len(p.r.filters) > 0 && len(p.heads) == 0) {
 		return false
 	}
 	for i := range p.r.envs {
@@ -218,18 +220,20 @@ func (p *Pool) soloCompact() {
 // soloGather is gather's walk over the solo array for the anchor at
 // p.solo.anchor: the waiting tickets within ref of its key, nearest first,
 // until they hold want players or ScanLimit of them were looked at, returned
-// oldest first. Every ticket the walk meets within ref is a candidate (the
-// eligibility makes pairKey's answer depend on the distance alone).
-func (p *Pool) soloGather(ref float64, want int) (cands []cand, more bool) {
-	cands, more = p.soloWalk(ref, want)
+// oldest first. Every ticket the walk meets within ref is a candidate unless
+// the block lists keep it apart from the anchor (the eligibility makes
+// pairKey's answer depend on the distance and the heads alone).
+func (p *Pool) soloGather(env *envelope, now time.Time, want int) (cands []cand, more bool) {
+	cands, more = p.soloWalk(env, now, want)
 	if p.rankOn {
 		p.sc.touched += p.soloReadAhead(p.solo.ahead)
 	}
 	return cands, more
 }
 
-// soloWalk is soloGather without reading ahead.
-func (p *Pool) soloWalk(ref float64, want int) (cands []cand, more bool) {
+// soloWalk is soloGather without reading ahead. A candidate the block
+// lists refuse counts as scanned, as in gather.
+func (p *Pool) soloWalk(env *envelope, now time.Time, want int) (cands []cand, more bool) {
 	sp := &p.solo
 	flat := sp.flat
 	out := p.sc.cands[:0]
@@ -239,7 +243,9 @@ func (p *Pool) soloWalk(ref float64, want int) (cands []cand, more bool) {
 		p.sc.cands = out
 		return out, false
 	}
-	key := flat[j].key
+	ref := env.ref[0]
+	blocks := len(p.r.filters) > 0
+	key, a := flat[j].key, flat[j].slot
 	got, scanned, stopped := 0, 0, false
 	limit := p.opts.ScanLimit
 	d, u := j-1, j+1
@@ -266,6 +272,12 @@ func (p *Pool) soloWalk(ref float64, want int) (cands []cand, more bool) {
 			}
 		}
 		scanned++
+		if blocks && p.headFilters(a, flat[at].slot, env, now).kind != rOK {
+			if scanned >= limit {
+				break
+			}
+			continue
+		}
 		out = append(out, cand{slot: flat[at].slot, mask: ^uint64(0), at: ipos{soloAt, at}})
 		got++
 		if got >= want {
@@ -356,9 +368,11 @@ type soloPair struct {
 }
 
 // soloPairsEligible reports whether a solo pass may run as a pair pass.
+// The extras of a plain pool are the block lists' summaries, which the walk
+// reads (headFilters); nothing else of them is judged on a pair of solos.
 func (p *Pool) soloPairsEligible() bool {
 	if !p.allDirty || p.teamRules || p.anySpread || p.r.namedTeams() || p.r.lat != nil || p.r.roles != nil ||
-		len(p.r.totals) > 0 || len(p.r.counts) > 0 || len(p.r.colls) > 0 || p.needsExtra {
+		len(p.r.totals) > 0 || len(p.r.counts) > 0 || len(p.r.colls) > 0 || (p.needsExtra && !p.plain) {
 		return false
 	}
 	for i := range p.r.envs {
@@ -394,7 +408,7 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 		p.stats.AnchorTries++
 		lv := p.r.level(p.waitOf(e, now))
 		sp.anchor = int(j)
-		cands, _ := p.soloWalk(p.r.envs[lv].ref[0], p.opts.Candidates)
+		cands, _ := p.soloWalk(&p.r.envs[lv], now, p.opts.Candidates)
 		if len(cands) == 0 {
 			ps.failed = append(ps.failed, s)
 			continue

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,33 +27,49 @@ import (
 func TestSoloPassDecidesAsTheGeneralPath(t *testing.T) {
 	const duel = `"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}`
 	met := func(a, b string) bool { return (len(a)+len(b))%3 == 0 }
+	blocked := `{"attribute": "blocked", "operation": "player_ids", "max_count": 0}`
+	metRule := `{"attribute": "met", "operation": "player_ids", "max_count": 0, "disable_after": 30}`
+	withLists := func(rules string, colls ...string) string {
+		return strings.Replace(rules, `"alliance"`, `"collection_rule": [`+strings.Join(colls, ", ")+`], "alliance"`, 1)
+	}
+	ffa := `{"alliance": {"min_number": 2, "max_number": 4, "player_min_number": 1, "player_max_number": 1},
+			"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 80}],
+			"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 300}]}`
 	for _, tc := range []struct {
 		name  string
 		rules string
 		opts  Options
 		bulk  int  // tickets per bulk load (300 unless set)
 		pairs bool // the pair pass runs
+		lists bool // the tickets carry block lists naming players of nearby skill
 	}{
-		{"1v1 with flexing", bench1v1Rules, Options{}, 0, true},
+		{"1v1 with flexing", bench1v1Rules, Options{}, 0, true, false},
 		// Passes that take over 4,096 tickets: the index is filtered in
 		// the middle of the pass (maybeCompactIndex), the array with it.
-		{"1v1, large passes", bench1v1Rules, Options{}, 12000, true},
-		{"1v1, one candidate", bench1v1Rules, Options{Candidates: 1}, 0, true},
-		{"1v1, five candidates", bench1v1Rules, Options{Candidates: 5}, 0, true},
-		{"1v1, scan limit 3", bench1v1Rules, Options{Candidates: 4, ScanLimit: 3}, 0, true},
-		{"1v1 with variety", bench1v1Rules, Options{Met: met}, 0, true},
+		{"1v1, large passes", bench1v1Rules, Options{}, 12000, true, false},
+		{"1v1, one candidate", bench1v1Rules, Options{Candidates: 1}, 0, true, false},
+		{"1v1, five candidates", bench1v1Rules, Options{Candidates: 5}, 0, true, false},
+		{"1v1, scan limit 3", bench1v1Rules, Options{Candidates: 4, ScanLimit: 3}, 0, true, false},
+		{"1v1 with variety", bench1v1Rules, Options{Met: met}, 0, true, false},
 		{"1v1, a team rule the team stage refuses", `{` + duel + `,
 			"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 200}],
-			"team_rule": [{"attribute": "mmr", "aggregate": "avg", "max_difference": 60}]}`, Options{Candidates: 3}, 0, false},
-		{"free for all, smaller matches", `{"alliance": {"min_number": 2, "max_number": 4, "player_min_number": 1, "player_max_number": 1},
-			"matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 80}],
-			"flexing_rule": [{"duration": 20, "attribute": "mmr", "criteria": "distance", "reference": 300}]}`, Options{}, 0, false},
+			"team_rule": [{"attribute": "mmr", "aggregate": "avg", "max_difference": 60}]}`, Options{Candidates: 3}, 0, false, false},
+		{"free for all, smaller matches", ffa, Options{}, 0, false, false},
+		// The encounter history's rules (excludes.go): the walk judges
+		// each candidate on the slots' heads, as the plain path does.
+		{"1v1, blocked and met", withLists(bench1v1Rules, blocked, metRule), Options{}, 0, true, true},
+		{"1v1, blocked", withLists(bench1v1Rules, blocked), Options{}, 0, true, true},
+		{"1v1, met with disable_after", withLists(bench1v1Rules, metRule), Options{}, 0, true, true},
+		{"1v1, lists, large passes", withLists(bench1v1Rules, blocked, metRule), Options{}, 5000, true, true},
+		{"1v1, lists, scan limit 3", withLists(bench1v1Rules, blocked, metRule), Options{Candidates: 4, ScanLimit: 3}, 0, true, true},
+		{"1v1, lists, one candidate", withLists(bench1v1Rules, blocked), Options{Candidates: 1}, 0, true, true},
+		{"free for all, lists", withLists(ffa, blocked, metRule), Options{}, 0, false, true},
 		{"2v2 of solos, spread", `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2},
-			"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 150}]}`, Options{}, 0, false},
+			"matching_rule": [{"attribute": "mmr", "criteria": "spread", "reference": 150}]}`, Options{}, 0, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
-				solo := soloAgainstGeneral(t, tc.rules, tc.opts, max(tc.bulk, 300), seed)
+				solo := soloAgainstGeneral(t, tc.rules, tc.opts, max(tc.bulk, 300), seed, tc.lists)
 				if solo.passes == 0 || (solo.pairPasses == 0) == tc.pairs {
 					t.Fatalf("seed %d: %d solo passes, %d pair passes", seed, solo.passes, solo.pairPasses)
 				}
@@ -62,7 +80,7 @@ func TestSoloPassDecidesAsTheGeneralPath(t *testing.T) {
 
 // soloAgainstGeneral compares the two paths on one stream and returns the
 // solo pool's counts of solo and pair passes.
-func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed uint64) soloPass {
+func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed uint64, lists bool) soloPass {
 	t.Helper()
 	c := load(t, rules)
 	general, err := New(testKey, c, opts)
@@ -76,14 +94,20 @@ func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed
 	defer func(v int) { minLocate, soloOn = v, true }(minLocate)
 	minLocate = 64
 	rng := rand.New(rand.NewPCG(seed, 7))
+	byMMR := map[float64][]string{} // player ids by skill value, for the lists
 	next := 0
 	newTicket := func(created time.Time) *cupid.Ticket {
 		id := fmt.Sprintf("s%05d", next)
 		next++
 		// Multiples of 10: many equal keys.
 		mmr := math.Round(min(max(1500+rng.NormFloat64()*300, 0), 3000)/10) * 10
+		attrs := cupid.Attributes{{Name: "mmr", Value: cupid.Number(mmr)}}
+		if lists {
+			attrs = append(nearLists(rng, byMMR, mmr, bulk < 1000), attrs...)
+			byMMR[mmr] = append(byMMR[mmr], id+".p")
+		}
 		return &cupid.Ticket{ID: id, Key: testKey, CreatedAt: created, State: cupid.StateWaiting,
-			Players: []cupid.Player{{ID: id + ".p", Attributes: cupid.Attributes{{Name: "mmr", Value: cupid.Number(mmr)}}}}}
+			Players: []cupid.Player{{ID: id + ".p", Attributes: attrs}}}
 	}
 	addBoth := func(tk *cupid.Ticket) {
 		t.Helper()
@@ -153,6 +177,40 @@ func soloAgainstGeneral(t *testing.T, rules string, opts Options, bulk int, seed
 		t.Fatalf("seed %d: waiting %v, want %v", seed, g, w)
 	}
 	return solo.solo
+}
+
+// nearLists are a new player's "blocked" and "met" attributes (in name
+// order, as Add wants them): up to 40 and 64 ids of players already drawn
+// within 30 of his skill value, whom the walk meets among the nearest, a few
+// of them unknown ids, sometimes empty lists or none; with foreign, one
+// player in fifty has a number there instead of a list, which sends his
+// pairs to the rule's expression (too slow for the large passes).
+func nearLists(rng *rand.Rand, byMMR map[float64][]string, mmr float64, foreign bool) cupid.Attributes {
+	draw := func(n int) cupid.Value {
+		if foreign && rng.IntN(50) == 0 {
+			return cupid.Number(1)
+		}
+		var ids []string
+		for range n {
+			near := byMMR[mmr+float64(rng.IntN(7)-3)*10]
+			switch {
+			case rng.IntN(8) == 0:
+				ids = append(ids, fmt.Sprintf("x%d", rng.IntN(1000)))
+			case len(near) > 0:
+				ids = append(ids, near[rng.IntN(len(near))])
+			}
+		}
+		slices.Sort(ids)
+		return cupid.Strings(slices.Compact(ids)...)
+	}
+	var attrs cupid.Attributes
+	if rng.IntN(10) > 0 {
+		attrs = append(attrs, cupid.Attribute{Name: "blocked", Value: draw(rng.IntN(41))})
+	}
+	if rng.IntN(10) > 0 {
+		attrs = append(attrs, cupid.Attribute{Name: "met", Value: draw(rng.IntN(65))})
+	}
+	return attrs
 }
 
 // indexState is what of a pool's index and slots decides where later
