@@ -207,20 +207,28 @@ func (k *keyStats) sortedSince(from int64) []waitest.Sample {
 		return ss.s
 	}
 	ss.s, ss.oldest = ss.s[:0], from
+	k.eachSince(from, func(w waitSample, matched bool) {
+		ss.s = append(ss.s, w.sample(matched))
+		ss.oldest = min(ss.oldest, w.at)
+	})
+	slices.SortFunc(ss.s, waitest.Compare)
+	ss.ok, ss.from = true, from
+	return ss.s
+}
+
+// eachSince calls f with each of the key's waits since from: the matched
+// ones, then those that left unmatched.
+func (k *keyStats) eachSince(from int64, f func(w waitSample, matched bool)) {
 	for _, list := range []struct {
 		ws      []waitSample
 		matched bool
 	}{{k.waits[:], true}, {k.left[:], false}} {
 		for _, w := range list.ws {
 			if w.at != 0 && w.at >= from {
-				ss.s = append(ss.s, w.sample(list.matched))
-				ss.oldest = min(ss.oldest, w.at)
+				f(w, list.matched)
 			}
 		}
 	}
-	slices.SortFunc(ss.s, waitest.Compare)
-	ss.ok, ss.from = true, from
-	return ss.s
 }
 
 type waitSample struct {
@@ -267,16 +275,7 @@ const EstimateCoverage = 0.8
 // the recorder's mu held.
 func (k *keyStats) samples(from int64) []waitest.Sample {
 	var out []waitest.Sample
-	for _, list := range []struct {
-		ws      []waitSample
-		matched bool
-	}{{k.waits[:], true}, {k.left[:], false}} {
-		for _, w := range list.ws {
-			if w.at != 0 && w.at >= from {
-				out = append(out, waitest.Sample{Wait: time.Duration(float64(w.wait) * float64(time.Second)), Matched: list.matched})
-			}
-		}
-	}
+	k.eachSince(from, func(w waitSample, matched bool) { out = append(out, w.sample(matched)) })
 	return out
 }
 
