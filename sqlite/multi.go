@@ -19,28 +19,34 @@ type multiKind struct {
 	tail           string
 }
 
+// The writes say OR FAIL: with SQLite's default ABORT a multi-row statement
+// that may stop half-way first copies every page it changes (that an
+// earlier statement of its transaction changed) into a statement journal,
+// so that it can undo only itself. Every failure here ends the whole
+// transaction anyway (tx rolls it back), so that copy bought nothing; it
+// was most of the store's system calls under bulk intake.
 var (
 	// The request id's UNIQUE constraint fails this on a repeated request.
 	insertTickets = &multiKind{name: "insert tickets",
-		head: `INSERT INTO tickets (id, queue, request_id, state, created_at, updated_at, body, reason) VALUES `,
+		head: `INSERT OR FAIL INTO tickets (id, queue, request_id, state, created_at, updated_at, body, reason) VALUES `,
 		row:  `(?, ?, ?, ?, ?, ?, ?, ?)`, sep: `, `}
 	// insertCreated is insertEvents for the common batch of created
 	// events only: fewer values to bind per row.
 	insertCreated = &multiKind{name: "insert created events",
-		head: `INSERT INTO events (ticket_id, kind, at) VALUES `,
+		head: `INSERT OR FAIL INTO events (ticket_id, kind, at) VALUES `,
 		row:  `(?, 'created', ?)`, sep: `, `,
 		tail: ` RETURNING seq, ticket_id, kind`}
 	insertEvents = &multiKind{name: "insert events",
-		head: `INSERT INTO events (ticket_id, kind, at, match_id, reason) VALUES `,
+		head: `INSERT OR FAIL INTO events (ticket_id, kind, at, match_id, reason) VALUES `,
 		row:  `(?, ?, ?, ?, ?)`, sep: `, `,
 		tail: ` RETURNING seq, ticket_id, kind`}
 	// The primary key fails this when a player already has a live
 	// ticket in the queue.
 	insertLive = &multiKind{name: "insert live players",
-		head: `INSERT INTO live_players (queue, player_id, ticket_id) VALUES `,
+		head: `INSERT OR FAIL INTO live_players (queue, player_id, ticket_id) VALUES `,
 		row:  `(?, ?, ?)`, sep: `, `}
 	insertMatches = &multiKind{name: "insert matches",
-		head: `INSERT INTO matches (id, created_at, body, state) VALUES `,
+		head: `INSERT OR FAIL INTO matches (id, created_at, body, state) VALUES `,
 		row:  `(?, ?, ?, ?)`, sep: `, `}
 	// matchPlayersOf reads the live matches of players.
 	matchPlayersOf = &multiKind{name: "live matches of players",
@@ -77,7 +83,7 @@ var (
 	// setMatched marks tickets matched, each with its own match id and
 	// time: (ticket id, match id, time) per row.
 	setMatched = &multiKind{name: "set matched",
-		head: `UPDATE tickets SET state = 'matched', match_id = v.column2, updated_at = v.column3 FROM (VALUES `,
+		head: `UPDATE OR FAIL tickets SET state = 'matched', match_id = v.column2, updated_at = v.column3 FROM (VALUES `,
 		row:  `(?, ?, ?)`, sep: `, `, tail: `) AS v WHERE tickets.id = v.column1 AND tickets.state = 'waiting'`}
 	// The reads of a lifecycle step (tx.go), in the order of their keys:
 	// given sorted keys, the power-of-two runs of chunks come back in order.
@@ -93,7 +99,7 @@ var (
 	// insertMatchEventRows stores match events; AUTOINCREMENT numbers
 	// them in the order of the rows.
 	insertMatchEventRows = &multiKind{name: "insert match events",
-		head: `INSERT INTO match_events (match_id, queue, kind, at, detail) VALUES `,
+		head: `INSERT OR FAIL INTO match_events (match_id, queue, kind, at, detail) VALUES `,
 		row:  `(?, ?, ?, ?, ?)`, sep: `, `,
 		tail: ` RETURNING seq, match_id`}
 )
