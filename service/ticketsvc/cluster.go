@@ -228,15 +228,15 @@ func (s *Service) Changed(ctx context.Context, seqs []int64) error {
 	if s.shared == nil {
 		return errors.New("ticketsvc: Changed needs a shared store")
 	}
-	chs, err := s.shared.EventsAt(ctx, seqs)
-	if err != nil {
-		return fmt.Errorf("ticketsvc: read the events of a notification: %w", err)
+	own, rest := s.hub.takeOwn(seqs)
+	var chs []cupid.TicketChange
+	if len(rest) > 0 {
+		var err error
+		if chs, err = s.shared.EventsAt(ctx, rest); err != nil {
+			return fmt.Errorf("ticketsvc: read the events of a notification: %w", err)
+		}
 	}
-	evs := make([]cupid.Event, len(chs))
-	for i, c := range chs {
-		evs[i] = c.Event
-	}
-	s.hub.deliver(evs...)
+	s.hub.deliver(bySeq(own, chs)...)
 	for _, c := range chs {
 		t := c.Ticket
 		if s.runsElsewhere(t.Key.Queue) || s.queue(t.Key.Queue) == nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,9 +27,14 @@ import (
 // Both go through memstore's Tickets, so Fail("Tickets", …) fails them.
 type sharedMem struct {
 	*memstore.Store
+	// read counts the events this node read back (EventsAt).
+	read *atomic.Int64
 }
 
 func (m sharedMem) EventsAt(ctx context.Context, seqs []int64) ([]cupid.TicketChange, error) {
+	if m.read != nil {
+		m.read.Add(int64(len(seqs)))
+	}
 	ts, err := m.Tickets(ctx, cupid.TicketFilter{})
 	if err != nil {
 		return nil, err
@@ -67,7 +73,8 @@ func newCluster(t *testing.T, n int, qs []Queue) *cluster {
 	t.Helper()
 	c := &cluster{store: memstore.New(), clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, matchSeen: map[string]int64{}}
 	for range n {
-		svc, err := New(Options{Store: c.store, Documents: c.store, Shared: sharedMem{c.store}, Queues: qs,
+		read := new(atomic.Int64)
+		svc, err := New(Options{Store: c.store, Documents: c.store, Shared: sharedMem{c.store, read}, Queues: qs,
 			Now: c.clock.now, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +83,7 @@ func newCluster(t *testing.T, n int, qs []Queue) *cluster {
 			t.Fatal(err)
 		}
 		t.Cleanup(svc.Close)
-		c.nodes = append(c.nodes, &harness{Service: svc, store: c.store, clock: c.clock})
+		c.nodes = append(c.nodes, &harness{Service: svc, store: c.store, clock: c.clock, read: read})
 	}
 	return c
 }

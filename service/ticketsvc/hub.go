@@ -41,6 +41,9 @@ type hub struct {
 	// and the service's own publishing is silent, so that a ticket's events
 	// reach its watchers in one order whichever node wrote them.
 	shared bool
+	// own holds, when shared, the events this node's intake and pools
+	// wrote, until their notifications come back (own.go).
+	own *ownEvents
 }
 
 // histSlot is one ticket's history.
@@ -146,6 +149,22 @@ func (h *hub) publish(evs ...cupid.Event) {
 			h.deliver(evs[i])
 		}
 	}
+}
+
+// rememberOwn keeps, on a shared store, events this node wrote whose
+// effects on its pools it has made itself, so that their notifications are
+// served from memory (own.go). keep says which of evs those are.
+func (h *hub) rememberOwn(evs []cupid.Event, keep func(cupid.Event) bool) {
+	if h.own == nil {
+		return
+	}
+	mine := make([]cupid.Event, 0, len(evs))
+	for _, ev := range evs {
+		if keep(ev) {
+			mine = append(mine, ev)
+		}
+	}
+	h.own.remember(mine)
 }
 
 // deliver is publish's work: what the database's notifications feed when

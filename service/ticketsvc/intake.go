@@ -200,6 +200,19 @@ func (s *Service) commitIntake(batch []*createReq) {
 	}
 	s.hub.setKeys(stored)
 	delete(byPool, nil) // tickets of pools other nodes run
+	if s.hub.own != nil {
+		// The created events of the tickets this node's pools take in
+		// now; those of queues other nodes run go round the database
+		// as before, which also covers a queue this node takes over
+		// before their notifications come.
+		local := map[string]bool{}
+		for _, ts := range byPool {
+			for _, t := range ts {
+				local[t.ID] = true
+			}
+		}
+		s.hub.rememberOwn(events, func(ev cupid.Event) bool { return ev.Kind == cupid.EventCreated && local[ev.TicketID] })
+	}
 	for p, ts := range byPool {
 		p.do(func(p *pool) {
 			for _, t := range ts {

@@ -529,6 +529,9 @@ func (p *pool) step(now time.Time) {
 	// "matched" finds the match counted.
 	_, notify := p.trace.start(tctx, "cupid.notify", nil, attribute.Int("cupid.events", len(events)))
 	p.hub.publish(events...)
+	// This pool took its matched tickets out already; the cancelled
+	// tickets of other queues go round the database as before.
+	p.hub.rememberOwn(events, func(ev cupid.Event) bool { return ev.Kind == cupid.EventMatched })
 	notify.End()
 	p.host.matchesFormed(results)
 }

@@ -208,6 +208,9 @@ func New(o Options) (*Service, error) {
 		fences:   map[string]cupid.Fence{},
 	}
 	s.hub.shared = o.Shared != nil
+	if s.hub.shared {
+		s.hub.own = newOwnEvents(ownEventsMax)
+	}
 	s.window = commitWindow{max: o.CommitWindow, enough: commitEnough}
 	switch {
 	case o.CommitWindow == 0:

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +54,7 @@ type harness struct {
 	*Service
 	store *memstore.Store
 	clock *clock
+	read  *atomic.Int64 // in a cluster: the events this node read back
 }
 
 func queues(maxKeys int) []Queue {
