@@ -55,13 +55,7 @@ var memKinds = map[cupid.RetentionKind]struct {
 			return n
 		},
 		count: func(s *Store) (int64, time.Time) {
-			var oldest time.Time
-			for _, t := range s.tickets {
-				if oldest.IsZero() || t.CreatedAt.Before(oldest) {
-					oldest = t.CreatedAt
-				}
-			}
-			return int64(len(s.tickets)), oldest
+			return oldestOf(s.tickets, func(t *cupid.Ticket) time.Time { return t.CreatedAt })
 		},
 	},
 	cupid.RetainMatches: {
@@ -96,13 +90,7 @@ var memKinds = map[cupid.RetentionKind]struct {
 			return n
 		},
 		count: func(s *Store) (int64, time.Time) {
-			var oldest time.Time
-			for _, m := range s.matches {
-				if oldest.IsZero() || m.CreatedAt.Before(oldest) {
-					oldest = m.CreatedAt
-				}
-			}
-			return int64(len(s.matches)), oldest
+			return oldestOf(s.matches, func(m *cupid.Match) time.Time { return m.CreatedAt })
 		},
 	},
 	cupid.RetainRatingHistory: {
@@ -137,13 +125,7 @@ var memKinds = map[cupid.RetentionKind]struct {
 			return 0
 		},
 		count: func(s *Store) (int64, time.Time) {
-			var oldest time.Time
-			for _, r := range s.rt.results {
-				if oldest.IsZero() || r.At.Before(oldest) {
-					oldest = r.At
-				}
-			}
-			return int64(len(s.rt.results)), oldest
+			return oldestOf(s.rt.results, func(r cupid.ResultRecord) time.Time { return r.At })
 		},
 	},
 	cupid.RetainEncounters: {
@@ -281,4 +263,15 @@ func init() {
 	for _, op := range []string{"Prune", "MatchLogHorizon", "Retained"} {
 		ops[op] = true
 	}
+}
+
+// oldestOf counts m's values and finds the earliest of their times.
+func oldestOf[K comparable, V any](m map[K]V, at func(V) time.Time) (int64, time.Time) {
+	var oldest time.Time
+	for _, v := range m {
+		if t := at(v); oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+	}
+	return int64(len(m)), oldest
 }

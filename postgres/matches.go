@@ -114,13 +114,18 @@ func (s *Store) Matches(ctx context.Context, f cupid.MatchFilter) ([]*cupid.Matc
 		return nil, nil
 	}
 	q, args := listing(`SELECT `+matchColumns+` FROM matches`, f.Queue, string(f.State), f.Limit)
+	return s.queryRecords(ctx, "list matches", q, args...)
+}
+
+// queryRecords runs a query of matchColumns and scans every row.
+func (s *Store) queryRecords(ctx context.Context, what, q string, args ...any) ([]*cupid.MatchRecord, error) {
 	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list matches: %w", err)
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.MatchRecord, error) { return scanRecord(r) })
 	if err != nil {
-		return nil, fmt.Errorf("postgres: list matches: %w", err)
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
 	}
 	return out, nil
 }

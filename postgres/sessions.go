@@ -2,10 +2,8 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	cupid "github.com/cupid-match/cupid"
-	"github.com/jackc/pgx/v5"
 )
 
 // sessionsSchema is the migration of game sessions. A session is its match
@@ -28,13 +26,6 @@ ALTER TABLE match_events ADD COLUMN detail json;
 
 // OpenSessions lists the live sessions open to backfill, oldest first.
 func (s *Store) OpenSessions(ctx context.Context) ([]*cupid.MatchRecord, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+matchColumns+` FROM matches WHERE backfill AND state IN ('formed', 'assigned') ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list open sessions: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*cupid.MatchRecord, error) { return scanRecord(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: list open sessions: %w", err)
-	}
-	return out, nil
+	return s.queryRecords(ctx, "list open sessions",
+		`SELECT `+matchColumns+` FROM matches WHERE backfill AND state IN ('formed', 'assigned') ORDER BY created_at, id`)
 }

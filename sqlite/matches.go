@@ -107,14 +107,25 @@ func (s *Store) Matches(ctx context.Context, f cupid.MatchFilter) ([]*cupid.Matc
 	if f.State != "" {
 		where, args = append(where, "state = ?"), append(args, string(f.State))
 	}
-	q := `SELECT ` + matchColumns + ` FROM matches`
+	return s.queryRecords(ctx, listing(`SELECT `+matchColumns+` FROM matches`, where, f.Limit), args...)
+}
+
+// listing is a listing query: sel, the conditions, oldest first, at most
+// limit rows (0: all).
+func listing(sel string, where []string, limit int) string {
+	q := sel
 	if len(where) > 0 {
 		q += " WHERE " + strings.Join(where, " AND ")
 	}
 	q += " ORDER BY created_at, id"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
+	if limit > 0 {
+		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
+	return q
+}
+
+// queryRecords runs a query of matchColumns on a reader and scans every row.
+func (s *Store) queryRecords(ctx context.Context, q string, args ...any) ([]*cupid.MatchRecord, error) {
 	var out []*cupid.MatchRecord
 	err := scanEach(s.r.QueryContext(ctx, q, args...))(func(r rowScanner) error {
 		rec, err := scanRecord(r)

@@ -20,14 +20,5 @@ ALTER TABLE match_events ADD COLUMN detail BLOB;
 
 // OpenSessions lists the live sessions open to backfill, oldest first.
 func (s *Store) OpenSessions(ctx context.Context) ([]*cupid.MatchRecord, error) {
-	var out []*cupid.MatchRecord
-	err := scanEach(s.r.QueryContext(ctx, `SELECT `+matchColumns+` FROM matches WHERE backfill = 1 AND state IN ('formed', 'assigned') ORDER BY created_at, id`))(func(r rowScanner) error {
-		rec, err := scanRecord(r)
-		out = append(out, rec)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return s.queryRecords(ctx, `SELECT `+matchColumns+` FROM matches WHERE backfill = 1 AND state IN ('formed', 'assigned') ORDER BY created_at, id`)
 }

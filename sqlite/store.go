@@ -218,15 +218,7 @@ func (s *Store) Tickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Tic
 		where = append(where, "id IN ("+marks(len(f.IDs))+")")
 		args = append(args, anys(f.IDs)...)
 	}
-	q := `SELECT ` + ticketColumns + ` FROM tickets`
-	if len(where) > 0 {
-		q += " WHERE " + strings.Join(where, " AND ")
-	}
-	q += " ORDER BY created_at, id"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
-	return s.queryTickets(ctx, s.r, q, args...)
+	return s.queryTickets(ctx, s.r, listing(`SELECT `+ticketColumns+` FROM tickets`, where, f.Limit), args...)
 }
 
 // WaitingTickets returns every waiting ticket, oldest first.
