@@ -216,16 +216,22 @@ func (s *Service) plan(st *state, batch []*request, now time.Time) (p batchPlan,
 	return p, false
 }
 
-// encode gives a planned result its bodies: each player's change (his
-// history line) once, and the stored result holding those same bytes.
+// encode gives a planned result its bodies: each player's history line
+// in the binary form (codec.go), and the stored result as JSON, the form
+// retention exports.
 func encode(q *request, a *applied, now time.Time) (cupid.ResultRecord, error) {
 	out := storedResultBody{Digest: q.digest, Report: q.report, Outcome: outcomeBody{MatchID: a.outcome.MatchID, Rating: a.outcome.Rating, At: a.outcome.At}}
-	for i, ch := range a.outcome.Players {
+	for i := range a.outcome.Players {
+		ch := &a.outcome.Players[i]
+		line, err := encodeChange(ch)
+		if err != nil {
+			return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the change of %s: %w", ch.Player, err)
+		}
 		b, err := json.Marshal(ch)
 		if err != nil {
 			return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the change of %s: %w", ch.Player, err)
 		}
-		a.history[i].Body = b
+		a.history[i].Body = line
 		out.Outcome.Players = append(out.Outcome.Players, b)
 	}
 	body, err := json.Marshal(out)
