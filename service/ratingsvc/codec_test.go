@@ -1,7 +1,10 @@
 package ratingsvc
 
 import (
+	"context"
+
 	"encoding/json"
+	cupid "github.com/cupid-match/cupid"
 	"math"
 	"reflect"
 	"testing"
@@ -152,5 +155,42 @@ func TestChangeBinaryRoundTrip(t *testing.T) {
 	}
 	if _, err := encodeChange(&PlayerChange{Player: "x", After: math.NaN()}); err == nil {
 		t.Error("a NaN value encoded")
+	}
+}
+
+// A store written by the code before the binary form (players' states and
+// history lines as JSON) goes on working: the states are read, rated and
+// rewritten in the binary form, guarded by their JSON bodies, and the
+// history reads its old and new lines alike.
+func TestStoreWithJSONRowsGoesOn(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, ranked, rankedQueue)
+	alice := PlayerRating{Rating: "ranked", Player: "alice", Skill: &rating.Skill{Mu: 30, Sigma: 6}, Games: 1, Wins: 1,
+		Recent: recentGames{o(0.5, 1)}, UpdatedAt: t0}
+	alice.Value = alice.conservative(3)
+	state, _ := json.Marshal(alice)
+	oldLine, _ := json.Marshal(PlayerChange{Player: "alice", Place: 1, Score: 1, Expected: 0.5, Before: 0, After: alice.Value, Skill: alice.Skill})
+	if err := f.store.SaveResult(ctx, cupid.ResultRecord{MatchID: "m0", At: t0, Body: []byte(`{}`)},
+		[]cupid.RatingRow{{Kind: kindPlayer, ID: "ranked/alice", Body: state}},
+		[]cupid.RatingEntry{{Rating: "ranked", Player: "alice", MatchID: "m0", At: t0, Body: oldLine}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.rating(t, "alice"); got.Games != 1 || !eq(got.Skill.Mu, 30) {
+		t.Fatalf("the JSON state read as %+v", got)
+	}
+	out := f.play(t, "duel", []int{1, 2}, []string{"alice"}, []string{"bob"})
+	if got := f.rating(t, "alice"); got.Games != 2 || got.Wins != 2 || !eq(got.Value, out.Players[0].After) || len(got.Recent) != 2 {
+		t.Fatalf("after a game: %+v", got)
+	}
+	rows, err := f.store.RatingRows(ctx, kindPlayer, []string{"ranked/alice"})
+	if err != nil || len(rows) != 1 || rows[0].Body[0] != binaryV1 {
+		t.Fatalf("the state was not rewritten in the binary form: %v %v", err, rows)
+	}
+	h, err := f.svc.History(ctx, "ranked", "alice", 0, 0)
+	if err != nil || len(h) != 2 {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	if h[0].MatchID != "m1" || !reflect.DeepEqual(h[0].Change, out.Players[0]) || h[1].MatchID != "m0" || !eq(h[1].Change.After, alice.Value) {
+		t.Errorf("history %+v\nwant the new line %+v first, then the old one", h, out.Players[0])
 	}
 }
