@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
@@ -50,9 +49,18 @@ var (
 		row:  `(?, ?, ?, ?, ?)`, sep: `, `}
 )
 
+// ratingRowsOf reads rows of a kind by id, on the readers: a batch of
+// results reads the marks of all its players, thousands of ids, and
+// parsing a statement of that many values each time was a twentieth of a
+// result's CPU.
+var ratingRowsOf = &multiKind{name: "rating rows by id",
+	head: `SELECT id, body FROM rating_rows WHERE kind = ? AND id IN (`,
+	row:  `?`, sep: `, `, tail: `)`}
+
 // The ratings' statements are prepared with the tickets' (multi.go).
 func init() {
 	multiKinds = append(multiKinds, insertResults, insertRatingRows, updateRatingRows, insertHistory)
+	readMultiKinds = append(readMultiKinds, ratingRowsOf)
 }
 
 // execRows runs kind over n rows in prepared chunks, args(i) giving row
@@ -161,7 +169,7 @@ func (s *Store) putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.Rati
 func (s *Store) Result(ctx context.Context, matchID string) (cupid.ResultRecord, error) {
 	r := cupid.ResultRecord{MatchID: matchID}
 	var at int64
-	err := s.r.QueryRowContext(ctx, `SELECT at, body FROM rating_results WHERE match_id = ?`, matchID).Scan(&at, &r.Body)
+	err := s.getResult.QueryRowContext(ctx, matchID).Scan(&at, &r.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return cupid.ResultRecord{}, cupid.NotFound("match_id", "match %s has no result", matchID)
 	}
@@ -178,33 +186,31 @@ func (s *Store) PutRatingRows(ctx context.Context, rows []cupid.RatingRow) error
 }
 
 // RatingRows returns the rows of a kind among ids that exist, in the
-// order of ids. A result touches a handful of players, so one query with
-// their ids is enough.
+// order of ids, in prepared chunks of ids.
 func (s *Store) RatingRows(ctx context.Context, kind string, ids []string) ([]cupid.RatingRow, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, kind)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	q := `SELECT id, body FROM rating_rows WHERE kind = ? AND id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
-	rows, err := s.r.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	found := map[string][]byte{}
-	for rows.Next() {
-		var id string
-		var body []byte
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, err
+	found := make(map[string][]byte, len(ids))
+	args := make([]any, 0, min(len(ids), maxRows)+1)
+	err := s.readMulti.chunks(ratingRowsOf, len(ids), func(st *sql.Stmt, lo, hi int) error {
+		args = append(args[:0], kind)
+		for _, id := range ids[lo:hi] {
+			args = append(args, id)
 		}
-		found[id] = body
-	}
-	if err := rows.Err(); err != nil {
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var body []byte
+			if err := rows.Scan(&id, &body); err != nil {
+				return err
+			}
+			found[id] = body
+		}
+		return rows.Err()
+	})
+	if err != nil {
 		return nil, err
 	}
 	return columns.RatingRowsInOrder(kind, ids, found), nil
