@@ -184,33 +184,18 @@ const (
 // encodeState is p's binary form.
 func encodeState(p *PlayerRating) ([]byte, error) {
 	e := &encoder{b: make([]byte, 0, 96+len(p.Rating)+len(p.Player)+3*len(p.Recent)+32*len(p.Pending))}
-	var bits byte
-	if p.Skill != nil {
-		bits |= hasSkill
-	}
-	if p.Glicko != nil {
-		bits |= hasGlicko
-	}
+	bits := ratingBits(p.Skill, p.Glicko) | flagBits(p.Flags)
 	if !p.PeriodStart.IsZero() {
 		bits |= hasPeriodStart
 	}
 	if !p.UpdatedAt.IsZero() {
 		bits |= hasUpdatedAt
 	}
-	bits |= flagBits(p.Flags)
 	e.byte(binaryV1)
 	e.byte(bits)
 	e.string(p.Rating)
 	e.string(p.Player)
-	if p.Skill != nil {
-		e.float(p.Skill.Mu)
-		e.float(p.Skill.Sigma)
-	}
-	if p.Glicko != nil {
-		e.float(p.Glicko.R)
-		e.float(p.Glicko.RD)
-		e.float(p.Glicko.Sigma)
-	}
+	e.ratingOf(p.Skill, p.Glicko)
 	e.float(p.Value)
 	e.string(p.League)
 	for _, v := range []int{p.Division, p.Games, p.Wins, p.Losses, p.Draws, p.Leaves, p.LossesToday} {
@@ -260,6 +245,43 @@ func encodeState(p *PlayerRating) ([]byte, error) {
 	return e.b, nil
 }
 
+// ratingBits are the presence bits of a state's or change's rating: the
+// model's, Skill or Glicko.
+func ratingBits(skill *rating.Skill, glicko *rating.Glicko2) byte {
+	var bits byte
+	if skill != nil {
+		bits |= hasSkill
+	}
+	if glicko != nil {
+		bits |= hasGlicko
+	}
+	return bits
+}
+
+// ratingOf writes the rating that ratingBits says is there.
+func (e *encoder) ratingOf(skill *rating.Skill, glicko *rating.Glicko2) {
+	if skill != nil {
+		e.float(skill.Mu)
+		e.float(skill.Sigma)
+	}
+	if glicko != nil {
+		e.float(glicko.R)
+		e.float(glicko.RD)
+		e.float(glicko.Sigma)
+	}
+}
+
+// ratingOf reads the rating the presence bits say is there.
+func (d *decoder) ratingOf(bits byte) (skill *rating.Skill, glicko *rating.Glicko2) {
+	if bits&hasSkill != 0 {
+		skill = &rating.Skill{Mu: d.float(), Sigma: d.float()}
+	}
+	if bits&hasGlicko != 0 {
+		glicko = &rating.Glicko2{R: d.float(), RD: d.float(), Sigma: d.float()}
+	}
+	return skill, glicko
+}
+
 func flagBits(f rating.Flags) byte {
 	var bits byte
 	if f.Tanking {
@@ -281,12 +303,7 @@ func decodeState(body []byte, p *PlayerRating) error {
 	bits := d.byte()
 	p.Rating = d.string()
 	p.Player = d.string()
-	if bits&hasSkill != 0 {
-		p.Skill = &rating.Skill{Mu: d.float(), Sigma: d.float()}
-	}
-	if bits&hasGlicko != 0 {
-		p.Glicko = &rating.Glicko2{R: d.float(), RD: d.float(), Sigma: d.float()}
-	}
+	p.Skill, p.Glicko = d.ratingOf(bits)
 	p.Value = d.float()
 	p.League = d.string()
 	for _, v := range []*int{&p.Division, &p.Games, &p.Wins, &p.Losses, &p.Draws, &p.Leaves, &p.LossesToday} {
@@ -336,13 +353,7 @@ func encodeChange(ch *PlayerChange) ([]byte, error) {
 		return nil, fmt.Errorf("a score or value of %s is not a finite number", ch.Player)
 	}
 	e := &encoder{b: make([]byte, 0, 80+len(ch.LeagueBefore)+len(ch.LeagueAfter))}
-	bits := flagBits(ch.Flags)
-	if ch.Skill != nil {
-		bits |= hasSkill
-	}
-	if ch.Glicko != nil {
-		bits |= hasGlicko
-	}
+	bits := ratingBits(ch.Skill, ch.Glicko) | flagBits(ch.Flags)
 	if ch.Leaver {
 		bits |= isLeaver
 	}
@@ -355,15 +366,7 @@ func encodeChange(ch *PlayerChange) ([]byte, error) {
 	e.float(ch.Before)
 	e.float(ch.After)
 	e.int(ch.Pending)
-	if ch.Skill != nil {
-		e.float(ch.Skill.Mu)
-		e.float(ch.Skill.Sigma)
-	}
-	if ch.Glicko != nil {
-		e.float(ch.Glicko.R)
-		e.float(ch.Glicko.RD)
-		e.float(ch.Glicko.Sigma)
-	}
+	e.ratingOf(ch.Skill, ch.Glicko)
 	e.string(ch.LeagueBefore)
 	e.string(ch.LeagueAfter)
 	e.int(ch.DivisionBefore)
@@ -383,12 +386,7 @@ func decodeChange(body []byte, player string, ch *PlayerChange) error {
 	bits := d.byte()
 	*ch = PlayerChange{Player: player, Leaver: bits&isLeaver != 0, Team: d.int(), Place: d.int(),
 		Score: d.float(), Expected: d.float(), Before: d.float(), After: d.float(), Pending: d.int()}
-	if bits&hasSkill != 0 {
-		ch.Skill = &rating.Skill{Mu: d.float(), Sigma: d.float()}
-	}
-	if bits&hasGlicko != 0 {
-		ch.Glicko = &rating.Glicko2{R: d.float(), RD: d.float(), Sigma: d.float()}
-	}
+	ch.Skill, ch.Glicko = d.ratingOf(bits)
 	ch.LeagueBefore = d.string()
 	ch.LeagueAfter = d.string()
 	ch.DivisionBefore = d.int()
