@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// RatingRow is one piece of the ratings service's state, kept as a JSON
-// body under a kind and an id: a player's rating under one rating name
+// RatingRow is one piece of the ratings service's state, kept as an
+// opaque body (the service's JSON, or its own binary form for a player's
+// state) under a kind and an id: a player's rating under one rating name
 // (kind "player", id "ranked-5v5/alice"), a player's low-priority mark
 // (kind "low-priority", id "alice"), a league's daily loss counts. A nil
 // Body deletes the row.

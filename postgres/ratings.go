@@ -9,35 +9,14 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 var _ cupid.RatingStore = (*Store)(nil)
 
-// ratingsSchema holds the ratings service's state: one result per match,
-// rows of JSON by kind and id, and an append-only history with its own
-// sequence.
-const ratingsSchema = `
-CREATE TABLE rating_results (
-	match_id text PRIMARY KEY,
-	at       bigint NOT NULL,
-	body     bytea NOT NULL
-);
-CREATE TABLE rating_rows (
-	kind text NOT NULL,
-	id   text NOT NULL,
-	body bytea NOT NULL,
-	PRIMARY KEY (kind, id)
-);
-CREATE TABLE rating_history (
-	seq      bigserial PRIMARY KEY,
-	rating   text NOT NULL,
-	player   text NOT NULL,
-	match_id text NOT NULL,
-	at       bigint NOT NULL,
-	body     bytea NOT NULL
-);
-CREATE INDEX rating_history_player ON rating_history (rating, player, seq);
-`
+// ratingsSchema is the ratings' tables (internal/columns, shared with
+// SQLite).
+var ratingsSchema = columns.RatingsSchema("bigserial PRIMARY KEY", "bytea")
 
 // checkRows refuses what PostgreSQL's text columns cannot hold.
 func checkRows(rows []cupid.RatingRow) error {
@@ -89,7 +68,7 @@ func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, r
 					return err
 				}
 				if tag.RowsAffected() != int64(len(results)) {
-					return resultsConflict(results)
+					return columns.ResultsConflict(results)
 				}
 			}
 			if err := putRatingRows(ctx, tx, rows); err != nil {
@@ -111,15 +90,6 @@ func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, r
 	return nil
 }
 
-// resultsConflict is the conflict of a batch with a match that has a
-// result already (or is in it twice), naming the match when there is one.
-func resultsConflict(results []cupid.ResultRecord) error {
-	if len(results) == 1 {
-		return cupid.Conflict("match_id", "match %s has a result already", results[0].MatchID)
-	}
-	return cupid.Conflict("match_id", "one of the %d matches has a result already", len(results))
-}
-
 func nonNil(b []byte) []byte {
 	if b == nil {
 		return []byte{} // pgx sends nil as NULL
@@ -138,23 +108,12 @@ func nonNil(b []byte) []byte {
 // a concurrent writer inserted. Guarded deletes and an operator's
 // unguarded writes are one statement each.
 func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error {
-	var insKind, insID, updKind, updID, lockKind, lockID []string
-	var insBody, updPrev, updBody [][]byte
-	for _, row := range rows {
-		var tag pgconn.CommandTag
+	inserts, updates, single := columns.RatingWrites(rows)
+	for _, row := range single {
 		var err error
 		switch {
-		case row.Guard && row.Prev == nil && row.Body == nil:
-			continue
-		case row.Guard && row.Prev == nil:
-			insKind, insID, insBody = append(insKind, row.Kind), append(insID, row.ID), append(insBody, row.Body)
-			continue
-		case row.Guard && row.Body != nil:
-			updKind, updID = append(updKind, row.Kind), append(updID, row.ID)
-			updPrev, updBody = append(updPrev, row.Prev), append(updBody, row.Body)
-			lockKind, lockID = append(lockKind, row.Kind), append(lockID, row.ID)
-			continue
 		case row.Guard:
+			var tag pgconn.CommandTag
 			tag, err = tx.Exec(ctx, `DELETE FROM rating_rows WHERE kind = $1 AND id = $2 AND body = $3`, row.Kind, row.ID, row.Prev)
 			if err == nil && tag.RowsAffected() != 1 {
 				return cupid.RowsChanged(row.Kind, row.ID)
@@ -169,9 +128,18 @@ func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error
 			return err
 		}
 	}
-	if len(lockKind) > 1 {
+	var insKind, insID, updKind, updID []string
+	var insBody, updPrev, updBody [][]byte
+	for _, row := range inserts {
+		insKind, insID, insBody = append(insKind, row.Kind), append(insID, row.ID), append(insBody, row.Body)
+	}
+	for _, row := range updates {
+		updKind, updID = append(updKind, row.Kind), append(updID, row.ID)
+		updPrev, updBody = append(updPrev, row.Prev), append(updBody, row.Body)
+	}
+	if len(updKind) > 1 {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM rating_rows r JOIN unnest($1::text[], $2::text[]) AS v(kind, id)
-			ON r.kind = v.kind AND r.id = v.id ORDER BY r.kind, r.id FOR UPDATE OF r`, lockKind, lockID); err != nil {
+			ON r.kind = v.kind AND r.id = v.id ORDER BY r.kind, r.id FOR UPDATE OF r`, updKind, updID); err != nil {
 			return err
 		}
 	}
@@ -182,7 +150,7 @@ func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error
 			return err
 		}
 		if tag.RowsAffected() != int64(len(insKind)) {
-			return rowsConflict(len(insKind), insKind[0], insID[0])
+			return columns.RowsConflict(inserts)
 		}
 	}
 	if len(updKind) > 0 {
@@ -193,19 +161,10 @@ func putRatingRows(ctx context.Context, tx pgx.Tx, rows []cupid.RatingRow) error
 			return err
 		}
 		if tag.RowsAffected() != int64(len(updKind)) {
-			return rowsConflict(len(updKind), updKind[0], updID[0])
+			return columns.RowsConflict(updates)
 		}
 	}
 	return nil
-}
-
-// rowsConflict is the conflict of n guarded rows one of which changed,
-// naming it when there is only one.
-func rowsConflict(n int, kind, id string) error {
-	if n == 1 {
-		return cupid.RowsChanged(kind, id)
-	}
-	return cupid.Conflict("rating_rows", "one of %d rows changed since it was read; read them again", n)
 }
 
 // Result returns a match's stored result, or not_found.
@@ -269,13 +228,7 @@ func (s *Store) RatingRows(ctx context.Context, kind string, ids []string) ([]cu
 	if err := rows.Err(); err != nil {
 		return nil, wrap("read rating rows", err)
 	}
-	var out []cupid.RatingRow
-	for _, id := range ids {
-		if b, ok := found[id]; ok {
-			out = append(out, cupid.RatingRow{Kind: kind, ID: id, Body: b})
-		}
-	}
-	return out, nil
+	return columns.RatingRowsInOrder(kind, ids, found), nil
 }
 
 // RatingHistory returns a player's history under a rating, newest first.
@@ -286,20 +239,17 @@ func (s *Store) RatingHistory(ctx context.Context, rating, player string, before
 	if beforeSeq <= 0 {
 		beforeSeq = math.MaxInt64
 	}
-	rows, err := s.pool.Query(ctx, `SELECT seq, match_id, at, body FROM rating_history
-		WHERE rating = $1 AND player = $2 AND seq < $3 ORDER BY seq DESC LIMIT $4`, rating, player, beforeSeq, limit)
+	rows, err := s.pool.Query(ctx, columns.SelectRatingHistory, rating, player, beforeSeq, limit)
 	if err != nil {
 		return nil, wrap("read rating history", err)
 	}
 	defer rows.Close()
 	var out []cupid.RatingEntry
 	for rows.Next() {
-		e := cupid.RatingEntry{Rating: rating, Player: player}
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.MatchID, &at, &e.Body); err != nil {
+		e, err := columns.ScanRatingEntry(rating, player, rows.Scan)
+		if err != nil {
 			return nil, wrap("read rating history", err)
 		}
-		e.At = fromNanos(at)
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {

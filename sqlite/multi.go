@@ -136,9 +136,13 @@ type multiKey struct {
 	n    int
 }
 
-func prepareMulti(db *sql.DB) (multiStmts, error) {
+// readMultiKinds are the kinds prepared on the readers, outside of any
+// transaction.
+var readMultiKinds []*multiKind
+
+func prepareMulti(db *sql.DB, kinds []*multiKind) (multiStmts, error) {
 	m := make(multiStmts)
-	for _, k := range multiKinds {
+	for _, k := range kinds {
 		for n := 1; n <= maxRows; n *= 2 {
 			st, err := db.Prepare(k.sql(n))
 			if err != nil {

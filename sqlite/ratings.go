@@ -5,38 +5,17 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/columns"
 )
 
 var _ cupid.RatingStore = (*Store)(nil)
 
-// ratingsSchema holds the ratings service's state: one result per match,
-// rows of JSON by kind and id, and an append-only history with its own
-// sequence.
-const ratingsSchema = `
-CREATE TABLE rating_results (
-	match_id TEXT PRIMARY KEY,
-	at       INTEGER NOT NULL,
-	body     BLOB NOT NULL
-);
-CREATE TABLE rating_rows (
-	kind TEXT NOT NULL,
-	id   TEXT NOT NULL,
-	body BLOB NOT NULL,
-	PRIMARY KEY (kind, id)
-);
-CREATE TABLE rating_history (
-	seq      INTEGER PRIMARY KEY AUTOINCREMENT,
-	rating   TEXT NOT NULL,
-	player   TEXT NOT NULL,
-	match_id TEXT NOT NULL,
-	at       INTEGER NOT NULL,
-	body     BLOB NOT NULL
-);
-CREATE INDEX rating_history_player ON rating_history (rating, player, seq);`
+// ratingsSchema is the ratings' tables (internal/columns, shared with
+// PostgreSQL).
+var ratingsSchema = columns.RatingsSchema("INTEGER PRIMARY KEY AUTOINCREMENT", "BLOB")
 
 // SaveResult stores a result with its rows and history in one transaction.
 func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {
@@ -70,9 +49,18 @@ var (
 		row:  `(?, ?, ?, ?, ?)`, sep: `, `}
 )
 
+// ratingRowsOf reads rows of a kind by id, on the readers: a batch of
+// results reads the marks of all its players, thousands of ids, and
+// parsing a statement of that many values each time was a twentieth of a
+// result's CPU.
+var ratingRowsOf = &multiKind{name: "rating rows by id",
+	head: `SELECT id, body FROM rating_rows WHERE kind = ? AND id IN (`,
+	row:  `?`, sep: `, `, tail: `)`}
+
 // The ratings' statements are prepared with the tickets' (multi.go).
 func init() {
 	multiKinds = append(multiKinds, insertResults, insertRatingRows, updateRatingRows, insertHistory)
+	readMultiKinds = append(readMultiKinds, ratingRowsOf)
 }
 
 // execRows runs kind over n rows in prepared chunks, args(i) giving row
@@ -111,7 +99,7 @@ func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, r
 			return err
 		}
 		if n != int64(len(results)) {
-			return resultsConflict(results)
+			return columns.ResultsConflict(results)
 		}
 		if err := s.putRatingRows(ctx, tx, rows); err != nil {
 			return err
@@ -124,15 +112,6 @@ func (s *Store) SaveResults(ctx context.Context, results []cupid.ResultRecord, r
 	})
 }
 
-// resultsConflict is the conflict of a batch with a match that has a
-// result already (or is in it twice), naming the match when there is one.
-func resultsConflict(results []cupid.ResultRecord) error {
-	if len(results) == 1 {
-		return cupid.Conflict("match_id", "match %s has a result already", results[0].MatchID)
-	}
-	return cupid.Conflict("match_id", "one of the %d matches has a result already", len(results))
-}
-
 // putRatingRows writes rows; a guarded row only over the body it was read
 // with (see cupid.RatingRow), or the call is a conflict. Guarded rows, the
 // whole of a batch of results, go in two multi-row statements whose counts
@@ -140,19 +119,11 @@ func resultsConflict(results []cupid.ResultRecord) error {
 // an update of rows over their bodies. The rest, an operator's writes and
 // guarded deletes, are one statement each.
 func (s *Store) putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.RatingRow) error {
-	var inserts, updates []cupid.RatingRow
-	for _, row := range rows {
+	inserts, updates, single := columns.RatingWrites(rows)
+	for _, row := range single {
 		var res sql.Result
 		var err error
 		switch {
-		case row.Guard && row.Prev == nil && row.Body == nil:
-			continue
-		case row.Guard && row.Prev == nil:
-			inserts = append(inserts, row)
-			continue
-		case row.Guard && row.Body != nil:
-			updates = append(updates, row)
-			continue
 		case row.Guard:
 			res, err = tx.ExecContext(ctx, `DELETE FROM rating_rows WHERE kind = ? AND id = ? AND body = ?`, row.Kind, row.ID, row.Prev)
 		case row.Body == nil:
@@ -179,7 +150,7 @@ func (s *Store) putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.Rati
 		return err
 	}
 	if n != int64(len(inserts)) {
-		return rowsConflict(inserts)
+		return columns.RowsConflict(inserts)
 	}
 	n, err = s.execRows(ctx, tx, updateRatingRows, len(updates), func(i int) []any {
 		u := updates[i]
@@ -189,25 +160,16 @@ func (s *Store) putRatingRows(ctx context.Context, tx *sql.Tx, rows []cupid.Rati
 		return err
 	}
 	if n != int64(len(updates)) {
-		return rowsConflict(updates)
+		return columns.RowsConflict(updates)
 	}
 	return nil
-}
-
-// rowsConflict is the conflict of guarded rows one of which changed,
-// naming it when there is only one.
-func rowsConflict(rows []cupid.RatingRow) error {
-	if len(rows) == 1 {
-		return cupid.RowsChanged(rows[0].Kind, rows[0].ID)
-	}
-	return cupid.Conflict("rating_rows", "one of %d rows changed since it was read; read them again", len(rows))
 }
 
 // Result returns a match's stored result, or not_found.
 func (s *Store) Result(ctx context.Context, matchID string) (cupid.ResultRecord, error) {
 	r := cupid.ResultRecord{MatchID: matchID}
 	var at int64
-	err := s.r.QueryRowContext(ctx, `SELECT at, body FROM rating_results WHERE match_id = ?`, matchID).Scan(&at, &r.Body)
+	err := s.getResult.QueryRowContext(ctx, matchID).Scan(&at, &r.Body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return cupid.ResultRecord{}, cupid.NotFound("match_id", "match %s has no result", matchID)
 	}
@@ -224,42 +186,34 @@ func (s *Store) PutRatingRows(ctx context.Context, rows []cupid.RatingRow) error
 }
 
 // RatingRows returns the rows of a kind among ids that exist, in the
-// order of ids. A result touches a handful of players, so one query with
-// their ids is enough.
+// order of ids, in prepared chunks of ids.
 func (s *Store) RatingRows(ctx context.Context, kind string, ids []string) ([]cupid.RatingRow, error) {
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	args := make([]any, 0, len(ids)+1)
-	args = append(args, kind)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	q := `SELECT id, body FROM rating_rows WHERE kind = ? AND id IN (?` + strings.Repeat(", ?", len(ids)-1) + `)`
-	rows, err := s.r.QueryContext(ctx, q, args...)
+	found := make(map[string][]byte, len(ids))
+	args := make([]any, 0, min(len(ids), maxRows)+1)
+	err := s.readMulti.chunks(ratingRowsOf, len(ids), func(st *sql.Stmt, lo, hi int) error {
+		args = append(args[:0], kind)
+		for _, id := range ids[lo:hi] {
+			args = append(args, id)
+		}
+		rows, err := st.QueryContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var body []byte
+			if err := rows.Scan(&id, &body); err != nil {
+				return err
+			}
+			found[id] = body
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	found := map[string][]byte{}
-	for rows.Next() {
-		var id string
-		var body []byte
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, err
-		}
-		found[id] = body
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	var out []cupid.RatingRow
-	for _, id := range ids {
-		if b, ok := found[id]; ok {
-			out = append(out, cupid.RatingRow{Kind: kind, ID: id, Body: b})
-		}
-	}
-	return out, nil
+	return columns.RatingRowsInOrder(kind, ids, found), nil
 }
 
 // RatingHistory returns a player's history under a rating, newest first.
@@ -267,20 +221,17 @@ func (s *Store) RatingHistory(ctx context.Context, rating, player string, before
 	if beforeSeq <= 0 {
 		beforeSeq = 1<<63 - 1
 	}
-	rows, err := s.r.QueryContext(ctx, `SELECT seq, match_id, at, body FROM rating_history
-		WHERE rating = ? AND player = ? AND seq < ? ORDER BY seq DESC LIMIT ?`, rating, player, beforeSeq, limit)
+	rows, err := s.r.QueryContext(ctx, columns.SelectRatingHistory, rating, player, beforeSeq, limit)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []cupid.RatingEntry
 	for rows.Next() {
-		e := cupid.RatingEntry{Rating: rating, Player: player}
-		var at int64
-		if err := rows.Scan(&e.Seq, &e.MatchID, &at, &e.Body); err != nil {
+		e, err := columns.ScanRatingEntry(rating, player, rows.Scan)
+		if err != nil {
 			return nil, err
 		}
-		e.At = time.Unix(0, at).UTC()
 		out = append(out, e)
 	}
 	return out, rows.Err()

@@ -50,8 +50,11 @@ type Store struct {
 	// (tx.go), prepared on the writer.
 	step stepStmts
 
-	// multi holds the statements whose text depends on a row count.
-	multi multiStmts
+	// multi holds the statements whose text depends on a row count;
+	// readMulti those of them that read outside a transaction.
+	multi, readMulti multiStmts
+	// getResult reads a match's rating result.
+	getResult *sql.Stmt
 }
 
 // stepStmts are what a lifecycle step runs inside its transaction, one row
@@ -121,6 +124,7 @@ func (s *Store) prepare() error {
 		{s.r, &s.getTicket, `SELECT ` + ticketColumns + ` FROM tickets WHERE id = ?`},
 		{s.r, &s.getEvents, `SELECT e.seq, e.kind, e.at, e.match_id, e.reason, m.body FROM events e LEFT JOIN matches m ON m.id = e.match_id WHERE e.ticket_id = ? AND e.seq > ? ORDER BY e.seq`},
 		{s.r, &s.getMatch, `SELECT body FROM matches WHERE id = ?`},
+		{s.r, &s.getResult, `SELECT at, body FROM rating_results WHERE match_id = ?`},
 		{s.w, &s.step.ticket, `UPDATE tickets SET state = ?, match_id = ?, reason = ?, updated_at = ? WHERE id = ?`},
 		{s.w, &s.step.reborn, `UPDATE tickets SET created_at = ?, body = ? WHERE id = ?`},
 		{s.w, &s.step.live, `INSERT INTO live_players (queue, player_id, ticket_id) VALUES (?, ?, ?)`},
@@ -136,8 +140,12 @@ func (s *Store) prepare() error {
 		}
 		*p.stmt = st
 	}
-	m, err := prepareMulti(s.w)
+	m, err := prepareMulti(s.w, multiKinds)
 	s.multi = m
+	if err != nil {
+		return err
+	}
+	s.readMulti, err = prepareMulti(s.r, readMultiKinds)
 	return err
 }
 
@@ -158,12 +166,12 @@ func ticketColumnsOf(alias string) string {
 // Close closes both connections.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range append([]*sql.Stmt{s.stateByID, s.finish, s.ping, s.getTicket, s.getEvents, s.getMatch}, s.step.all()...) {
+	for _, st := range append([]*sql.Stmt{s.stateByID, s.finish, s.ping, s.getTicket, s.getEvents, s.getMatch, s.getResult}, s.step.all()...) {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
 	}
-	errs = append(errs, s.multi.close())
+	errs = append(errs, s.multi.close(), s.readMulti.close())
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}

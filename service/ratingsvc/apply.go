@@ -306,8 +306,8 @@ func (r *Rating) countLowPriority(st *state, ids []string, leaver map[string]boo
 
 // rows are the rows the batch changed, in (kind, id) order, each guarded
 // by the body it was read with; a low-priority mark that no longer holds
-// is deleted. The bodies are encoded on every core at once: JSON is most
-// of a result's cost to the server.
+// is deleted. Players' states are in their binary form (codec.go), the
+// rest JSON. The bodies are encoded on every core at once.
 func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
 	keys := cupid.SortedKeys(st.dirty)
 	out := make([]cupid.RatingRow, len(keys))
@@ -319,7 +319,8 @@ func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
 		switch kind {
 		case kindPlayer:
 			p := st.players[id]
-			row.Prev, v = p.read, p
+			row.Prev = p.read
+			row.Body, errs[i] = encodeState(p)
 		case kindLeagueDay:
 			d := st.days[id]
 			row.Prev, v = d.read, d
@@ -374,7 +375,7 @@ func (s *Service) readState(ctx context.Context, batch []*request, now time.Time
 	errs := make([]error, len(rows))
 	inParallel(len(rows), func(i int) {
 		decoded[i] = &PlayerRating{read: rows[i].Body}
-		if err := json.Unmarshal(rows[i].Body, decoded[i]); err != nil {
+		if err := decodeState(rows[i].Body, decoded[i]); err != nil {
 			errs[i] = fmt.Errorf("ratingsvc: decode rating %s: %w", rows[i].ID, err)
 		}
 	})
@@ -486,7 +487,7 @@ func (s *Service) load(ctx context.Context, r *Rating, ids []string, now time.Ti
 	out := map[string]*PlayerRating{}
 	for _, row := range rows {
 		p := &PlayerRating{read: row.Body}
-		if err := json.Unmarshal(row.Body, p); err != nil {
+		if err := decodeState(row.Body, p); err != nil {
 			return nil, fmt.Errorf("ratingsvc: decode rating %s: %w", row.ID, err)
 		}
 		out[p.Player] = p

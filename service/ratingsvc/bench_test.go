@@ -124,10 +124,12 @@ func BenchmarkSaveResultsSQLite(b *testing.B) {
 			}
 			defer st.Close()
 			ctx := context.Background()
-			// About the bytes the service writes: a player's state 650, a
-			// history line 290, a result 3,400 (its report and the ten
-			// changes).
-			body := make([]byte, 650)
+			// About the bytes the service writes: a player's state 140
+			// (with twenty recent games), a history line 80, a result
+			// 3,150 (its report and the ten changes, JSON). Before the
+			// binary form of states and lines (codec.go) they were 650,
+			// 290 and 3,400.
+			body := make([]byte, 140)
 			version := map[string]int{}
 			cpu0 := cpuTime()
 			b.ResetTimer()
@@ -138,10 +140,10 @@ func BenchmarkSaveResultsSQLite(b *testing.B) {
 				rows := map[string]cupid.RatingRow{}
 				for i := done; i < done+n; i++ {
 					id := fmt.Sprintf("m%d", i)
-					results = append(results, cupid.ResultRecord{MatchID: id, At: t0, Body: make([]byte, 3400)})
+					results = append(results, cupid.ResultRecord{MatchID: id, At: t0, Body: make([]byte, 3150)})
 					teams := benchTeams(i)
 					for _, p := range append(teams[0], teams[1]...) {
-						history = append(history, cupid.RatingEntry{Rating: "ranked", Player: p, MatchID: id, At: t0, Body: body[:290]})
+						history = append(history, cupid.RatingEntry{Rating: "ranked", Player: p, MatchID: id, At: t0, Body: body[:80]})
 						if _, ok := rows[p]; ok {
 							continue
 						}

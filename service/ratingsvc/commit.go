@@ -2,7 +2,6 @@ package ratingsvc
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -13,12 +12,13 @@ import (
 
 // request is one checked report on its way through the group commit.
 type request struct {
-	rating *Rating
-	match  *cupid.Match
-	report Report // normalised
-	digest string
-	units  []unit
-	sides  []rating.Side
+	rating     *Rating
+	match      *cupid.Match
+	report     Report // normalised
+	reportJSON []byte // as digest encoded it
+	digest     string
+	units      []unit
+	sides      []rating.Side
 
 	done     chan struct{}
 	out      *Outcome
@@ -216,38 +216,23 @@ func (s *Service) plan(st *state, batch []*request, now time.Time) (p batchPlan,
 	return p, false
 }
 
-// encode gives a planned result its bodies: each player's change (his
-// history line) once, and the stored result holding those same bytes.
+// encode gives a planned result its bodies: each player's history line
+// in the binary form (codec.go), and the stored result as JSON, the form
+// retention exports, written by hand (resultjson.go).
 func encode(q *request, a *applied, now time.Time) (cupid.ResultRecord, error) {
-	out := storedResultBody{Digest: q.digest, Report: q.report, Outcome: outcomeBody{MatchID: a.outcome.MatchID, Rating: a.outcome.Rating, At: a.outcome.At}}
-	for i, ch := range a.outcome.Players {
-		b, err := json.Marshal(ch)
+	for i := range a.outcome.Players {
+		ch := &a.outcome.Players[i]
+		line, err := encodeChange(ch)
 		if err != nil {
 			return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the change of %s: %w", ch.Player, err)
 		}
-		a.history[i].Body = b
-		out.Outcome.Players = append(out.Outcome.Players, b)
+		a.history[i].Body = line
 	}
-	body, err := json.Marshal(out)
+	body, err := appendResultJSON(make([]byte, 0, 256+300*len(a.outcome.Players)), q.digest, q.reportJSON, &a.outcome)
 	if err != nil {
 		return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the result of %s: %w", q.match.ID, err)
 	}
 	return cupid.ResultRecord{MatchID: q.match.ID, At: now, Body: body}, nil
-}
-
-// storedResultBody is storedResult as written: the same JSON, with each
-// change encoded once for both the result and the history.
-type storedResultBody struct {
-	Digest  string      `json:"digest,omitempty"`
-	Report  Report      `json:"report"`
-	Outcome outcomeBody `json:"outcome"`
-}
-
-type outcomeBody struct {
-	MatchID string            `json:"match_id"`
-	Rating  string            `json:"rating"`
-	At      time.Time         `json:"at"`
-	Players []json.RawMessage `json:"players"`
 }
 
 // rated answers a report the batch stored, and counts it.

@@ -73,7 +73,7 @@ func (s *Service) History(ctx context.Context, ratingName, player string, before
 	out := make([]HistoryEntry, len(es))
 	for i, e := range es {
 		out[i] = HistoryEntry{Seq: e.Seq, MatchID: e.MatchID, At: e.At}
-		if err := json.Unmarshal(e.Body, &out[i].Change); err != nil {
+		if err := decodeChange(e.Body, player, &out[i].Change); err != nil {
 			return nil, fmt.Errorf("ratingsvc: decode history %d: %w", e.Seq, err)
 		}
 	}

@@ -106,7 +106,7 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 	if err != nil {
 		return nil, false, err
 	}
-	dig, err := digest(norm)
+	dig, reportJSON, err := digestJSON(norm)
 	if err != nil {
 		return nil, false, err
 	}
@@ -126,7 +126,7 @@ func (s *Service) ReportResult(ctx context.Context, rep Report) (out *Outcome, r
 	if err != nil {
 		return nil, false, err
 	}
-	return s.submit(ctx, &request{rating: s.ratings[q.Rating], match: rec.Match, report: norm, digest: dig, units: units, sides: sides})
+	return s.submit(ctx, &request{rating: s.ratings[q.Rating], match: rec.Match, report: norm, reportJSON: reportJSON, digest: dig, units: units, sides: sides})
 }
 
 // repeat answers a report for a match that has a result: the first
@@ -154,12 +154,19 @@ func (s *Service) repeat(prev cupid.ResultRecord, norm Report, dig string) (*Out
 // leavers sorted, no negative zero), so the same report in another order
 // or encoding has the same digest.
 func digest(norm Report) (string, error) {
+	dig, _, err := digestJSON(norm)
+	return dig, err
+}
+
+// digestJSON is digest with the JSON it hashed, which the stored result
+// holds as its report.
+func digestJSON(norm Report) (string, []byte, error) {
 	b, err := json.Marshal(norm)
 	if err != nil {
-		return "", fmt.Errorf("ratingsvc: encode a normalised report: %w", err)
+		return "", nil, fmt.Errorf("ratingsvc: encode a normalised report: %w", err)
 	}
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:]), b, nil
 }
 
 // difference names the first field in which two canonical reports differ,
