@@ -23,6 +23,8 @@ func ratingService(cfg *config.Config, st store, log *slog.Logger, reg prometheu
 	return ratingsvc.New(ratingsvc.Options{
 		Store: st.(cupid.RatingStore), Matches: st, Ratings: ratings(cfg), Queues: ratingQueues(cfg),
 		Logger: log, Registry: reg, Now: now,
+		// Old nodes of a rolling upgrade read JSON only.
+		JSONRows: sharedOf(st) != nil,
 	})
 }
 

@@ -306,9 +306,9 @@ func (r *Rating) countLowPriority(st *state, ids []string, leaver map[string]boo
 
 // rows are the rows the batch changed, in (kind, id) order, each guarded
 // by the body it was read with; a low-priority mark that no longer holds
-// is deleted. Players' states are in their binary form (codec.go), the
-// rest JSON. The bodies are encoded on every core at once.
-func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
+// is deleted. Players' states are in their binary form (codec.go), or
+// JSON with jsonRows, the rest JSON. The bodies are encoded on every core at once.
+func (st *state) rows(now time.Time, jsonRows bool) ([]cupid.RatingRow, error) {
 	keys := cupid.SortedKeys(st.dirty)
 	out := make([]cupid.RatingRow, len(keys))
 	errs := make([]error, len(keys))
@@ -320,7 +320,11 @@ func (st *state) rows(now time.Time) ([]cupid.RatingRow, error) {
 		case kindPlayer:
 			p := st.players[id]
 			row.Prev = p.read
-			row.Body, errs[i] = encodeState(p)
+			if jsonRows {
+				row.Body, errs[i] = json.Marshal(p)
+			} else {
+				row.Body, errs[i] = encodeState(p)
+			}
 		case kindLeagueDay:
 			d := st.days[id]
 			row.Prev, v = d.read, d

@@ -5,6 +5,7 @@ import (
 
 	"encoding/json"
 	cupid "github.com/cupid-match/cupid"
+	"log/slog"
 	"math"
 	"reflect"
 	"testing"
@@ -192,5 +193,40 @@ func TestStoreWithJSONRowsGoesOn(t *testing.T) {
 	}
 	if h[0].MatchID != "m1" || !reflect.DeepEqual(h[0].Change, out.Players[0]) || h[1].MatchID != "m0" || !eq(h[1].Change.After, alice.Value) {
 		t.Errorf("history %+v\nwant the new line %+v first, then the old one", h, out.Players[0])
+	}
+}
+
+// TestJSONRowsWritesWhatTheReleaseBeforeReads: on a shared store (JSONRows)
+// states and history lines are written as JSON, which the code before the
+// binary form decoded with encoding/json, and the service reads them back.
+func TestJSONRowsWritesWhatTheReleaseBeforeReads(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t, ranked, rankedQueue)
+	svc, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.now,
+		Logger: slog.New(slog.DiscardHandler), JSONRows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.svc = svc
+	out := f.play(t, "duel", []int{1, 2}, []string{"alice"}, []string{"bob"})
+	rows, err := f.store.RatingRows(ctx, kindPlayer, []string{"ranked/alice"})
+	if err != nil || len(rows) != 1 {
+		t.Fatalf("rows %v, %v", rows, err)
+	}
+	var old PlayerRating
+	if err := json.Unmarshal(rows[0].Body, &old); err != nil || old.Games != 1 || !eq(old.Value, out.Players[0].After) {
+		t.Fatalf("the state %q is not the JSON the release before reads: %+v, %v", rows[0].Body, old, err)
+	}
+	lines, err := f.store.RatingHistory(ctx, "ranked", "alice", 0, 10)
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("history %v, %v", lines, err)
+	}
+	var ch PlayerChange
+	if err := json.Unmarshal(lines[0].Body, &ch); err != nil || !eq(ch.After, out.Players[0].After) {
+		t.Fatalf("the history line %q is not JSON: %+v, %v", lines[0].Body, ch, err)
+	}
+	f.play(t, "duel", []int{1, 2}, []string{"alice"}, []string{"bob"})
+	if got := f.rating(t, "alice"); got.Games != 2 || got.Wins != 2 {
+		t.Fatalf("after a second game: %+v", got)
 	}
 }

@@ -2,6 +2,7 @@ package ratingsvc
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -129,7 +130,7 @@ func (s *Service) prepare(ctx context.Context, batch []*request, attempt int) *w
 		if len(plan.ok) == 0 {
 			return nil
 		}
-		rows, err := st.rows(now)
+		rows, err := st.rows(now, s.jsonRows)
 		if err != nil {
 			finishAll(plan.ok, s.storeError(err))
 			return nil
@@ -202,7 +203,7 @@ func (s *Service) plan(st *state, batch []*request, now time.Time) (p batchPlan,
 	p.results = make([]cupid.ResultRecord, len(p.ok))
 	errs := make([]error, len(p.ok))
 	inParallel(len(p.ok), func(i int) {
-		p.results[i], errs[i] = encode(p.ok[i], p.applied[i], now)
+		p.results[i], errs[i] = encode(p.ok[i], p.applied[i], now, s.jsonRows)
 	})
 	for i, err := range errs {
 		if err != nil {
@@ -217,12 +218,18 @@ func (s *Service) plan(st *state, batch []*request, now time.Time) (p batchPlan,
 }
 
 // encode gives a planned result its bodies: each player's history line
-// in the binary form (codec.go), and the stored result as JSON, the form
+// in the binary form (codec.go), or as JSON with jsonRows, and the stored result as JSON, the form
 // retention exports, written by hand (resultjson.go).
-func encode(q *request, a *applied, now time.Time) (cupid.ResultRecord, error) {
+func encode(q *request, a *applied, now time.Time, jsonRows bool) (cupid.ResultRecord, error) {
 	for i := range a.outcome.Players {
 		ch := &a.outcome.Players[i]
-		line, err := encodeChange(ch)
+		var line []byte
+		var err error
+		if jsonRows {
+			line, err = json.Marshal(ch)
+		} else {
+			line, err = encodeChange(ch)
+		}
 		if err != nil {
 			return cupid.ResultRecord{}, fmt.Errorf("ratingsvc: encode the change of %s: %w", ch.Player, err)
 		}

@@ -123,6 +123,13 @@ type Options struct {
 	Now func() time.Time
 	// Registry receives the metrics; none are registered when nil.
 	Registry prometheus.Registerer
+	// JSONRows writes players' states and history lines as JSON, the form
+	// the releases before the binary one (codec.go) read, instead of the
+	// binary form; both are read either way. Set on a store several nodes
+	// share: in a rolling upgrade the old nodes, still running, must read
+	// what the new ones write. A later release writes the binary form there
+	// too, once every release it may run beside reads it.
+	JSONRows bool
 }
 
 // Service is the ratings service.
@@ -135,6 +142,8 @@ type Service struct {
 	log     *slog.Logger
 	now     func() time.Time
 	metrics *metrics
+	// jsonRows is Options.JSONRows.
+	jsonRows bool
 
 	// The group commit's queue (commit.go): reports checked and waiting
 	// to be rated, and whether a goroutine is committing them. commitMu
@@ -152,7 +161,7 @@ func New(o Options) (*Service, error) {
 	if o.Store == nil || o.Matches == nil {
 		return nil, errors.New("ratingsvc: a rating store and a match reader are required")
 	}
-	s := &Service{store: o.Store, matches: o.Matches, ratings: map[string]*Rating{}, queues: map[string]QueueRating{}, log: o.Logger, now: o.Now, known: newKnown()}
+	s := &Service{store: o.Store, matches: o.Matches, ratings: map[string]*Rating{}, queues: map[string]QueueRating{}, log: o.Logger, now: o.Now, known: newKnown(), jsonRows: o.JSONRows}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
