@@ -16,7 +16,7 @@ var _ cupid.RatingStore = (*Store)(nil)
 
 // ratingsSchema is the ratings' tables (internal/columns, shared with
 // SQLite).
-var ratingsSchema = columns.RatingsSchema("bigserial PRIMARY KEY", "bytea")
+var ratingsSchema = columns.RatingsSchema("bigserial PRIMARY KEY", "bigint", "bytea")
 
 // checkRows refuses what PostgreSQL's text columns cannot hold.
 func checkRows(rows []cupid.RatingRow) error {

@@ -15,7 +15,7 @@ var _ cupid.RatingStore = (*Store)(nil)
 
 // ratingsSchema is the ratings' tables (internal/columns, shared with
 // PostgreSQL).
-var ratingsSchema = columns.RatingsSchema("INTEGER PRIMARY KEY AUTOINCREMENT", "BLOB")
+var ratingsSchema = columns.RatingsSchema("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER", "BLOB")
 
 // SaveResult stores a result with its rows and history in one transaction.
 func (s *Store) SaveResult(ctx context.Context, r cupid.ResultRecord, rows []cupid.RatingRow, history []cupid.RatingEntry) error {

@@ -72,6 +72,10 @@ CREATE TABLE heartbeat (
 	{"the index of players in live matches", execSQL(matchPlayersSchema)},
 	{"retention: match log horizons, match log entries by match", execSQL(retentionSchema)},
 	{"encounters: who met whom, block and avoid lists", execSQL(columns.EncountersSchema)},
+	// Nothing to change: the version alone makes a build from before the
+	// binary form of players' ratings (service/ratingsvc/codec.go), which
+	// could not read them, refuse to open a database that may hold them.
+	{"ratings: players' states and history lines in a binary form", execSQL(`SELECT 1`)},
 }
 
 // schemaVersion is the version this code writes and reads.

@@ -8,23 +8,24 @@ import (
 )
 
 // RatingsSchema is the ratings service's tables, the same on both SQL
-// stores but for two words of dialect: seq, the history's own increasing
+// stores but for three words of dialect: seq, the history's own increasing
 // key (SQLite: "INTEGER PRIMARY KEY AUTOINCREMENT", so a seq is never
-// reused after a delete; PostgreSQL: "bigserial PRIMARY KEY"), and blob,
-// the type of bytes (BLOB, bytea). One result per match, rows of bodies by
-// kind and id, and an append-only history paged by seq per player.
-// Integers are BIGINT, which SQLite reads as INTEGER.
-func RatingsSchema(seq, blob string) string {
+// reused after a delete; PostgreSQL: "bigserial PRIMARY KEY"), integer, the
+// type of times (INTEGER, bigint), and blob, the type of bytes (BLOB,
+// bytea); each store's words are those of its released migration, which
+// is never edited. One result per match, rows of bodies by kind and id,
+// and an append-only history paged by seq per player.
+func RatingsSchema(seq, integer, blob string) string {
 	return fmt.Sprintf(`
 CREATE TABLE rating_results (
 	match_id TEXT PRIMARY KEY,
-	at       BIGINT NOT NULL,
-	body     %[2]s NOT NULL
+	at       %[2]s NOT NULL,
+	body     %[3]s NOT NULL
 );
 CREATE TABLE rating_rows (
 	kind TEXT NOT NULL,
 	id   TEXT NOT NULL,
-	body %[2]s NOT NULL,
+	body %[3]s NOT NULL,
 	PRIMARY KEY (kind, id)
 );
 CREATE TABLE rating_history (
@@ -32,11 +33,11 @@ CREATE TABLE rating_history (
 	rating   TEXT NOT NULL,
 	player   TEXT NOT NULL,
 	match_id TEXT NOT NULL,
-	at       BIGINT NOT NULL,
-	body     %[2]s NOT NULL
+	at       %[2]s NOT NULL,
+	body     %[3]s NOT NULL
 );
 CREATE INDEX rating_history_player ON rating_history (rating, player, seq);
-`, seq, blob)
+`, seq, integer, blob)
 }
 
 // RatingWrites sorts the rows of a SaveResults or PutRatingRows call by
