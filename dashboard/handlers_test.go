@@ -394,7 +394,7 @@ func TestTicketsByPlayerAreBounded(t *testing.T) {
 		if err != nil || v.Ticket.MatchID == "" {
 			t.Fatalf("ann's ticket %d: %+v %v", i, v, err)
 		}
-		if _, err := f.tickets.EndSession(context.Background(), v.Ticket.MatchID); err != nil {
+		if _, err := f.tickets.Handoff().EndSession(context.Background(), v.Ticket.MatchID); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -190,7 +190,7 @@ func TestClusterTicketFromAnyNodeIsMatchedByTheQueuesNode(t *testing.T) {
 	}
 	// Both nodes serve the match.
 	for i, n := range c.nodes {
-		ids, err := n.MatchPlayers(context.Background(), gx.MatchID)
+		ids, err := n.Handoff().MatchPlayers(context.Background(), gx.MatchID)
 		slices.Sort(ids)
 		if err != nil || !slices.Equal(ids, []string{"x", "y"}) {
 			t.Fatalf("node %d: match players %v %v", i, ids, err)
@@ -340,7 +340,7 @@ func TestClusterLoseHandsTheQueueOver(t *testing.T) {
 		t.Fatalf("node b pools %d tickets after the take-over, want 1 (y, 1,000 from the others)", n)
 	}
 	// Node a, which runs no queue now, lets deadlines be.
-	a.ReleaseDue(context.Background())
+	a.Handoff().ReleaseDue(context.Background())
 }
 
 // TestClusterFencedWriteStopsTheQueue: when the store refuses a pool's
@@ -518,10 +518,10 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 		t.Fatalf("the session: %s backfill=%v, want four players and closed", players(rec.Match), rec.Match.Backfill)
 	}
 	c.notify(t)
-	if _, err := b.AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+	if _, err := b.Handoff().AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ReportLeavers(ctx, id, []string{"ann"}); err != nil {
+	if _, err := b.Handoff().ReportLeavers(ctx, id, []string{"ann"}); err != nil {
 		t.Fatal(err)
 	}
 	eve := b.create(t, ticket("squad", 1500, "eve"))
@@ -532,7 +532,7 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 	}
 	// Ben's seat reopens on node a, then is closed through node b: node a
 	// lets the session go.
-	if _, err := b.ReportLeavers(ctx, id, []string{"ben"}); err != nil {
+	if _, err := b.Handoff().ReportLeavers(ctx, id, []string{"ben"}); err != nil {
 		t.Fatal(err)
 	}
 	c.notify(t)
@@ -541,7 +541,7 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 	if n := held(); n != 1 {
 		t.Fatalf("node a holds %d sessions open after ben left, want 1", n)
 	}
-	if _, err := b.CloseBackfill(ctx, id); err != nil {
+	if _, err := b.Handoff().CloseBackfill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	c.notify(t)
@@ -601,7 +601,7 @@ func TestClusterBackfillIntoASessionClosedElsewhere(t *testing.T) {
 	c.wake(0)
 	id := a.state(t, ann.ID).MatchID
 	c.notify(t)
-	if _, err := b.CloseBackfill(context.Background(), id); err != nil {
+	if _, err := b.Handoff().CloseBackfill(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
 	// Node a has not heard of the close: it still offers the seats.

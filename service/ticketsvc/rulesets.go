@@ -89,10 +89,10 @@ func (s *Service) putRuleset(ctx context.Context, name string, data []byte, expe
 }
 
 // keepSettings gives a queue compiled from a new ruleset the settings of the
-// queue it replaces: everything but the ruleset is the configuration's.
+// queue it replaces: everything but the ruleset is the configuration's (the
+// hand-off's settings are package handoff's, by queue name, and stay).
 func (q *queue) keepSettings(cur *queue) {
 	q.ttl, q.maxKeys = cur.ttl, cur.maxKeys
-	q.assignTimeout, q.onTimeout, q.leaverWindow, q.accept = cur.assignTimeout, cur.onTimeout, cur.leaverWindow, cur.accept
 }
 
 // installRuleset makes q the queue's ruleset on this node: tickets are

@@ -29,6 +29,7 @@ import (
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 	"github.com/cupid-match/cupid/waitest"
@@ -52,16 +53,31 @@ type Queue struct {
 	// never); OnAssignTimeout says what becomes of its tickets.
 	AssignTimeout   time.Duration
 	OnAssignTimeout OnTimeout
-	// Acceptance asks the players of each match to accept it (accept.go);
-	// zero: matches form at once.
+	// Acceptance asks the players of each match to accept it (package
+	// handoff); zero: matches form at once.
 	Acceptance Acceptance
 	// LeaverWindow is how long after a session's assignment a player who
-	// leaves it is replaced by backfill (session.go); zero: never.
+	// leaves it is replaced by backfill (package handoff); zero: never.
 	LeaverWindow time.Duration
 	// MaxSession ends a match's session this long after the match formed
-	// when its backend has not (session.go); zero: never.
+	// when its backend has not (package handoff); zero: never.
 	MaxSession time.Duration
 }
+
+// The hand-off's settings, named where a queue is configured.
+type (
+	OnTimeout  = handoff.OnTimeout
+	Acceptance = handoff.Acceptance
+	OnDecline  = handoff.OnDecline
+)
+
+// The choices of OnTimeout and OnDecline (package handoff).
+const (
+	Requeue            = handoff.Requeue
+	CancelTickets      = handoff.CancelTickets
+	DeclineCancel      = handoff.DeclineCancel
+	DeclineRequeueLast = handoff.DeclineRequeueLast
+)
 
 // DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
 const DefaultMaxKeys = 1000
@@ -128,11 +144,13 @@ type Service struct {
 	seed     uint64
 	idlePool time.Duration
 	hub      *hub
-	handoff  *matchHub
-	metrics  *metrics
-	intake   chan []*createReq // one call's tickets, kept together in one store write
-	window   commitWindow      // the intake's group commit (intake.go)
-	ready    readiness
+	// handoff follows each committed match: assignment, release, ready
+	// checks, sessions (package handoff).
+	handoff *handoff.Service
+	metrics *metrics
+	intake  chan []*createReq // one call's tickets, kept together in one store write
+	window  commitWindow      // the intake's group commit (intake.go)
+	ready   readiness
 
 	// ticketHook is Options.Intake.
 	ticketHook Intake
@@ -167,16 +185,6 @@ type queue struct {
 	ttl     time.Duration
 	maxKeys int
 
-	// assignTimeout and onTimeout release unassigned matches (match.go).
-	assignTimeout time.Duration
-	onTimeout     OnTimeout
-	// accept is the queue's ready check (accept.go).
-	accept Acceptance
-	// leaverWindow is Queue.LeaverWindow.
-	leaverWindow time.Duration
-	// maxSession is Queue.MaxSession.
-	maxSession time.Duration
-
 	version int
 	rules   *ruleset.Compiled
 	source  []byte
@@ -200,7 +208,6 @@ func New(o Options) (*Service, error) {
 		seed:     o.Seed,
 		idlePool: o.IdlePool,
 		hub:      newHub(historyTickets),
-		handoff:  newMatchHub(),
 		intake:   make(chan []*createReq, 1024),
 		queues:   map[string]*queue{},
 		pools:    map[cupid.QueueKey]*pool{},
@@ -232,6 +239,7 @@ func New(o Options) (*Service, error) {
 	s.statsRec = queuestats.New()
 	s.trace = newTracing(o.Tracer)
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
+	policies := map[string]handoff.Policy{}
 	for _, qc := range o.Queues {
 		if qc.Name == "" {
 			return nil, errors.New("ticketsvc: a queue needs a name")
@@ -250,27 +258,33 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
 		}
 		q.ttl, q.maxKeys = qc.TTL, qc.MaxKeys
-		if qc.LeaverWindow < 0 {
-			return nil, fmt.Errorf("ticketsvc: queue %s: leaver_window must not be negative", qc.Name)
-		}
-		q.leaverWindow = qc.LeaverWindow
-		if qc.MaxSession < 0 {
-			return nil, fmt.Errorf("ticketsvc: queue %s: max_session must not be negative", qc.Name)
-		}
-		q.maxSession = qc.MaxSession
-		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
+		pol := handoff.Policy{AssignTimeout: qc.AssignTimeout, OnAssignTimeout: qc.OnAssignTimeout,
+			Acceptance: qc.Acceptance, LeaverWindow: qc.LeaverWindow, MaxSession: qc.MaxSession}
+		if err := pol.Check(); err != nil {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
 		}
-		if err := q.setAcceptance(qc.Acceptance); err != nil {
-			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
-		}
+		policies[qc.Name] = pol
 		if q.maxKeys == 0 {
 			q.maxKeys = DefaultMaxKeys
 		}
 		s.queues[qc.Name] = q
 	}
+	h, err := handoff.New(handoff.Options{
+		Store: o.Store, Pools: handoffPools{s}, Events: s.hub, Queues: policies,
+		Logger: s.log, Now: s.now, Tracer: o.Tracer,
+		Tickets: s.metrics.tickets, ReadyChecks: s.metrics.readyChecks,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
+	s.handoff = h
 	return s, nil
 }
+
+// Handoff is what follows a committed match: its assignment, its release,
+// its ready check and the session it becomes (package handoff). Callers
+// use it directly; the service runs its deadlines while it runs.
+func (s *Service) Handoff() *handoff.Service { return s.handoff }
 
 // compileQueue parses, validates and compiles a ruleset once, and makes the
 // engine that checks tickets against it; problems say what is wrong, with
@@ -312,14 +326,12 @@ func (s *Service) Start(ctx context.Context) error {
 		// Pools start as the node gains their queues (cluster.go).
 		s.wg.Add(1)
 		go s.runIntake()
-		s.startReleasing()
-		s.startAccepting()
-		s.startEnding()
+		s.handoff.Start()
 		return nil
 	}
 	// Open sessions first: the pools fill them before forming new
 	// matches from the tickets reloaded next.
-	if err := s.loadSessions(ctx, ""); err != nil {
+	if err := s.handoff.LoadSessions(ctx, ""); err != nil {
 		return err
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
@@ -359,14 +371,14 @@ func (s *Service) Start(ctx context.Context) error {
 	s.log.Info("reloaded waiting tickets", "tickets", len(waiting)-orphans, "pools", len(byKey), "cancelled_unconfigured", orphans)
 	s.wg.Add(1)
 	go s.runIntake()
-	s.startReleasing()
-	s.startAccepting()
-	s.startEnding()
+	s.handoff.Start()
 	return nil
 }
 
 // Close stops every goroutine. Tickets stay in the store.
 func (s *Service) Close() {
+	// The hand-off's deadlines first: a release hands tickets to pools.
+	s.handoff.Close()
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -671,7 +683,7 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 		return nil, s.storeError(err)
 	}
 	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()
-	s.hub.publish(ev)
+	s.hub.Publish(ev)
 	s.ended(from, t)
 	return t, nil
 }

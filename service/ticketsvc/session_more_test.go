@@ -44,12 +44,12 @@ func TestLeaverWindow(t *testing.T) {
 			ctx := context.Background()
 			id := h.fullSquad(t)
 			if tc.assign {
-				if _, err := h.AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+				if _, err := h.Handoff().AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			h.clock.advance(tc.after)
-			rec, err := h.ReportLeavers(ctx, id, []string{"ann"})
+			rec, err := h.Handoff().ReportLeavers(ctx, id, []string{"ann"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +81,7 @@ func TestReportLeaversRefusals(t *testing.T) {
 		{"unknown match", "no-such-match", []string{"ann"}, cupid.CodeNotFound, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := h.ReportLeavers(ctx, tc.match, tc.players)
+			_, err := h.Handoff().ReportLeavers(ctx, tc.match, tc.players)
 			if cupid.ErrorCode(err) != tc.code {
 				t.Fatalf("error %v, want %s", err, tc.code)
 			}
