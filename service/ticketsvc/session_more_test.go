@@ -64,33 +64,3 @@ func TestLeaverWindow(t *testing.T) {
 		})
 	}
 }
-
-func TestReportLeaversRefusals(t *testing.T) {
-	h := start(t, memstore.New(), squadQueues(time.Minute))
-	ctx := context.Background()
-	id := h.fullSquad(t)
-	for _, tc := range []struct {
-		name    string
-		match   string
-		players []string
-		code    cupid.Code
-		field   string
-	}{
-		{"no match id", "", []string{"ann"}, cupid.CodeInvalid, "match_id"},
-		{"empty player id", id, []string{"ann", ""}, cupid.CodeInvalid, "player_ids[1]"},
-		{"unknown match", "no-such-match", []string{"ann"}, cupid.CodeNotFound, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := h.Handoff().ReportLeavers(ctx, tc.match, tc.players)
-			if cupid.ErrorCode(err) != tc.code {
-				t.Fatalf("error %v, want %s", err, tc.code)
-			}
-			if tc.field != "" {
-				wantErr(t, err, tc.code, tc.field)
-			}
-		})
-	}
-	if rec := h.record(t, id); count(rec.Match) != 4 || len(rec.Match.Left) != 0 {
-		t.Fatalf("a refused report changed the session: %+v", rec.Match)
-	}
-}
