@@ -117,9 +117,10 @@ type pendingEnd struct {
 const recentPairsPerPool = 200_000
 
 // poolHost is what a pool asks of its service: the steps that reach beyond
-// one pool (reservations, other pools, the hand-off, the lease, the
-// statistics). Writing them down here keeps the pool's reach to this list;
-// *Service is the one implementation.
+// one pool (reservations, other pools, the lease, the statistics). Writing
+// them down here keeps the pool's reach to this list; *Service is the one
+// implementation. The hand-off (package handoff) the pool calls directly:
+// a match's ready-check deadline, and waking the match log's watchers.
 type poolHost interface {
 	// release gives back n reservations; retire frees an idle pool when
 	// nothing refers to it and reports whether it is gone.
