@@ -78,6 +78,10 @@ func TestLayers(t *testing.T) {
 			own, ok := strings.CutPrefix(imp, module+"/")
 			return ok && !slices.Contains([]string{"engine", "ruleset", "lifecycle"}, own)
 		}, "the hand-off reaches the pools only through its Pools interface: of the project it imports the root package, engine, ruleset and lifecycle"},
+		{"service/ticketsvc/stats", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && own != "service/ticketsvc/queuestats"
+		}, "the statistics reach the pools only through their Pools interface: of the project they import the root package and queuestats"},
 	}
 	for _, p := range pure {
 		rules = append(rules, rule{p, func(imp string) bool {

@@ -165,7 +165,7 @@ func (s *server) tickets(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ticketView(v, now))
 	default:
-		ts, err := s.o.Tickets.PlayerTickets(r.Context(), player)
+		ts, err := s.o.Tickets.Statistics().PlayerTickets(r.Context(), player)
 		if err != nil {
 			s.fail(w, r, err)
 			return

@@ -32,6 +32,7 @@ import (
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
+	"github.com/cupid-match/cupid/service/ticketsvc/stats"
 	"github.com/cupid-match/cupid/waitest"
 )
 
@@ -131,8 +132,10 @@ type Intake interface {
 
 // Service is the real-time ticket service.
 type Service struct {
-	// statsRec holds the queue statistics people watch (stats.go).
+	// statsRec holds the queue statistics people watch (stats.go feeds
+	// it); stats answers with it (package stats).
 	statsRec *queuestats.Recorder
+	stats    *stats.Service
 	// trace follows tickets and matches in spans (trace.go).
 	trace *tracing
 	store cupid.Store
@@ -278,8 +281,18 @@ func New(o Options) (*Service, error) {
 		return nil, fmt.Errorf("ticketsvc: %w", err)
 	}
 	s.handoff = h
+	s.stats, err = stats.New(stats.Options{Recorder: s.statsRec, Store: o.Store, Pools: statsPools{s},
+		Queues: cupid.SortedKeys(s.queues), Tickets: s.metrics.tickets, Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
 	return s, nil
 }
+
+// Statistics answers for the queue statistics people watch: each queue's
+// figures, its recent matches, a player's tickets, each minute's figures
+// (package stats).
+func (s *Service) Statistics() *stats.Service { return s.stats }
 
 // Handoff is what follows a committed match: its assignment, its release,
 // its ready check and the session it becomes (package handoff). Callers

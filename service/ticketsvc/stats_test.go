@@ -16,7 +16,7 @@ import (
 
 func queueStats(t *testing.T, h *harness, queue string) queuestats.QueueStats {
 	t.Helper()
-	qs, err := h.QueueStatistics(context.Background(), queue)
+	qs, err := h.Statistics().QueueStatistics(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 		t.Errorf("the other queue counted the duel: %+v", other)
 	}
 
-	ms, err := h.RecentMatches("duel", "", 0)
+	ms, err := h.Statistics().RecentMatches("duel", "", 0)
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("recent matches %v, %v", ms, err)
 	}
@@ -88,17 +88,17 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 	if !slices.Equal(players, []string{"ann", "bob"}) || m.Waits[ann.ID] != 6*time.Second || m.Waits[bob.ID] != 0 {
 		t.Errorf("recent match %+v", m)
 	}
-	if got, _ := h.RecentMatches("big", "", 0); len(got) != 0 {
+	if got, _ := h.Statistics().RecentMatches("big", "", 0); len(got) != 0 {
 		t.Errorf("recent matches of big: %v", got)
 	}
-	if got, _ := h.RecentMatches("", "bob", 0); len(got) != 1 {
+	if got, _ := h.Statistics().RecentMatches("", "bob", 0); len(got) != 1 {
 		t.Errorf("recent matches of bob: %v", got)
 	}
 
 	// bob's ticket is found by his name, once matched; cid's while it waits.
 	cid := h.create(t, ticket("duel", 2900, "cid"))
 	for _, c := range []struct{ player, ticket string }{{"bob", bob.ID}, {"cid", cid.ID}} {
-		ts, err := h.PlayerTickets(context.Background(), c.player)
+		ts, err := h.Statistics().PlayerTickets(context.Background(), c.player)
 		if err != nil || len(ts) != 1 || ts[0].ID != c.ticket {
 			t.Errorf("tickets of %s: %v, %v", c.player, ts, err)
 		}
@@ -107,11 +107,11 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 
 func TestStatisticsRefuseBadInput(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
-	_, err := h.QueueStatistics(context.Background(), "nope")
+	_, err := h.Statistics().QueueStatistics(context.Background(), "nope")
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
-	_, err = h.RecentMatches("nope", "", 0)
+	_, err = h.Statistics().RecentMatches("nope", "", 0)
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
-	_, err = h.PlayerTickets(context.Background(), " ")
+	_, err = h.Statistics().PlayerTickets(context.Background(), " ")
 	wantErr(t, err, cupid.CodeInvalid, "player", "required")
 }
 
@@ -205,7 +205,7 @@ func BenchmarkQueueStatistics(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := s.QueueStatistics(context.Background(), ""); err != nil {
+		if _, err := s.Statistics().QueueStatistics(context.Background(), ""); err != nil {
 			b.Fatal(err)
 		}
 	}
