@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -34,4 +35,22 @@ func TestReplacedRulesetKeepsTheQueueSettings(t *testing.T) {
 	check("after the replacement", h.Service)
 	h.Close()
 	check("after a restart", start(t, store, qs).Service)
+}
+
+// TestReplacedRulesetKeepsMaxSession: a queue's max_session still ends its
+// sessions after its ruleset was replaced. The replacement once dropped it
+// (keepSettings did not copy it), so sessions of a replaced queue ran for
+// ever; the hand-off now keeps its settings by queue name.
+func TestReplacedRulesetKeepsMaxSession(t *testing.T) {
+	h := start(t, memstore.New(), []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), MaxSession: time.Minute}})
+	ctx := context.Background()
+	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 0); err != nil {
+		t.Fatal(err)
+	}
+	_, _, mid := h.matched(t, "alice", "bob")
+	h.clock.advance(time.Minute)
+	h.Handoff().ReleaseDue(ctx)
+	if r, err := h.Handoff().GetMatch(ctx, mid); err != nil || r.State != cupid.MatchEnded {
+		t.Fatalf("a session past max_session after a replacement: %+v (%v)", r, err)
+	}
 }
