@@ -115,7 +115,7 @@ func (s *Service) Gain(name string, f cupid.Fence) {
 		}
 		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 	}
-	// Open sessions before the tickets, so backfill comes first (session.go).
+	// Open sessions before the tickets, so backfill comes first (package handoff).
 	if err := s.handoff.LoadSessions(s.ctx, queue); err != nil {
 		s.log.Error("reading a queue's open sessions failed; they take no backfill until the queue is taken over again", "queue", queue, "err", err)
 	}

@@ -7,10 +7,11 @@ import (
 	"sync"
 	"time"
 
-	cupid "github.com/cupid-match/cupid"
-	"github.com/cupid-match/cupid/lifecycle"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/lifecycle"
 )
 
 // The hand-off of matches to game servers. A backend (a director, an
