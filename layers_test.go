@@ -82,6 +82,10 @@ func TestLayers(t *testing.T) {
 			own, ok := strings.CutPrefix(imp, module+"/")
 			return ok && own != "service/ticketsvc/queuestats"
 		}, "the statistics reach the pools only through their Pools interface: of the project they import the root package and queuestats"},
+		{"service/ticketsvc/replace", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && own != "ruleset" && own != "service/ticketsvc/rulesets"
+		}, "a run-time replacement reaches the queues only through its Queues interface: of the project it imports the root package, ruleset and rulesets"},
 	}
 	for _, p := range pure {
 		rules = append(rules, rule{p, func(imp string) bool {

@@ -123,7 +123,7 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 			return nil, cupid.Invalid("ticket", "at most %d bytes", maxID)
 		}
 		if queue != "" {
-			if _, _, err := s.o.Tickets.Ruleset(queue); err != nil {
+			if _, _, err := s.o.Tickets.Rulesets().Ruleset(queue); err != nil {
 				return nil, err
 			}
 		}

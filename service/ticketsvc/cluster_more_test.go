@@ -423,10 +423,10 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	solo := b.create(t, ticket("big", 1, "s1"))
 	c.notify(t)
 	const twoASide = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`
-	if v, err := b.PutRuleset(context.Background(), "big", []byte(twoASide), 1); err != nil || v != 2 {
+	if v, err := b.Rulesets().Put(context.Background(), "big", []byte(twoASide), 1, "api"); err != nil || v != 2 {
 		t.Fatalf("put: %d %v", v, err)
 	}
-	if _, v, _ := a.Ruleset("big"); v != 1 {
+	if _, v, _ := a.Rulesets().Ruleset("big"); v != 1 {
 		t.Fatalf("node a runs version %d before it is told", v)
 	}
 	for range 2 { // twice: the second finds nothing newer
@@ -437,7 +437,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	if err := a.RulesetChanged(context.Background(), "no-such-queue"); err != nil {
 		t.Fatal(err)
 	}
-	src, v, err := a.Ruleset("big")
+	src, v, err := a.Rulesets().Ruleset("big")
 	if err != nil || v != 2 || !strings.Contains(strings.ReplaceAll(string(src), " ", ""), `"player_max_number":2`) {
 		t.Fatalf("node a runs version %d (%v): %s", v, err, src)
 	}
@@ -456,7 +456,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	if err := a.RulesetChanged(context.Background(), "big"); err == nil {
 		t.Fatal("a stored ruleset that does not load was installed without an error")
 	}
-	if _, v, _ := a.Ruleset("big"); v != 2 {
+	if _, v, _ := a.Rulesets().Ruleset("big"); v != 2 {
 		t.Fatalf("after a bad stored ruleset node a runs version %d, want 2", v)
 	}
 }
@@ -477,11 +477,11 @@ func TestClusterResyncCatchesUp(t *testing.T) {
 	<-evs // created: the watch is subscribed
 	// Node a missed both tickets' notifications and the ruleset.
 	b.create(t, ticket("duel", 1005, "y"))
-	if _, err := b.PutRuleset(context.Background(), "duel", []byte(duelRules), 0); err != nil {
+	if _, err := b.Rulesets().Put(context.Background(), "duel", []byte(duelRules), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	a.Resync(context.Background())
-	if _, v, _ := a.Ruleset("duel"); v != 2 {
+	if _, v, _ := a.Rulesets().Ruleset("duel"); v != 2 {
 		t.Fatalf("after the resync node a runs version %d, want 2", v)
 	}
 	c.wake(0)

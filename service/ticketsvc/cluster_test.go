@@ -21,7 +21,7 @@ func TestReplacedRulesetKeepsTheQueueSettings(t *testing.T) {
 		AssignTimeout: 30 * time.Second, OnAssignTimeout: CancelTickets, LeaverWindow: time.Minute, MaxSession: time.Hour,
 		Acceptance: Acceptance{Timeout: 20 * time.Second, OnDecline: DeclineRequeueLast}}}
 	h := start(t, store, qs)
-	if _, err := h.PutRuleset(context.Background(), "duel", []byte(duelRules), 0); err != nil {
+	if _, err := h.Rulesets().Put(context.Background(), "duel", []byte(duelRules), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	check := func(when string, s *Service) {
@@ -44,7 +44,7 @@ func TestReplacedRulesetKeepsTheQueueSettings(t *testing.T) {
 func TestReplacedRulesetKeepsMaxSession(t *testing.T) {
 	h := start(t, memstore.New(), []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), MaxSession: time.Minute}})
 	ctx := context.Background()
-	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 0); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	_, _, mid := h.matched(t, "alice", "bob")

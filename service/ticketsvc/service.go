@@ -31,6 +31,7 @@ import (
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/replace"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 	"github.com/cupid-match/cupid/service/ticketsvc/stats"
 	"github.com/cupid-match/cupid/waitest"
@@ -139,9 +140,8 @@ type Service struct {
 	// trace follows tickets and matches in spans (trace.go).
 	trace *tracing
 	store cupid.Store
-	// rulesets keeps run-time replacements and their history; nil
-	// without a document store.
-	rulesets *rulesets.Store
+	// replace replaces rulesets at run time (package replace).
+	replace  *replace.Service
 	log      *slog.Logger
 	now      func() time.Time
 	seed     uint64
@@ -165,11 +165,6 @@ type Service struct {
 	mu     sync.Mutex
 	queues map[string]*queue
 	pools  map[cupid.QueueKey]*pool
-	// putMu serialises ruleset replacements, which write to the store.
-	putMu sync.Mutex
-	// configured is the hash of each queue's ruleset in the configuration
-	// (rulesets.go): a replacement made over it wins until it changes.
-	configured map[string]string
 
 	// shared, fences and onFenced are the node's part when several nodes
 	// share the store (cluster.go); fences is guarded by mu.
@@ -225,8 +220,9 @@ func New(o Options) (*Service, error) {
 	case o.CommitWindow < 0:
 		s.window.max = 0
 	}
+	var stored *rulesets.Store // run-time replacements and their history; none without documents
 	if o.Documents != nil {
-		s.rulesets = rulesets.New(o.Documents)
+		stored = rulesets.New(o.Documents)
 	}
 	s.ticketHook = o.Intake
 	s.roll = newRollouts(o.Documents)
@@ -286,8 +282,16 @@ func New(o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ticketsvc: %w", err)
 	}
+	s.replace, err = replace.New(replace.Options{Queues: rulesetQueues{s}, Names: cupid.SortedKeys(s.queues), Store: stored, Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
 	return s, nil
 }
+
+// Rulesets replaces a queue's ruleset at run time, and reads it and its
+// history (package replace).
+func (s *Service) Rulesets() *replace.Service { return s.replace }
 
 // Statistics answers for the queue statistics people watch: each queue's
 // figures, its recent matches, a player's tickets, each minute's figures
@@ -328,7 +332,7 @@ func compileQueue(name string, src []byte, rs *ruleset.Compiled, version int) (*
 // queue that is no longer configured is cancelled with that reason.
 func (s *Service) Start(ctx context.Context) error {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	if err := s.loadRulesets(ctx); err != nil {
+	if err := s.replace.Load(ctx); err != nil {
 		return err
 	}
 	if err := s.loadRollouts(ctx); err != nil {

@@ -49,16 +49,16 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 
 func TestValidateRuleset(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
-	if probs := h.ValidateRuleset([]byte(duelRules)); len(probs) != 0 {
+	if probs := h.Rulesets().Validate([]byte(duelRules)); len(probs) != 0 {
 		t.Fatalf("a good ruleset has problems: %v", probs)
 	}
 	for _, bad := range []string{`{"alliance": 3}`, `not json`, `{"alliance": {"min_number": 2, "max_number": 1, "player_min_number": 1, "player_max_number": 1}}`} {
-		if probs := h.ValidateRuleset([]byte(bad)); len(probs) == 0 {
+		if probs := h.Rulesets().Validate([]byte(bad)); len(probs) == 0 {
 			t.Errorf("ruleset %s: no problem reported", bad)
 		}
 	}
 	// Validating installs nothing.
-	if _, v, _ := h.Ruleset("duel"); v != 1 {
+	if _, v, _ := h.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("version %d after validating, want 1", v)
 	}
 }

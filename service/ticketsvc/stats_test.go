@@ -122,20 +122,20 @@ func TestRulesetHistory(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
 	ctx := context.Background()
-	hist, err := h.RulesetHistory(ctx, "duel")
+	hist, err := h.Rulesets().History(ctx, "duel")
 	if err != nil || len(hist) != 1 || hist[0].Version != 1 || hist[0].Via != "seen" || hist[0].Ruleset != duelRules {
 		t.Fatalf("history at start: %+v, %v", hist, err)
 	}
-	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 1); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 1, "editor"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 2); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 2, "api"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.PutRuleset(ctx, "duel", []byte(bigRules), 3); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 3, "api"); err != nil {
 		t.Fatal(err)
 	}
-	hist, err = h.RulesetHistory(ctx, "duel")
+	hist, err = h.Rulesets().History(ctx, "duel")
 	var got []string
 	for _, v := range hist {
 		got = append(got, fmt.Sprint(v.Version, v.Via))
@@ -143,22 +143,22 @@ func TestRulesetHistory(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"1seen", "2editor", "3api", "4api"}) {
 		t.Fatalf("history %v, %v", got, err)
 	}
-	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 3); err == nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 3, "editor"); err == nil {
 		t.Fatal("a put at a stale version was taken")
 	}
 	for range rulesets.Kept + 5 {
-		if _, err := h.PutRulesetNoted(ctx, "duel", []byte(duelRules), 0); err != nil {
+		if _, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 0, "editor"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	hist, _ = h.RulesetHistory(ctx, "duel")
+	hist, _ = h.Rulesets().History(ctx, "duel")
 	if len(hist) != rulesets.Kept || hist[len(hist)-1].Version != rulesets.Kept+9 {
 		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
 	}
-	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
+	if other, _ := h.Rulesets().History(ctx, "big"); len(other) != 1 {
 		t.Fatalf("big's history: %+v", other)
 	}
-	_, err = h.RulesetHistory(ctx, "nope")
+	_, err = h.Rulesets().History(ctx, "nope")
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
 }
 
