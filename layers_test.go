@@ -74,6 +74,18 @@ func TestLayers(t *testing.T) {
 		{"", func(imp string) bool { return imp == module+"/engine/enginetest" }, "engine/enginetest holds tests only"},
 		{"api", func(imp string) bool { return imp == module+"/engine" || imp == module+"/dashboard" },
 			"api is transport: the wiring mounts the dashboard, the ticket service explains waits"},
+		{"service/ticketsvc/handoff", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && !slices.Contains([]string{"engine", "ruleset", "lifecycle"}, own)
+		}, "the hand-off reaches the pools only through its Pools interface: of the project it imports the root package, engine, ruleset and lifecycle"},
+		{"service/ticketsvc/stats", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && own != "service/ticketsvc/queuestats"
+		}, "the statistics reach the pools only through their Pools interface: of the project they import the root package and queuestats"},
+		{"service/ticketsvc/replace", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && own != "ruleset" && own != "service/ticketsvc/rulesets"
+		}, "a run-time replacement reaches the queues only through its Queues interface: of the project it imports the root package, ruleset and rulesets"},
 	}
 	for _, p := range pure {
 		rules = append(rules, rule{p, func(imp string) bool {

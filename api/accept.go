@@ -22,7 +22,7 @@ func (h *matches) AcceptMatch(ctx context.Context, req *connect.Request[cupidv1.
 	if c := CallerFrom(ctx); player == "" && c != nil && c.Key == nil {
 		player = c.Player
 	}
-	out, err := h.mm.AcceptMatch(ctx, req.Msg.GetId(), player, req.Msg.GetAccept())
+	out, err := h.handoff.AcceptMatch(ctx, req.Msg.GetId(), player, req.Msg.GetAccept())
 	if err != nil {
 		return nil, h.fail(err)
 	}

@@ -82,7 +82,7 @@ func TestDashboardNeedsAnAdminKeyWhenAuthIsOn(t *testing.T) {
 		e.call(http.MethodPut, "/dashboard/api/rulesets/duel", c.key, `{"ruleset": "{}"}`).refused(t, c.code, c.mention)
 	}
 	// Nothing was put by the refused calls.
-	if _, v, _ := e.svc.Ruleset("duel"); v != 1 {
+	if _, v, _ := e.svc.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("the ruleset is at version %d after refused puts", v)
 	}
 	r := e.call(http.MethodGet, "/dashboard/api/overview", "admin-key", "").ok(t)
@@ -129,7 +129,7 @@ func TestDashboardRefusesBadInput(t *testing.T) {
 			e.call(c.method, "/dashboard/api/"+c.path, "", c.body).refused(t, c.code, c.mention...)
 		})
 	}
-	if _, v, _ := e.svc.Ruleset("duel"); v != 1 {
+	if _, v, _ := e.svc.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("the ruleset is at version %d after refused puts", v)
 	}
 }

@@ -15,13 +15,13 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 )
 
 // matches serves cupid.v1.MatchService: the hand-off of formed matches to
 // the game's backend.
 type matches struct {
-	mm       *ticketsvc.Service
+	handoff  *handoff.Service
 	log      *slog.Logger
 	watchers *watchLimiter
 }
@@ -133,7 +133,7 @@ func (h *matches) mayRead(ctx context.Context, r *cupid.MatchRecord) error {
 }
 
 func (h *matches) GetMatch(ctx context.Context, req *connect.Request[cupidv1.GetMatchRequest]) (*connect.Response[cupidv1.GetMatchResponse], error) {
-	r, err := h.mm.GetMatch(ctx, req.Msg.GetId())
+	r, err := h.handoff.GetMatch(ctx, req.Msg.GetId())
 	if err == nil {
 		err = h.mayRead(ctx, r)
 	}
@@ -148,7 +148,7 @@ func (h *matches) ListMatches(ctx context.Context, req *connect.Request[cupidv1.
 	if !ok {
 		return nil, connectError(h.log, cupid.Invalid("state", "unknown match state %d", req.Msg.GetState()))
 	}
-	rs, err := h.mm.ListMatches(ctx, cupid.MatchFilter{Queue: req.Msg.GetQueue(), State: state, Limit: int(req.Msg.GetLimit())})
+	rs, err := h.handoff.ListMatches(ctx, cupid.MatchFilter{Queue: req.Msg.GetQueue(), State: state, Limit: int(req.Msg.GetLimit())})
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -164,7 +164,7 @@ func (h *matches) AssignMatch(ctx context.Context, req *connect.Request[cupidv1.
 	if a == nil {
 		return nil, connectError(h.log, cupid.Invalid("assignment", "required: at least the server players connect to"))
 	}
-	r, err := h.mm.AssignMatch(ctx, req.Msg.GetId(), cupid.Assignment{Server: a.GetServer(), SessionID: a.GetSessionId(), Connection: a.GetConnection()})
+	r, err := h.handoff.AssignMatch(ctx, req.Msg.GetId(), cupid.Assignment{Server: a.GetServer(), SessionID: a.GetSessionId(), Connection: a.GetConnection()})
 	if err != nil {
 		return nil, h.fail(err)
 	}
@@ -173,7 +173,7 @@ func (h *matches) AssignMatch(ctx context.Context, req *connect.Request[cupidv1.
 
 func (h *matches) WatchMatches(ctx context.Context, req *connect.Request[cupidv1.WatchMatchesRequest], stream *connect.ServerStream[cupidv1.MatchEvent]) error {
 	// An unknown queue is refused before the stream starts.
-	if _, err := h.mm.ListMatches(ctx, cupid.MatchFilter{Queue: req.Msg.GetQueue(), Limit: 1}); err != nil {
+	if _, err := h.handoff.ListMatches(ctx, cupid.MatchFilter{Queue: req.Msg.GetQueue(), Limit: 1}); err != nil {
 		return connectError(h.log, err)
 	}
 	release, err := acquireMatchWatch(h.watchers, req.Msg.GetQueue())
@@ -186,7 +186,7 @@ func (h *matches) WatchMatches(ctx context.Context, req *connect.Request[cupidv1
 	if err := stream.Send(nil); err != nil {
 		return err
 	}
-	err = h.mm.WatchMatches(ctx, req.Msg.GetQueue(), req.Msg.GetAfterSeq(), func(ev cupid.MatchEvent) error {
+	err = h.handoff.WatchMatches(ctx, req.Msg.GetQueue(), req.Msg.GetAfterSeq(), func(ev cupid.MatchEvent) error {
 		return stream.Send(matchEventOut(ev))
 	})
 	return connectError(h.log, err)
@@ -216,7 +216,7 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Fail before the upgrade on an unknown queue, with a plain HTTP error.
-	if _, err := s.mm.ListMatches(r.Context(), cupid.MatchFilter{Queue: queue, Limit: 1}); err != nil {
+	if _, err := s.handoff.ListMatches(r.Context(), cupid.MatchFilter{Queue: queue, Limit: 1}); err != nil {
 		httpError(w, err)
 		return
 	}
@@ -230,7 +230,7 @@ func (s *server) matchSocket(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	err = s.mm.WatchMatches(ctx, queue, after, func(ev cupid.MatchEvent) error { return sendJSON(ctx, c, matchEventOut(ev)) })
+	err = s.handoff.WatchMatches(ctx, queue, after, func(ev cupid.MatchEvent) error { return sendJSON(ctx, c, matchEventOut(ev)) })
 	var e *cupid.Error
 	if errors.As(err, &e) && e.Code == cupid.CodeOutOfRange {
 		// Not "try again later": the same after_seq would be refused

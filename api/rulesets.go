@@ -11,19 +11,19 @@ import (
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/importer"
 	"github.com/cupid-match/cupid/ruleset"
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/replace"
 )
 
 // rulesets serves cupid.v1.RulesetService.
 type rulesets struct {
-	mm  *ticketsvc.Service
+	rs  *replace.Service
 	log *slog.Logger
 }
 
 var _ cupidv1connect.RulesetServiceHandler = (*rulesets)(nil)
 
 func (h *rulesets) ValidateRuleset(_ context.Context, req *connect.Request[cupidv1.ValidateRulesetRequest]) (*connect.Response[cupidv1.ValidateRulesetResponse], error) {
-	probs := h.mm.ValidateRuleset([]byte(req.Msg.GetRuleset()))
+	probs := h.rs.Validate([]byte(req.Msg.GetRuleset()))
 	out := &cupidv1.ValidateRulesetResponse{Valid: len(probs) == 0}
 	for _, p := range probs {
 		out.Problems = append(out.Problems, &cupidv1.RulesetProblem{
@@ -34,7 +34,7 @@ func (h *rulesets) ValidateRuleset(_ context.Context, req *connect.Request[cupid
 }
 
 func (h *rulesets) GetRuleset(_ context.Context, req *connect.Request[cupidv1.GetRulesetRequest]) (*connect.Response[cupidv1.GetRulesetResponse], error) {
-	src, version, err := h.mm.Ruleset(req.Msg.GetQueue())
+	src, version, err := h.rs.Ruleset(req.Msg.GetQueue())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -42,7 +42,7 @@ func (h *rulesets) GetRuleset(_ context.Context, req *connect.Request[cupidv1.Ge
 }
 
 func (h *rulesets) PutRuleset(ctx context.Context, req *connect.Request[cupidv1.PutRulesetRequest]) (*connect.Response[cupidv1.PutRulesetResponse], error) {
-	v, err := h.mm.PutRuleset(ctx, req.Msg.GetQueue(), []byte(req.Msg.GetRuleset()), int(req.Msg.GetExpectedVersion()))
+	v, err := h.rs.Put(ctx, req.Msg.GetQueue(), []byte(req.Msg.GetRuleset()), int(req.Msg.GetExpectedVersion()), "api")
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}

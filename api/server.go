@@ -26,6 +26,8 @@ import (
 	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
+	"github.com/cupid-match/cupid/service/ticketsvc/replace"
 )
 
 // MaxRequestBytes bounds every request body. A ticket of 100 players with
@@ -78,6 +80,8 @@ type Options struct {
 
 type server struct {
 	mm       *ticketsvc.Service
+	handoff  *handoff.Service // mm's hand-off of committed matches
+	rulesets *replace.Service // mm's run-time ruleset replacement
 	log      *slog.Logger
 	now      func() time.Time
 	origins  origins
@@ -88,6 +92,9 @@ type server struct {
 // Handler returns the server's HTTP handler.
 func Handler(o Options) http.Handler {
 	s := &server{mm: o.Matchmaker, log: o.Logger, now: o.Now, origins: newOrigins(o.AllowedOrigins)}
+	if o.Matchmaker != nil {
+		s.handoff, s.rulesets = o.Matchmaker.Handoff(), o.Matchmaker.Rulesets()
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -118,8 +125,8 @@ func Handler(o Options) http.Handler {
 	// Who may do what: each call is authorized once its request is read.
 	opts = append(opts, o.Auth.handlerOptions(s.mm.TicketPlayers, s.log)...)
 	mux.Handle(cupidv1connect.NewTicketServiceHandler(handoffTickets{&tickets{mm: s.mm, log: s.log, now: s.now, watchers: s.watchers}}, opts...))
-	mux.Handle(cupidv1connect.NewMatchServiceHandler(&matches{mm: s.mm, log: s.log, watchers: s.watchers}, opts...))
-	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{mm: s.mm, log: s.log}, opts...))
+	mux.Handle(cupidv1connect.NewMatchServiceHandler(&matches{handoff: s.handoff, log: s.log, watchers: s.watchers}, opts...))
+	mux.Handle(cupidv1connect.NewRulesetServiceHandler(&rulesets{rs: s.rulesets, log: s.log}, opts...))
 	mux.HandleFunc("GET /v1/tickets/{id}/ws", s.watchSocket)
 	mux.HandleFunc("GET /v1/queues/{queue}/matches/ws", s.matchSocket)
 	// services are those served, which reflection lists.

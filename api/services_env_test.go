@@ -99,7 +99,7 @@ func newSvcEnv(t *testing.T, so svcOptions) *svcEnv {
 		}
 		t.Cleanup(ps.Close)
 		t.Cleanup(os.Close)
-		ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: o.Matchmaker, Logger: log, Now: o.Now})
+		ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: lobbysvc.FromTickets(o.Matchmaker), Logger: log, Now: o.Now})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,7 +46,7 @@ func (h *matches) OpenBackfill(ctx context.Context, req *connect.Request[cupidv1
 	if err != nil {
 		return nil, h.fail(err)
 	}
-	r, err := h.mm.OpenBackfillWithTeams(ctx, req.Msg.GetId(), options, teams)
+	r, err := h.handoff.OpenBackfillWithTeams(ctx, req.Msg.GetId(), options, teams)
 	if err != nil {
 		return nil, h.fail(err)
 	}
@@ -74,7 +74,7 @@ func backfillTeamsIn(in []*cupidv1.BackfillTeam) ([][]cupid.Player, error) {
 }
 
 func (h *matches) CloseBackfill(ctx context.Context, req *connect.Request[cupidv1.CloseBackfillRequest]) (*connect.Response[cupidv1.CloseBackfillResponse], error) {
-	r, err := h.mm.CloseBackfill(ctx, req.Msg.GetId())
+	r, err := h.handoff.CloseBackfill(ctx, req.Msg.GetId())
 	if err != nil {
 		return nil, h.fail(err)
 	}
@@ -82,7 +82,7 @@ func (h *matches) CloseBackfill(ctx context.Context, req *connect.Request[cupidv
 }
 
 func (h *matches) ReportLeavers(ctx context.Context, req *connect.Request[cupidv1.ReportLeaversRequest]) (*connect.Response[cupidv1.ReportLeaversResponse], error) {
-	r, err := h.mm.ReportLeavers(ctx, req.Msg.GetId(), req.Msg.GetPlayerIds())
+	r, err := h.handoff.ReportLeavers(ctx, req.Msg.GetId(), req.Msg.GetPlayerIds())
 	if err != nil {
 		return nil, h.fail(err)
 	}
@@ -90,7 +90,7 @@ func (h *matches) ReportLeavers(ctx context.Context, req *connect.Request[cupidv
 }
 
 func (h *matches) EndSession(ctx context.Context, req *connect.Request[cupidv1.EndSessionRequest]) (*connect.Response[cupidv1.EndSessionResponse], error) {
-	r, err := h.mm.EndSession(ctx, req.Msg.GetId())
+	r, err := h.handoff.EndSession(ctx, req.Msg.GetId())
 	if err != nil {
 		return nil, h.fail(err)
 	}

@@ -87,7 +87,7 @@ func newServer() (*server, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	lobbies, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: svc, Logger: slog.New(slog.DiscardHandler)})
+	lobbies, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: lobbysvc.FromTickets(svc), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -136,7 +136,7 @@ func (s *server) release(w http.ResponseWriter, r *http.Request) {
 	} else {
 		what += ", its tickets cancelled"
 	}
-	rel, err := s.o.Tickets.ReleaseMatch(r.Context(), in.MatchID, in.Requeue, in.Reason)
+	rel, err := s.o.Tickets.Handoff().ReleaseMatch(r.Context(), in.MatchID, in.Requeue, in.Reason)
 	if err != nil {
 		s.note(r, what, refusal(err), false)
 		s.fail(w, r, err)

@@ -194,7 +194,7 @@ func newServer(o Options) (http.Handler, *server) {
 	// Statistics count arrivals from their first reading on: read them
 	// now, so they count from the server's start.
 	if o.Tickets != nil {
-		_, _ = o.Tickets.QueueStatistics(context.Background(), "")
+		_, _ = o.Tickets.Statistics().QueueStatistics(context.Background(), "")
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Cache-Control", "no-store")

@@ -165,7 +165,7 @@ func (s *server) tickets(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, ticketView(v, now))
 	default:
-		ts, err := s.o.Tickets.PlayerTickets(r.Context(), player)
+		ts, err := s.o.Tickets.Statistics().PlayerTickets(r.Context(), player)
 		if err != nil {
 			s.fail(w, r, err)
 			return
@@ -197,12 +197,12 @@ func pretty(src []byte) string {
 
 func (s *server) ruleset(w http.ResponseWriter, r *http.Request) {
 	q := r.PathValue("queue")
-	hist, err := s.o.Tickets.RulesetHistory(r.Context(), q)
+	hist, err := s.o.Tickets.Rulesets().History(r.Context(), q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	src, version, err := s.o.Tickets.Ruleset(q)
+	src, version, err := s.o.Tickets.Rulesets().Ruleset(q)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -260,7 +260,7 @@ func (s *server) check(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	ps := s.o.Tickets.ValidateRuleset([]byte(in.Ruleset))
+	ps := s.o.Tickets.Rulesets().Validate([]byte(in.Ruleset))
 	writeJSON(w, map[string]any{"valid": len(ps) == 0, "problems": problems(ps)})
 }
 
@@ -311,15 +311,15 @@ func (s *server) putRuleset(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.PathValue("queue")
-	if _, _, err := s.o.Tickets.Ruleset(q); err != nil {
+	if _, _, err := s.o.Tickets.Rulesets().Ruleset(q); err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	if ps := s.o.Tickets.ValidateRuleset([]byte(in.Ruleset)); len(ps) > 0 {
+	if ps := s.o.Tickets.Rulesets().Validate([]byte(in.Ruleset)); len(ps) > 0 {
 		writeProblems(w, ps, "the ruleset has %s; nothing was changed")
 		return
 	}
-	v, err := s.o.Tickets.PutRulesetNoted(r.Context(), q, []byte(in.Ruleset), in.ExpectedVersion)
+	v, err := s.o.Tickets.Rulesets().Put(r.Context(), q, []byte(in.Ruleset), in.ExpectedVersion, "editor")
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -377,7 +377,7 @@ func (s *server) try(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if ps := s.o.Tickets.ValidateRuleset(sc.Ruleset); len(ps) > 0 {
+	if ps := s.o.Tickets.Rulesets().Validate(sc.Ruleset); len(ps) > 0 {
 		writeProblems(w, ps, "the ruleset has %s")
 		return
 	}

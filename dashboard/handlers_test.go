@@ -160,7 +160,7 @@ func TestOverviewAndAuthorize(t *testing.T) {
 	if w.Code != http.StatusForbidden || !strings.Contains(w.Body.String(), "permission_denied") || len(asked) != 1 {
 		t.Fatalf("refused: %d %s (asked %v)", w.Code, w.Body, asked)
 	}
-	if _, v, _ := f.tickets.Ruleset("duel"); v != 1 {
+	if _, v, _ := f.tickets.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("a refused put changed the ruleset to version %d", v)
 	}
 }
@@ -233,7 +233,7 @@ func TestRulesetEndpoints(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f.do(t, c.method, APIPrefix+c.path, c.body).refused(t, c.status, c.code, c.field)
-			if _, v, _ := f.tickets.Ruleset("duel"); v != 1 {
+			if _, v, _ := f.tickets.Rulesets().Ruleset("duel"); v != 1 {
 				t.Fatalf("a refused call changed the ruleset to version %d", v)
 			}
 		})
@@ -394,7 +394,7 @@ func TestTicketsByPlayerAreBounded(t *testing.T) {
 		if err != nil || v.Ticket.MatchID == "" {
 			t.Fatalf("ann's ticket %d: %+v %v", i, v, err)
 		}
-		if _, err := f.tickets.EndSession(context.Background(), v.Ticket.MatchID); err != nil {
+		if _, err := f.tickets.Handoff().EndSession(context.Background(), v.Ticket.MatchID); err != nil {
 			t.Fatal(err)
 		}
 	}

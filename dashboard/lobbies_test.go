@@ -24,7 +24,7 @@ func TestLobbiesSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: ts, Logger: log})
+	ls, err := lobbysvc.New(lobbysvc.Options{Docs: store, Matches: lobbysvc.FromTickets(ts), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}

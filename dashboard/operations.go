@@ -82,7 +82,7 @@ func (s *server) history(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, cupid.Invalid("queue", "required: the queue whose history to read"))
 		return
 	}
-	if _, _, err := s.o.Tickets.Ruleset(queue); err != nil {
+	if _, _, err := s.o.Tickets.Rulesets().Ruleset(queue); err != nil {
 		s.fail(w, r, err)
 		return
 	}

@@ -124,7 +124,7 @@ func (s *server) canaryAction(w http.ResponseWriter, r *http.Request) {
 	}
 	outcome := strings.ReplaceAll(st.State, "_", " ")
 	if in.Action == "promote" {
-		if _, v, err := s.o.Tickets.Ruleset(in.Queue); err == nil {
+		if _, v, err := s.o.Tickets.Rulesets().Ruleset(in.Queue); err == nil {
 			outcome += fmt.Sprintf(": the queue runs its candidate as version %d", v)
 		}
 	}

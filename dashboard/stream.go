@@ -110,11 +110,11 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 	switch page := q.Get("page"); page {
 	case "queues":
 		return func(ctx context.Context) (any, error) {
-			qs, err := s.o.Tickets.QueueStatistics(ctx, "")
+			qs, err := s.o.Tickets.Statistics().QueueStatistics(ctx, "")
 			if err != nil {
 				return nil, err
 			}
-			recent, err := s.o.Tickets.RecentMatches("", "", 10)
+			recent, err := s.o.Tickets.Statistics().RecentMatches("", "", 10)
 			return map[string]any{"queues": qs, "recent": recent}, err
 		}, nil
 	case "matches":
@@ -123,12 +123,12 @@ func (s *server) snapshotter(r *http.Request) (func(context.Context) (any, error
 			return nil, cupid.Invalid("ticket", "at most %d bytes", maxID)
 		}
 		if queue != "" {
-			if _, _, err := s.o.Tickets.Ruleset(queue); err != nil {
+			if _, _, err := s.o.Tickets.Rulesets().Ruleset(queue); err != nil {
 				return nil, err
 			}
 		}
 		return func(ctx context.Context) (any, error) {
-			recent, err := s.o.Tickets.RecentMatches(queue, "", 50)
+			recent, err := s.o.Tickets.Statistics().RecentMatches(queue, "", 50)
 			if err != nil {
 				return nil, err
 			}

@@ -253,9 +253,9 @@ func readyCheckAcrossARestart(t *testing.T, store string) {
 		t.Fatalf("after a restart %v", r)
 	}
 	wa = ticketWatch(t, s, a.GetId(), p.GetSeq())
-	s.mm.AcceptDue(context.Background()) // not due yet: nothing happens
+	s.mm.Handoff().AcceptDue(context.Background()) // not due yet: nothing happens
 	s.clock.advance(10 * time.Second)
-	s.mm.AcceptDue(context.Background())
+	s.mm.Handoff().AcceptDue(context.Background())
 	if ev := nextKind(t, wa, "requeued"); ev.GetReason() != "not accepted in time by to-b" {
 		t.Fatalf("to-a heard %v", ev)
 	}

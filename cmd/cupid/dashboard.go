@@ -24,7 +24,7 @@ import (
 // last minute and is called once the pools have stopped.
 func mountDashboard(o *api.Options, mm *ticketsvc.Service, pairings *pairingsvc.Service, opponents *opponentsvc.Service,
 	s store, retention *retentionsvc.Service, f serveFlags, log *slog.Logger, now func() time.Time) (closeHistory func(context.Context)) {
-	history := statshistory.New(statshistory.Options{Source: mm, Docs: s, Node: f.nodeID, Now: now, Logger: log})
+	history := statshistory.New(statshistory.Options{Source: mm.Statistics(), Docs: s, Node: f.nodeID, Now: now, Logger: log})
 	history.Start()
 	var nodes dashboard.Cluster
 	if pg, ok := s.(*postgres.Store); ok {

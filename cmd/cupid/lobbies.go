@@ -17,7 +17,7 @@ import (
 // ticket service (their starts become the queue's matches), with the
 // documented limits (lobby.DefaultLimits).
 func lobbyService(s store, mm *ticketsvc.Service, blocks lobbysvc.Blocks, log *slog.Logger, reg prometheus.Registerer, now func() time.Time) (*lobbysvc.Service, error) {
-	return lobbysvc.New(lobbysvc.Options{Docs: s, Matches: mm, Blocks: blocks, Logger: log, Registry: reg, Now: now})
+	return lobbysvc.New(lobbysvc.Options{Docs: s, Matches: lobbysvc.FromTickets(mm), Blocks: blocks, Logger: log, Registry: reg, Now: now})
 }
 
 // sweepLobbies forgets finished lobbies once a minute, until ctx ends, so a

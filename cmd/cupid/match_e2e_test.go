@@ -261,12 +261,12 @@ func TestUnassignedMatchIsRequeuedWithItsAgeThenMatchesAgain(t *testing.T) {
 	m1 := formed.GetMatch().GetId()
 	// Not yet due: nothing happens.
 	s.clock.advance(29 * time.Second)
-	s.mm.ReleaseDue(context.Background())
+	s.mm.Handoff().ReleaseDue(context.Background())
 	if got := getTicket(t, s.c, a.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_MATCHED {
 		t.Fatalf("released early: %v", got.GetState())
 	}
 	s.clock.advance(2 * time.Second)
-	s.mm.ReleaseDue(context.Background())
+	s.mm.Handoff().ReleaseDue(context.Background())
 	released := nextMatchEvent(t, evs)
 	if released.GetKind() != "released" || released.GetMatch().GetId() != m1 || !strings.Contains(released.GetReason(), "30s") {
 		t.Fatalf("after the timeout the stream sent %v", released)
@@ -323,7 +323,7 @@ func TestUnassignedMatchIsCancelledWithAReason(t *testing.T) {
 		kinds = append(kinds, last["kind"].(string))
 	}
 	s.clock.advance(31 * time.Second)
-	s.mm.ReleaseDue(context.Background())
+	s.mm.Handoff().ReleaseDue(context.Background())
 	_, msg, err := ws.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func TestHandoffOnPostgres(t *testing.T) {
 	a, _ := duelPair(t, s.c, "requeue", "pgm-a", "pgm-b")
 	formed := nextMatchEvent(t, evs)
 	s.clock.advance(31 * time.Second)
-	s.mm.ReleaseDue(context.Background())
+	s.mm.Handoff().ReleaseDue(context.Background())
 	if ev := nextMatchEvent(t, evs); ev.GetKind() != "released" || ev.GetMatch().GetId() != formed.GetMatch().GetId() {
 		t.Fatalf("after the timeout %v", ev)
 	}

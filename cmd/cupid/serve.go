@@ -199,7 +199,7 @@ func serve(ctx context.Context, f serveFlags, log *slog.Logger, listening chan<-
 	}
 	var mm *ticketsvc.Service
 	encounters, err := encounterService(cfg, store, func(ctx context.Context, q string, after int64, send func(cupid.MatchEvent) error) error {
-		return mm.WatchMatches(ctx, q, after, send)
+		return mm.Handoff().WatchMatches(ctx, q, after, send)
 	}, &mm, ratings, log, reg, now)
 	if err != nil {
 		return err

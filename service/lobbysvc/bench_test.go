@@ -28,7 +28,7 @@ func BenchmarkJoinLeaveSQLite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	svc, err := New(Options{Docs: store, Matches: mm, Logger: log})
+	svc, err := New(Options{Docs: store, Matches: FromTickets(mm), Logger: log})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -358,7 +358,7 @@ func TestStartAgain(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	ok := must[*View](t)
-	m := &stepMatches{Matches: f.mm, failCommits: 1}
+	m := &stepMatches{Matches: FromTickets(f.mm), failCommits: 1}
 	f.svc.matches = m
 	l := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: duel(1)}))
 	ok(f.svc.Join(ctx, l.ID, "", "bob", nil, lobby.AnyTeam))
@@ -392,7 +392,7 @@ func TestStartWithoutBackfill(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	ok := must[*View](t)
-	f.svc.matches = &stepMatches{Matches: f.mm, failBackfill: true}
+	f.svc.matches = &stepMatches{Matches: FromTickets(f.mm), failBackfill: true}
 	l := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: lobby.Settings{Queue: "pairs", Teams: 2, TeamSize: 2, FillFromQueue: true}}))
 	ok(f.svc.Join(ctx, l.ID, "", "bob", nil, 1))
 	ok(f.svc.SetReady(ctx, l.ID, "ann", true))
@@ -525,7 +525,7 @@ func TestLease(t *testing.T) {
 	ok := must[*View](t)
 	f.svc.Close()
 	docs := &storetest.FenceLog{DocumentStore: f.store}
-	svc, err := New(Options{Docs: docs, Matches: f.mm, Now: f.clock.now, Logger: slog.New(slog.DiscardHandler), Seed: 7})
+	svc, err := New(Options{Docs: docs, Matches: FromTickets(f.mm), Now: f.clock.now, Logger: slog.New(slog.DiscardHandler), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -622,7 +622,7 @@ func TestLoad(t *testing.T) {
 		}
 	}
 
-	s, err := New(Options{Docs: f.store, Matches: f.mm, Logger: slog.New(slog.DiscardHandler)})
+	s, err := New(Options{Docs: f.store, Matches: FromTickets(f.mm), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,11 +45,23 @@ const Lease = "lobbies"
 // and in its document) for watchers that resume.
 const historyEvents = 64
 
-// Matches is what the service needs of the ticket service.
+// Matches is what the service needs of the ticket service: a lobby's start
+// forms a match, whose free seats may be opened to the queue (backfill).
 type Matches interface {
 	CommitFormed(ctx context.Context, f ticketsvc.FormedMatch) (*cupid.MatchRecord, error)
 	OpenBackfill(ctx context.Context, id string, options map[string][]string) (*cupid.MatchRecord, error)
 	Queues() []string
+}
+
+// FromTickets is the ticket service as Matches: the formed match and the
+// queues are the service's, the backfill its hand-off's (package handoff).
+func FromTickets(mm *ticketsvc.Service) Matches { return tickets{mm} }
+
+// tickets joins the two parts of the ticket service the lobbies use.
+type tickets struct{ *ticketsvc.Service }
+
+func (t tickets) OpenBackfill(ctx context.Context, id string, options map[string][]string) (*cupid.MatchRecord, error) {
+	return t.Handoff().OpenBackfill(ctx, id, options)
 }
 
 // Options configure the service.

@@ -65,7 +65,7 @@ func (f *fixture) bootWith(t *testing.T, matches Matches, setup func(*Options)) 
 		t.Fatal(err)
 	}
 	if matches == nil {
-		matches = mm
+		matches = FromTickets(mm)
 	}
 	o := Options{Docs: f.store, Matches: matches, Now: f.clock.now, Logger: log, Seed: 7}
 	if setup != nil {
@@ -236,7 +236,7 @@ func TestStartFinishesAfterRestart(t *testing.T) {
 	ctx := context.Background()
 	ok := must[*View](t)
 	f.restart(t, failing{})
-	f.svc.matches = failing{f.mm}
+	f.svc.matches = failing{FromTickets(f.mm)}
 	l := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: lobby.Settings{Queue: "duel", Teams: 2, TeamSize: 1}}))
 	ok(f.svc.Join(ctx, l.ID, "", "bob", nil, lobby.AnyTeam))
 	ok(f.svc.SetReady(ctx, l.ID, "ann", true))
@@ -369,7 +369,7 @@ func TestLobbyFreeSeatsFilledFromTheQueue(t *testing.T) {
 			t.Fatalf("ticket %s ended %s in %+v, want matched into the lobby's match %s", id, last.Kind, last.Match, rec.Match.ID)
 		}
 	}
-	m, err := f.mm.GetMatch(ctx, rec.Match.ID)
+	m, err := f.mm.Handoff().GetMatch(ctx, rec.Match.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestFollowerWatchesAgain(t *testing.T) {
 	q := e.must(e.svc.Queue(ctx, p.ID, "ann", "trios"))
 	e.theirs("dan", "eve", "fay")
 	m := w.until(t, party.EventMatched)
-	if _, err := e.mm.AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "s1"}); err != nil {
+	if _, err := e.mm.Handoff().AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "s1"}); err != nil {
 		t.Fatal(err)
 	}
 	w.until(t, party.EventAssigned)
@@ -156,7 +156,7 @@ func TestTicketEventStoreFailure(t *testing.T) {
 			e.must(e.svc.Queue(ctx, p.ID, "ann", "trios"))
 			e.theirs("dan", "eve", "fay")
 			m := w.until(t, party.EventMatched)
-			if _, err := e.mm.AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "s1"}); err != nil {
+			if _, err := e.mm.Handoff().AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "s1"}); err != nil {
 				t.Fatal(err)
 			}
 			if as := w.until(t, party.EventAssigned); as.MatchID != m.MatchID || as.Assignment == nil || as.Assignment.Server != "s1" {

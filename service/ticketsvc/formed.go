@@ -98,7 +98,7 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 		s.ready.failed()
 		return nil, s.storeError(err)
 	}
-	s.hub.publish(events...)
+	s.hub.Publish(events...)
 	tickets := make([]*cupid.Ticket, len(created))
 	for i, c := range created {
 		if c.Err != nil {
@@ -152,8 +152,8 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 	s.metrics.tickets.WithLabelValues(f.Queue, string(cupid.StateMatched)).Add(float64(len(tickets)))
 	s.metrics.matches.WithLabelValues(f.Queue).Inc()
 	s.metrics.quality.WithLabelValues(f.Queue).Observe(m.Quality.Score)
-	s.hub.publish(events...)
-	s.matchesFormed(results)
+	s.hub.Publish(events...)
+	s.handoff.MatchesFormed(results)
 	return &cupid.MatchRecord{Match: m, State: cupid.MatchFormed, UpdatedAt: now}, nil
 }
 
@@ -190,6 +190,6 @@ func (s *Service) cancelFormed(ctx context.Context, ts []*cupid.Ticket, reason s
 		}
 		s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 		s.ended(nil, ended)
-		s.hub.publish(ev)
+		s.hub.Publish(ev)
 	}
 }

@@ -60,7 +60,7 @@ func TestHeldTicketTheNewRulesetCannotMatch(t *testing.T) {
 	h := startHeld(t, "leaver")
 	party := h.create(t, ticket("big", 1, "leaver", "x", "y"))
 	const pairs = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 2}}`
-	if _, err := h.PutRuleset(context.Background(), "big", []byte(pairs), 0); err != nil {
+	if _, err := h.Rulesets().Put(context.Background(), "big", []byte(pairs), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	h.wait(10 * time.Second)

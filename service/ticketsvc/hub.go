@@ -131,10 +131,10 @@ func (h *hub) unsubscribe(s *subscription) {
 	}
 }
 
-// publish records the events in the histories and hands them to the
+// Publish records the events in the histories and hands them to the
 // watchers. A ticket's created event must be published before any other
 // event of it, or the hub keeps no history for it.
-func (h *hub) publish(evs ...cupid.Event) {
+func (h *hub) Publish(evs ...cupid.Event) {
 	if !h.shared {
 		h.deliver(evs...)
 		return

@@ -18,12 +18,12 @@ func TestHubDropsAWatcherThatFallsBehind(t *testing.T) {
 	h := newHub(8)
 	slow, _, _ := h.subscribe("a", 0)
 	for i := range subscribeBuffer {
-		h.publish(ev(int64(i+1), "a", cupid.EventRequeued))
+		h.Publish(ev(int64(i+1), "a", cupid.EventRequeued))
 	}
 	fast, _, _ := h.subscribe("a", 0)
 	defer h.unsubscribe(fast)
 	last := int64(subscribeBuffer + 1)
-	h.publish(ev(last, "a", cupid.EventMatched)) // overflows slow's buffer
+	h.Publish(ev(last, "a", cupid.EventMatched)) // overflows slow's buffer
 	if got := <-fast.ch; got.Seq != last {
 		t.Fatalf("the other watcher heard seq %d, want %d", got.Seq, last)
 	}
@@ -49,7 +49,7 @@ func TestSharedHubTellsOnlyTheCreatedEventAtOnce(t *testing.T) {
 	h.shared = true
 	sub, _, _ := h.subscribe("a", 0)
 	defer h.unsubscribe(sub)
-	h.publish(ev(1, "a", cupid.EventCreated), ev(2, "a", cupid.EventMatched))
+	h.Publish(ev(1, "a", cupid.EventCreated), ev(2, "a", cupid.EventMatched))
 	h.deliver(ev(1, "a", cupid.EventCreated), ev(2, "a", cupid.EventMatched))
 	var heard []cupid.Event
 	for len(sub.ch) > 0 {

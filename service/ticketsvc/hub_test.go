@@ -22,9 +22,9 @@ func seqs(evs []cupid.Event) []int64 {
 
 func TestHubHistory(t *testing.T) {
 	h := newHub(2)
-	h.publish(ev(1, "a", cupid.EventCreated), ev(2, "b", cupid.EventCreated))
-	h.publish(ev(3, "a", cupid.EventMatched), ev(4, "b", cupid.EventMatched))
-	h.publish(ev(5, "old", cupid.EventCancelled)) // no created event seen: no history
+	h.Publish(ev(1, "a", cupid.EventCreated), ev(2, "b", cupid.EventCreated))
+	h.Publish(ev(3, "a", cupid.EventMatched), ev(4, "b", cupid.EventMatched))
+	h.Publish(ev(5, "old", cupid.EventCancelled)) // no created event seen: no history
 
 	for _, tc := range []struct {
 		name      string
@@ -49,7 +49,7 @@ func TestHubHistory(t *testing.T) {
 	}
 
 	// A third ticket pushes out the oldest history.
-	h.publish(ev(6, "c", cupid.EventCreated))
+	h.Publish(ev(6, "c", cupid.EventCreated))
 	if sub, _, known := h.subscribe("a", 0); known {
 		t.Fatal("a's history outlived the bound of 2")
 	} else {
@@ -68,13 +68,13 @@ func TestHubHistory(t *testing.T) {
 // reaches it, whether or not the history held the earlier ones.
 func TestHubSubscribeThenPublish(t *testing.T) {
 	h := newHub(4)
-	h.publish(ev(1, "a", cupid.EventCreated))
+	h.Publish(ev(1, "a", cupid.EventCreated))
 	sub, past, known := h.subscribe("a", 0)
 	defer h.unsubscribe(sub)
 	if !known || !slices.Equal(seqs(past), []int64{1}) {
 		t.Fatalf("known=%v past=%v", known, seqs(past))
 	}
-	h.publish(ev(2, "a", cupid.EventMatched))
+	h.Publish(ev(2, "a", cupid.EventMatched))
 	select {
 	case got := <-sub.ch:
 		if got.Seq != 2 {
@@ -96,9 +96,9 @@ func TestHubSubscribeThenPublish(t *testing.T) {
 func TestHubWaiting(t *testing.T) {
 	h := newHub(4)
 	key := cupid.QueueKey{Queue: "duel", Custom: "eu"}
-	h.publish(ev(1, "a", cupid.EventCreated), ev(2, "b", cupid.EventCreated), ev(3, "c", cupid.EventCreated))
+	h.Publish(ev(1, "a", cupid.EventCreated), ev(2, "b", cupid.EventCreated), ev(3, "c", cupid.EventCreated))
 	h.setKeys([]*cupid.Ticket{{ID: "a", Key: key}, {ID: "b", Key: key}, {ID: "gone", Key: key}})
-	h.publish(ev(4, "b", cupid.EventMatched))
+	h.Publish(ev(4, "b", cupid.EventMatched))
 	for _, c := range []struct {
 		name   string
 		ticket string

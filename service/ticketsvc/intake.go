@@ -166,7 +166,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 	s.metrics.intakeBatch.Observe(float64(len(batch)))
 	// Before the pools see the tickets: a ticket's history in the hub must
 	// begin with its created event, ahead of its match.
-	s.hub.publish(events...)
+	s.hub.Publish(events...)
 	byPool := map[*pool][]*cupid.Ticket{}
 	var stored []*cupid.Ticket // the new tickets, for the hub's keys
 	for i, r := range batch {

@@ -73,7 +73,7 @@ func TestAssignmentReachesTicketWatchers(t *testing.T) {
 	evs, done := collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, a.ID, 0, send) })
 	var got []cupid.Event
 	got = append(got, next(t, evs), next(t, evs)) // created, matched: the watch goes on
-	rec, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.7:7777", SessionID: "s1", Connection: map[string]string{"token": "t"}})
+	rec, err := h.Handoff().AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.7:7777", SessionID: "s1", Connection: map[string]string{"token": "t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,51 +110,19 @@ func TestAssignmentReachesTicketWatchers(t *testing.T) {
 	}
 }
 
-func TestAssignRefusalsChangeNothing(t *testing.T) {
-	store := memstore.New()
-	h := start(t, store, queues(0))
-	a, _, mid := h.matched(t, "alice", "bob")
-	ctx := context.Background()
-	srv := cupid.Assignment{Server: "10.0.0.7:7777"}
-
-	_, err := h.AssignMatch(ctx, "nope", srv)
-	wantErr(t, err, cupid.CodeNotFound, "match_id", "nope")
-	_, err = h.AssignMatch(ctx, mid, cupid.Assignment{})
-	wantErr(t, err, cupid.CodeInvalid, "assignment.server")
-	_, err = h.AssignMatch(ctx, "", srv)
-	wantErr(t, err, cupid.CodeInvalid, "match_id")
-	store.FailNext("AssignMatch", errors.New("disk full"))
-	_, err = h.AssignMatch(ctx, mid, srv)
-	wantErr(t, err, cupid.CodeUnavailable, "")
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
-		t.Fatalf("after refusals the match is %s", r.State)
-	}
-	if evs, _ := store.Events(ctx, a.ID, 0); kinds(evs) != "created matched" {
-		t.Fatalf("after refusals the ticket's events are %s", kinds(evs))
-	}
-	if _, err := h.AssignMatch(ctx, mid, srv); err != nil {
-		t.Fatal(err)
-	}
-	_, err = h.AssignMatch(ctx, mid, cupid.Assignment{Server: "other:1"})
-	wantErr(t, err, cupid.CodeConflict, "match_id", "already assigned")
-	if r, _ := h.GetMatch(ctx, mid); r.Assignment.Server != srv.Server {
-		t.Fatalf("assigning twice changed the assignment to %+v", r.Assignment)
-	}
-}
-
 func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	_, _, m1 := h.matched(t, "a1", "b1")
 
-	evs, done := collect(func(send func(cupid.MatchEvent) error) error { return h.WatchMatches(ctx, "duel", 0, send) })
+	evs, done := collect(func(send func(cupid.MatchEvent) error) error { return h.Handoff().WatchMatches(ctx, "duel", 0, send) })
 	first := next(t, evs)
 	if first.Kind != cupid.MatchEventFormed || first.MatchID != m1 || first.Match == nil {
 		t.Fatalf("first %+v", first)
 	}
 	_, _, m2 := h.matched(t, "a2", "b2")
-	if _, err := h.AssignMatch(ctx, m1, cupid.Assignment{Server: "s:1"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, m1, cupid.Assignment{Server: "s:1"}); err != nil {
 		t.Fatal(err)
 	}
 	second, third := next(t, evs), next(t, evs)
@@ -170,7 +138,7 @@ func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	// Resuming after a sequence number replays what came after it.
 	var again []cupid.MatchEvent
 	ctx2, cancel2 := context.WithCancel(context.Background())
-	err := h.WatchMatches(ctx2, "duel", first.Seq, func(ev cupid.MatchEvent) error {
+	err := h.Handoff().WatchMatches(ctx2, "duel", first.Seq, func(ev cupid.MatchEvent) error {
 		again = append(again, ev)
 		if len(again) == 2 {
 			cancel2()
@@ -180,11 +148,11 @@ func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || len(again) != 2 || again[0].Seq != second.Seq || again[1].Seq != third.Seq {
 		t.Fatalf("resumed %+v (%v)", again, err)
 	}
-	wantErr(t, h.WatchMatches(context.Background(), "nope", 0, nil), cupid.CodeNotFound, "queue")
-	wantErr(t, h.WatchMatches(context.Background(), "duel", -1, nil), cupid.CodeInvalid, "after_seq")
-	_, err = h.ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: "lost"})
+	wantErr(t, h.Handoff().WatchMatches(context.Background(), "nope", 0, nil), cupid.CodeNotFound, "queue")
+	wantErr(t, h.Handoff().WatchMatches(context.Background(), "duel", -1, nil), cupid.CodeInvalid, "after_seq")
+	_, err = h.Handoff().ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: "lost"})
 	wantErr(t, err, cupid.CodeInvalid, "state")
-	list, err := h.ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: cupid.MatchFormed})
+	list, err := h.Handoff().ListMatches(context.Background(), cupid.MatchFilter{Queue: "duel", State: cupid.MatchFormed})
 	if err != nil || len(list) != 1 || list[0].Match.ID != m2 {
 		t.Fatalf("formed matches %v (%v)", list, err)
 	}
@@ -195,15 +163,13 @@ func TestReleaseOnTimeoutRequeuesWithOriginalAge(t *testing.T) {
 	ctx := context.Background()
 	a, b, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(29 * time.Second)
-	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
-		t.Fatalf("next look at %v, want the match's deadline", next)
-	}
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+	h.Handoff().ReleaseDue(ctx)
+	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("released early: %s", r.State)
 	}
 	h.clock.advance(time.Second)
-	h.releaseDue(ctx, cupid.Fence{}, "duel")
-	r, _ := h.GetMatch(ctx, mid)
+	h.Handoff().ReleaseDue(ctx)
+	r, _ := h.Handoff().GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || !strings.Contains(r.Reason, "30s") {
 		t.Fatalf("after the timeout %+v", r)
 	}
@@ -239,7 +205,7 @@ func TestReleaseOnTimeoutCancels(t *testing.T) {
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(31 * time.Second)
-	h.releaseDue(ctx, cupid.Fence{}, "duel")
+	h.Handoff().ReleaseDue(ctx)
 	got := h.state(t, a.ID)
 	if got.State != cupid.StateCancelled || !strings.Contains(got.Reason, "assign_timeout") {
 		t.Fatalf("after the timeout %+v", got)
@@ -249,7 +215,7 @@ func TestReleaseOnTimeoutCancels(t *testing.T) {
 		kinds(seen) != "created matched cancelled" || seen[2].Reason != got.Reason {
 		t.Fatalf("watcher heard %s (%v)", kinds(seen), err)
 	}
-	if _, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "late:1"}); cupid.ErrorCode(err) != cupid.CodeConflict {
+	if _, err := h.Handoff().AssignMatch(ctx, mid, cupid.Assignment{Server: "late:1"}); cupid.ErrorCode(err) != cupid.CodeConflict {
 		t.Fatalf("assigning a released match: %v", err)
 	}
 }
@@ -261,10 +227,8 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 	a, _, mid := h.matched(t, "alice", "bob")
 	h.clock.advance(31 * time.Second)
 	store.FailNext("ReleaseMatch", errors.New("disk full"))
-	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
-		t.Fatalf("after a failure next look at %v, want in a second", next)
-	}
-	if r, _ := h.GetMatch(ctx, mid); r.State != cupid.MatchFormed {
+	h.Handoff().ReleaseDue(ctx)
+	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("match %s after a failed release", r.State)
 	}
 	if got := h.state(t, a.ID); got.State != cupid.StateMatched {
@@ -274,25 +238,25 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 	if got := h.state(t, a.ID); got.MatchID != mid {
 		t.Fatalf("ticket moved to match %s", got.MatchID)
 	}
-	h.releaseDue(ctx, cupid.Fence{}, "duel")
+	h.Handoff().ReleaseDue(ctx)
 	if got := h.state(t, a.ID); got.State != cupid.StateWaiting {
 		t.Fatalf("ticket %s after the retry", got.State)
 	}
 }
 
-func TestAssignTimeoutSettings(t *testing.T) {
-	for _, c := range []struct {
-		d    time.Duration
-		on   OnTimeout
-		want string
-	}{
-		{-time.Second, "", "must not be negative"},
-		{0, Requeue, "needs an assign_timeout"},
-		{time.Second, "later", "requeue or cancel"},
+// TestHandoffSettingsNameTheQueue: the hand-off's settings (package
+// handoff checks them) refuse the service, naming the queue.
+func TestHandoffSettingsNameTheQueue(t *testing.T) {
+	for _, q := range []Queue{
+		{AssignTimeout: -time.Second},
+		{Acceptance: Acceptance{Timeout: time.Second, OnDecline: "shrug"}},
+		{LeaverWindow: -time.Second},
+		{MaxSession: -time.Second},
 	} {
-		_, err := New(Options{Store: memstore.New(), Queues: []Queue{{Name: "duel", TTL: time.Minute, Ruleset: []byte(duelRules), AssignTimeout: c.d, OnAssignTimeout: c.on}}})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Fatalf("%v %q: %v, want %q", c.d, c.on, err, c.want)
+		q.Name, q.TTL, q.Ruleset = "duel", time.Minute, []byte(duelRules)
+		_, err := New(Options{Store: memstore.New(), Queues: []Queue{q}})
+		if err == nil || !strings.HasPrefix(err.Error(), "ticketsvc: queue duel: ") {
+			t.Fatalf("%+v: %v", q, err)
 		}
 	}
 }

@@ -18,7 +18,7 @@ type metrics struct {
 	passSeconds *prometheus.HistogramVec // time of one engine step
 	watchers    prometheus.GaugeFunc
 	takeovers   *prometheus.CounterVec // queues this node took over (cluster.go)
-	readyChecks *prometheus.CounterVec // ready checks by outcome (accept.go)
+	readyChecks *prometheus.CounterVec // ready checks by outcome (package handoff)
 }
 
 func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
@@ -78,4 +78,17 @@ func newMetrics(reg prometheus.Registerer, watchers func() float64) *metrics {
 	}
 	m.readyChecks = newReadyCheckMetric(reg)
 	return m
+}
+
+// newReadyCheckMetric counts the answers and outcomes of ready checks
+// (package handoff counts them; the series is the service's).
+func newReadyCheckMetric(reg prometheus.Registerer) *prometheus.CounterVec {
+	c := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cupid_ready_checks_total",
+		Help: "Ready checks of matches by outcome: accepted (every player accepted), declined, timed_out.",
+	}, []string{"queue", "outcome"})
+	if reg != nil {
+		reg.MustRegister(c)
+	}
+	return c
 }

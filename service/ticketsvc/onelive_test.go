@@ -29,7 +29,7 @@ func TestOneLiveMatchPerPlayer(t *testing.T) {
 	if err != nil || v.Why == nil || !strings.Contains(v.Why.Summary, "alice is in match "+m1) {
 		t.Fatalf("why alice waits: %+v %v", v, err)
 	}
-	if _, err := h.EndSession(ctx, m1); err != nil {
+	if _, err := h.Handoff().EndSession(ctx, m1); err != nil {
 		t.Fatal(err)
 	}
 	h.wait(3 * time.Second) // past the hold: alice is tried again
@@ -47,7 +47,7 @@ func TestOneLiveMatchPerPlayer(t *testing.T) {
 		t.Fatalf("carol was matched again while in %s", m2)
 	}
 	h.clock.advance(10 * time.Minute)
-	h.ReleaseDue(ctx)
+	h.Handoff().ReleaseDue(ctx)
 	if r := h.record(t, m2); r.State != cupid.MatchEnded {
 		t.Fatalf("%s past max_session: %s", m2, r.State)
 	}

@@ -16,6 +16,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/service/actor"
+	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 )
 
 // pool runs one engine.Pool on its own goroutine. Everything that touches
@@ -35,7 +36,7 @@ type pool struct {
 	trace   *tracing
 	store   cupid.Store
 	hub     *hub
-	handoff *matchHub
+	handoff *handoff.Service
 	ready   *readiness
 	idle    time.Duration // how long an empty pool lives on
 	done    func()        // the pool's goroutine has ended
@@ -116,9 +117,10 @@ type pendingEnd struct {
 const recentPairsPerPool = 200_000
 
 // poolHost is what a pool asks of its service: the steps that reach beyond
-// one pool (reservations, other pools, the hand-off, the lease, the
-// statistics). Writing them down here keeps the pool's reach to this list;
-// *Service is the one implementation.
+// one pool (reservations, other pools, the lease, the statistics). Writing
+// them down here keeps the pool's reach to this list; *Service is the one
+// implementation. The hand-off (package handoff) the pool calls directly:
+// a match's ready-check deadline, and waking the match log's watchers.
 type poolHost interface {
 	// release gives back n reservations; retire frees an idle pool when
 	// nothing refers to it and reports whether it is gone.
@@ -131,11 +133,7 @@ type poolHost interface {
 	// checkFenced gives the queue up when a write was refused for a lease
 	// another node holds now.
 	checkFenced(queue string, err error)
-	// acceptBy is the deadline of a ready check on a match formed now
-	// (zero without one); matchesFormed hands committed matches to the
-	// hand-off; recordMatch feeds the statistics.
-	acceptBy(queue string, now time.Time) time.Time
-	matchesFormed(results []cupid.Committed)
+	// recordMatch feeds the statistics.
 	recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, now time.Time)
 }
 
@@ -473,7 +471,7 @@ func (p *pool) step(now time.Time) {
 		return
 	}
 	ms := make([]*cupid.Match, len(props))
-	acceptBy := p.host.acceptBy(p.key.Queue, now) // zero without a ready check (accept.go)
+	acceptBy := p.handoff.AcceptBy(p.key.Queue, now) // zero without a ready check (package handoff)
 	for i := range props {
 		m := props[i].Match()
 		m.ID = newID()
@@ -528,12 +526,12 @@ func (p *pool) step(now time.Time) {
 	// Bookkeeping and metrics first, then the events: a watcher told
 	// "matched" finds the match counted.
 	_, notify := p.trace.start(tctx, "cupid.notify", nil, attribute.Int("cupid.events", len(events)))
-	p.hub.publish(events...)
+	p.hub.Publish(events...)
 	// This pool took its matched tickets out already; the cancelled
 	// tickets of other queues go round the database as before.
 	p.hub.rememberOwn(events, func(ev cupid.Event) bool { return ev.Kind == cupid.EventMatched })
 	notify.End()
-	p.host.matchesFormed(results)
+	p.handoff.MatchesFormed(results)
 }
 
 // committed records a committed match: its tickets leave the pool.

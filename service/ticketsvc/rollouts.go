@@ -8,7 +8,6 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/rollout"
-	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
 
 // Shadows (shadow.go) and canaries (canary.go) in progress are documents,
@@ -280,8 +279,4 @@ func (s *Service) startGuards() {
 			}
 		}
 	}()
-}
-
-func rulesetsVersion(version int, at time.Time, candidate, via, reason string) rulesets.Version {
-	return rulesets.Version{Version: version, At: at, Ruleset: candidate, Via: via, Reason: reason}
 }

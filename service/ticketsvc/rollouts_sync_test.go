@@ -63,7 +63,7 @@ func TestRolloutsFollowTheStore(t *testing.T) {
 		if got := b.create(t, ticket("duel", 1500, ps.player(true))); got.Key.Side != st.side {
 			t.Errorf("%s: a ticket created on the second node went to side %q, want %q", st.name, got.Key.Side, st.side)
 		}
-		if _, v, _ := b.Ruleset("duel"); v != st.ver {
+		if _, v, _ := b.Rulesets().Ruleset("duel"); v != st.ver {
 			t.Errorf("%s: the second node runs version %d, want %d", st.name, v, st.ver)
 		}
 	}

@@ -38,14 +38,14 @@ func TestPutRulesetRefusalsChangeNothing(t *testing.T) {
 			if tc.fail != "" {
 				h.store.FailNext(tc.fail, errDiskFull)
 			}
-			_, err := h.PutRuleset(ctx, tc.queue, []byte(tc.ruleset), tc.expected)
+			_, err := h.Rulesets().Put(ctx, tc.queue, []byte(tc.ruleset), tc.expected, "api")
 			wantErr(t, err, tc.code, tc.field, tc.mention)
-			if src, v, _ := h.Ruleset("duel"); v != 1 || string(src) != duelRules {
+			if src, v, _ := h.Rulesets().Ruleset("duel"); v != 1 || string(src) != duelRules {
 				t.Fatalf("after a refused put the queue is at version %d", v)
 			}
 		})
 	}
-	hist, err := h.RulesetHistory(ctx, "duel")
+	hist, err := h.Rulesets().History(ctx, "duel")
 	if err != nil || len(hist) != 1 || hist[0].Version != 1 {
 		t.Fatalf("history after refusals: %+v %v, want version 1 alone", hist, err)
 	}
@@ -65,16 +65,16 @@ func TestRulesetHistoryFailures(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
 	ctx := context.Background()
 	h.store.FailNext("Documents", errDiskFull) // the history's read at the put
-	if v, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 1); err != nil || v != 2 {
+	if v, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 1, "api"); err != nil || v != 2 {
 		t.Fatalf("put with the history failing: %d %v, want version 2", v, err)
 	}
 	h.store.FailNext("Documents", errDiskFull)
-	_, err := h.RulesetHistory(ctx, "duel")
+	_, err := h.Rulesets().History(ctx, "duel")
 	wantErr(t, err, cupid.CodeUnavailable, "")
 	h.store.FailNext("PutDocument", errDiskFull) // noting the current version
-	_, err = h.RulesetHistory(ctx, "duel")
+	_, err = h.Rulesets().History(ctx, "duel")
 	wantErr(t, err, cupid.CodeUnavailable, "")
-	hist, err := h.RulesetHistory(ctx, "duel")
+	hist, err := h.Rulesets().History(ctx, "duel")
 	if err != nil || len(hist) != 1 || hist[0].Version != 2 || hist[0].Via != "seen" {
 		t.Fatalf("history once the store works: %+v %v, want version 2 noted as seen", hist, err)
 	}
@@ -95,7 +95,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 		}
 	}
 	h := start(t, store, queues(0))
-	if src, v, _ := h.Ruleset("duel"); v != 1 || string(src) != duelRules {
+	if src, v, _ := h.Rulesets().Ruleset("duel"); v != 1 || string(src) != duelRules {
 		t.Fatalf("duel runs version %d: %s", v, src)
 	}
 
@@ -113,7 +113,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 	if err := svc.Start(context.Background()); err != nil {
 		t.Fatalf("start with an unreadable stored ruleset: %v", err)
 	}
-	if src, v, _ := svc.Ruleset("big"); v != 1 || string(src) != bigRules {
+	if src, v, _ := svc.Rulesets().Ruleset("big"); v != 1 || string(src) != bigRules {
 		t.Fatalf("big runs version %d: %s", v, src)
 	}
 	if !strings.Contains(logged.String(), "stored ruleset does not read") || !strings.Contains(logged.String(), "queue=big") {

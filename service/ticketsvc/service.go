@@ -29,8 +29,11 @@ import (
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
+	"github.com/cupid-match/cupid/service/ticketsvc/replace"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
+	"github.com/cupid-match/cupid/service/ticketsvc/stats"
 	"github.com/cupid-match/cupid/waitest"
 )
 
@@ -52,16 +55,31 @@ type Queue struct {
 	// never); OnAssignTimeout says what becomes of its tickets.
 	AssignTimeout   time.Duration
 	OnAssignTimeout OnTimeout
-	// Acceptance asks the players of each match to accept it (accept.go);
-	// zero: matches form at once.
+	// Acceptance asks the players of each match to accept it (package
+	// handoff); zero: matches form at once.
 	Acceptance Acceptance
 	// LeaverWindow is how long after a session's assignment a player who
-	// leaves it is replaced by backfill (session.go); zero: never.
+	// leaves it is replaced by backfill (package handoff); zero: never.
 	LeaverWindow time.Duration
 	// MaxSession ends a match's session this long after the match formed
-	// when its backend has not (session.go); zero: never.
+	// when its backend has not (package handoff); zero: never.
 	MaxSession time.Duration
 }
+
+// The hand-off's settings, named where a queue is configured.
+type (
+	OnTimeout  = handoff.OnTimeout
+	Acceptance = handoff.Acceptance
+	OnDecline  = handoff.OnDecline
+)
+
+// The choices of OnTimeout and OnDecline (package handoff).
+const (
+	Requeue            = handoff.Requeue
+	CancelTickets      = handoff.CancelTickets
+	DeclineCancel      = handoff.DeclineCancel
+	DeclineRequeueLast = handoff.DeclineRequeueLast
+)
 
 // DefaultMaxKeys is a queue's limit on live queue keys when it sets none.
 const DefaultMaxKeys = 1000
@@ -115,24 +133,27 @@ type Intake interface {
 
 // Service is the real-time ticket service.
 type Service struct {
-	// statsRec holds the queue statistics people watch (stats.go).
+	// statsRec holds the queue statistics people watch (stats.go feeds
+	// it); stats answers with it (package stats).
 	statsRec *queuestats.Recorder
+	stats    *stats.Service
 	// trace follows tickets and matches in spans (trace.go).
 	trace *tracing
 	store cupid.Store
-	// rulesets keeps run-time replacements and their history; nil
-	// without a document store.
-	rulesets *rulesets.Store
+	// replace replaces rulesets at run time (package replace).
+	replace  *replace.Service
 	log      *slog.Logger
 	now      func() time.Time
 	seed     uint64
 	idlePool time.Duration
 	hub      *hub
-	handoff  *matchHub
-	metrics  *metrics
-	intake   chan []*createReq // one call's tickets, kept together in one store write
-	window   commitWindow      // the intake's group commit (intake.go)
-	ready    readiness
+	// handoff follows each committed match: assignment, release, ready
+	// checks, sessions (package handoff).
+	handoff *handoff.Service
+	metrics *metrics
+	intake  chan []*createReq // one call's tickets, kept together in one store write
+	window  commitWindow      // the intake's group commit (intake.go)
+	ready   readiness
 
 	// ticketHook is Options.Intake.
 	ticketHook Intake
@@ -144,11 +165,6 @@ type Service struct {
 	mu     sync.Mutex
 	queues map[string]*queue
 	pools  map[cupid.QueueKey]*pool
-	// putMu serialises ruleset replacements, which write to the store.
-	putMu sync.Mutex
-	// configured is the hash of each queue's ruleset in the configuration
-	// (rulesets.go): a replacement made over it wins until it changes.
-	configured map[string]string
 
 	// shared, fences and onFenced are the node's part when several nodes
 	// share the store (cluster.go); fences is guarded by mu.
@@ -166,16 +182,6 @@ type queue struct {
 	name    string
 	ttl     time.Duration
 	maxKeys int
-
-	// assignTimeout and onTimeout release unassigned matches (match.go).
-	assignTimeout time.Duration
-	onTimeout     OnTimeout
-	// accept is the queue's ready check (accept.go).
-	accept Acceptance
-	// leaverWindow is Queue.LeaverWindow.
-	leaverWindow time.Duration
-	// maxSession is Queue.MaxSession.
-	maxSession time.Duration
 
 	version int
 	rules   *ruleset.Compiled
@@ -200,7 +206,6 @@ func New(o Options) (*Service, error) {
 		seed:     o.Seed,
 		idlePool: o.IdlePool,
 		hub:      newHub(historyTickets),
-		handoff:  newMatchHub(),
 		intake:   make(chan []*createReq, 1024),
 		queues:   map[string]*queue{},
 		pools:    map[cupid.QueueKey]*pool{},
@@ -218,8 +223,9 @@ func New(o Options) (*Service, error) {
 	case o.CommitWindow < 0:
 		s.window.max = 0
 	}
+	var stored *rulesets.Store // run-time replacements and their history; none without documents
 	if o.Documents != nil {
-		s.rulesets = rulesets.New(o.Documents)
+		stored = rulesets.New(o.Documents)
 	}
 	s.ticketHook = o.Intake
 	s.roll = newRollouts(o.Documents)
@@ -235,6 +241,7 @@ func New(o Options) (*Service, error) {
 	s.statsRec = queuestats.New()
 	s.trace = newTracing(o.Tracer)
 	s.metrics = newMetrics(o.Registry, func() float64 { return float64(s.hub.watchers()) })
+	policies := map[string]handoff.Policy{}
 	for _, qc := range o.Queues {
 		if qc.Name == "" {
 			return nil, errors.New("ticketsvc: a queue needs a name")
@@ -253,27 +260,51 @@ func New(o Options) (*Service, error) {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, probs)
 		}
 		q.ttl, q.maxKeys = qc.TTL, qc.MaxKeys
-		if qc.LeaverWindow < 0 {
-			return nil, fmt.Errorf("ticketsvc: queue %s: leaver_window must not be negative", qc.Name)
-		}
-		q.leaverWindow = qc.LeaverWindow
-		if qc.MaxSession < 0 {
-			return nil, fmt.Errorf("ticketsvc: queue %s: max_session must not be negative", qc.Name)
-		}
-		q.maxSession = qc.MaxSession
-		if err := q.setAssignTimeout(qc.AssignTimeout, qc.OnAssignTimeout); err != nil {
+		pol := handoff.Policy{AssignTimeout: qc.AssignTimeout, OnAssignTimeout: qc.OnAssignTimeout,
+			Acceptance: qc.Acceptance, LeaverWindow: qc.LeaverWindow, MaxSession: qc.MaxSession}
+		if err := pol.Check(); err != nil {
 			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
 		}
-		if err := q.setAcceptance(qc.Acceptance); err != nil {
-			return nil, fmt.Errorf("ticketsvc: queue %s: %w", qc.Name, err)
-		}
+		policies[qc.Name] = pol
 		if q.maxKeys == 0 {
 			q.maxKeys = DefaultMaxKeys
 		}
 		s.queues[qc.Name] = q
 	}
+	h, err := handoff.New(handoff.Options{
+		Store: o.Store, Pools: handoffPools{s}, Events: s.hub, Queues: policies,
+		Logger: s.log, Now: s.now, Tracer: o.Tracer,
+		Tickets: s.metrics.tickets, ReadyChecks: s.metrics.readyChecks,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
+	s.handoff = h
+	s.stats, err = stats.New(stats.Options{Recorder: s.statsRec, Store: o.Store, Pools: statsPools{s},
+		Queues: cupid.SortedKeys(s.queues), Tickets: s.metrics.tickets, Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
+	s.replace, err = replace.New(replace.Options{Queues: rulesetQueues{s}, Names: cupid.SortedKeys(s.queues), Store: stored, Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
 	return s, nil
 }
+
+// Rulesets replaces a queue's ruleset at run time, and reads it and its
+// history (package replace).
+func (s *Service) Rulesets() *replace.Service { return s.replace }
+
+// Statistics answers for the queue statistics people watch: each queue's
+// figures, its recent matches, a player's tickets, each minute's figures
+// (package stats).
+func (s *Service) Statistics() *stats.Service { return s.stats }
+
+// Handoff is what follows a committed match: its assignment, its release,
+// its ready check and the session it becomes (package handoff). Callers
+// use it directly; the service runs its deadlines while it runs.
+func (s *Service) Handoff() *handoff.Service { return s.handoff }
 
 // compileQueue parses, validates and compiles a ruleset once, and makes the
 // engine that checks tickets against it; problems say what is wrong, with
@@ -304,7 +335,7 @@ func compileQueue(name string, src []byte, rs *ruleset.Compiled, version int) (*
 // queue that is no longer configured is cancelled with that reason.
 func (s *Service) Start(ctx context.Context) error {
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	if err := s.loadRulesets(ctx); err != nil {
+	if err := s.replace.Load(ctx); err != nil {
 		return err
 	}
 	if err := s.loadRollouts(ctx); err != nil {
@@ -315,14 +346,12 @@ func (s *Service) Start(ctx context.Context) error {
 		// Pools start as the node gains their queues (cluster.go).
 		s.wg.Add(1)
 		go s.runIntake()
-		s.startReleasing()
-		s.startAccepting()
-		s.startEnding()
+		s.handoff.Start()
 		return nil
 	}
 	// Open sessions first: the pools fill them before forming new
 	// matches from the tickets reloaded next.
-	if err := s.loadSessions(ctx, ""); err != nil {
+	if err := s.handoff.LoadSessions(ctx, ""); err != nil {
 		return err
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
@@ -362,14 +391,14 @@ func (s *Service) Start(ctx context.Context) error {
 	s.log.Info("reloaded waiting tickets", "tickets", len(waiting)-orphans, "pools", len(byKey), "cancelled_unconfigured", orphans)
 	s.wg.Add(1)
 	go s.runIntake()
-	s.startReleasing()
-	s.startAccepting()
-	s.startEnding()
+	s.handoff.Start()
 	return nil
 }
 
 // Close stops every goroutine. Tickets stay in the store.
 func (s *Service) Close() {
+	// The hand-off's deadlines first: a release hands tickets to pools.
+	s.handoff.Close()
 	if s.cancel != nil {
 		s.cancel()
 	}
@@ -674,7 +703,7 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 		return nil, s.storeError(err)
 	}
 	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()
-	s.hub.publish(ev)
+	s.hub.Publish(ev)
 	s.ended(from, t)
 	return t, nil
 }

@@ -49,16 +49,16 @@ func TestNewRefusesBadConfiguration(t *testing.T) {
 
 func TestValidateRuleset(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
-	if probs := h.ValidateRuleset([]byte(duelRules)); len(probs) != 0 {
+	if probs := h.Rulesets().Validate([]byte(duelRules)); len(probs) != 0 {
 		t.Fatalf("a good ruleset has problems: %v", probs)
 	}
 	for _, bad := range []string{`{"alliance": 3}`, `not json`, `{"alliance": {"min_number": 2, "max_number": 1, "player_min_number": 1, "player_max_number": 1}}`} {
-		if probs := h.ValidateRuleset([]byte(bad)); len(probs) == 0 {
+		if probs := h.Rulesets().Validate([]byte(bad)); len(probs) == 0 {
 			t.Errorf("ruleset %s: no problem reported", bad)
 		}
 	}
 	// Validating installs nothing.
-	if _, v, _ := h.Ruleset("duel"); v != 1 {
+	if _, v, _ := h.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("version %d after validating, want 1", v)
 	}
 }
@@ -203,14 +203,14 @@ func TestPlayersOfTicketsAndMatches(t *testing.T) {
 	wantErr(t, err, cupid.CodeUnavailable, "")
 
 	x, _, mid := h.matched(t, "x", "y")
-	got, err = h.MatchPlayers(ctx, mid)
+	got, err = h.Handoff().MatchPlayers(ctx, mid)
 	slices.Sort(got)
 	if err != nil || !slices.Equal(got, []string{"x", "y"}) {
 		t.Fatalf("match players %v %v (ticket %s)", got, err, x.ID)
 	}
-	_, err = h.MatchPlayers(ctx, "")
+	_, err = h.Handoff().MatchPlayers(ctx, "")
 	wantErr(t, err, cupid.CodeInvalid, "match_id")
-	if _, err := h.MatchPlayers(ctx, "no-such-match"); cupid.ErrorCode(err) != cupid.CodeNotFound {
+	if _, err := h.Handoff().MatchPlayers(ctx, "no-such-match"); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("unknown match: %v, want not_found", err)
 	}
 }
@@ -237,9 +237,9 @@ func TestReleaseDueKeepsEveryQueuesDeadlines(t *testing.T) {
 		}
 	}
 	h.clock.advance(31 * time.Second)
-	h.ReleaseDue(ctx)
+	h.Handoff().ReleaseDue(ctx)
 	for q, want := range map[string]cupid.MatchState{"duel": cupid.MatchReleased, "ready": cupid.MatchReleased, "plain": cupid.MatchFormed} {
-		if r, err := h.GetMatch(ctx, formed[q]); err != nil || r.State != want {
+		if r, err := h.Handoff().GetMatch(ctx, formed[q]); err != nil || r.State != want {
 			t.Errorf("queue %s: match %+v (%v), want %s", q, r, err, want)
 		}
 	}
@@ -253,7 +253,7 @@ func TestWatchReplaysFromTheStore(t *testing.T) {
 	h := start(t, store, handoffQueues(Requeue))
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
-	if _, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.1:7777"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.1:7777"}); err != nil {
 		t.Fatal(err)
 	}
 	h = h.restart(t, handoffQueues(Requeue))

@@ -346,11 +346,11 @@ func TestRulesetReplacement(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
 	party := h.create(t, ticket("big", 1, "a", "b", "c"))
 	solo := h.create(t, ticket("big", 1, "d"))
-	_, err := h.PutRuleset(context.Background(), "big", []byte(bigRules), -1)
+	_, err := h.Rulesets().Put(context.Background(), "big", []byte(bigRules), -1, "api")
 	wantErr(t, err, cupid.CodeInvalid, "expected_version")
-	_, err = h.PutRuleset(context.Background(), "big", []byte(bigRules), 7)
+	_, err = h.Rulesets().Put(context.Background(), "big", []byte(bigRules), 7, "api")
 	wantErr(t, err, cupid.CodeConflict, "expected_version")
-	v, err := h.PutRuleset(context.Background(), "big", []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`), 1)
+	v, err := h.Rulesets().Put(context.Background(), "big", []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`), 1, "api")
 	if err != nil || v != 2 {
 		t.Fatalf("put: %d %v", v, err)
 	}
@@ -483,14 +483,14 @@ func TestConfigurationChangeWinsOverAReplacedRuleset(t *testing.T) {
 	store := memstore.New()
 	twoAside := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 2, "player_max_number": 2}}`
 	h := start(t, store, queues(0))
-	if _, err := h.PutRuleset(ctx, "big", []byte(twoAside), 0); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "big", []byte(twoAside), 0, "api"); err != nil {
 		t.Fatal(err)
 	}
 	h.Close()
 
 	// Same configuration: the replacement is kept.
 	h = start(t, store, queues(0))
-	if src, v, _ := h.Ruleset("big"); v != 2 || !bytes.Equal(compact(src), compact([]byte(twoAside))) {
+	if src, v, _ := h.Rulesets().Ruleset("big"); v != 2 || !bytes.Equal(compact(src), compact([]byte(twoAside))) {
 		t.Fatalf("after a restart on the same configuration: version %d %s, want the replacement", v, src)
 	}
 	h.Close()
@@ -499,7 +499,7 @@ func TestConfigurationChangeWinsOverAReplacedRuleset(t *testing.T) {
 	changed := queues(0)
 	changed[1].Ruleset = []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 3}}`)
 	h = start(t, store, changed)
-	if src, _, _ := h.Ruleset("big"); !bytes.Equal(compact(src), compact(changed[1].Ruleset)) {
+	if src, _, _ := h.Rulesets().Ruleset("big"); !bytes.Equal(compact(src), compact(changed[1].Ruleset)) {
 		t.Fatalf("after the configuration changed: %s, want the configuration's", src)
 	}
 }

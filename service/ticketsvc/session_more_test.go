@@ -44,12 +44,12 @@ func TestLeaverWindow(t *testing.T) {
 			ctx := context.Background()
 			id := h.fullSquad(t)
 			if tc.assign {
-				if _, err := h.AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+				if _, err := h.Handoff().AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 					t.Fatal(err)
 				}
 			}
 			h.clock.advance(tc.after)
-			rec, err := h.ReportLeavers(ctx, id, []string{"ann"})
+			rec, err := h.Handoff().ReportLeavers(ctx, id, []string{"ann"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -62,35 +62,5 @@ func TestLeaverWindow(t *testing.T) {
 				t.Fatalf("eve: %s in %q; want her in ann's seat: %v", got.State, got.MatchID, tc.reopen)
 			}
 		})
-	}
-}
-
-func TestReportLeaversRefusals(t *testing.T) {
-	h := start(t, memstore.New(), squadQueues(time.Minute))
-	ctx := context.Background()
-	id := h.fullSquad(t)
-	for _, tc := range []struct {
-		name    string
-		match   string
-		players []string
-		code    cupid.Code
-		field   string
-	}{
-		{"no match id", "", []string{"ann"}, cupid.CodeInvalid, "match_id"},
-		{"empty player id", id, []string{"ann", ""}, cupid.CodeInvalid, "player_ids[1]"},
-		{"unknown match", "no-such-match", []string{"ann"}, cupid.CodeNotFound, ""},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := h.ReportLeavers(ctx, tc.match, tc.players)
-			if cupid.ErrorCode(err) != tc.code {
-				t.Fatalf("error %v, want %s", err, tc.code)
-			}
-			if tc.field != "" {
-				wantErr(t, err, tc.code, tc.field)
-			}
-		})
-	}
-	if rec := h.record(t, id); count(rec.Match) != 4 || len(rec.Match.Left) != 0 {
-		t.Fatalf("a refused report changed the session: %+v", rec.Match)
 	}
 }

@@ -48,7 +48,7 @@ func (h *harness) squadSession(t *testing.T, p1, p2 string) *cupid.MatchRecord {
 
 func (h *harness) record(t *testing.T, id string) *cupid.MatchRecord {
 	t.Helper()
-	r, err := h.GetMatch(context.Background(), id)
+	r, err := h.Handoff().GetMatch(context.Background(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestAutoBackfillFillsTheSessionBeforeNewMatches(t *testing.T) {
 	h := start(t, memstore.New(), squadQueues(0))
 	ctx := context.Background()
 	s := h.squadSession(t, "ann", "ben")
-	if _, err := h.AssignMatch(ctx, s.Match.ID, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, s.Match.ID, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 		t.Fatal(err)
 	}
 	// A player who joins a running game hears where it is played.
@@ -186,15 +186,15 @@ func TestLeaversWithinTheWindowAreReplacedAfterItNot(t *testing.T) {
 	if rec := h.record(t, id); count(rec.Match) != 4 || rec.Match.Backfill {
 		t.Fatalf("session: %s backfill=%v", players(rec.Match), rec.Match.Backfill)
 	}
-	if _, err := h.AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, id, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 		t.Fatal(err)
 	}
 	// Refused: nobody leaves.
-	_, err := h.ReportLeavers(ctx, id, []string{"ann", "zed"})
+	_, err := h.Handoff().ReportLeavers(ctx, id, []string{"ann", "zed"})
 	wantErr(t, err, cupid.CodeConflict, "player_ids[1]", "zed")
-	_, err = h.ReportLeavers(ctx, id, []string{"ann", "ann"})
+	_, err = h.Handoff().ReportLeavers(ctx, id, []string{"ann", "ann"})
 	wantErr(t, err, cupid.CodeInvalid, "player_ids[1]")
-	_, err = h.ReportLeavers(ctx, id, nil)
+	_, err = h.Handoff().ReportLeavers(ctx, id, nil)
 	wantErr(t, err, cupid.CodeInvalid, "player_ids")
 	if rec := h.record(t, id); count(rec.Match) != 4 || len(rec.Match.Left) != 0 {
 		t.Fatalf("a refused report changed the session: %+v", rec.Match)
@@ -202,7 +202,7 @@ func TestLeaversWithinTheWindowAreReplacedAfterItNot(t *testing.T) {
 
 	// Within the window: the seat reopens and the next player takes it.
 	h.wait(10 * time.Second)
-	rec, err := h.ReportLeavers(ctx, id, []string{"ann"})
+	rec, err := h.Handoff().ReportLeavers(ctx, id, []string{"ann"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestLeaversWithinTheWindowAreReplacedAfterItNot(t *testing.T) {
 
 	// After it: the seat closes with the leaver.
 	h.wait(30 * time.Second)
-	rec, err = h.ReportLeavers(ctx, id, []string{"ben"})
+	rec, err = h.Handoff().ReportLeavers(ctx, id, []string{"ben"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,10 +240,10 @@ func TestBackfillByHandCloseAndEnd(t *testing.T) {
 	ctx := context.Background()
 	s := h.squadSession(t, "ann", "ben")
 	id := s.Match.ID
-	if _, err := h.CloseBackfill(ctx, id); err != nil {
+	if _, err := h.Handoff().CloseBackfill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	_, err := h.CloseBackfill(ctx, id)
+	_, err := h.Handoff().CloseBackfill(ctx, id)
 	wantErr(t, err, cupid.CodeConflict, "match_id", "not open")
 	c := h.create(t, ticket("squad", 1500, "cat"))
 	h.wait(time.Minute)
@@ -251,22 +251,22 @@ func TestBackfillByHandCloseAndEnd(t *testing.T) {
 		t.Fatalf("a closed session took cat: %s", c.State)
 	}
 	// Opened by hand: cat joins.
-	if _, err := h.OpenBackfill(ctx, id, nil); err != nil {
+	if _, err := h.Handoff().OpenBackfill(ctx, id, nil); err != nil {
 		t.Fatal(err)
 	}
 	h.wait(0)
 	if c = h.state(t, c.ID); c.State != cupid.StateMatched || c.MatchID != id {
 		t.Fatalf("cat after backfill opened: %s in %q", c.State, c.MatchID)
 	}
-	rec, err := h.EndSession(ctx, id)
+	rec, err := h.Handoff().EndSession(ctx, id)
 	if err != nil || rec.State != cupid.MatchEnded || rec.Match.Backfill {
 		t.Fatalf("EndSession: %+v %v", rec, err)
 	}
 	for name, call := range map[string]func() (*cupid.MatchRecord, error){
-		"end again":      func() (*cupid.MatchRecord, error) { return h.EndSession(ctx, id) },
-		"open after end": func() (*cupid.MatchRecord, error) { return h.OpenBackfill(ctx, id, nil) },
+		"end again":      func() (*cupid.MatchRecord, error) { return h.Handoff().EndSession(ctx, id) },
+		"open after end": func() (*cupid.MatchRecord, error) { return h.Handoff().OpenBackfill(ctx, id, nil) },
 		"leave after end": func() (*cupid.MatchRecord, error) {
-			return h.ReportLeavers(ctx, id, []string{"ann"})
+			return h.Handoff().ReportLeavers(ctx, id, []string{"ann"})
 		},
 	} {
 		_, err := call()
@@ -274,9 +274,9 @@ func TestBackfillByHandCloseAndEnd(t *testing.T) {
 			t.Errorf("%s: %v, want conflict", name, err)
 		}
 	}
-	_, err = h.EndSession(ctx, "")
+	_, err = h.Handoff().EndSession(ctx, "")
 	wantErr(t, err, cupid.CodeInvalid, "match_id")
-	_, err = h.EndSession(ctx, "nope")
+	_, err = h.Handoff().EndSession(ctx, "nope")
 	wantErr(t, err, cupid.CodeNotFound, "match_id")
 	d := h.create(t, ticket("squad", 1500, "dan"))
 	h.wait(time.Minute)
@@ -375,7 +375,7 @@ func TestReadyCheckedSessionOpensOnceFormed(t *testing.T) {
 	h.create(t, ticket("squad", 1500, "ben"))
 	h.wait(0)
 	id := h.state(t, a.ID).MatchID
-	_, err := h.OpenBackfill(ctx, id, nil)
+	_, err := h.Handoff().OpenBackfill(ctx, id, nil)
 	wantErr(t, err, cupid.CodeConflict, "match_id", "accept")
 	c := h.create(t, ticket("squad", 1500, "cat"))
 	h.wait(0)
@@ -383,7 +383,7 @@ func TestReadyCheckedSessionOpensOnceFormed(t *testing.T) {
 		t.Fatalf("cat joined a match waiting for its ready check: %s in %s", c.State, c.MatchID)
 	}
 	for _, p := range []string{"ann", "ben"} {
-		if _, err := h.AcceptMatch(ctx, id, p, true); err != nil {
+		if _, err := h.Handoff().AcceptMatch(ctx, id, p, true); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -430,14 +430,14 @@ func TestOpenBackfillWithTheServersOptions(t *testing.T) {
 		{map[string][]string{"mode": {}}, "match_options.mode"},
 		{map[string][]string{"mode": {""}}, "match_options.mode[0]"},
 	} {
-		_, err := h.OpenBackfill(ctx, id, c.options)
+		_, err := h.Handoff().OpenBackfill(ctx, id, c.options)
 		wantErr(t, err, cupid.CodeInvalid, c.field)
 	}
 	if rec := h.record(t, id); rec.Match.Backfill || rec.Match.BackfillOptions != nil {
 		t.Fatalf("a refused OpenBackfill changed the session: %+v", rec.Match)
 	}
 	// The server switched its game to casual.
-	rec, err := h.OpenBackfill(ctx, id, map[string][]string{"mode": {"casual"}})
+	rec, err := h.Handoff().OpenBackfill(ctx, id, map[string][]string{"mode": {"casual"}})
 	if err != nil || !rec.Match.Backfill {
 		t.Fatalf("OpenBackfill: %+v %v", rec, err)
 	}
@@ -469,7 +469,7 @@ func TestHeldTicketIsFreedWhenTheSessionEnds(t *testing.T) {
 	if _, err := h.CancelTicket(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.EndSession(ctx, s.Match.ID); err != nil {
+	if _, err := h.Handoff().EndSession(ctx, s.Match.ID); err != nil {
 		t.Fatal(err)
 	}
 	eve := h.create(t, ticket("squad", 1500, "eve"))
@@ -498,11 +498,11 @@ func TestOpenBackfillWithTheServersTeams(t *testing.T) {
 	ctx := context.Background()
 	s := h.squadSession(t, "ann", "ben")
 	id := s.Match.ID
-	if _, err := h.CloseBackfill(ctx, id); err != nil {
+	if _, err := h.Handoff().CloseBackfill(ctx, id); err != nil {
 		t.Fatal(err)
 	}
 	other := h.squadSession(t, "cat", "dan")
-	if _, err := h.CloseBackfill(ctx, other.Match.ID); err != nil {
+	if _, err := h.Handoff().CloseBackfill(ctx, other.Match.ID); err != nil {
 		t.Fatal(err)
 	}
 	gus := cupid.Player{ID: "gus", Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Number(3000)})}
@@ -523,14 +523,14 @@ func TestOpenBackfillWithTheServersTeams(t *testing.T) {
 		{[][]cupid.Player{{gus}, {{ID: "hal", Attributes: cupid.NewAttributes(map[string]cupid.Value{"mmr": cupid.Bool(true)})}}},
 			cupid.CodeInvalid, "teams[1].players[0].attributes.mmr", "finite number"},
 	} {
-		_, err := h.OpenBackfillWithTeams(ctx, id, nil, c.teams)
+		_, err := h.Handoff().OpenBackfillWithTeams(ctx, id, nil, c.teams)
 		wantErr(t, err, c.code, c.field, c.text)
 	}
 	if rec := h.record(t, id); rec.Match.Backfill || players(rec.Match) != "[[ann] [ben]]" {
 		t.Fatalf("a refused OpenBackfill changed the session: %+v", rec.Match)
 	}
 
-	rec, err := h.OpenBackfillWithTeams(ctx, id, nil, [][]cupid.Player{{gus}, {}})
+	rec, err := h.Handoff().OpenBackfillWithTeams(ctx, id, nil, [][]cupid.Player{{gus}, {}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -564,10 +564,10 @@ func TestLeaversAreNotAssignedNorRequeued(t *testing.T) {
 	h := start(t, memstore.New(), squadQueues(0))
 	ctx := context.Background()
 	s := h.squadSession(t, "ann", "ben")
-	if _, err := h.CloseBackfill(ctx, s.Match.ID); err != nil {
+	if _, err := h.Handoff().CloseBackfill(ctx, s.Match.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ReportLeavers(ctx, s.Match.ID, []string{"ben"}); err != nil {
+	if _, err := h.Handoff().ReportLeavers(ctx, s.Match.ID, []string{"ben"}); err != nil {
 		t.Fatal(err)
 	}
 	ticketOf := func(m *cupid.Match, p string) string {
@@ -580,7 +580,7 @@ func TestLeaversAreNotAssignedNorRequeued(t *testing.T) {
 		return ""
 	}
 	ben := ticketOf(s.Match, "ben")
-	if _, err := h.AssignMatch(ctx, s.Match.ID, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, s.Match.ID, cupid.Assignment{Server: "10.0.0.9:7777"}); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := h.store.Events(ctx, ben, 0)
@@ -592,13 +592,13 @@ func TestLeaversAreNotAssignedNorRequeued(t *testing.T) {
 	}
 
 	r := h.squadSession(t, "cat", "dan")
-	if _, err := h.CloseBackfill(ctx, r.Match.ID); err != nil {
+	if _, err := h.Handoff().CloseBackfill(ctx, r.Match.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.ReportLeavers(ctx, r.Match.ID, []string{"dan"}); err != nil {
+	if _, err := h.Handoff().ReportLeavers(ctx, r.Match.ID, []string{"dan"}); err != nil {
 		t.Fatal(err)
 	}
-	rel, err := h.ReleaseMatch(ctx, r.Match.ID, true, "no server")
+	rel, err := h.Handoff().ReleaseMatch(ctx, r.Match.ID, true, "no server")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,7 +292,7 @@ func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowRepo
 		return nil, s.storeError(err)
 	}
 	s.attachShadow(r)
-	s.noteDecision(ctx, o.Queue, "shadow-start", o.Ruleset, reasonOr(o.Reason, "a candidate ruleset runs in the shadow of the live one"))
+	s.replace.NoteDecision(ctx, o.Queue, "shadow-start", o.Ruleset, reasonOr(o.Reason, "a candidate ruleset runs in the shadow of the live one"))
 	s.log.Info("shadow started", "queue", o.Queue)
 	return s.ShadowReport(ctx, o.Queue)
 }
@@ -335,7 +335,7 @@ func (s *Service) StopShadow(ctx context.Context, queue, reason string) error {
 		return s.storeError(err)
 	}
 	s.detachShadow(r)
-	s.noteDecision(ctx, queue, "shadow-stop", r.source, reasonOr(reason, "stopped by the operator"))
+	s.replace.NoteDecision(ctx, queue, "shadow-stop", r.source, reasonOr(reason, "stopped by the operator"))
 	s.log.Info("shadow stopped", "queue", queue)
 	return nil
 }
@@ -491,26 +491,6 @@ func reasonOr(reason, dflt string) string {
 		return dflt
 	}
 	return reason
-}
-
-// noteDecision notes a roll-out decision in the queue's ruleset history,
-// beside the live version. The history is the dashboard's: a failure is
-// logged and undoes nothing.
-func (s *Service) noteDecision(ctx context.Context, queue, via string, candidate []byte, reason string) {
-	if s.rulesets == nil {
-		return
-	}
-	_, version, err := s.Ruleset(queue)
-	if err != nil {
-		return
-	}
-	if _, err := s.RulesetHistory(ctx, queue); err != nil { // the live version is noted first
-		s.log.Warn("the ruleset history was not read", "queue", queue, "err", err)
-	}
-	err = s.rulesets.NoteDecision(context.WithoutCancel(ctx), queue, rulesetsVersion(version, s.now().UTC(), string(candidate), via, reason))
-	if err != nil {
-		s.log.Warn("a roll-out decision was not noted in the ruleset history", "queue", queue, "via", via, "err", err)
-	}
 }
 
 // shadowLeave follows tickets out of the live pool into the shadow's.

@@ -205,7 +205,7 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantErr(t, h2.StopShadow(ctx, "duel", ""), cupid.CodeNotFound, "queue")
-	hist, err := h2.RulesetHistory(ctx, "duel")
+	hist, err := h2.Rulesets().History(ctx, "duel")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 func queueStats(t *testing.T, h *harness, queue string) queuestats.QueueStats {
 	t.Helper()
-	qs, err := h.QueueStatistics(context.Background(), queue)
+	qs, err := h.Statistics().QueueStatistics(context.Background(), queue)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 		t.Errorf("the other queue counted the duel: %+v", other)
 	}
 
-	ms, err := h.RecentMatches("duel", "", 0)
+	ms, err := h.Statistics().RecentMatches("duel", "", 0)
 	if err != nil || len(ms) != 1 {
 		t.Fatalf("recent matches %v, %v", ms, err)
 	}
@@ -88,17 +88,17 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 	if !slices.Equal(players, []string{"ann", "bob"}) || m.Waits[ann.ID] != 6*time.Second || m.Waits[bob.ID] != 0 {
 		t.Errorf("recent match %+v", m)
 	}
-	if got, _ := h.RecentMatches("big", "", 0); len(got) != 0 {
+	if got, _ := h.Statistics().RecentMatches("big", "", 0); len(got) != 0 {
 		t.Errorf("recent matches of big: %v", got)
 	}
-	if got, _ := h.RecentMatches("", "bob", 0); len(got) != 1 {
+	if got, _ := h.Statistics().RecentMatches("", "bob", 0); len(got) != 1 {
 		t.Errorf("recent matches of bob: %v", got)
 	}
 
 	// bob's ticket is found by his name, once matched; cid's while it waits.
 	cid := h.create(t, ticket("duel", 2900, "cid"))
 	for _, c := range []struct{ player, ticket string }{{"bob", bob.ID}, {"cid", cid.ID}} {
-		ts, err := h.PlayerTickets(context.Background(), c.player)
+		ts, err := h.Statistics().PlayerTickets(context.Background(), c.player)
 		if err != nil || len(ts) != 1 || ts[0].ID != c.ticket {
 			t.Errorf("tickets of %s: %v, %v", c.player, ts, err)
 		}
@@ -107,11 +107,11 @@ func TestQueueStatisticsFollowMatches(t *testing.T) {
 
 func TestStatisticsRefuseBadInput(t *testing.T) {
 	h := start(t, memstore.New(), queues(0))
-	_, err := h.QueueStatistics(context.Background(), "nope")
+	_, err := h.Statistics().QueueStatistics(context.Background(), "nope")
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
-	_, err = h.RecentMatches("nope", "", 0)
+	_, err = h.Statistics().RecentMatches("nope", "", 0)
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
-	_, err = h.PlayerTickets(context.Background(), " ")
+	_, err = h.Statistics().PlayerTickets(context.Background(), " ")
 	wantErr(t, err, cupid.CodeInvalid, "player", "required")
 }
 
@@ -122,20 +122,20 @@ func TestRulesetHistory(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
 	ctx := context.Background()
-	hist, err := h.RulesetHistory(ctx, "duel")
+	hist, err := h.Rulesets().History(ctx, "duel")
 	if err != nil || len(hist) != 1 || hist[0].Version != 1 || hist[0].Via != "seen" || hist[0].Ruleset != duelRules {
 		t.Fatalf("history at start: %+v, %v", hist, err)
 	}
-	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 1); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 1, "editor"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.PutRuleset(ctx, "duel", []byte(duelRules), 2); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 2, "api"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.PutRuleset(ctx, "duel", []byte(bigRules), 3); err != nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 3, "api"); err != nil {
 		t.Fatal(err)
 	}
-	hist, err = h.RulesetHistory(ctx, "duel")
+	hist, err = h.Rulesets().History(ctx, "duel")
 	var got []string
 	for _, v := range hist {
 		got = append(got, fmt.Sprint(v.Version, v.Via))
@@ -143,22 +143,22 @@ func TestRulesetHistory(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"1seen", "2editor", "3api", "4api"}) {
 		t.Fatalf("history %v, %v", got, err)
 	}
-	if _, err := h.PutRulesetNoted(ctx, "duel", []byte(bigRules), 3); err == nil {
+	if _, err := h.Rulesets().Put(ctx, "duel", []byte(bigRules), 3, "editor"); err == nil {
 		t.Fatal("a put at a stale version was taken")
 	}
 	for range rulesets.Kept + 5 {
-		if _, err := h.PutRulesetNoted(ctx, "duel", []byte(duelRules), 0); err != nil {
+		if _, err := h.Rulesets().Put(ctx, "duel", []byte(duelRules), 0, "editor"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	hist, _ = h.RulesetHistory(ctx, "duel")
+	hist, _ = h.Rulesets().History(ctx, "duel")
 	if len(hist) != rulesets.Kept || hist[len(hist)-1].Version != rulesets.Kept+9 {
 		t.Fatalf("%d versions kept, the last %d", len(hist), hist[len(hist)-1].Version)
 	}
-	if other, _ := h.RulesetHistory(ctx, "big"); len(other) != 1 {
+	if other, _ := h.Rulesets().History(ctx, "big"); len(other) != 1 {
 		t.Fatalf("big's history: %+v", other)
 	}
-	_, err = h.RulesetHistory(ctx, "nope")
+	_, err = h.Rulesets().History(ctx, "nope")
 	wantErr(t, err, cupid.CodeNotFound, "queue", "nope")
 }
 
@@ -205,7 +205,7 @@ func BenchmarkQueueStatistics(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := s.QueueStatistics(context.Background(), ""); err != nil {
+		if _, err := s.Statistics().QueueStatistics(context.Background(), ""); err != nil {
 			b.Fatal(err)
 		}
 	}

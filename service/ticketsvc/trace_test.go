@@ -45,7 +45,7 @@ func TestSpansFollowATicket(t *testing.T) {
 		t.Fatalf("ann heard %q", got)
 	}
 	mid := heard[1].Match.ID
-	if _, err := h.AssignMatch(ctx, mid, cupid.Assignment{Server: "gs:1"}); err != nil {
+	if _, err := h.Handoff().AssignMatch(ctx, mid, cupid.Assignment{Server: "gs:1"}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,7 +1,8 @@
 // Package rulesets keeps the rulesets a queue is given at run time, so they
 // survive a restart and reach every node sharing the store, and each
-// queue's version history for the dashboard. It stores and reads; the
-// ticket service decides when a replacement is installed and compiles it.
+// queue's version history for the dashboard. It stores and reads; package
+// replace decides when a replacement is installed, the ticket service
+// compiles it.
 package rulesets
 
 import (

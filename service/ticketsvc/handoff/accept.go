@@ -1,4 +1,4 @@
-package ticketsvc
+package handoff
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/lifecycle"
@@ -45,41 +43,31 @@ type Acceptance struct {
 	OnDecline OnDecline
 }
 
-// setAcceptance checks and sets the queue's ready check.
-func (q *queue) setAcceptance(a Acceptance) error {
+// checkAcceptance checks the ready check; a timeout without a choice
+// cancels a decliner's ticket.
+func (p *Policy) checkAcceptance() error {
+	a := p.Acceptance
 	switch {
 	case a.Timeout < 0:
 		return errors.New("acceptance timeout must not be negative")
 	case a.Timeout == 0 && a.OnDecline != "":
 		return fmt.Errorf("acceptance on_decline %q needs a timeout", a.OnDecline)
 	case a.Timeout > 0 && a.OnDecline == "":
-		a.OnDecline = DeclineCancel
+		p.Acceptance.OnDecline = DeclineCancel
 	case a.Timeout > 0 && a.OnDecline != DeclineCancel && a.OnDecline != DeclineRequeueLast:
 		return fmt.Errorf("acceptance on_decline must be cancel or requeue_last, not %q", a.OnDecline)
 	}
-	q.accept = a
 	return nil
 }
 
-// acceptBy is the deadline of a match the queue proposes at now: zero
-// when the queue has no ready check.
-func (s *Service) acceptBy(queue string, now time.Time) time.Time {
-	if q := s.queue(queue); q != nil && q.accept.Timeout > 0 {
-		return now.Add(q.accept.Timeout)
+// AcceptBy is the deadline of a match the queue proposes at now: zero
+// when the queue has no ready check. A pool gives it to each match it
+// commits.
+func (s *Service) AcceptBy(queue string, now time.Time) time.Time {
+	if q, ok := s.policy(queue); ok && q.Acceptance.Timeout > 0 {
+		return now.Add(q.Acceptance.Timeout)
 	}
 	return time.Time{}
-}
-
-// newReadyCheckMetric counts the answers and outcomes of ready checks.
-func newReadyCheckMetric(reg prometheus.Registerer) *prometheus.CounterVec {
-	c := prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "cupid_ready_checks_total",
-		Help: "Ready checks of matches by outcome: accepted (every player accepted), declined, timed_out.",
-	}, []string{"queue", "outcome"})
-	if reg != nil {
-		reg.MustRegister(c)
-	}
-	return c
 }
 
 // declineRelease is how a match ends when players decline it (or did not
@@ -87,7 +75,7 @@ func newReadyCheckMetric(reg prometheus.Registerer) *prometheus.CounterVec {
 // as the queue says.
 func (s *Service) declineRelease(m *cupid.Match, decliners []string, timedOut bool) cupid.Release {
 	r := cupid.Release{Requeue: true, Decliners: decliners, DeclinerReason: cupid.DeclinerReason(m.ID, timedOut)}
-	if q := s.queue(m.Key.Queue); q != nil && q.accept.OnDecline == DeclineRequeueLast {
+	if q, ok := s.policy(m.Key.Queue); ok && q.Acceptance.OnDecline == DeclineRequeueLast {
 		r.RequeueLast = true
 	}
 	if timedOut {
@@ -123,14 +111,14 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 	queue := r.Match.Key.Queue
 	switch {
 	case out.Formed != nil:
-		s.metrics.readyChecks.WithLabelValues(queue, "accepted").Inc()
-		s.hub.publish(out.Events...)
-		s.handoff.wake(queue)
+		s.readyChecks.WithLabelValues(queue, "accepted").Inc()
+		s.events.Publish(out.Events...)
+		s.wakers.wake(queue)
 		// Formed, the match is a session: open to backfill if it has
 		// room under auto_backfill (session.go).
-		s.syncSession(ctx, out.Match, out.Formed.Seq)
+		s.SyncSession(ctx, out.Match, out.Formed.Seq)
 	case out.Released != nil:
-		s.metrics.readyChecks.WithLabelValues(queue, "declined").Inc()
+		s.readyChecks.WithLabelValues(queue, "declined").Inc()
 		s.afterRelease(out.Released)
 	}
 	return out, nil
@@ -141,28 +129,16 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 // tickets' watchers and wakes the queue's match watchers.
 func (s *Service) afterRelease(r *cupid.Released) {
 	for _, t := range r.Cancelled {
-		s.metrics.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
+		s.tickets.WithLabelValues(t.Key.Queue, string(cupid.StateCancelled)).Inc()
 	}
 	// The requeued tickets reach their pool before anyone hears of them,
 	// as new tickets do.
-	byKey := map[cupid.QueueKey][]*cupid.Ticket{}
-	for _, t := range r.Requeued {
-		byKey[t.Key] = append(byKey[t.Key], t)
+	if len(r.Requeued) > 0 {
+		s.pools.Requeue(r.Requeued)
 	}
-	for key, ts := range byKey {
-		if s.queue(key.Queue) == nil {
-			continue // the next start cancels them, as any waiting ticket of an unconfigured queue
-		}
-		p := s.reserve(key, len(ts), true)
-		p.do(func(p *pool) {
-			for _, t := range ts {
-				p.add(t)
-			}
-		})
-	}
-	s.hub.publish(r.Events...)
+	s.events.Publish(r.Events...)
 	if r.Event.Seq != 0 {
-		s.handoff.wake(r.Event.Queue)
+		s.wakers.wake(r.Event.Queue)
 	}
 }
 
@@ -179,24 +155,18 @@ func (s *Service) withAnswers(ctx context.Context, r *cupid.MatchRecord) error {
 	return nil
 }
 
-// startAccepting starts, for each queue with a ready check, the goroutine
-// that releases its pending matches at their deadline.
-func (s *Service) startAccepting() {
-	s.runDeadlines(func(q *queue) bool { return q.accept.Timeout > 0 }, s.acceptDue)
-}
-
 // acceptDue releases the queue's pending matches whose deadline has
 // passed — whoever had not accepted counts as declining — and returns when
 // it should look again. A match proposed after this look has a deadline
 // at least a timeout away, which is when an empty look looks again.
 func (s *Service) acceptDue(ctx context.Context, f cupid.Fence, queue string) time.Time {
-	q := s.queue(queue)
-	if q == nil || q.accept.Timeout <= 0 {
+	q, ok := s.policy(queue)
+	if !ok || q.Acceptance.Timeout <= 0 {
 		return s.now().Add(time.Hour)
 	}
 	for {
 		now := s.now()
-		next := now.Add(q.accept.Timeout)
+		next := now.Add(q.Acceptance.Timeout)
 		rs, err := s.store.Matches(ctx, cupid.MatchFilter{Queue: queue, State: cupid.MatchPending, Limit: matchPage})
 		if err != nil {
 			if ctx.Err() == nil {
@@ -247,18 +217,18 @@ func (s *Service) expireReadyCheck(ctx context.Context, f cupid.Fence, m *cupid.
 	if err != nil {
 		return err
 	}
-	s.metrics.readyChecks.WithLabelValues(m.Key.Queue, "timed_out").Inc()
+	s.readyChecks.WithLabelValues(m.Key.Queue, "timed_out").Inc()
 	s.afterRelease(r)
 	return nil
 }
 
-// AcceptDue releases, in every queue with a ready check, the pending
-// matches whose deadline has passed, and returns once it has: for a clock
-// that jumps, as ReleaseDue.
+// AcceptDue releases, in every queue with a ready check that this node
+// runs, the pending matches whose deadline has passed, and returns once it
+// has: for a clock that jumps, as ReleaseDue.
 func (s *Service) AcceptDue(ctx context.Context) {
-	for _, name := range s.Queues() {
-		f, ok := s.owned(name)
-		if q := s.queue(name); ok && q != nil && q.accept.Timeout > 0 {
+	for _, name := range cupid.SortedKeys(s.policies) {
+		f, ok := s.pools.Owned(name)
+		if ok && s.policies[name].Acceptance.Timeout > 0 {
 			s.acceptDue(ctx, f, name)
 		}
 	}

@@ -1,6 +1,7 @@
-package ticketsvc
+package stats
 
 import (
+	"slices"
 	"time"
 
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
@@ -11,10 +12,14 @@ import (
 // held), oldest first per queue: what a history kept in the store is made
 // of.
 func (s *Service) QueueMinutes(from, to time.Time) []queuestats.Minute {
-	s.sampleArrivals(s.now())
+	s.SampleArrivals(s.now())
 	var out []queuestats.Minute
-	for _, q := range s.Queues() {
-		out = append(out, s.statsRec.Minutes(q, from, to)...)
+	for _, q := range s.queues {
+		out = append(out, s.rec.Minutes(q, from, to)...)
 	}
 	return out
 }
+
+// Queues lists the configured queues, in order: those QueueMinutes and
+// QueueStatistics report.
+func (s *Service) Queues() []string { return slices.Clone(s.queues) }

@@ -1,4 +1,4 @@
-package ticketsvc
+package handoff
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/lifecycle"
-	"go.opentelemetry.io/otel/attribute"
 )
 
 // The hand-off of matches to game servers. A backend (a director, an
@@ -20,7 +22,7 @@ import (
 // their pool with their original age, or are cancelled.
 //
 // Order is persist, then publish, as for tickets. The match log lives in
-// the store; the matchHub below only wakes watchers, which then read the
+// the store; the wakers below only wake watchers, which then read the
 // store after the last sequence number they sent. So a watcher never sends
 // an event twice or skips one, even when two pools of a queue commit at
 // once and publish in another order than their numbers.
@@ -37,34 +39,35 @@ const (
 	CancelTickets OnTimeout = "cancel"
 )
 
-// setAssignTimeout checks and sets the queue's release policy.
-func (q *queue) setAssignTimeout(d time.Duration, on OnTimeout) error {
+// checkAssignTimeout checks the release policy; an assign timeout without
+// a choice requeues.
+func (p *Policy) checkAssignTimeout() error {
+	d, on := p.AssignTimeout, p.OnAssignTimeout
 	switch {
 	case d < 0:
 		return errors.New("assign_timeout must not be negative")
 	case d == 0 && on != "":
 		return fmt.Errorf("on_assign_timeout %q needs an assign_timeout", on)
 	case d > 0 && on == "":
-		on = Requeue
+		p.OnAssignTimeout = Requeue
 	case d > 0 && on != Requeue && on != CancelTickets:
 		return fmt.Errorf("on_assign_timeout must be requeue or cancel, not %q", on)
 	}
-	q.assignTimeout, q.onTimeout = d, on
 	return nil
 }
 
-// matchHub wakes the watchers of a queue's match log. Each watcher has a
+// wakers wake the watchers of a queue's match log. Each watcher has a
 // channel of one: a wake that finds it full is already pending.
-type matchHub struct {
+type wakers struct {
 	mu   sync.Mutex
 	subs map[string]map[chan struct{}]struct{}
 }
 
-func newMatchHub() *matchHub {
-	return &matchHub{subs: map[string]map[chan struct{}]struct{}{}}
+func newWakers() *wakers {
+	return &wakers{subs: map[string]map[chan struct{}]struct{}{}}
 }
 
-func (h *matchHub) subscribe(queue string) chan struct{} {
+func (h *wakers) subscribe(queue string) chan struct{} {
 	ch := make(chan struct{}, 1)
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -75,7 +78,7 @@ func (h *matchHub) subscribe(queue string) chan struct{} {
 	return ch
 }
 
-func (h *matchHub) unsubscribe(queue string, ch chan struct{}) {
+func (h *wakers) unsubscribe(queue string, ch chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	delete(h.subs[queue], ch)
@@ -84,7 +87,7 @@ func (h *matchHub) unsubscribe(queue string, ch chan struct{}) {
 	}
 }
 
-func (h *matchHub) wake(queue string) {
+func (h *wakers) wake(queue string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for ch := range h.subs[queue] {
@@ -95,54 +98,21 @@ func (h *matchHub) wake(queue string) {
 	}
 }
 
-// matchesFormed wakes the match watchers of the queues of a commit's
-// stored matches.
-func (s *Service) matchesFormed(results []cupid.Committed) {
+// MatchesFormed wakes the match watchers of the queues of a commit's
+// stored matches (a pool's commit, a formed match of a lobby).
+func (s *Service) MatchesFormed(results []cupid.Committed) {
 	var last string
 	for _, r := range results {
 		if r.OK && r.Formed.Queue != last {
 			last = r.Formed.Queue
-			s.handoff.wake(last)
+			s.wakers.wake(last)
 		}
 	}
 }
 
-// ticketEvents reads a ticket's stored events, giving each assigned event
-// its assignment when the store's event does not carry it (the ticket
-// event log keeps the match id, the match keeps the assignment).
-func (s *Service) ticketEvents(ctx context.Context, id string, afterSeq int64) ([]cupid.Event, error) {
-	evs, err := s.store.Events(ctx, id, afterSeq)
-	if err != nil {
-		return nil, err
-	}
-	for i := range evs {
-		if evs[i].Kind == cupid.EventAssigned && evs[i].Assignment == nil && evs[i].Match != nil {
-			r, err := s.store.MatchRecord(ctx, evs[i].Match.ID)
-			if err != nil {
-				return nil, err
-			}
-			evs[i].Assignment = r.Assignment
-		}
-	}
-	return evs, nil
-}
-
-// Watch follows a ticket until it is matched, cancelled or expired (or, for
-// a watcher that reconnects after the match, until the next of assigned,
-// cancelled, expired): the stream of players who do not wait for a server.
-func (s *Service) Watch(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
-	return s.watch(ctx, id, afterSeq, func(ev cupid.Event) bool { return ev.Kind.Final() }, send)
-}
-
-// WatchAssignment follows a ticket past its match until the match is
-// assigned a server (or the ticket is cancelled or expires); a released
-// match's requeued ticket is followed on into its next match. It is the
-// stream of players whose game hands matches to servers.
-func (s *Service) WatchAssignment(ctx context.Context, id string, afterSeq int64, send func(cupid.Event) error) error {
-	return s.watch(ctx, id, afterSeq, func(ev cupid.Event) bool {
-		return ev.Kind == cupid.EventAssigned || ev.Kind == cupid.EventCancelled || ev.Kind == cupid.EventExpired
-	}, send)
-}
+// Wake wakes a queue's match watchers after its match log grew outside
+// this package: a pool committed backfills, or another node stored events.
+func (s *Service) Wake(queue string) { s.wakers.wake(queue) }
 
 // GetMatch returns a match with its hand-off state.
 func (s *Service) GetMatch(ctx context.Context, id string) (*cupid.MatchRecord, error) {
@@ -190,21 +160,11 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 	return rs, s.storeError(err)
 }
 
-func (s *Service) checkQueue(name string) error {
-	if name == "" {
-		return cupid.Invalid("queue", "required")
-	}
-	if s.queue(name) == nil {
-		return cupid.NotFound("queue", "no queue %q", name)
-	}
-	return nil
-}
-
 // AssignMatch records where a formed match is played; its players' ticket
 // watchers hear it. Assigning a match twice, or one released, is refused
 // with failed_precondition and changes nothing.
 func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment) (*cupid.MatchRecord, error) {
-	ctx, span := s.trace.start(ctx, "cupid.AssignMatch", nil, attribute.String("cupid.match_id", id))
+	ctx, span := s.tracer.Start(ctx, "cupid.AssignMatch", trace.WithAttributes(attribute.String("cupid.match_id", id)))
 	defer span.End()
 	if id == "" {
 		return nil, cupid.Invalid("match_id", "required")
@@ -214,8 +174,8 @@ func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment
 	if err != nil {
 		return nil, s.storeError(err)
 	}
-	s.hub.publish(evs...)
-	s.handoff.wake(mev.Queue)
+	s.events.Publish(evs...)
+	s.wakers.wake(mev.Queue)
 	return r, nil
 }
 
@@ -237,7 +197,7 @@ func (s *Service) releaseMatch(ctx context.Context, f cupid.Fence, id string, re
 	}
 	s.afterRelease(r) // accept.go
 	// A released session takes no more backfill.
-	s.syncSession(ctx, r.Match, r.Event.Seq)
+	s.SyncSession(ctx, r.Match, r.Event.Seq)
 	return r, nil
 }
 
@@ -252,8 +212,8 @@ func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64
 		return cupid.Invalid("after_seq", "must not be negative")
 	}
 	// Subscribe before reading, so nothing stored meanwhile goes unseen.
-	wake := s.handoff.subscribe(queue)
-	defer s.handoff.unsubscribe(queue, wake)
+	wake := s.wakers.subscribe(queue)
+	defer s.wakers.unsubscribe(queue, wake)
 	last := afterSeq
 	check := true
 	for {
@@ -313,27 +273,15 @@ func (s *Service) pastHorizon(ctx context.Context, queue string, afterSeq int64)
 // matchPage is how many match events a watcher reads at a time.
 const matchPage = 256
 
-// startReleasing starts, for each queue with an assign timeout, the
-// goroutine that releases its unassigned matches.
-func (s *Service) startReleasing() {
-	s.runDeadlines(func(q *queue) bool { return q.assignTimeout > 0 }, s.releaseDue)
-}
-
 // runDeadlines starts, for each queue pick accepts, a goroutine that calls
-// due whenever the time due last returned comes: with the queue's owned
-// context (its lease's fence on a shared store) while this node runs the
-// queue, and otherwise looks again a second later, in case it takes the
-// queue over.
-func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Context, f cupid.Fence, queue string) time.Time) {
-	s.mu.Lock()
-	var qs []string
-	for _, q := range s.queues {
-		if pick(q) {
-			qs = append(qs, q.name)
+// due whenever the time due last returned comes: with the queue's fence
+// (its lease's on a shared store) while this node runs the queue, and
+// otherwise looks again a second later, in case it takes the queue over.
+func (s *Service) runDeadlines(pick func(Policy) bool, due func(ctx context.Context, f cupid.Fence, queue string) time.Time) {
+	for _, name := range cupid.SortedKeys(s.policies) {
+		if !pick(s.policies[name]) {
+			continue
 		}
-	}
-	s.mu.Unlock()
-	for _, name := range qs {
 		s.wg.Add(1)
 		go func() {
 			defer s.wg.Done()
@@ -346,7 +294,7 @@ func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Cont
 				case <-t.C:
 				}
 				next := s.now().Add(time.Second)
-				if f, ok := s.owned(name); ok {
+				if f, ok := s.pools.Owned(name); ok {
 					next = due(s.ctx, f, name)
 				}
 				t.Reset(max(next.Sub(s.now()), time.Millisecond))
@@ -359,11 +307,11 @@ func (s *Service) runDeadlines(pick func(*queue) bool, due func(ctx context.Cont
 // passed, oldest first, and returns when it should look again. The
 // deadline derives from the match's stored time, so a restart keeps it.
 func (s *Service) releaseDue(ctx context.Context, f cupid.Fence, queue string) time.Time {
-	q := s.queue(queue)
-	if q == nil || q.assignTimeout <= 0 {
+	q, ok := s.policy(queue)
+	if !ok || q.AssignTimeout <= 0 {
 		return s.now().Add(time.Hour)
 	}
-	reason := fmt.Sprintf("no server was assigned within the queue's assign_timeout (%s)", q.assignTimeout)
+	reason := fmt.Sprintf("no server was assigned within the queue's assign_timeout (%s)", q.AssignTimeout)
 	for {
 		now := s.now()
 		rs, err := s.store.Matches(ctx, cupid.MatchFilter{Queue: queue, State: cupid.MatchFormed, Limit: matchPage})
@@ -381,11 +329,11 @@ func (s *Service) releaseDue(ctx context.Context, f cupid.Fence, queue string) t
 			if r.Match.AcceptBy.After(from) {
 				from = r.Match.AcceptBy
 			}
-			due := from.Add(q.assignTimeout)
+			due := from.Add(q.AssignTimeout)
 			if due.After(now) {
 				return due
 			}
-			_, err := s.releaseMatch(ctx, f, r.Match.ID, q.onTimeout == Requeue, reason)
+			_, err := s.releaseMatch(ctx, f, r.Match.ID, q.OnAssignTimeout == Requeue, reason)
 			if err != nil && cupid.ErrorCode(err) != cupid.CodeConflict {
 				if ctx.Err() == nil {
 					s.log.Error("releasing an unassigned match failed; trying again in a second", "match", r.Match.ID, "err", err)
@@ -394,28 +342,31 @@ func (s *Service) releaseDue(ctx context.Context, f cupid.Fence, queue string) t
 			}
 		}
 		if len(rs) < matchPage {
-			return now.Add(q.assignTimeout)
+			return now.Add(q.AssignTimeout)
 		}
 	}
 }
 
-// ReleaseDue releases, in every queue with an assign timeout, the matches
-// whose time is up, and returns once it has. The service does this by
-// itself on a timer; this serves a clock that jumps (tests, the
-// simulator's virtual time), as Wake does for the pools.
+// ReleaseDue does, in every queue this node runs, what is due: it releases
+// the matches whose assign timeout is up, the pending matches whose ready
+// check's deadline has passed (accept.go) and ends the sessions past their
+// queue's max_session (session.go), and returns once it has. The service
+// does this by itself on timers; this serves a clock that jumps (tests, the
+// simulator's virtual time).
 func (s *Service) ReleaseDue(ctx context.Context) {
-	for _, name := range s.Queues() {
-		f, ok := s.owned(name)
+	for _, name := range cupid.SortedKeys(s.policies) {
+		f, ok := s.pools.Owned(name)
 		if !ok {
 			continue // another node runs the queue, and its deadlines
 		}
-		if q := s.queue(name); q != nil && q.assignTimeout > 0 {
+		q := s.policies[name]
+		if q.AssignTimeout > 0 {
 			s.releaseDue(ctx, f, name)
 		}
-		if q := s.queue(name); q != nil && q.accept.Timeout > 0 {
+		if q.Acceptance.Timeout > 0 {
 			s.acceptDue(ctx, f, name) // accept.go
 		}
-		if q := s.queue(name); q != nil && q.maxSession > 0 {
+		if q.MaxSession > 0 {
 			s.endDue(ctx, f, name) // session.go
 		}
 	}
