@@ -230,3 +230,30 @@ func TestJSONRowsWritesWhatTheReleaseBeforeReads(t *testing.T) {
 		t.Fatalf("after a second game: %+v", got)
 	}
 }
+
+// FuzzDecodeBodies: whatever bytes a stored state or history line holds
+// (a corrupt row, a body another program wrote), decoding returns an error
+// or a value, never panics or allocates beyond the body's size. `go test`
+// runs the seeds; `go test -fuzz FuzzDecodeBodies ./service/ratingsvc`
+// searches further.
+func FuzzDecodeBodies(f *testing.F) {
+	p := PlayerRating{Rating: "ranked", Player: "bob", Skill: &rating.Skill{Mu: 27, Sigma: 7.9}, Value: 3.4, Games: 3,
+		Recent: recentGames{o(0.8, 1), o(0.5, 0.5)}, Flags: rating.Flags{Why: []string{"tanking"}}, UpdatedAt: codecT0}
+	state, err := encodeState(&p)
+	if err != nil {
+		f.Fatal(err)
+	}
+	line, err := encodeChange(&PlayerChange{Player: "bob", Place: 1, Score: 1, Expected: 0.5, After: 3.4, Skill: p.Skill})
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range [][]byte{state, line, state[:len(state)/2], {binaryV1}, {binaryV1, 0xff, 0xff, 0xff, 0xff, 0x0f}, []byte(`{"Games":1}`), nil} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		var got PlayerRating
+		_ = decodeState(body, &got)
+		var ch PlayerChange
+		_ = decodeChange(body, "bob", &ch)
+	})
+}
