@@ -35,7 +35,7 @@ func (s *Store) logMatch(e cupid.MatchEvent) cupid.MatchEvent {
 // eventOut fills a logged event with copies of its match and assignment.
 func (s *Store) eventOut(e cupid.MatchEvent) cupid.MatchEvent {
 	r := s.hand[e.MatchID]
-	e.Match = cloneMatch(r.Match)
+	e.Match = r.Match.Clone()
 	if e.Kind == cupid.MatchEventAssigned {
 		e.Assignment = cloneAssignment(r.Assignment)
 	}
@@ -56,7 +56,7 @@ func cloneAssignment(a *cupid.Assignment) *cupid.Assignment {
 
 func cloneRecord(r *cupid.MatchRecord) *cupid.MatchRecord {
 	c := *r
-	c.Match = cloneMatch(r.Match)
+	c.Match = r.Match.Clone()
 	c.Assignment = cloneAssignment(r.Assignment)
 	return &c
 }

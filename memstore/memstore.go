@@ -380,7 +380,7 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 			if _, taken := s.matches[m.ID]; taken {
 				return nil, nil, cupid.Conflict("match_id", "match id %q is taken", m.ID)
 			}
-			stored[i] = cloneMatch(m)
+			stored[i] = m.Clone()
 			s.putMatch(stored[i])
 			state := cupid.MatchFormed
 			if !m.AcceptBy.IsZero() {
@@ -411,7 +411,7 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 			e.Match = stored[p.Matched[e.TicketID]]
 		}
 		p.Events[i] = s.addEvent(e)
-		p.Events[i].Match = cloneMatch(e.Match)
+		p.Events[i].Match = e.Match.Clone()
 	}
 	return p.Out, p.Events, nil
 }
@@ -426,7 +426,7 @@ func (s *Store) Match(ctx context.Context, id string) (*cupid.Match, error) {
 	if !ok {
 		return nil, cupid.NotFound("match_id", "no match %q", id)
 	}
-	return cloneMatch(m), nil
+	return m.Clone(), nil
 }
 
 // Events returns a ticket's events after seq, matched events with a copy
@@ -442,7 +442,7 @@ func (s *Store) Events(ctx context.Context, ticketID string, afterSeq int64) ([]
 			if e.Match != nil && s.matches[e.Match.ID] != nil {
 				e.Match = s.matches[e.Match.ID] // as it is now, as the SQL stores read it
 			}
-			e.Match, e.Assignment = cloneMatch(e.Match), cloneAssignment(e.Assignment)
+			e.Match, e.Assignment = e.Match.Clone(), cloneAssignment(e.Assignment)
 			out = append(out, e)
 		}
 	}
@@ -517,36 +517,9 @@ func cloneTicket(t *cupid.Ticket) *cupid.Ticket {
 	c := *t
 	c.Players = slices.Clone(t.Players)
 	for i := range c.Players {
-		c.Players[i].Attributes = cloneAttributes(c.Players[i].Attributes)
+		c.Players[i].Attributes = c.Players[i].Attributes.Clone()
 	}
-	c.Attributes = cloneAttributes(t.Attributes)
+	c.Attributes = t.Attributes.Clone()
 	c.Latencies = maps.Clone(t.Latencies)
-	return &c
-}
-
-func cloneAttributes(a cupid.Attributes) cupid.Attributes {
-	a = slices.Clone(a)
-	for i := range a {
-		a[i].Value.Strings = slices.Clone(a[i].Value.Strings)
-	}
-	return a
-}
-
-func cloneMatch(m *cupid.Match) *cupid.Match {
-	if m == nil {
-		return nil
-	}
-	c := *m
-	c.Teams = slices.Clone(m.Teams)
-	for i := range c.Teams {
-		c.Teams[i].TicketIDs = slices.Clone(c.Teams[i].TicketIDs)
-		c.Teams[i].PlayerIDs = slices.Clone(c.Teams[i].PlayerIDs)
-	}
-	c.Quality.Parts = slices.Clone(m.Quality.Parts)
-	c.Roles = maps.Clone(m.Roles)
-	c.Seats = slices.Clone(m.Seats)
-	c.Left = slices.Clone(m.Left)
-	c.BackfillOptions = maps.Clone(m.BackfillOptions)
-	c.ServerPlayers = slices.Clone(m.ServerPlayers)
 	return &c
 }

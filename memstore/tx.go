@@ -135,7 +135,7 @@ func (t memTx) Write(w *cupid.Writes) error {
 		s.addAnswer(w.Answer.MatchID, w.Answer.Answer)
 	}
 	for i, e := range w.Events {
-		e.Match, e.Assignment = cloneMatch(e.Match), cloneAssignment(e.Assignment)
+		e.Match, e.Assignment = e.Match.Clone(), cloneAssignment(e.Assignment)
 		w.Events[i].Seq = s.addEvent(e).Seq
 	}
 	for _, e := range w.MatchEvents {

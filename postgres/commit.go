@@ -50,12 +50,9 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 			return nil, nil, fmt.Errorf("postgres: encode match %s: %w", m.ID, err)
 		}
 		bodies[i] = b
-		// The events carry a copy, decoded from what is stored, so the
-		// caller's match and the events' do not share memory.
-		copies[i] = new(cupid.Match)
-		if err := json.Unmarshal(b, copies[i]); err != nil {
-			return nil, nil, fmt.Errorf("postgres: decode match %s: %w", m.ID, err)
-		}
+		// The events carry a copy, so the caller's match and the
+		// events' do not share memory.
+		copies[i] = m.Clone()
 	}
 	var out []cupid.Committed
 	var evs []cupid.Event
