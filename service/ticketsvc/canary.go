@@ -6,6 +6,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/rollout"
 	"github.com/cupid-match/cupid/ruleset"
 )
@@ -198,7 +199,7 @@ func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStat
 		s.roll.mu.Lock()
 		s.roll.canaries[o.Queue] = prev
 		s.roll.mu.Unlock()
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	// Canary pools left from an earlier canary take the new candidate.
 	s.setSideRules(o.Queue, rollout.Canary, c.candidateQueue(q))

@@ -27,6 +27,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
@@ -574,7 +575,7 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 	}
 	if s.ticketHook != nil {
 		if err := s.ticketHook.PrepareTicket(ctx, t); err != nil {
-			return nil, s.storeError(err)
+			return nil, storeerr.Domain(s.log, err)
 		}
 	}
 	now := s.now().UTC()
@@ -617,14 +618,14 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	v := &TicketView{Ticket: t}
 	switch t.State {
 	case cupid.StateMatched:
 		m, err := s.store.Match(ctx, t.MatchID)
 		if err != nil {
-			return nil, s.storeError(err)
+			return nil, storeerr.Domain(s.log, err)
 		}
 		v.Match = m
 	case cupid.StateWaiting:
@@ -700,7 +701,7 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 	t, ev, err := lifecycle.Finish(ctx, s.store, f, id, state, reason, s.now().UTC())
 	if err != nil {
 		s.checkFenced(queueOf(from), err)
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()
 	s.hub.Publish(ev)
@@ -729,20 +730,6 @@ func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
 	}
 }
 
-// storeError makes a store failure a domain error: the codes the store
-// chose (not_found, conflict …) pass through; anything else means the store
-// could not do the work now (a full disk, a lost connection), which the
-// caller may retry: unavailable, never a bare internal error.
-func (s *Service) storeError(err error) error {
-	var e *cupid.Error
-	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	// The store's own words (paths, SQL) stay in the log.
-	s.log.Error("the store failed", "err", err)
-	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
-}
-
 // ListTickets lists tickets oldest first.
 func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
 	if f.Queue != "" && s.queue(f.Queue) == nil {
@@ -754,7 +741,7 @@ func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cup
 	}
 	f.Limit = limit
 	ts, err := s.store.Tickets(ctx, f)
-	return ts, s.storeError(err)
+	return ts, storeerr.Domain(s.log, err)
 }
 
 // listLimit checks a listing's limit: 100 when unset, 1,000 at most.
@@ -844,7 +831,7 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 	if !known {
 		var err error
 		if past, err = s.ticketEvents(ctx, id, afterSeq); err != nil {
-			return s.storeError(err)
+			return storeerr.Domain(s.log, err)
 		}
 	}
 	last := afterSeq
@@ -941,14 +928,14 @@ func (s *Service) finalEvent(ctx context.Context, id string, known bool, ends fu
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	if !t.State.Final() {
 		return nil, nil
 	}
 	evs, err := s.ticketEvents(ctx, id, 0)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("ticketsvc: ticket %s is %s but has no events", id, t.State)

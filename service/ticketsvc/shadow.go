@@ -8,6 +8,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/rollout"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
@@ -289,7 +290,7 @@ func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowRepo
 	}
 	if err := s.roll.save(ctx, shadowDoc(r)); err != nil {
 		s.roll.removeShadow(o.Queue, r)
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.attachShadow(r)
 	s.replace.NoteDecision(ctx, o.Queue, "shadow-start", o.Ruleset, reasonOr(o.Reason, "a candidate ruleset runs in the shadow of the live one"))
@@ -332,7 +333,7 @@ func (s *Service) StopShadow(ctx context.Context, queue, reason string) error {
 		return cupid.NotFound("queue", "queue %q has no shadow", queue)
 	}
 	if err := s.roll.remove(ctx, shadowKind, queue); err != nil {
-		return s.storeError(err)
+		return storeerr.Domain(s.log, err)
 	}
 	s.detachShadow(r)
 	s.replace.NoteDecision(ctx, queue, "shadow-stop", r.source, reasonOr(reason, "stopped by the operator"))
