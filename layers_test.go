@@ -86,6 +86,10 @@ func TestLayers(t *testing.T) {
 			own, ok := strings.CutPrefix(imp, module+"/")
 			return ok && !slices.Contains([]string{"ruleset", "service/ticketsvc/rulesets", "internal/storeerr"}, own)
 		}, "a run-time replacement reaches the queues only through its Queues interface: of the project it imports the root package, ruleset, rulesets and storeerr"},
+		{"service/ticketsvc/canary", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && !slices.Contains([]string{"engine", "ruleset", "rollout", "service/ticketsvc/queuestats", "internal/storeerr"}, own)
+		}, "shadows and canaries reach the pools only through their Pools interface and the replacement through Rulesets: of the project they import the root package, engine, ruleset, rollout, queuestats and storeerr"},
 		{"internal/storeerr", func(imp string) bool { return strings.HasPrefix(imp, module+"/") }, "the store-failure rule is shared by ticketsvc and the packages split from it: of the project it imports the root package only, so any of them can import it"},
 	}
 	for _, p := range pure {

@@ -30,6 +30,7 @@ import (
 	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 	"github.com/cupid-match/cupid/service/ticketsvc/replace"
@@ -158,8 +159,8 @@ type Service struct {
 
 	// ticketHook is Options.Intake.
 	ticketHook Intake
-	// roll holds the shadows and canaries (rollouts.go).
-	roll *rollouts
+	// roll runs the shadows and canaries (package canary).
+	roll *canary.Service
 
 	// mu guards queues and pools; it is never held across a store call or
 	// a send to a pool.
@@ -229,7 +230,6 @@ func New(o Options) (*Service, error) {
 		stored = rulesets.New(o.Documents)
 	}
 	s.ticketHook = o.Intake
-	s.roll = newRollouts(o.Documents)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -290,8 +290,17 @@ func New(o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ticketsvc: %w", err)
 	}
+	s.roll, err = canary.New(canary.Options{Pools: rolloutPools{s}, Rulesets: s.replace, Documents: o.Documents,
+		Follow: o.Shared != nil, Seed: int64(s.seed), Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
 	return s, nil
 }
+
+// Rollouts runs candidate rulesets beside a queue's live one: shadows,
+// canaries and their decisions (package canary).
+func (s *Service) Rollouts() *canary.Service { return s.roll }
 
 // Rulesets replaces a queue's ruleset at run time, and reads it and its
 // history (package replace).
@@ -339,10 +348,16 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.replace.Load(ctx); err != nil {
 		return err
 	}
-	if err := s.loadRollouts(ctx); err != nil {
+	// The shadows and canaries before the waiting tickets, so that canary
+	// tickets find their candidate.
+	if err := s.roll.Sync(ctx); err != nil {
 		return fmt.Errorf("ticketsvc: load shadows and canaries: %w", err)
 	}
-	s.startGuards()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.roll.Run(s.ctx)
+	}()
 	if s.shared != nil {
 		// Pools start as the node gains their queues (cluster.go).
 		s.wg.Add(1)
@@ -584,7 +599,7 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 	if err := q.check.Check(t); err != nil {
 		return nil, err
 	}
-	s.routeCanary(t) // the side of a running canary (canary.go)
+	s.roll.Route(t) // the side of a running canary (package canary)
 	t.State = cupid.StateWaiting
 	t.UpdatedAt = now
 	t.ExpiresAt = now.Add(q.ttl)
