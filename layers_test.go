@@ -76,16 +76,21 @@ func TestLayers(t *testing.T) {
 			"api is transport: the wiring mounts the dashboard, the ticket service explains waits"},
 		{"service/ticketsvc/handoff", func(imp string) bool {
 			own, ok := strings.CutPrefix(imp, module+"/")
-			return ok && !slices.Contains([]string{"engine", "ruleset", "lifecycle"}, own)
-		}, "the hand-off reaches the pools only through its Pools interface: of the project it imports the root package, engine, ruleset and lifecycle"},
+			return ok && !slices.Contains([]string{"engine", "ruleset", "lifecycle", "internal/storeerr"}, own)
+		}, "the hand-off reaches the pools only through its Pools interface: of the project it imports the root package, engine, ruleset, lifecycle and storeerr"},
 		{"service/ticketsvc/stats", func(imp string) bool {
 			own, ok := strings.CutPrefix(imp, module+"/")
-			return ok && own != "service/ticketsvc/queuestats"
-		}, "the statistics reach the pools only through their Pools interface: of the project they import the root package and queuestats"},
+			return ok && own != "service/ticketsvc/queuestats" && own != "internal/storeerr"
+		}, "the statistics reach the pools only through their Pools interface: of the project they import the root package, queuestats and storeerr"},
 		{"service/ticketsvc/replace", func(imp string) bool {
 			own, ok := strings.CutPrefix(imp, module+"/")
-			return ok && own != "ruleset" && own != "service/ticketsvc/rulesets"
-		}, "a run-time replacement reaches the queues only through its Queues interface: of the project it imports the root package, ruleset and rulesets"},
+			return ok && !slices.Contains([]string{"ruleset", "service/ticketsvc/rulesets", "internal/storeerr"}, own)
+		}, "a run-time replacement reaches the queues only through its Queues interface: of the project it imports the root package, ruleset, rulesets and storeerr"},
+		{"service/ticketsvc/canary", func(imp string) bool {
+			own, ok := strings.CutPrefix(imp, module+"/")
+			return ok && !slices.Contains([]string{"engine", "ruleset", "rollout", "service/ticketsvc/queuestats", "internal/storeerr"}, own)
+		}, "shadows and canaries reach the pools only through their Pools interface and the replacement through Rulesets: of the project they import the root package, engine, ruleset, rollout, queuestats and storeerr"},
+		{"internal/storeerr", func(imp string) bool { return strings.HasPrefix(imp, module+"/") }, "the store-failure rule is shared by ticketsvc and the packages split from it: of the project it imports the root package only, so any of them can import it"},
 	}
 	for _, p := range pure {
 		rules = append(rules, rule{p, func(imp string) bool {

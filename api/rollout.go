@@ -14,26 +14,26 @@ import (
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/rollout"
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 )
 
 // rollouts serves cupid.v1.RolloutService: shadows and canaries
-// (docs/rollouts.md). It converts and calls the ticket service, which
-// decides.
+// (docs/rollouts.md). It converts and calls the ticket service's
+// roll-outs (package canary), which decide.
 type rollouts struct {
-	mm  *ticketsvc.Service
+	ro  *canary.Service
 	log *slog.Logger
 }
 
 var _ cupidv1connect.RolloutServiceHandler = (*rollouts)(nil)
 
-func registerRollouts(mux *http.ServeMux, mm *ticketsvc.Service, log *slog.Logger, opts []connect.HandlerOption) {
-	mux.Handle(cupidv1connect.NewRolloutServiceHandler(&rollouts{mm: mm, log: log}, opts...))
+func registerRollouts(mux *http.ServeMux, ro *canary.Service, log *slog.Logger, opts []connect.HandlerOption) {
+	mux.Handle(cupidv1connect.NewRolloutServiceHandler(&rollouts{ro: ro, log: log}, opts...))
 }
 
 func (h *rollouts) StartShadow(ctx context.Context, req *connect.Request[cupidv1.StartShadowRequest]) (*connect.Response[cupidv1.StartShadowResponse], error) {
 	m := req.Msg
-	rep, err := h.mm.StartShadow(ctx, ticketsvc.ShadowOptions{Queue: m.GetQueue(), Ruleset: []byte(m.GetRuleset()),
+	rep, err := h.ro.StartShadow(ctx, canary.ShadowOptions{Queue: m.GetQueue(), Ruleset: []byte(m.GetRuleset()),
 		SkillAttribute: m.GetSkillAttribute(), Reason: m.GetReason()})
 	if err != nil {
 		return nil, connectError(h.log, err)
@@ -42,14 +42,14 @@ func (h *rollouts) StartShadow(ctx context.Context, req *connect.Request[cupidv1
 }
 
 func (h *rollouts) StopShadow(ctx context.Context, req *connect.Request[cupidv1.StopShadowRequest]) (*connect.Response[cupidv1.StopShadowResponse], error) {
-	if err := h.mm.StopShadow(ctx, req.Msg.GetQueue(), req.Msg.GetReason()); err != nil {
+	if err := h.ro.StopShadow(ctx, req.Msg.GetQueue(), req.Msg.GetReason()); err != nil {
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.StopShadowResponse{}), nil
 }
 
 func (h *rollouts) ShadowReport(ctx context.Context, req *connect.Request[cupidv1.ShadowReportRequest]) (*connect.Response[cupidv1.ShadowReportResponse], error) {
-	rep, err := h.mm.ShadowReport(ctx, req.Msg.GetQueue())
+	rep, err := h.ro.ShadowReport(ctx, req.Msg.GetQueue())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -58,7 +58,7 @@ func (h *rollouts) ShadowReport(ctx context.Context, req *connect.Request[cupidv
 
 func (h *rollouts) StartCanary(ctx context.Context, req *connect.Request[cupidv1.StartCanaryRequest]) (*connect.Response[cupidv1.StartCanaryResponse], error) {
 	m := req.Msg
-	o := ticketsvc.CanaryOptions{Queue: m.GetQueue(), Ruleset: []byte(m.GetRuleset()), Share: m.GetShare(), Reason: m.GetReason()}
+	o := canary.CanaryOptions{Queue: m.GetQueue(), Ruleset: []byte(m.GetRuleset()), Share: m.GetShare(), Reason: m.GetReason()}
 	if g := m.GetGuard(); g != nil {
 		w := g.GetWindowSeconds()
 		if !(w >= 0 && w <= rollout.MaxWindow.Seconds()) || math.IsNaN(w) {
@@ -67,7 +67,7 @@ func (h *rollouts) StartCanary(ctx context.Context, req *connect.Request[cupidv1
 		o.Guard = rollout.Guard{WaitMargin: g.GetWaitMargin(), QualityMargin: g.GetQualityMargin(),
 			Window: time.Duration(w * float64(time.Second)), MinSamples: int(g.GetMinSamples())}
 	}
-	st, err := h.mm.StartCanary(ctx, o)
+	st, err := h.ro.StartCanary(ctx, o)
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -75,7 +75,7 @@ func (h *rollouts) StartCanary(ctx context.Context, req *connect.Request[cupidv1
 }
 
 func (h *rollouts) CanaryStatus(ctx context.Context, req *connect.Request[cupidv1.CanaryStatusRequest]) (*connect.Response[cupidv1.CanaryStatusResponse], error) {
-	st, err := h.mm.CanaryStatus(ctx, req.Msg.GetQueue())
+	st, err := h.ro.CanaryStatus(ctx, req.Msg.GetQueue())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -83,7 +83,7 @@ func (h *rollouts) CanaryStatus(ctx context.Context, req *connect.Request[cupidv
 }
 
 func (h *rollouts) PromoteCanary(ctx context.Context, req *connect.Request[cupidv1.PromoteCanaryRequest]) (*connect.Response[cupidv1.PromoteCanaryResponse], error) {
-	st, err := h.mm.PromoteCanary(ctx, req.Msg.GetQueue(), req.Msg.GetReason())
+	st, err := h.ro.PromoteCanary(ctx, req.Msg.GetQueue(), req.Msg.GetReason())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
@@ -91,14 +91,14 @@ func (h *rollouts) PromoteCanary(ctx context.Context, req *connect.Request[cupid
 }
 
 func (h *rollouts) RollbackCanary(ctx context.Context, req *connect.Request[cupidv1.RollbackCanaryRequest]) (*connect.Response[cupidv1.RollbackCanaryResponse], error) {
-	st, err := h.mm.RollbackCanary(ctx, req.Msg.GetQueue(), req.Msg.GetReason())
+	st, err := h.ro.RollbackCanary(ctx, req.Msg.GetQueue(), req.Msg.GetReason())
 	if err != nil {
 		return nil, connectError(h.log, err)
 	}
 	return connect.NewResponse(&cupidv1.RollbackCanaryResponse{Status: canaryPB(st)}), nil
 }
 
-func shadowReportPB(r *ticketsvc.ShadowReport) *cupidv1.ShadowReport {
+func shadowReportPB(r *canary.ShadowReport) *cupidv1.ShadowReport {
 	out := &cupidv1.ShadowReport{Queue: r.Queue, Ruleset: r.Ruleset, Started: timestamppb.New(r.Started), WindowSeconds: r.WindowSeconds}
 	for _, k := range r.Keys {
 		out.Keys = append(out.Keys, &cupidv1.ShadowKey{Key: k.Key, Live: sidePB(k.Live), Shadow: sidePB(k.Shadow)})
@@ -106,7 +106,7 @@ func shadowReportPB(r *ticketsvc.ShadowReport) *cupidv1.ShadowReport {
 	return out
 }
 
-func sidePB(f ticketsvc.SideFigures) *cupidv1.SideFigures {
+func sidePB(f canary.SideFigures) *cupidv1.SideFigures {
 	out := &cupidv1.SideFigures{Matches: int32(f.Matches), WaitSamples: int32(f.Wait.Samples),
 		WaitP50Seconds: f.Wait.P50, WaitP90Seconds: f.Wait.P90, WaitP99Seconds: f.Wait.P99, MeanQuality: f.Quality.Mean,
 		SkillGap: spreadPB(f.SkillGap), PingMs: spreadPB(f.PingMS),
@@ -124,7 +124,7 @@ func spreadPB(s rollout.Summary) *cupidv1.Spread {
 	return &cupidv1.Spread{Count: int32(s.Count), Mean: s.Mean, P50: s.P50, P90: s.P90, P99: s.P99}
 }
 
-func canaryPB(s *ticketsvc.CanaryStatus) *cupidv1.CanaryStatus {
+func canaryPB(s *canary.CanaryStatus) *cupidv1.CanaryStatus {
 	out := &cupidv1.CanaryStatus{Queue: s.Queue, Ruleset: s.Ruleset, Share: s.Share, Started: timestamppb.New(s.Started),
 		State: s.State, Reason: s.Reason, Live: figuresPB(s.Live), Canary: figuresPB(s.Canary),
 		Guard: &cupidv1.CanaryGuard{WaitMargin: s.Guard.WaitMargin, QualityMargin: s.Guard.QualityMargin,

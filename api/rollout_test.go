@@ -89,7 +89,7 @@ func TestRolloutsOverHTTP(t *testing.T) {
 		e.svc.Wake()
 		e.wait(5 * time.Second)
 	}
-	e.svc.CheckCanaries(context.Background())
+	e.svc.Rollouts().CheckCanaries(context.Background())
 	r = e.rpc("RolloutService/CanaryStatus", keyAdmin, `{"queue":"duel"}`)
 	if r.status != 200 || !strings.Contains(r.raw, `"state":"rolled_back"`) || !strings.Contains(r.raw, `"reason":"guard: wait p90`) {
 		t.Fatalf("after worse waits: %d %s", r.status, r.raw)

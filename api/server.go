@@ -26,6 +26,7 @@ import (
 	"github.com/cupid-match/cupid/service/partysvc"
 	"github.com/cupid-match/cupid/service/ratingsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/replace"
 )
@@ -82,6 +83,7 @@ type server struct {
 	mm       *ticketsvc.Service
 	handoff  *handoff.Service // mm's hand-off of committed matches
 	rulesets *replace.Service // mm's run-time ruleset replacement
+	rollouts *canary.Service  // mm's shadows and canaries
 	log      *slog.Logger
 	now      func() time.Time
 	origins  origins
@@ -93,7 +95,7 @@ type server struct {
 func Handler(o Options) http.Handler {
 	s := &server{mm: o.Matchmaker, log: o.Logger, now: o.Now, origins: newOrigins(o.AllowedOrigins)}
 	if o.Matchmaker != nil {
-		s.handoff, s.rulesets = o.Matchmaker.Handoff(), o.Matchmaker.Rulesets()
+		s.handoff, s.rulesets, s.rollouts = o.Matchmaker.Handoff(), o.Matchmaker.Rulesets(), o.Matchmaker.Rollouts()
 	}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -131,7 +133,7 @@ func Handler(o Options) http.Handler {
 	mux.HandleFunc("GET /v1/queues/{queue}/matches/ws", s.matchSocket)
 	// services are those served, which reflection lists.
 	services := []string{cupidv1connect.TicketServiceName, cupidv1connect.MatchServiceName, cupidv1connect.RulesetServiceName}
-	registerRollouts(mux, s.mm, s.log, opts) // shadows and canaries, admin only (rollout.go)
+	registerRollouts(mux, s.rollouts, s.log, opts) // shadows and canaries, admin only (rollout.go)
 	services = append(services, cupidv1connect.RolloutServiceName)
 	if o.Pairing != nil {
 		registerPairing(mux, o.Pairing, s.log, opts, s.origins)

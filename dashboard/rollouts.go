@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	cupid "github.com/cupid-match/cupid"
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 )
 
 // The roll-outs page: each queue's shadow report beside the live figures,
@@ -22,14 +22,14 @@ type rolloutOut struct {
 	Queue string `json:"queue"`
 	// Owned tells whether this node runs the queue's pools, and so holds
 	// the figures: on a cluster the others show the state only.
-	Owned  bool                    `json:"owned"`
-	Shadow *ticketsvc.ShadowReport `json:"shadow,omitempty"`
-	Canary *canaryOut              `json:"canary,omitempty"`
+	Owned  bool                 `json:"owned"`
+	Shadow *canary.ShadowReport `json:"shadow,omitempty"`
+	Canary *canaryOut           `json:"canary,omitempty"`
 }
 
 // canaryOut is a canary's status with its guard's window in seconds.
 type canaryOut struct {
-	*ticketsvc.CanaryStatus
+	*canary.CanaryStatus
 	WindowSeconds float64 `json:"window_seconds"`
 }
 
@@ -39,14 +39,14 @@ func (s *server) rollouts(w http.ResponseWriter, r *http.Request) {
 	out := []rolloutOut{}
 	for _, q := range s.o.Tickets.Queues() {
 		o := rolloutOut{Queue: q, Owned: s.o.Tickets.Owns(q)}
-		rep, err := s.o.Tickets.ShadowReport(r.Context(), q)
+		rep, err := s.o.Tickets.Rollouts().ShadowReport(r.Context(), q)
 		if err == nil {
 			o.Shadow = rep
 		} else if !notFound(err) {
 			s.fail(w, r, err)
 			return
 		}
-		st, err := s.o.Tickets.CanaryStatus(r.Context(), q)
+		st, err := s.o.Tickets.Rollouts().CanaryStatus(r.Context(), q)
 		if err == nil {
 			o.Canary = &canaryOut{CanaryStatus: st, WindowSeconds: st.Guard.Window.Seconds()}
 		} else if !notFound(err) {
@@ -84,15 +84,15 @@ func (s *server) canaryAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in.Queue, in.Reason = strings.TrimSpace(in.Queue), strings.TrimSpace(in.Reason)
-	var op func(*http.Request, string, string) (*ticketsvc.CanaryStatus, error)
+	var op func(*http.Request, string, string) (*canary.CanaryStatus, error)
 	switch in.Action {
 	case "promote":
-		op = func(r *http.Request, q, why string) (*ticketsvc.CanaryStatus, error) {
-			return s.o.Tickets.PromoteCanary(r.Context(), q, why)
+		op = func(r *http.Request, q, why string) (*canary.CanaryStatus, error) {
+			return s.o.Tickets.Rollouts().PromoteCanary(r.Context(), q, why)
 		}
 	case "rollback":
-		op = func(r *http.Request, q, why string) (*ticketsvc.CanaryStatus, error) {
-			return s.o.Tickets.RollbackCanary(r.Context(), q, why)
+		op = func(r *http.Request, q, why string) (*canary.CanaryStatus, error) {
+			return s.o.Tickets.Rollouts().RollbackCanary(r.Context(), q, why)
 		}
 	case "":
 		s.fail(w, r, cupid.Invalid("action", "required: one of %s", strings.Join(canaryActions, ", ")))

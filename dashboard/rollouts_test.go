@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cupid-match/cupid/service/ticketsvc"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 )
 
 // The roll-outs page's endpoints: what GET rollouts lists, and a canary's
@@ -23,10 +23,10 @@ func TestRolloutEndpoints(t *testing.T) {
 		t.Fatalf("rollouts before any: %v", rs)
 	}
 	f.do(t, "POST", APIPrefix+"actions/canary", `{"queue":"duel","action":"rollback"}`).refused(t, 409, "failed_precondition", "queue")
-	if _, err := f.tickets.StartCanary(ctx, ticketsvc.CanaryOptions{Queue: "duel", Ruleset: []byte(duelRules), Share: 0.2}); err != nil {
+	if _, err := f.tickets.Rollouts().StartCanary(ctx, canary.CanaryOptions{Queue: "duel", Ruleset: []byte(duelRules), Share: 0.2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.tickets.StartShadow(ctx, ticketsvc.ShadowOptions{Queue: "duel", Ruleset: []byte(duelRules)}); err != nil {
+	if _, err := f.tickets.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(duelRules)}); err != nil {
 		t.Fatal(err)
 	}
 	rs := list()
@@ -57,7 +57,7 @@ func TestRolloutEndpoints(t *testing.T) {
 			f.do(t, "POST", APIPrefix+"actions/canary", c.body).refused(t, c.status, c.code, c.field)
 		})
 	}
-	if st, _ := f.tickets.CanaryStatus(ctx, "duel"); st.State != "running" {
+	if st, _ := f.tickets.Rollouts().CanaryStatus(ctx, "duel"); st.State != "running" {
 		t.Fatalf("after refused decisions the canary is %s", st.State)
 	}
 
@@ -65,7 +65,7 @@ func TestRolloutEndpoints(t *testing.T) {
 	if a.body["outcome"] != "rolled back" {
 		t.Fatalf("roll back: %s", a.raw)
 	}
-	if st, _ := f.tickets.CanaryStatus(ctx, "duel"); st.State != "rolled_back" || st.Reason != "by the operator: long queues" {
+	if st, _ := f.tickets.Rollouts().CanaryStatus(ctx, "duel"); st.State != "rolled_back" || st.Reason != "by the operator: long queues" {
 		t.Fatalf("after the roll-back: %+v", st)
 	}
 	f.do(t, "POST", APIPrefix+"actions/canary", `{"queue":"duel","action":"promote"}`).refused(t, 409, "failed_precondition", "queue")

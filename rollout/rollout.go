@@ -5,8 +5,8 @@
 //
 // It is pure: time comes in as an argument, and nothing here starts a
 // goroutine or does I/O, so a guard's decision can be replayed in a table
-// test. The ticket service runs shadows and canaries (service/ticketsvc,
-// shadow.go and canary.go) and asks this package what to do.
+// test. The ticket service runs shadows and canaries (package
+// service/ticketsvc/canary) and asks this package what to do.
 package rollout
 
 import (

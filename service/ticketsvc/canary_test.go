@@ -11,6 +11,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/rollout"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 )
 
 // twoVsTwo needs four one-player tickets: on arrivals that come in pairs it
@@ -69,31 +70,31 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	guard := rollout.Guard{WaitMargin: 0.5, Window: 10 * time.Minute, MinSamples: 8}
 	// Bad requests name their field and change nothing.
 	for _, bad := range []struct {
-		o     CanaryOptions
+		o     canary.CanaryOptions
 		field string
 	}{
-		{CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0}, "share"},
-		{CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.9}, "share"},
-		{CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5, Guard: rollout.Guard{WaitMargin: -1, Window: time.Minute, MinSamples: 1}}, "guard.wait_margin"},
-		{CanaryOptions{Queue: "duel", Ruleset: []byte(`{`), Share: 0.5}, "ruleset"},
+		{canary.CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0}, "share"},
+		{canary.CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.9}, "share"},
+		{canary.CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5, Guard: rollout.Guard{WaitMargin: -1, Window: time.Minute, MinSamples: 1}}, "guard.wait_margin"},
+		{canary.CanaryOptions{Queue: "duel", Ruleset: []byte(`{`), Share: 0.5}, "ruleset"},
 	} {
-		_, err := h.StartCanary(ctx, bad.o)
+		_, err := h.Rollouts().StartCanary(ctx, bad.o)
 		wantErr(t, err, cupid.CodeInvalid, bad.field)
 	}
-	_, err := h.CanaryStatus(ctx, "duel")
+	_, err := h.Rollouts().CanaryStatus(ctx, "duel")
 	wantErr(t, err, cupid.CodeNotFound, "queue")
 
-	st, err := h.StartCanary(ctx, CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5, Guard: guard, Reason: "try 2v2"})
+	st, err := h.Rollouts().StartCanary(ctx, canary.CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5, Guard: guard, Reason: "try 2v2"})
 	if err != nil || st.State != "running" {
 		t.Fatalf("start: %v %+v", err, st)
 	}
-	_, err = h.StartCanary(ctx, CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5})
+	_, err = h.Rollouts().StartCanary(ctx, canary.CanaryOptions{Queue: "duel", Ruleset: []byte(twoVsTwo), Share: 0.5})
 	wantErr(t, err, cupid.CodeAlreadyExists, "queue")
 
 	ps := &sides{queue: "duel", share: 0.5}
 	pairs(t, h, ps, 3)
-	h.CheckCanaries(ctx)
-	st, _ = h.CanaryStatus(ctx, "duel")
+	h.Rollouts().CheckCanaries(ctx)
+	st, _ = h.Rollouts().CanaryStatus(ctx, "duel")
 	if st.State != "running" || !strings.Contains(st.Reason, "waiting for samples") {
 		t.Fatalf("before the minimum sample: %+v", st)
 	}
@@ -101,13 +102,13 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	before := st
 
 	// A restart in the middle: the canary resumes with its guard window
-	// (window.go), a waiting canary ticket goes back to the candidate's
+	// (package canary's window.go), a waiting canary ticket goes back to the candidate's
 	// pool.
 	h.Close()
 	h2 := start(t, store, queues(0))
 	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
-	h2.CheckCanaries(ctx)
-	st, _ = h2.CanaryStatus(ctx, "duel")
+	h2.Rollouts().CheckCanaries(ctx)
+	st, _ = h2.Rollouts().CanaryStatus(ctx, "duel")
 	same := func(a, b rollout.Figures) bool { // qualities are saved to a thousandth
 		ok := math.Abs(a.MeanQuality-b.MeanQuality) < 0.001
 		a.MeanQuality, b.MeanQuality = 0, 0
@@ -117,8 +118,8 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 		t.Fatalf("the guard window after the restart: live %+v canary %+v, before it live %+v canary %+v", st.Live, st.Canary, before.Live, before.Canary)
 	}
 	pairs(t, h2, ps, 5)
-	h2.CheckCanaries(ctx)
-	st, err = h2.CanaryStatus(ctx, "duel")
+	h2.Rollouts().CheckCanaries(ctx)
+	st, err = h2.Rollouts().CanaryStatus(ctx, "duel")
 	if err != nil || st.State != "rolled_back" || !strings.HasPrefix(st.Reason, "guard: wait p90") {
 		t.Fatalf("after the restart and enough samples: %v %+v", err, st)
 	}
@@ -130,7 +131,7 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	if _, v, _ := h2.Rulesets().Ruleset("duel"); v != 1 {
 		t.Fatalf("ruleset version %d after a roll-back", v)
 	}
-	_, err = h2.PromoteCanary(ctx, "duel", "")
+	_, err = h2.Rollouts().PromoteCanary(ctx, "duel", "")
 	wantErr(t, err, cupid.CodeConflict, "queue")
 	vias := history(t, h2)
 	if len(vias) != 3 || vias[1] != "canary-start:try 2v2" || !strings.HasPrefix(vias[2], "canary-rollback:guard: wait p90") {
@@ -142,17 +143,17 @@ func TestCanaryThatHoldsIsPromoted(t *testing.T) {
 	ctx := context.Background()
 	h := start(t, memstore.New(), queues(0))
 	guard := rollout.Guard{WaitMargin: 0.5, QualityMargin: 0.2, Window: 10 * time.Minute, MinSamples: 8}
-	if _, err := h.StartCanary(ctx, CanaryOptions{Queue: "duel", Ruleset: []byte(duelWider), Share: 0.5, Guard: guard}); err != nil {
+	if _, err := h.Rollouts().StartCanary(ctx, canary.CanaryOptions{Queue: "duel", Ruleset: []byte(duelWider), Share: 0.5, Guard: guard}); err != nil {
 		t.Fatal(err)
 	}
 	ps := &sides{queue: "duel", share: 0.5}
 	pairs(t, h, ps, 6)
-	h.CheckCanaries(ctx)
-	st, _ := h.CanaryStatus(ctx, "duel")
+	h.Rollouts().CheckCanaries(ctx)
+	st, _ := h.Rollouts().CanaryStatus(ctx, "duel")
 	if st.State != "running" || !strings.HasPrefix(st.Reason, "within the guards") || st.Canary.Samples < 8 {
 		t.Fatalf("a canary as good as live: %+v", st)
 	}
-	st, err := h.PromoteCanary(ctx, "duel", "as fast, wider pairs")
+	st, err := h.Rollouts().PromoteCanary(ctx, "duel", "as fast, wider pairs")
 	if err != nil || st.State != "promoted" {
 		t.Fatalf("promote: %v %+v", err, st)
 	}

@@ -150,9 +150,9 @@ func (s *Service) Lose(name string) {
 	}
 	fence, held := s.fenceOf(queue)
 	s.stopQueue(queue)
-	if held { // the canary's guard window, for the next runner (window.go)
+	if held { // the canary's guard window, for the next runner (package canary)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		s.saveWindow(ctx, queue, fence)
+		s.roll.SaveWindow(ctx, queue, fence)
 		cancel()
 	}
 	s.log.Info("stopped running a queue's pools", "queue", queue)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 )
 
@@ -62,7 +63,7 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 	if rec, err := s.store.MatchRecord(ctx, f.ID); err == nil {
 		return rec, nil // committed by an earlier try
 	} else if cupid.ErrorCode(err) != cupid.CodeNotFound {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	now := s.now().UTC()
 	var nts []cupid.NewTicket
@@ -78,7 +79,7 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 			}
 			if s.ticketHook != nil {
 				if err := s.ticketHook.PrepareTicket(ctx, t); err != nil {
-					return nil, s.storeError(err)
+					return nil, storeerr.Domain(s.log, err)
 				}
 				t.Key.Queue = f.Queue
 			}
@@ -96,7 +97,7 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 	cancel()
 	if err != nil {
 		s.ready.failed()
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.hub.Publish(events...)
 	tickets := make([]*cupid.Ticket, len(created))
@@ -136,7 +137,7 @@ func (s *Service) CommitFormed(ctx context.Context, f FormedMatch) (*cupid.Match
 	if err != nil {
 		s.checkFenced(f.Queue, err)
 		s.ready.failed()
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	res := results[0]
 	if !res.OK {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 )
 
@@ -29,7 +30,7 @@ func (s *Service) AcceptOffer(ctx context.Context, id, offerID string) (*cupid.T
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, nil, s.storeError(err)
+		return nil, nil, storeerr.Domain(s.log, err)
 	}
 	if t.State != cupid.StateWaiting {
 		return nil, nil, cupid.Conflict("id", "ticket %q is %s: only a waiting ticket accepts an offer", id, t.State)
@@ -71,7 +72,7 @@ func (s *Service) AcceptOffer(ctx context.Context, id, offerID string) (*cupid.T
 		amended, err := lifecycle.Amend(p.ctx, s.store, p.fence, id, change, now)
 		if err != nil {
 			p.host.checkFenced(p.key.Queue, err)
-			ch <- result{err: s.storeError(err)}
+			ch <- result{err: storeerr.Domain(s.log, err)}
 			return
 		}
 		// The engine holds the ticket as it was: swap it for the amended

@@ -1,6 +1,10 @@
 package ticketsvc
 
-import "context"
+import (
+	"context"
+
+	"github.com/cupid-match/cupid/internal/storeerr"
+)
 
 // TicketPlayers returns the ids of a ticket's players, for the API's
 // authorization ("is this player in the ticket?"): one store read, without
@@ -8,7 +12,7 @@ import "context"
 func (s *Service) TicketPlayers(ctx context.Context, id string) ([]string, error) {
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	out := make([]string, len(t.Players))
 	for i, p := range t.Players {

@@ -16,6 +16,7 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
 	"github.com/cupid-match/cupid/service/actor"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 )
 
@@ -100,9 +101,9 @@ type pool struct {
 	// heldSessions is len(sessions), readable off the pool's goroutine.
 	heldSessions atomic.Int32
 	closedAt     map[string]int64
-	// shadow is a shadow ruleset's engine beside this one (shadow.go);
-	// nil without a shadow.
-	shadow *shadowPool
+	// shadow is a shadow ruleset's engine beside this one (package
+	// canary); nil without a shadow.
+	shadow *canary.ShadowPool
 }
 
 // pendingEnd is a ticket the pool must end (refused by the engine) whose
@@ -138,7 +139,7 @@ type poolHost interface {
 }
 
 func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
-	q = s.poolQueue(key, q) // a canary's side runs its candidate (canary.go)
+	q = s.poolQueue(key, q) // a running canary's side runs its candidate (rollout_pools.go)
 	recent := newRecentPairs(recentPairsPerPool)
 	eng, err := engine.New(key, q.rules, engine.Options{Seed: int64(s.seed), Met: recent.met})
 	if err != nil {
@@ -174,7 +175,7 @@ func newPool(s *Service, key cupid.QueueKey, q *queue) *pool {
 		recent:  recent,
 		waiting: s.metrics.waiting.WithLabelValues(key.Queue),
 	}
-	p.shadow = s.shadowFor(key)
+	p.shadow = s.roll.ShadowPool(key)
 	return p
 }
 
@@ -215,8 +216,8 @@ func (p *pool) afterOps() (retired bool) {
 	p.releaseHeld(now)
 	if p.shadow != nil {
 		// On the same clock and the same tickets as the live step, just
-		// before it: what both would match, both do (shadow.go).
-		p.shadow.step(now)
+		// before it: what both would match, both do (package canary).
+		p.shadow.Step(now)
 	}
 	if !now.Before(p.retryAt) {
 		p.retryEnds(now)
@@ -249,7 +250,7 @@ func (p *pool) nextWake(now time.Time) (time.Time, bool) {
 		wake = w
 	}
 	if p.shadow != nil {
-		if w, ok := p.shadow.eng.NextWake(now); ok && w.Before(wake) {
+		if w, ok := p.shadow.NextWake(now); ok && w.Before(wake) {
 			wake = w
 		}
 	}
@@ -288,7 +289,7 @@ func (p *pool) add(t *cupid.Ticket) {
 	p.waiting.Inc()
 	heap.Push(&p.expiry, expiryItem{at: t.ExpiresAt.UnixNano(), id: t.ID})
 	if p.shadow != nil {
-		p.shadow.add(t)
+		p.shadow.Add(t)
 	}
 	if t.HeldUntil.After(p.now()) {
 		p.holdBack(t)

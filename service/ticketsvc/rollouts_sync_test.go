@@ -6,10 +6,11 @@ import (
 
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/rollout"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 )
 
 // TestRolloutsFollowTheStore: a second node on the same documents follows
-// what the first starts and decides (syncRollouts, run every second on a
+// what the first starts and decides (Sync, run every second on a
 // shared store): a shadow appears and goes, a canary routes the second
 // node's tickets, and its promotion installs the candidate there.
 func TestRolloutsFollowTheStore(t *testing.T) {
@@ -30,31 +31,32 @@ func TestRolloutsFollowTheStore(t *testing.T) {
 	}{
 		{"nothing yet", func() error { return nil }, false, "", "", 1},
 		{"shadow started", func() error {
-			_, err := a.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(duelWider)})
+			_, err := a.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(duelWider)})
 			return err
 		}, true, "", "", 1},
 		{"canary started", func() error {
-			_, err := a.StartCanary(ctx, CanaryOptions{Queue: "duel", Ruleset: []byte(duelWider), Share: 0.5})
+			_, err := a.Rollouts().StartCanary(ctx, canary.CanaryOptions{Queue: "duel", Ruleset: []byte(duelWider), Share: 0.5})
 			return err
-		}, true, canaryRunning, rollout.Canary, 1},
-		{"shadow stopped", func() error { return a.StopShadow(ctx, "duel", "") }, false, canaryRunning, rollout.Canary, 1},
+		}, true, "running", rollout.Canary, 1},
+		{"shadow stopped", func() error { return a.Rollouts().StopShadow(ctx, "duel", "") }, false, "running", rollout.Canary, 1},
 		{"canary promoted", func() error {
-			_, err := a.PromoteCanary(ctx, "duel", "")
+			_, err := a.Rollouts().PromoteCanary(ctx, "duel", "")
 			return err
-		}, false, canaryPromoted, "", 2},
+		}, false, "promoted", "", 2},
 	}
 	for _, st := range steps {
 		if err := st.do(); err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
-		if err := b.syncRollouts(ctx); err != nil {
+		if err := b.Rollouts().Sync(ctx); err != nil {
 			t.Fatalf("%s: sync: %v", st.name, err)
 		}
-		if got := b.roll.shadow("duel") != nil; got != st.shadow {
+		if _, err := b.Rollouts().ShadowReport(ctx, "duel"); (err == nil) != st.shadow {
+			got := err == nil
 			t.Errorf("%s: the second node runs a shadow: %v, want %v", st.name, got, st.shadow)
 		}
 		state := ""
-		if cs, err := b.CanaryStatus(ctx, "duel"); err == nil {
+		if cs, err := b.Rollouts().CanaryStatus(ctx, "duel"); err == nil {
 			state = cs.State
 		}
 		if state != st.canary {

@@ -69,7 +69,7 @@ func (s *Service) installRuleset(name string, q *queue) {
 	s.queues[name] = q
 	var pools []*pool
 	for k, p := range s.pools {
-		if k.Queue == name && !s.keepsCandidate(k) { // a running canary keeps its candidate
+		if k.Queue == name && s.roll.Candidate(k) == nil { // a running canary keeps its candidate
 			pools = append(pools, p)
 		}
 	}

@@ -27,8 +27,10 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/handoff"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 	"github.com/cupid-match/cupid/service/ticketsvc/replace"
@@ -157,8 +159,8 @@ type Service struct {
 
 	// ticketHook is Options.Intake.
 	ticketHook Intake
-	// roll holds the shadows and canaries (rollouts.go).
-	roll *rollouts
+	// roll runs the shadows and canaries (package canary).
+	roll *canary.Service
 
 	// mu guards queues and pools; it is never held across a store call or
 	// a send to a pool.
@@ -228,7 +230,6 @@ func New(o Options) (*Service, error) {
 		stored = rulesets.New(o.Documents)
 	}
 	s.ticketHook = o.Intake
-	s.roll = newRollouts(o.Documents)
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -289,8 +290,17 @@ func New(o Options) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ticketsvc: %w", err)
 	}
+	s.roll, err = canary.New(canary.Options{Pools: rolloutPools{s}, Rulesets: s.replace, Documents: o.Documents,
+		Follow: o.Shared != nil, Seed: int64(s.seed), Logger: s.log, Now: s.now})
+	if err != nil {
+		return nil, fmt.Errorf("ticketsvc: %w", err)
+	}
 	return s, nil
 }
+
+// Rollouts runs candidate rulesets beside a queue's live one: shadows,
+// canaries and their decisions (package canary).
+func (s *Service) Rollouts() *canary.Service { return s.roll }
 
 // Rulesets replaces a queue's ruleset at run time, and reads it and its
 // history (package replace).
@@ -338,10 +348,16 @@ func (s *Service) Start(ctx context.Context) error {
 	if err := s.replace.Load(ctx); err != nil {
 		return err
 	}
-	if err := s.loadRollouts(ctx); err != nil {
+	// The shadows and canaries before the waiting tickets, so that canary
+	// tickets find their candidate.
+	if err := s.roll.Sync(ctx); err != nil {
 		return fmt.Errorf("ticketsvc: load shadows and canaries: %w", err)
 	}
-	s.startGuards()
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		s.roll.Run(s.ctx)
+	}()
 	if s.shared != nil {
 		// Pools start as the node gains their queues (cluster.go).
 		s.wg.Add(1)
@@ -574,7 +590,7 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 	}
 	if s.ticketHook != nil {
 		if err := s.ticketHook.PrepareTicket(ctx, t); err != nil {
-			return nil, s.storeError(err)
+			return nil, storeerr.Domain(s.log, err)
 		}
 	}
 	now := s.now().UTC()
@@ -583,7 +599,7 @@ func (s *Service) prepare(ctx context.Context, t *cupid.Ticket, replace bool) (*
 	if err := q.check.Check(t); err != nil {
 		return nil, err
 	}
-	s.routeCanary(t) // the side of a running canary (canary.go)
+	s.roll.Route(t) // the side of a running canary (package canary)
 	t.State = cupid.StateWaiting
 	t.UpdatedAt = now
 	t.ExpiresAt = now.Add(q.ttl)
@@ -617,14 +633,14 @@ func (s *Service) GetTicket(ctx context.Context, id string) (*TicketView, error)
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	v := &TicketView{Ticket: t}
 	switch t.State {
 	case cupid.StateMatched:
 		m, err := s.store.Match(ctx, t.MatchID)
 		if err != nil {
-			return nil, s.storeError(err)
+			return nil, storeerr.Domain(s.log, err)
 		}
 		v.Match = m
 	case cupid.StateWaiting:
@@ -700,7 +716,7 @@ func (s *Service) finish(ctx context.Context, f cupid.Fence, id string, state cu
 	t, ev, err := lifecycle.Finish(ctx, s.store, f, id, state, reason, s.now().UTC())
 	if err != nil {
 		s.checkFenced(queueOf(from), err)
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.metrics.tickets.WithLabelValues(t.Key.Queue, string(state)).Inc()
 	s.hub.Publish(ev)
@@ -729,20 +745,6 @@ func (s *Service) ended(from *pool, ts ...*cupid.Ticket) {
 	}
 }
 
-// storeError makes a store failure a domain error: the codes the store
-// chose (not_found, conflict …) pass through; anything else means the store
-// could not do the work now (a full disk, a lost connection), which the
-// caller may retry: unavailable, never a bare internal error.
-func (s *Service) storeError(err error) error {
-	var e *cupid.Error
-	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	// The store's own words (paths, SQL) stay in the log.
-	s.log.Error("the store failed", "err", err)
-	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
-}
-
 // ListTickets lists tickets oldest first.
 func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cupid.Ticket, error) {
 	if f.Queue != "" && s.queue(f.Queue) == nil {
@@ -754,7 +756,7 @@ func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cup
 	}
 	f.Limit = limit
 	ts, err := s.store.Tickets(ctx, f)
-	return ts, s.storeError(err)
+	return ts, storeerr.Domain(s.log, err)
 }
 
 // listLimit checks a listing's limit: 100 when unset, 1,000 at most.
@@ -844,7 +846,7 @@ func (s *Service) watch(ctx context.Context, id string, afterSeq int64, ends fun
 	if !known {
 		var err error
 		if past, err = s.ticketEvents(ctx, id, afterSeq); err != nil {
-			return s.storeError(err)
+			return storeerr.Domain(s.log, err)
 		}
 	}
 	last := afterSeq
@@ -941,14 +943,14 @@ func (s *Service) finalEvent(ctx context.Context, id string, known bool, ends fu
 	}
 	t, err := s.store.Ticket(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	if !t.State.Final() {
 		return nil, nil
 	}
 	evs, err := s.ticketEvents(ctx, id, 0)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	if len(evs) == 0 {
 		return nil, fmt.Errorf("ticketsvc: ticket %s is %s but has no events", id, t.State)

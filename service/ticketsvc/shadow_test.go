@@ -12,6 +12,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/memstore"
+	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 	"github.com/cupid-match/cupid/sim"
 	"github.com/cupid-match/cupid/sqlite"
@@ -54,7 +55,7 @@ func TestShadowEqualsTheSimulator(t *testing.T) {
 	ttl := time.Minute
 	svc := startOn(t, st, []Queue{{Name: "duel", TTL: ttl, Ruleset: []byte(neverRules)}}, c)
 	from := c.now()
-	if _, err := svc.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(duelRules)}); err != nil {
+	if _, err := svc.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(duelRules)}); err != nil {
 		t.Fatal(err)
 	}
 	tick := func() { c.advance(time.Second); svc.Wake() }
@@ -82,7 +83,7 @@ func TestShadowEqualsTheSimulator(t *testing.T) {
 	for range int(ttl.Seconds()) + 2 { // every ticket has left
 		tick()
 	}
-	rep, err := svc.ShadowReport(ctx, "duel")
+	rep, err := svc.Rollouts().ShadowReport(ctx, "duel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,13 +147,13 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	store := memstore.New()
 	h := start(t, store, queues(0))
 	// Bad requests change nothing and name their field.
-	_, err := h.StartShadow(ctx, ShadowOptions{Queue: "nope", Ruleset: []byte(duelRules)})
+	_, err := h.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "nope", Ruleset: []byte(duelRules)})
 	wantErr(t, err, cupid.CodeNotFound, "queue")
-	_, err = h.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(`{"alliance": 3}`)})
+	_, err = h.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(`{"alliance": 3}`)})
 	wantErr(t, err, cupid.CodeInvalid, "ruleset")
-	_, err = h.StartShadow(ctx, ShadowOptions{Queue: "duel"})
+	_, err = h.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel"})
 	wantErr(t, err, cupid.CodeInvalid, "ruleset")
-	_, err = h.ShadowReport(ctx, "duel")
+	_, err = h.Rollouts().ShadowReport(ctx, "duel")
 	wantErr(t, err, cupid.CodeNotFound, "queue")
 
 	// The candidate needs the same pair as the live one but within 10 mmr
@@ -160,16 +161,16 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	// from the shadow too.
 	strict := `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1},
 	  "matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 10, "max": 3000}]}`
-	if _, err := h.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(strict), Reason: "try a strict pairing"}); err != nil {
+	if _, err := h.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(strict), Reason: "try a strict pairing"}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = h.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(strict)})
+	_, err = h.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(strict)})
 	wantErr(t, err, cupid.CodeAlreadyExists, "queue", "one at a time")
 
 	h.create(t, ticket("duel", 1000, "ann"))
 	h.create(t, ticket("duel", 1050, "bob"))
 	h.wait(time.Second)
-	rep, err := h.ShadowReport(ctx, "duel")
+	rep, err := h.Rollouts().ShadowReport(ctx, "duel")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +182,7 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	h.create(t, ticket("duel", 2000, "cat"))
 	h.create(t, ticket("duel", 2005, "dan"))
 	h.wait(time.Second)
-	rep, _ = h.ShadowReport(ctx, "duel")
+	rep, _ = h.Rollouts().ShadowReport(ctx, "duel")
 	if k := rep.Keys[0]; k.Live.Matches != 2 || k.Shadow.Matches != 1 || k.Shadow.Quality.Matches != 1 {
 		t.Fatalf("after a match on both sides: %+v", rep.Keys)
 	}
@@ -190,21 +191,21 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	h.Close()
 	h2 := start(t, store, queues(0))
 	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
-	rep, err = h2.ShadowReport(ctx, "duel")
+	rep, err = h2.Rollouts().ShadowReport(ctx, "duel")
 	if err != nil || rep.Ruleset != strict {
 		t.Fatalf("after a restart: %v %+v", err, rep)
 	}
 	h2.create(t, ticket("duel", 2500, "eve"))
 	h2.create(t, ticket("duel", 2501, "fay"))
 	h2.wait(time.Second)
-	rep, _ = h2.ShadowReport(ctx, "duel")
+	rep, _ = h2.Rollouts().ShadowReport(ctx, "duel")
 	if len(rep.Keys) != 1 || rep.Keys[0].Shadow.Matches != 1 {
 		t.Fatalf("the resumed shadow: %+v", rep.Keys)
 	}
-	if err := h2.StopShadow(ctx, "duel", ""); err != nil {
+	if err := h2.Rollouts().StopShadow(ctx, "duel", ""); err != nil {
 		t.Fatal(err)
 	}
-	wantErr(t, h2.StopShadow(ctx, "duel", ""), cupid.CodeNotFound, "queue")
+	wantErr(t, h2.Rollouts().StopShadow(ctx, "duel", ""), cupid.CodeNotFound, "queue")
 	hist, err := h2.Rulesets().History(ctx, "duel")
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +218,7 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	if fmt.Sprint(vias) != fmt.Sprint(want) {
 		t.Fatalf("history %q, want %q", vias, want)
 	}
-	if docs, _ := store.Documents(ctx, rolloutKind, "", 0); len(docs) != 0 {
+	if docs, _ := store.Documents(ctx, "rollout", "", 0); len(docs) != 0 { // package canary's document kind
 		t.Fatalf("a stopped shadow's document is left: %d", len(docs))
 	}
 	_ = rulesets.Kept

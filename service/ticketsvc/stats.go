@@ -31,7 +31,7 @@ func (s *Service) recordMatch(key cupid.QueueKey, m *cupid.Match, pr *engine.Pro
 		}
 	}
 	s.statsRec.Matched(key, m, waits, now)
-	s.liveMatched(key, m, pr, waits, now) // shadows' and canaries' live figures (shadow.go)
+	s.roll.LiveMatched(key, m, pr, waits, now) // shadows' and canaries' live figures (package canary)
 	if s.statsRec.Due(now) {
 		s.stats.SampleArrivals(now)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 )
 
@@ -102,11 +103,11 @@ func (s *Service) AcceptMatch(ctx context.Context, id, player string, accept boo
 	}
 	r, err := s.store.MatchRecord(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	out, err := lifecycle.Answer(ctx, s.store, cupid.Fence{}, id, player, accept, s.declineRelease(r.Match, []string{player}, false), s.now().UTC())
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	queue := r.Match.Key.Queue
 	switch {
@@ -149,7 +150,7 @@ func (s *Service) withAnswers(ctx context.Context, r *cupid.MatchRecord) error {
 	}
 	as, err := s.store.MatchAnswers(ctx, r.Match.ID)
 	if err != nil {
-		return s.storeError(err)
+		return storeerr.Domain(s.log, err)
 	}
 	r.Answers = as
 	return nil

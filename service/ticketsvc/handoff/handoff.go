@@ -230,21 +230,6 @@ func (s *Service) checkQueue(name string) error {
 	return nil
 }
 
-// storeError makes a store failure a domain error: the codes the store
-// chose (not_found, conflict …) pass through; anything else means the store
-// could not do the work now (a full disk, a lost connection), which the
-// caller may retry: unavailable, never a bare internal error. The same rule
-// as the ticket service's.
-func (s *Service) storeError(err error) error {
-	var e *cupid.Error
-	if err == nil || errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	// The store's own words (paths, SQL) stay in the log.
-	s.log.Error("the store failed", "err", err)
-	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
-}
-
 // listLimit checks a listing's limit: 100 when unset, 1,000 at most (as
 // for listing tickets).
 func listLimit(n int) (int, error) {

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 )
 
@@ -121,7 +122,7 @@ func (s *Service) GetMatch(ctx context.Context, id string) (*cupid.MatchRecord, 
 	}
 	r, err := s.store.MatchRecord(ctx, id)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	return r, s.withAnswers(ctx, r)
 }
@@ -157,7 +158,7 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 	}
 	f.Limit = limit
 	rs, err := s.store.Matches(ctx, f)
-	return rs, s.storeError(err)
+	return rs, storeerr.Domain(s.log, err)
 }
 
 // AssignMatch records where a formed match is played; its players' ticket
@@ -172,7 +173,7 @@ func (s *Service) AssignMatch(ctx context.Context, id string, a cupid.Assignment
 	a.At = s.now().UTC()
 	r, mev, evs, err := lifecycle.Assign(ctx, s.store, cupid.Fence{}, id, a)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.events.Publish(evs...)
 	s.wakers.wake(mev.Queue)
@@ -193,7 +194,7 @@ func (s *Service) releaseMatch(ctx context.Context, f cupid.Fence, id string, re
 	}
 	r, err := lifecycle.Release(ctx, s.store, f, id, cupid.Release{Requeue: requeue, Reason: reason}, s.now().UTC())
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.afterRelease(r) // accept.go
 	// A released session takes no more backfill.
@@ -222,7 +223,7 @@ func (s *Service) WatchMatches(ctx context.Context, queue string, afterSeq int64
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return s.storeError(err)
+			return storeerr.Domain(s.log, err)
 		}
 		// A resume, or a reader catching up a full page at a time, may
 		// start before what retention kept: checked after the read, so a
@@ -262,7 +263,7 @@ func (s *Service) pastHorizon(ctx context.Context, queue string, afterSeq int64)
 	}
 	h, err := p.MatchLogHorizon(ctx, queue)
 	if err != nil {
-		return s.storeError(err)
+		return storeerr.Domain(s.log, err)
 	}
 	if afterSeq < h {
 		return cupid.PastHorizon("after_seq", afterSeq, h)

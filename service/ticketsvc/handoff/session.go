@@ -9,6 +9,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/ruleset"
 )
@@ -123,7 +124,7 @@ func (s *Service) changeSessionUnder(ctx context.Context, f cupid.Fence, id stri
 	}
 	rec, mev, err := lifecycle.ChangeSession(ctx, s.store, f, id, c, s.now().UTC())
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	s.wakers.wake(mev.Queue)
 	s.SyncSession(ctx, rec, mev.Seq)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
@@ -127,7 +128,7 @@ func (s *Service) Put(ctx context.Context, name string, data []byte, expected in
 	version := curVersion + 1
 	if s.store != nil {
 		if err := s.store.Put(ctx, name, version, data, s.configuredHash(name, curSrc), s.now().UTC()); err != nil {
-			return 0, s.storeError(err)
+			return 0, storeerr.Domain(s.log, err)
 		}
 	}
 	s.queues.Install(name, data, rules, version)
@@ -250,7 +251,7 @@ func (s *Service) History(ctx context.Context, name string) ([]rulesets.Version,
 	}
 	hist, err := s.store.NoteCurrent(ctx, name, cur)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	return hist, nil
 }
@@ -274,17 +275,4 @@ func (s *Service) NoteDecision(ctx context.Context, queue, via string, candidate
 	if err := s.store.NoteDecision(context.WithoutCancel(ctx), queue, v); err != nil {
 		s.log.Warn("a roll-out decision was not noted in the ruleset history", "queue", queue, "via", via, "err", err)
 	}
-}
-
-// storeError makes a store failure a domain error: the codes the store
-// chose pass through; anything else means the store could not do the work
-// now, which the caller may retry: unavailable, never a bare internal
-// error. The same rule as the ticket service's.
-func (s *Service) storeError(err error) error {
-	var e *cupid.Error
-	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	s.log.Error("the store failed", "err", err)
-	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
 }

@@ -23,6 +23,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
 )
 
@@ -139,7 +140,7 @@ func (s *Service) PlayerTickets(ctx context.Context, player string) ([]*cupid.Ti
 	}
 	waiting, err := s.store.WaitingTickets(ctx)
 	if err != nil {
-		return nil, s.storeError(err)
+		return nil, storeerr.Domain(s.log, err)
 	}
 	var out []*cupid.Ticket
 	seen := map[string]bool{}
@@ -165,18 +166,4 @@ func (s *Service) PlayerTickets(ctx context.Context, player string) ([]*cupid.Ti
 		}
 	}
 	return out, nil
-}
-
-// storeError makes a store failure a domain error: the codes the store
-// chose pass through; anything else means the store could not do the work
-// now, which the caller may retry: unavailable, never a bare internal
-// error. The same rule as the ticket service's.
-func (s *Service) storeError(err error) error {
-	var e *cupid.Error
-	if errors.As(err, &e) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	// The store's own words (paths, SQL) stay in the log.
-	s.log.Error("the store failed", "err", err)
-	return cupid.Errorf(cupid.CodeUnavailable, "", "the store could not do this now; try again")
 }

@@ -1,4 +1,4 @@
-package ticketsvc
+package canary
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/rollout"
 	"github.com/cupid-match/cupid/ruleset"
 	"github.com/cupid-match/cupid/service/ticketsvc/queuestats"
@@ -16,9 +17,9 @@ import (
 // A shadow runs a candidate ruleset beside a queue's live one on the same
 // arrivals, in pools that commit nothing: each live pool of the queue
 // (each queue key, canary side excluded) holds a second engine.Pool under
-// the candidate, fed the same Add and Remove as the live engine and stepped
-// on the same clock, right after it. Its proposals are recorded, never
-// committed, and their tickets leave the shadow pool.
+// the candidate (a ShadowPool), fed the same Add and Remove as the live
+// engine and stepped on the same clock, right after it. Its proposals are
+// recorded, never committed, and their tickets leave the shadow pool.
 //
 // A ticket that leaves the live pool (matched by the live ruleset,
 // cancelled, expired) leaves the shadow too, so the shadow sees the live
@@ -37,8 +38,8 @@ import (
 // keeps apart (as the statistics' rows); the rest share one row.
 const maxShadowKeys = 64
 
-// shadowRun is one queue's shadow.
-type shadowRun struct {
+// Shadow is one queue's shadow.
+type Shadow struct {
 	queue   string
 	source  []byte
 	rules   *ruleset.Compiled
@@ -68,14 +69,14 @@ const (
 	sideShadow = 1
 )
 
-func newShadowRun(queue string, src []byte, rules *ruleset.Compiled, skill string, started time.Time, seed int64) *shadowRun {
-	return &shadowRun{queue: queue, source: src, rules: rules, skill: skill, started: started, seed: seed,
+func newShadow(queue string, src []byte, rules *ruleset.Compiled, skill string, started time.Time, seed int64) *Shadow {
+	return &Shadow{queue: queue, source: src, rules: rules, skill: skill, started: started, seed: seed,
 		live: queuestats.New(), shadow: queuestats.New(),
 		sides: [2]map[cupid.QueueKey]*shadowExtras{{}, {}}}
 }
 
 // extras returns a side's row for key. Called with mu held.
-func (r *shadowRun) extras(side int, key cupid.QueueKey) *shadowExtras {
+func (r *Shadow) extras(side int, key cupid.QueueKey) *shadowExtras {
 	m := r.sides[side]
 	if e := m[key]; e != nil {
 		return e
@@ -93,7 +94,7 @@ func (r *shadowRun) extras(side int, key cupid.QueueKey) *shadowExtras {
 
 // matched records a match of one side: the statistics, then its skill gap
 // and ping.
-func (r *shadowRun) matched(side int, key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, waits []time.Duration, now time.Time) {
+func (r *Shadow) matched(side int, key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, waits []time.Duration, now time.Time) {
 	rec := r.live
 	if side == sideShadow {
 		rec = r.shadow
@@ -147,31 +148,35 @@ func meanPing(ts []*cupid.Ticket, region string) (float64, bool) {
 }
 
 // count adds to one of a side's counters.
-func (r *shadowRun) count(side int, key cupid.QueueKey, f func(*shadowExtras)) {
+func (r *Shadow) count(side int, key cupid.QueueKey, f func(*shadowExtras)) {
 	r.mu.Lock()
 	f(r.extras(side, key))
 	r.mu.Unlock()
 }
 
-// shadowPool is a shadow's engine beside one live pool; it lives on the
-// live pool's goroutine.
-type shadowPool struct {
-	run *shadowRun
+// ShadowPool is a shadow's engine beside one live pool; it lives on the
+// live pool's goroutine, which calls its methods.
+type ShadowPool struct {
+	run *Shadow
 	key cupid.QueueKey
 	eng *engine.Pool
 }
 
-func (r *shadowRun) poolFor(key cupid.QueueKey) *shadowPool {
+// Pool is the shadow's pool beside the live pool of key.
+func (r *Shadow) Pool(key cupid.QueueKey) *ShadowPool {
 	eng, err := engine.New(key, r.rules, engine.Options{Seed: r.seed})
 	if err != nil {
 		return nil // compiled and checked at start: cannot happen
 	}
-	return &shadowPool{run: r, key: key, eng: eng}
+	return &ShadowPool{run: r, key: key, eng: eng}
 }
 
-// add gives the shadow a ticket the live pool took, if it arrived after the
+// Shadow is the shadow the pool is of.
+func (sp *ShadowPool) Shadow() *Shadow { return sp.run }
+
+// Add gives the shadow a ticket the live pool took, if it arrived after the
 // shadow started.
-func (sp *shadowPool) add(t *cupid.Ticket) {
+func (sp *ShadowPool) Add(t *cupid.Ticket) {
 	if t.CreatedAt.Before(sp.run.started) {
 		return
 	}
@@ -180,9 +185,9 @@ func (sp *shadowPool) add(t *cupid.Ticket) {
 	}
 }
 
-// leave follows a ticket out of the live pool: the shadow drops it too. A
+// Leave follows a ticket out of the live pool: the shadow drops it too. A
 // ticket past its expiry would have expired under the candidate as well.
-func (sp *shadowPool) leave(id string, now time.Time) {
+func (sp *ShadowPool) Leave(id string, now time.Time) {
 	created, expires, ok := sp.eng.Times(id)
 	if !ok {
 		return
@@ -199,8 +204,19 @@ func (sp *shadowPool) leave(id string, now time.Time) {
 	})
 }
 
-// step runs the candidate's engine and records its proposals.
-func (sp *shadowPool) step(now time.Time) {
+// LiveExpired counts a live ticket's expiry (created in Unix nanoseconds)
+// for the live side, if it arrived after the shadow started.
+func (sp *ShadowPool) LiveExpired(created int64) {
+	if created >= sp.run.started.UnixNano() {
+		sp.run.count(sideLive, sp.key, func(e *shadowExtras) { e.expired++ })
+	}
+}
+
+// NextWake is when the candidate's engine next wants a step.
+func (sp *ShadowPool) NextWake(now time.Time) (time.Time, bool) { return sp.eng.NextWake(now) }
+
+// Step runs the candidate's engine and records its proposals.
+func (sp *ShadowPool) Step(now time.Time) {
 	props := sp.eng.Step(now)
 	for i := range props {
 		pr := &props[i]
@@ -217,30 +233,51 @@ func (sp *shadowPool) step(now time.Time) {
 	}
 }
 
-// shadowFor is the shadow pool a new live pool of key gets: none for the
-// canary side or a queue without a shadow.
-func (s *Service) shadowFor(key cupid.QueueKey) *shadowPool {
-	if key.Side != "" {
-		return nil
+// shadowWaits keeps, for the live side of a shadow, the waits of tickets
+// that arrived after it started (the others never entered the shadow).
+func shadowWaits(pr *engine.Proposal, waits []time.Duration, started time.Time) []time.Duration {
+	if pr == nil || pr.Len() != len(waits) {
+		return waits
 	}
-	r := s.roll.shadow(key.Queue)
-	if r == nil {
-		return nil
-	}
-	return r.poolFor(key)
-}
-
-// livePools lists the running live-side pools of a queue.
-func (s *Service) livePools(queue string, side string) []*pool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []*pool
-	for k, p := range s.pools {
-		if k.Queue == queue && k.Side == side {
-			out = append(out, p)
+	out := slices.Clone(waits)
+	for i := range out {
+		if pr.CreatedAt(i).Before(started) {
+			out[i] = -1
 		}
 	}
 	return out
+}
+
+func (s *Service) shadow(queue string) *Shadow {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.shadows[queue]
+}
+
+// addShadow takes a queue's one shadow.
+func (s *Service) addShadow(sh *Shadow) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur := s.shadows[sh.queue]; cur != nil {
+		return cupid.Errorf(cupid.CodeAlreadyExists, "queue", "queue %q already runs a shadow (started %s); a queue has one at a time: stop it first",
+			sh.queue, cur.started.Format(time.RFC3339))
+	}
+	s.shadows[sh.queue] = sh
+	return nil
+}
+
+func (s *Service) removeShadow(sh *Shadow) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.shadows[sh.queue] == sh {
+		delete(s.shadows, sh.queue)
+	}
+}
+
+// detachShadow forgets a shadow and takes its pools off the live ones.
+func (s *Service) detachShadow(sh *Shadow) {
+	s.removeShadow(sh)
+	s.pools.DetachShadow(sh.queue, sh)
 }
 
 // ShadowOptions start a shadow.
@@ -257,8 +294,7 @@ type ShadowOptions struct {
 // StartShadow starts running a candidate ruleset beside a queue's live one.
 // A queue has at most one shadow at a time.
 func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowReport, error) {
-	q := s.queue(o.Queue)
-	if q == nil {
+	if !s.pools.Configured(o.Queue) {
 		return nil, cupid.NotFound("queue", "no queue %q", o.Queue)
 	}
 	if len(o.Ruleset) == 0 {
@@ -276,48 +312,25 @@ func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowRepo
 	if len(o.SkillAttribute) > 64 {
 		return nil, cupid.Invalid("skill_attribute", "at most 64 bytes")
 	}
-	cq, probs := compileQueue(o.Queue, o.Ruleset, nil, 0)
+	rules, _, probs := s.pools.Compile(o.Queue, o.Ruleset)
 	if len(probs) > 0 {
 		return nil, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
-	s.roll.change.Lock()
-	defer s.roll.change.Unlock()
+	s.change.Lock()
+	defer s.change.Unlock()
 	now := s.now().UTC()
-	r := newShadowRun(o.Queue, o.Ruleset, cq.rules, o.SkillAttribute, now, int64(s.seed))
-	if err := s.roll.addShadow(r); err != nil {
+	sh := newShadow(o.Queue, o.Ruleset, rules, o.SkillAttribute, now, s.seed)
+	if err := s.addShadow(sh); err != nil {
 		return nil, err
 	}
-	if err := s.roll.save(ctx, shadowDoc(r)); err != nil {
-		s.roll.removeShadow(o.Queue, r)
-		return nil, s.storeError(err)
+	if err := s.save(ctx, shadowDoc(sh)); err != nil {
+		s.removeShadow(sh)
+		return nil, storeerr.Domain(s.log, err)
 	}
-	s.attachShadow(r)
-	s.replace.NoteDecision(ctx, o.Queue, "shadow-start", o.Ruleset, reasonOr(o.Reason, "a candidate ruleset runs in the shadow of the live one"))
+	s.pools.AttachShadow(o.Queue, sh)
+	s.rulesets.NoteDecision(ctx, o.Queue, "shadow-start", o.Ruleset, reasonOr(o.Reason, "a candidate ruleset runs in the shadow of the live one"))
 	s.log.Info("shadow started", "queue", o.Queue)
 	return s.ShadowReport(ctx, o.Queue)
-}
-
-// attachShadow gives every running live pool of the queue its shadow pool.
-func (s *Service) attachShadow(r *shadowRun) {
-	for _, p := range s.livePools(r.queue, "") {
-		p.do(func(p *pool) {
-			if p.shadow == nil || p.shadow.run != r {
-				p.shadow = r.poolFor(p.key)
-			}
-		})
-	}
-}
-
-// detachShadow forgets a shadow and takes its pools off the live ones.
-func (s *Service) detachShadow(r *shadowRun) {
-	s.roll.removeShadow(r.queue, r)
-	for _, p := range s.livePools(r.queue, "") {
-		p.do(func(p *pool) {
-			if p.shadow != nil && p.shadow.run == r {
-				p.shadow = nil
-			}
-		})
-	}
 }
 
 // StopShadow ends a queue's shadow; its figures are gone with it.
@@ -325,17 +338,17 @@ func (s *Service) StopShadow(ctx context.Context, queue, reason string) error {
 	if err := checkReason(reason); err != nil {
 		return err
 	}
-	s.roll.change.Lock()
-	defer s.roll.change.Unlock()
-	r := s.roll.shadow(queue)
-	if r == nil {
+	s.change.Lock()
+	defer s.change.Unlock()
+	sh := s.shadow(queue)
+	if sh == nil {
 		return cupid.NotFound("queue", "queue %q has no shadow", queue)
 	}
-	if err := s.roll.remove(ctx, shadowKind, queue); err != nil {
-		return s.storeError(err)
+	if err := s.remove(ctx, shadowKind, queue); err != nil {
+		return storeerr.Domain(s.log, err)
 	}
-	s.detachShadow(r)
-	s.replace.NoteDecision(ctx, queue, "shadow-stop", r.source, reasonOr(reason, "stopped by the operator"))
+	s.detachShadow(sh)
+	s.rulesets.NoteDecision(ctx, queue, "shadow-stop", sh.source, reasonOr(reason, "stopped by the operator"))
 	s.log.Info("shadow stopped", "queue", queue)
 	return nil
 }
@@ -380,10 +393,10 @@ type SideFigures struct {
 
 // ShadowReport returns a queue's shadow's figures beside the live ones.
 func (s *Service) ShadowReport(_ context.Context, queue string) (*ShadowReport, error) {
-	if s.queue(queue) == nil {
+	if !s.pools.Configured(queue) {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
-	r := s.roll.shadow(queue)
+	r := s.shadow(queue)
 	if r == nil {
 		return nil, cupid.NotFound("queue", "queue %q has no shadow; start one with StartShadow", queue)
 	}
@@ -436,70 +449,4 @@ func (s *Service) ShadowReport(_ context.Context, queue string) (*ShadowReport, 
 		out.Keys = []ShadowKeyFigures{}
 	}
 	return out, nil
-}
-
-// liveMatched is a committed match of a live pool, for the shadow's and the
-// canary's live figures (stats.go calls it beside the statistics).
-func (s *Service) liveMatched(key cupid.QueueKey, m *cupid.Match, pr *engine.Proposal, waits []time.Duration, now time.Time) {
-	if key.Side == "" {
-		if r := s.roll.shadow(key.Queue); r != nil && !now.Before(r.started) {
-			r.matched(sideLive, key, m, pr, shadowWaits(pr, waits, r.started), now)
-		}
-	}
-	s.canaryMatched(key, m, waits, now)
-}
-
-// shadowWaits keeps, for the live side of a shadow, the waits of tickets
-// that arrived after it started (the others never entered the shadow).
-func shadowWaits(pr *engine.Proposal, waits []time.Duration, started time.Time) []time.Duration {
-	if pr == nil || pr.Len() != len(waits) {
-		return waits
-	}
-	out := slices.Clone(waits)
-	for i := range out {
-		if pr.CreatedAt(i).Before(started) {
-			out[i] = -1
-		}
-	}
-	return out
-}
-
-// liveExpired counts a live ticket's expiry for the shadow's live side.
-func (p *pool) shadowExpired(id string) {
-	if p.shadow == nil {
-		return
-	}
-	created, _, ok := p.eng.Times(id)
-	if lt, out := p.out[id]; out {
-		created, ok = lt.created, true
-	}
-	if ok && created >= p.shadow.run.started.UnixNano() {
-		p.shadow.run.count(sideLive, p.key, func(e *shadowExtras) { e.expired++ })
-	}
-}
-
-// checkReason bounds a decision's reason, which the history keeps.
-func checkReason(reason string) error {
-	if len(reason) > 500 {
-		return cupid.Invalid("reason", "at most 500 bytes, got %d", len(reason))
-	}
-	return nil
-}
-
-func reasonOr(reason, dflt string) string {
-	if reason == "" {
-		return dflt
-	}
-	return reason
-}
-
-// shadowLeave follows tickets out of the live pool into the shadow's.
-func (p *pool) shadowLeave(ids ...string) {
-	if p.shadow == nil {
-		return
-	}
-	now := p.now()
-	for _, id := range ids {
-		p.shadow.leave(id, now)
-	}
 }

@@ -1,11 +1,11 @@
-package ticketsvc
+package canary
 
 import (
 	"context"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
-	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/rollout"
 	"github.com/cupid-match/cupid/ruleset"
 )
@@ -37,14 +37,12 @@ const (
 // canaryRun is one queue's canary.
 type canaryRun struct {
 	queue   string
-	source  []byte
-	rules   *ruleset.Compiled
-	check   *engine.Pool
+	cand    Candidate
 	share   float64
 	guard   rollout.Guard
 	started time.Time
 
-	// The rest is guarded by rollouts.mu.
+	// The rest is guarded by Service.mu.
 	state   string
 	reason  string // the decision's, or the guard's last word while running
 	decided time.Time
@@ -59,8 +57,8 @@ type canaryRun struct {
 	saved   uint64
 }
 
-func canaryFromDoc(d rolloutDoc, cq *queue) *canaryRun {
-	c := &canaryRun{queue: d.Queue, source: []byte(d.Ruleset), rules: cq.rules, check: cq.check, share: d.Share,
+func canaryFromDoc(d rolloutDoc, cand Candidate) *canaryRun {
+	c := &canaryRun{queue: d.Queue, cand: cand, share: d.Share,
 		guard: rollout.DefaultGuard, started: d.Started, state: d.State, reason: d.Reason, decided: d.Decided}
 	if d.Guard != nil {
 		c.guard = *d.Guard
@@ -73,52 +71,26 @@ func canaryFromDoc(d rolloutDoc, cq *queue) *canaryRun {
 
 func (c *canaryRun) doc() rolloutDoc {
 	g := c.guard
-	return rolloutDoc{Kind: canaryKind, Queue: c.queue, Ruleset: string(c.source), Share: c.share, Guard: &g,
+	return rolloutDoc{Kind: canaryKind, Queue: c.queue, Ruleset: string(c.cand.Source), Share: c.share, Guard: &g,
 		Started: c.started, State: c.state, Reason: c.reason, Decided: c.decided}
 }
 
 // runningCanary returns a queue's canary if it is running.
-func (r *rollouts) runningCanary(queue string) *canaryRun {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if c := r.canaries[queue]; c != nil && c.state == canaryRunning {
+func (s *Service) runningCanary(queue string) *canaryRun {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.canaries[queue]; c != nil && c.state == canaryRunning {
 		return c
 	}
 	return nil
 }
 
-// poolQueue is the queue a new pool of key runs: its queue, or for the
-// canary side of a running canary the candidate with the queue's settings.
-func (s *Service) poolQueue(key cupid.QueueKey, q *queue) *queue {
-	if key.Side != rollout.Canary {
-		return q
-	}
-	if c := s.roll.runningCanary(key.Queue); c != nil {
-		return c.candidateQueue(q)
-	}
-	return q
-}
-
-// routeCanary picks a new ticket's side: the server sets it, whatever the
-// caller sent. It runs after the live ruleset's check.
-func (s *Service) routeCanary(t *cupid.Ticket) {
-	t.Key.Side = ""
-	c := s.roll.runningCanary(t.Key.Queue)
-	if c == nil || len(t.Players) == 0 || !rollout.InCanary(t.Key.Queue, t.Players[0].ID, c.share) {
-		return
-	}
-	if c.check.Check(t) != nil {
-		return // the candidate cannot take it: it stays live
-	}
-	t.Key.Side = rollout.Canary
-}
-
 // canaryMatched feeds a running canary's rings with a committed match of
-// its queue (stats.go, through liveMatched).
+// its queue.
 func (s *Service) canaryMatched(key cupid.QueueKey, m *cupid.Match, waits []time.Duration, now time.Time) {
-	s.roll.mu.Lock()
-	defer s.roll.mu.Unlock()
-	c := s.roll.canaries[key.Queue]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.canaries[key.Queue]
 	if c == nil || c.state != canaryRunning || now.Before(c.started) {
 		return
 	}
@@ -127,12 +99,6 @@ func (s *Service) canaryMatched(key cupid.QueueKey, m *cupid.Match, waits []time
 		ring = &c.canary
 	}
 	ring.Match(now, m.Quality.Score, waits)
-}
-
-// keepsCandidate says whether a pool keeps its ruleset when its queue's is
-// replaced: a running canary's side keeps the candidate.
-func (s *Service) keepsCandidate(key cupid.QueueKey) bool {
-	return key.Side == rollout.Canary && s.roll.runningCanary(key.Queue) != nil
 }
 
 // CanaryOptions start a canary.
@@ -154,8 +120,7 @@ const MaxCanaryShare = 0.5
 // StartCanary sends a share of a queue's new tickets to a candidate
 // ruleset. A queue has one running canary at a time.
 func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStatus, error) {
-	q := s.queue(o.Queue)
-	if q == nil {
+	if !s.pools.Configured(o.Queue) {
 		return nil, cupid.NotFound("queue", "no queue %q", o.Queue)
 	}
 	if len(o.Ruleset) == 0 {
@@ -176,52 +141,36 @@ func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStat
 	if err := checkReason(o.Reason); err != nil {
 		return nil, err
 	}
-	cq, probs := compileQueue(o.Queue, o.Ruleset, nil, 0)
+	rules, check, probs := s.pools.Compile(o.Queue, o.Ruleset)
 	if len(probs) > 0 {
 		return nil, cupid.Invalid("ruleset", "%s", probs.Error())
 	}
-	s.roll.change.Lock()
-	defer s.roll.change.Unlock()
+	s.change.Lock()
+	defer s.change.Unlock()
 	now := s.now().UTC()
-	c := &canaryRun{queue: o.Queue, source: o.Ruleset, rules: cq.rules, check: cq.check, share: o.Share, guard: o.Guard,
+	c := &canaryRun{queue: o.Queue, cand: Candidate{Source: o.Ruleset, Rules: rules, Check: check}, share: o.Share, guard: o.Guard,
 		started: now, state: canaryRunning}
-	s.roll.mu.Lock()
-	if cur := s.roll.canaries[o.Queue]; cur != nil && cur.state == canaryRunning {
-		s.roll.mu.Unlock()
+	s.mu.Lock()
+	if cur := s.canaries[o.Queue]; cur != nil && cur.state == canaryRunning {
+		s.mu.Unlock()
 		return nil, cupid.Errorf(cupid.CodeAlreadyExists, "queue", "queue %q already runs a canary (started %s); promote or roll it back first",
 			o.Queue, cur.started.Format(time.RFC3339))
 	}
-	prev := s.roll.canaries[o.Queue]
-	s.roll.canaries[o.Queue] = c
-	s.roll.mu.Unlock()
-	if err := s.roll.save(ctx, c.doc()); err != nil {
-		s.roll.mu.Lock()
-		s.roll.canaries[o.Queue] = prev
-		s.roll.mu.Unlock()
-		return nil, s.storeError(err)
+	prev := s.canaries[o.Queue]
+	s.canaries[o.Queue] = c
+	s.mu.Unlock()
+	if err := s.save(ctx, c.doc()); err != nil {
+		s.mu.Lock()
+		s.canaries[o.Queue] = prev
+		s.mu.Unlock()
+		return nil, storeerr.Domain(s.log, err)
 	}
 	// Canary pools left from an earlier canary take the new candidate.
-	s.setSideRules(o.Queue, rollout.Canary, c.candidateQueue(q))
-	s.replace.NoteDecision(ctx, o.Queue, "canary-start", o.Ruleset,
+	s.pools.SetCanaryRules(o.Queue, &c.cand)
+	s.rulesets.NoteDecision(ctx, o.Queue, "canary-start", o.Ruleset,
 		reasonOr(o.Reason, "a canary sends its share of new tickets to the candidate ruleset"))
 	s.log.Info("canary started", "queue", o.Queue, "share", o.Share)
 	return s.CanaryStatus(ctx, o.Queue)
-}
-
-// setSideRules switches the running pools of one side of a queue to q's
-// ruleset.
-func (s *Service) setSideRules(queue, side string, q *queue) {
-	for _, p := range s.livePools(queue, side) {
-		p.do(func(p *pool) { p.setRuleset(q) })
-	}
-}
-
-// candidateQueue is the queue a canary's pools run: the candidate's rules
-// with the live queue's settings and version.
-func (c *canaryRun) candidateQueue(live *queue) *queue {
-	cq := &queue{name: c.queue, rules: c.rules, source: c.source, check: c.check, version: live.version}
-	cq.keepSettings(live)
-	return cq
 }
 
 // CanaryStatus is a canary's state and both sides' figures over its guard's
@@ -243,20 +192,20 @@ type CanaryStatus struct {
 
 // CanaryStatus returns a queue's canary, running or decided.
 func (s *Service) CanaryStatus(_ context.Context, queue string) (*CanaryStatus, error) {
-	if s.queue(queue) == nil {
+	if !s.pools.Configured(queue) {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
 	now := s.now().UTC()
-	s.roll.mu.Lock()
-	defer s.roll.mu.Unlock()
-	c := s.roll.canaries[queue]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.canaries[queue]
 	if c == nil {
 		return nil, cupid.NotFound("queue", "queue %q has no canary; start one with StartCanary", queue)
 	}
 	return c.status(now), nil
 }
 
-// status is the canary's status at now. Called with rollouts.mu held.
+// status is the canary's status at now. Called with Service.mu held.
 func (c *canaryRun) status(now time.Time) *CanaryStatus {
 	from := now.Add(-c.guard.Window)
 	if c.state != canaryRunning {
@@ -266,41 +215,41 @@ func (c *canaryRun) status(now time.Time) *CanaryStatus {
 	if from.Before(c.started) {
 		from = c.started.Add(-1) // the window's start is exclusive
 	}
-	return &CanaryStatus{Queue: c.queue, Ruleset: string(c.source), Share: c.share, Guard: c.guard, Started: c.started,
+	return &CanaryStatus{Queue: c.queue, Ruleset: string(c.cand.Source), Share: c.share, Guard: c.guard, Started: c.started,
 		State: c.state, Reason: c.reason, Decided: c.decided, Live: c.live.Figures(from), Canary: c.canary.Figures(from)}
 }
 
 // CheckCanaries evaluates every running canary's guards now, on the node
-// that runs its queue's pools, and rolls back those a guard trips. The
-// service runs it every second; tests call it after moving their clock.
+// that runs its queue's pools, and rolls back those a guard trips. Run
+// calls it every GuardEvery; tests call it after moving their clock.
 func (s *Service) CheckCanaries(ctx context.Context) {
 	now := s.now().UTC()
 	type trip struct{ queue, reason string }
 	var trips []trip
-	// Whether this node runs a queue is read without the roll-outs' lock
-	// (the service's lock comes first: newPool holds it and asks them).
-	s.roll.mu.Lock()
+	// Whether this node runs a queue is asked without mu (the pools'
+	// owner's lock comes first: it holds it when it calls the hooks).
+	s.mu.Lock()
 	var queues []string
-	for q, c := range s.roll.canaries {
+	for q, c := range s.canaries {
 		if c.state == canaryRunning {
 			queues = append(queues, q)
 		}
 	}
-	s.roll.mu.Unlock()
+	s.mu.Unlock()
 	for _, q := range queues {
-		if s.runsElsewhere(q) {
-			s.roll.mu.Lock()
-			if c := s.roll.canaries[q]; c != nil {
+		if _, ok := s.pools.Owned(q); !ok {
+			s.mu.Lock()
+			if c := s.canaries[q]; c != nil {
 				c.owned = false
 			}
-			s.roll.mu.Unlock()
+			s.mu.Unlock()
 			continue
 		}
 		s.loadWindow(ctx, q)
-		s.roll.mu.Lock()
-		c := s.roll.canaries[q]
+		s.mu.Lock()
+		c := s.canaries[q]
 		if c == nil || c.state != canaryRunning {
-			s.roll.mu.Unlock()
+			s.mu.Unlock()
 			continue
 		}
 		from := now.Add(-c.guard.Window)
@@ -310,10 +259,10 @@ func (s *Service) CheckCanaries(ctx context.Context) {
 		} else {
 			c.reason = v.Reason
 		}
-		s.roll.mu.Unlock()
+		s.mu.Unlock()
 	}
 	for _, t := range trips {
-		if _, err := s.decideCanary(ctx, t.queue, canaryRolledBack, "guard: "+t.reason); err != nil {
+		if _, err := s.decide(ctx, t.queue, canaryRolledBack, "guard: "+t.reason); err != nil {
 			s.log.Error("rolling a canary back failed", "queue", t.queue, "err", err)
 		}
 	}
@@ -324,7 +273,7 @@ func (s *Service) RollbackCanary(ctx context.Context, queue, reason string) (*Ca
 	if err := checkReason(reason); err != nil {
 		return nil, err
 	}
-	return s.decideCanary(ctx, queue, canaryRolledBack, "by the operator: "+reasonOr(reason, "rolled back"))
+	return s.decide(ctx, queue, canaryRolledBack, "by the operator: "+reasonOr(reason, "rolled back"))
 }
 
 // PromoteCanary makes a running canary's candidate the queue's ruleset (a
@@ -334,52 +283,51 @@ func (s *Service) PromoteCanary(ctx context.Context, queue, reason string) (*Can
 	if err := checkReason(reason); err != nil {
 		return nil, err
 	}
-	return s.decideCanary(ctx, queue, canaryPromoted, reasonOr(reason, "promoted by the operator"))
+	return s.decide(ctx, queue, canaryPromoted, reasonOr(reason, "promoted by the operator"))
 }
 
-// decideCanary takes a running canary's decision: the state changes first
+// decide takes a running canary's decision: the state changes first
 // (routing stops), then the rules follow, the document is stored and the
 // decision is noted in the ruleset history.
-func (s *Service) decideCanary(ctx context.Context, queue, state, reason string) (*CanaryStatus, error) {
-	if s.queue(queue) == nil {
+func (s *Service) decide(ctx context.Context, queue, state, reason string) (*CanaryStatus, error) {
+	if !s.pools.Configured(queue) {
 		return nil, cupid.NotFound("queue", "no queue %q", queue)
 	}
-	s.roll.change.Lock()
-	defer s.roll.change.Unlock()
+	s.change.Lock()
+	defer s.change.Unlock()
 	now := s.now().UTC()
-	s.roll.mu.Lock()
-	c := s.roll.canaries[queue]
+	s.mu.Lock()
+	c := s.canaries[queue]
 	if c == nil || c.state != canaryRunning {
-		s.roll.mu.Unlock()
+		s.mu.Unlock()
 		return nil, cupid.Errorf(cupid.CodeConflict, "queue", "queue %q has no running canary", queue)
 	}
 	c.state, c.reason, c.decided = state, reason, now
-	s.roll.mu.Unlock()
+	s.mu.Unlock()
 
 	via := "canary-rollback"
 	if state == canaryPromoted {
 		via = "canary-promote"
 		// The replacement reaches every pool of the queue, the canary's
-		// side too: it no longer keeps the candidate (keepsCandidate).
-		if _, err := s.replace.Put(ctx, queue, c.source, 0, "canary"); err != nil {
-			s.roll.mu.Lock()
+		// side too: it no longer keeps the candidate (Candidate).
+		if _, err := s.rulesets.Put(ctx, queue, c.cand.Source, 0, "canary"); err != nil {
+			s.mu.Lock()
 			c.state, c.reason, c.decided = canaryRunning, "", time.Time{}
-			s.roll.mu.Unlock()
+			s.mu.Unlock()
 			return nil, err
 		}
 	} else {
-		live := s.queue(queue)
-		s.setSideRules(queue, rollout.Canary, live)
+		s.pools.SetCanaryRules(queue, nil)
 	}
-	s.roll.mu.Lock()
+	s.mu.Lock()
 	d := c.doc()
-	s.roll.mu.Unlock()
-	if err := s.roll.save(context.WithoutCancel(ctx), d); err != nil {
+	s.mu.Unlock()
+	if err := s.save(context.WithoutCancel(ctx), d); err != nil {
 		// The decision stands on this node; after a restart the canary
 		// would run again, so say so.
 		s.log.Error("a canary's decision was not stored", "queue", queue, "state", state, "err", err)
 	}
-	s.replace.NoteDecision(ctx, queue, via, c.source, reason)
+	s.rulesets.NoteDecision(ctx, queue, via, c.cand.Source, reason)
 	s.log.Info("canary decided", "queue", queue, "state", state, "reason", reason)
 	return s.CanaryStatus(ctx, queue)
 }
