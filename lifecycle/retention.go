@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"fmt"
 	"slices"
 	"time"
 
@@ -57,6 +58,22 @@ func CheckPrune(req cupid.PruneRequest) error {
 		return cupid.Invalid("only", "a Select chooses the batch's rows, it takes no Only: send Only with the request that removes them")
 	}
 	return nil
+}
+
+// PruneKind checks a prune request (CheckPrune) and finds its kind among
+// a store's kinds, whose own kind kindOf tells: a kind the store keeps no
+// table for is refused the same way by every store.
+func PruneKind[K any](req cupid.PruneRequest, kinds []K, kindOf func(K) cupid.RetentionKind) (K, error) {
+	var none K
+	if err := CheckPrune(req); err != nil {
+		return none, err
+	}
+	for _, k := range kinds {
+		if kindOf(k) == req.Kind {
+			return k, nil
+		}
+	}
+	return none, fmt.Errorf("retention kind %q has no table here", req.Kind)
 }
 
 // PruneIDs are the rows a batch removes (or, for a Select, would

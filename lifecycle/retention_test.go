@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,32 @@ func TestPruneIDs(t *testing.T) {
 			got := PruneIDs(cupid.PruneRequest{Kind: cupid.RetainTickets, Before: before, Limit: 10, Only: c.only}, cs)
 			if !slices.Equal(got, c.want) {
 				t.Fatalf("PruneIDs = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestPruneKind(t *testing.T) {
+	kinds := []string{"tickets", "matches"}
+	kindOf := func(k string) cupid.RetentionKind { return cupid.RetentionKind(k) }
+	for _, c := range []struct {
+		name string
+		req  cupid.PruneRequest
+		want string // the kind found, or the error's words
+	}{
+		{"a kind the store keeps", cupid.PruneRequest{Kind: cupid.RetainMatches, Limit: 10}, "matches"},
+		{"a kind it keeps no table for", cupid.PruneRequest{Kind: cupid.RetainEncounters, Limit: 10}, `retention kind "encounters" has no table here`},
+		{"no such kind", cupid.PruneRequest{Kind: "nope", Limit: 10}, `no retention kind "nope"`},
+		{"no rows", cupid.PruneRequest{Kind: cupid.RetainTickets}, "limit: must be positive"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			k, err := PruneKind(c.req, kinds, kindOf)
+			got := k
+			if err != nil {
+				got = err.Error()
+			}
+			if !strings.Contains(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
 			}
 		})
 	}

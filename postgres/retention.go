@@ -99,22 +99,10 @@ var pruneKinds = []pruneKind{
 	},
 }
 
-func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
-	for _, p := range pruneKinds {
-		if p.kind == k {
-			return p, nil
-		}
-	}
-	return pruneKind{}, fmt.Errorf("retention kind %q has no table here", k)
-}
-
 // Prune removes one batch of a kind's old rows: one read, then one round
 // trip that begins, deletes, checks the fence and commits.
 func (s *Store) Prune(ctx context.Context, fence cupid.Fence, req cupid.PruneRequest) (cupid.Pruned, error) {
-	if err := lifecycle.CheckPrune(req); err != nil {
-		return cupid.Pruned{}, err
-	}
-	p, err := pruneKindOf(req.Kind)
+	p, err := lifecycle.PruneKind(req, pruneKinds, func(p pruneKind) cupid.RetentionKind { return p.kind })
 	if err != nil {
 		return cupid.Pruned{}, err
 	}

@@ -112,24 +112,12 @@ func readEncounterCandidates(ctx context.Context, tx *sql.Tx, before time.Time, 
 	return cs, fmt.Sprintf("%d %d", at, row), nil
 }
 
-func pruneKindOf(k cupid.RetentionKind) (pruneKind, error) {
-	for _, p := range pruneKinds {
-		if p.kind == k {
-			return p, nil
-		}
-	}
-	return pruneKind{}, fmt.Errorf("retention kind %q has no table here", k)
-}
-
 // Prune removes one batch of a kind's old rows in one transaction. The
 // single writer connection serialises it with intake and commits: a batch
 // is a few indexed statements over at most req.Limit rows, so it holds the
 // writer for about as long as a commit batch does.
 func (s *Store) Prune(ctx context.Context, _ cupid.Fence, req cupid.PruneRequest) (cupid.Pruned, error) {
-	if err := lifecycle.CheckPrune(req); err != nil {
-		return cupid.Pruned{}, err
-	}
-	p, err := pruneKindOf(req.Kind)
+	p, err := lifecycle.PruneKind(req, pruneKinds, func(p pruneKind) cupid.RetentionKind { return p.kind })
 	if err != nil {
 		return cupid.Pruned{}, err
 	}
