@@ -28,13 +28,10 @@ func (s *Store) AddEncounters(ctx context.Context, es []cupid.Encounter) error {
 		return nil
 	}
 	return encWrap("insert encounters", pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		for lo := 0; lo < len(es); lo += columns.EncounterChunk {
-			part := es[lo:min(lo+columns.EncounterChunk, len(es))]
-			if _, err := tx.Exec(ctx, columns.InsertEncounters(len(part)), columns.EncounterArgs(part)...); err != nil {
-				return err
-			}
-		}
-		return nil
+		return columns.InChunks(es, columns.EncounterChunk, func(part []cupid.Encounter) error {
+			_, err := tx.Exec(ctx, columns.InsertEncounters(len(part)), columns.EncounterArgs(part)...)
+			return err
+		})
 	}))
 }
 
@@ -48,15 +45,11 @@ func (s *Store) Encounters(ctx context.Context, player string, since time.Time, 
 		return nil, encWrap("read encounters", err)
 	}
 	defer rows.Close()
-	var out []cupid.Encounter
-	for rows.Next() {
-		e, err := columns.ScanEncounter(rows.Scan)
-		if err != nil {
-			return nil, encWrap("read encounters", err)
-		}
-		out = append(out, e)
+	out, err := columns.Collect(rows, columns.ScanEncounter)
+	if err != nil {
+		return nil, encWrap("read encounters", err)
 	}
-	return out, encWrap("read encounters", rows.Err())
+	return out, nil
 }
 
 // PutListEntry writes a block or avoid entry.
@@ -86,28 +79,22 @@ func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.List
 		}
 	}
 	var out []cupid.ListEntry
-	for lo := 0; lo < len(ok); lo += columns.MaxListPlayers {
-		part := ok[lo:min(lo+columns.MaxListPlayers, len(ok))]
+	err := columns.InChunks(ok, columns.MaxListPlayers, func(part []string) error {
 		args := make([]any, len(part))
 		for i, p := range part {
 			args[i] = p
 		}
 		rows, err := s.pool.Query(ctx, columns.SelectListEntries(len(part)), args...)
 		if err != nil {
-			return nil, encWrap("read list entries", err)
+			return err
 		}
-		for rows.Next() {
-			e, err := columns.ScanListEntry(rows.Scan)
-			if err != nil {
-				rows.Close()
-				return nil, encWrap("read list entries", err)
-			}
-			out = append(out, e)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, encWrap("read list entries", err)
-		}
+		defer rows.Close()
+		es, err := columns.Collect(rows, columns.ScanListEntry)
+		out = append(out, es...)
+		return err
+	})
+	if err != nil {
+		return nil, encWrap("read list entries", err)
 	}
 	return out, nil
 }

@@ -21,13 +21,12 @@ func (s *Store) AddEncounters(ctx context.Context, es []cupid.Encounter) error {
 		return nil
 	}
 	return s.tx(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		for lo := 0; lo < len(es); lo += columns.EncounterChunk {
-			part := es[lo:min(lo+columns.EncounterChunk, len(es))]
+		return columns.InChunks(es, columns.EncounterChunk, func(part []cupid.Encounter) error {
 			if _, err := tx.ExecContext(ctx, columns.InsertEncounters(len(part)), columns.EncounterArgs(part)...); err != nil {
 				return fmt.Errorf("sqlite: insert encounters: %w", err)
 			}
-		}
-		return nil
+			return nil
+		})
 	})
 }
 
@@ -38,15 +37,11 @@ func (s *Store) Encounters(ctx context.Context, player string, since time.Time, 
 		return nil, fmt.Errorf("sqlite: read encounters: %w", err)
 	}
 	defer rows.Close()
-	var out []cupid.Encounter
-	for rows.Next() {
-		e, err := columns.ScanEncounter(rows.Scan)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: read encounters: %w", err)
-		}
-		out = append(out, e)
+	out, err := columns.Collect(rows, columns.ScanEncounter)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read encounters: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // PutListEntry writes a block or avoid entry.
@@ -73,28 +68,18 @@ func (s *Store) DeleteListEntry(ctx context.Context, player, kind, other string)
 // ListEntries reads the entries of players' lists.
 func (s *Store) ListEntries(ctx context.Context, players []string) ([]cupid.ListEntry, error) {
 	var out []cupid.ListEntry
-	for lo := 0; lo < len(players); lo += columns.MaxListPlayers {
-		part := players[lo:min(lo+columns.MaxListPlayers, len(players))]
-		args := make([]any, len(part))
-		for i, p := range part {
-			args[i] = p
-		}
-		rows, err := s.r.QueryContext(ctx, columns.SelectListEntries(len(part)), args...)
+	err := columns.InChunks(players, columns.MaxListPlayers, func(part []string) error {
+		rows, err := s.r.QueryContext(ctx, columns.SelectListEntries(len(part)), anys(part)...)
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: read list entries: %w", err)
+			return err
 		}
-		for rows.Next() {
-			e, err := columns.ScanListEntry(rows.Scan)
-			if err != nil {
-				rows.Close()
-				return nil, fmt.Errorf("sqlite: read list entries: %w", err)
-			}
-			out = append(out, e)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return nil, err
-		}
+		defer rows.Close()
+		es, err := columns.Collect(rows, columns.ScanListEntry)
+		out = append(out, es...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: read list entries: %w", err)
 	}
 	return out, nil
 }

@@ -101,3 +101,37 @@ func TicketBodies(ts []*cupid.Ticket) ([][]byte, error) {
 	}
 	return bodies, nil
 }
+
+// Rows is what the result sets of both SQL stores' drivers offer
+// (database/sql's and pgx's); each store closes its own.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// Collect scans every row with scan, as the stores' shared scanners
+// (ScanEncounter, ScanListEntry …) read one.
+func Collect[T any](rows Rows, scan func(func(...any) error) (T, error)) ([]T, error) {
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows.Scan)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// InChunks calls f with xs in runs of at most size, in order, and stops at
+// f's first error: the multi-row statements a store sends have a bound on
+// their rows.
+func InChunks[T any](xs []T, size int, f func(part []T) error) error {
+	for lo := 0; lo < len(xs); lo += size {
+		if err := f(xs[lo:min(lo+size, len(xs))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package columns
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"testing"
 	"time"
@@ -42,5 +43,56 @@ func TestDetailRoundTrip(t *testing.T) {
 	}
 	if err := ReadDetail(&back, []byte("x")); err == nil {
 		t.Error("a broken detail read")
+	}
+}
+
+func TestInChunks(t *testing.T) {
+	for _, c := range []struct {
+		n, size int
+		want    []int
+	}{{0, 3, nil}, {3, 3, []int{3}}, {7, 3, []int{3, 3, 1}}, {2, 5, []int{2}}} {
+		var got []int
+		xs := make([]int, c.n)
+		if err := InChunks(xs, c.size, func(part []int) error { got = append(got, len(part)); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%d in runs of %d: %v, want %v", c.n, c.size, got, c.want)
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := InChunks(make([]int, 9), 3, func([]int) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Errorf("after an error: %v and %d calls, want stop and 1", err, calls)
+	}
+}
+
+// fakeRows are rows of one int each.
+type fakeRows struct {
+	vals []int
+	i    int
+	err  error
+}
+
+func (r *fakeRows) Next() bool { r.i++; return r.i <= len(r.vals) }
+func (r *fakeRows) Scan(dest ...any) error {
+	*dest[0].(*int) = r.vals[r.i-1]
+	return nil
+}
+func (r *fakeRows) Err() error { return r.err }
+
+func TestCollect(t *testing.T) {
+	scan := func(s func(...any) error) (int, error) {
+		var v int
+		err := s(&v)
+		return v, err
+	}
+	got, err := Collect(&fakeRows{vals: []int{3, 1, 2}}, scan)
+	if err != nil || !slices.Equal(got, []int{3, 1, 2}) {
+		t.Errorf("got %v, %v", got, err)
+	}
+	bad := errors.New("lost the connection")
+	if _, err := Collect(&fakeRows{vals: []int{1}, err: bad}, scan); err != bad {
+		t.Errorf("the rows' error %v, want %v", err, bad)
 	}
 }
