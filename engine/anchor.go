@@ -602,6 +602,9 @@ type scratch struct {
 	// (solo.go), as the quality score reads them.
 	pairSlots [2]int32
 	pairTeams [2][]int32
+	// judge is the solo walk's anchor for the block lists, pairJudge
+	// headFilters' (excludes.go).
+	judge, pairJudge headJudge
 }
 
 // tryAnchor tries to build a match around slot a.

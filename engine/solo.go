@@ -244,8 +244,10 @@ func (p *Pool) soloWalk(env *envelope, now time.Time, want int) (cands []cand, m
 		return out, false
 	}
 	ref := env.ref[0]
-	blocks := len(p.r.filters) > 0
 	key, a := flat[j].key, flat[j].slot
+	// The block lists that apply at the anchor's level, set up once for
+	// its candidates (excludes.go); none at a level past disable_after.
+	blocks := len(p.r.filters) > 0 && p.headJudgeFor(&p.sc.judge, a, env)
 	got, scanned, stopped := 0, 0, false
 	limit := p.opts.ScanLimit
 	d, u := j-1, j+1
@@ -272,7 +274,7 @@ func (p *Pool) soloWalk(env *envelope, now time.Time, want int) (cands []cand, m
 			}
 		}
 		scanned++
-		if blocks && p.headFilters(a, flat[at].slot, env, now).kind != rOK {
+		if blocks && p.headPass(&p.sc.judge, flat[at].slot, now).kind != rOK {
 			if scanned >= limit {
 				break
 			}
