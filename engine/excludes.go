@@ -197,27 +197,44 @@ func has(list []uint64, h uint64) bool {
 // A pass judges a candidate's block lists before it has read anything of
 // the candidate but its index key, and the summary is three reads away
 // (the entry, its extra, the array), then a search of the candidate's
-// list. For a pool of solo tickets each slot therefore also has a head of
-// two cache lines (exHead words, in Pool.heads, which a pass reads ahead
-// together): the hash of its player's id, and per list attribute a Bloom
-// filter of the hashes it lists. The plain path (headFilters) judges a
-// pair on the anchor's own list (read ahead with the anchor) and the
-// candidate's head: whether the anchor lists the candidate is exact there;
-// whether the candidate lists the anchor is certain when the filter says
-// no, and looked up in the candidate's list otherwise (a real block, or a
-// false positive of the filter). With the history's two lists each filter
-// has 448 bits and four bits per id: of the anchors a list does not name,
-// 0.3 % pass a list of 31 ids, 1.9 % of 52, 3.6 % of 64 — where a head of one
-// line (192 bits, three per id) let 6, 17 and 25 % through, and each of
-// those cost the three dependent reads to the candidate's summary. A
-// value that is not a list fills its filter with ones, which sends every
-// pair to the summary, as does a filter that happens to be full.
+// list. For a pool of solo tickets each slot therefore also has a head
+// (headSize words, in Pool.heads, aligned to cache lines): the hash of its
+// player's id, and per list attribute a Bloom filter of the hashes it
+// lists, 448 bits (7 words) each for one or two attributes. The plain path
+// (headFilters) judges a pair on the two heads: whether the anchor may list
+// the candidate, and whether the candidate may list the anchor; either
+// hit is looked up in that side's list (a real block, or a false positive
+// of the filter). With four bits per id, of the players a list does not
+// name 0.3 % pass a filter of 31 ids, 1.9 % of 52, 3.6 % of 64 — where 192
+// bits with three per id let 6, 17 and 25 % through, and each of those
+// cost the reads to the list. A value that is not a list fills its filter
+// with ones, which sends every pair to the summary, as does a filter that
+// happens to be full.
+//
+// With one list attribute (the history's "met" alone) the head is one
+// cache line, the hash and one filter; with two (with "blocked") two
+// lines. A pass reads a head for every candidate it judges and for every
+// anchor, each from a place in memory no other read of the pass is near,
+// and on a shared machine those reads cost about as much whether or not
+// they were issued ahead (reading them ahead was tried and was slower):
+// the second line of a one-list head held only more bits of the same
+// filter, which let a few pairs in a thousand fewer through to the lists
+// and cost a line for every pair.
 const exHead = 16
 
+// headSize is how many words a slot's head takes with na list
+// attributes: one cache line for one attribute, two for more.
+func headSize(na int) int {
+	if na == 1 {
+		return exHead / 2
+	}
+	return exHead
+}
+
 // headBloom is how many words of a head each list attribute's Bloom
-// filter takes, after the player's hash: 7 (448 bits) for the history's
-// two lists, 15 for one.
-func headBloom(na int) (words int) { return (exHead - 1) / na }
+// filter takes, after the player's hash: 7 (448 bits) for one list
+// attribute or two, fewer for more.
+func headBloom(na int) (words int) { return (headSize(na) - 1) / na }
 
 // setHead writes the head of a slot from its entry's summary. A ticket of
 // several players, or a pool with more list attributes than a head has
@@ -228,13 +245,14 @@ func (p *Pool) setHead(slot int32, e *entry) {
 	if na == 0 || na >= exHead {
 		return
 	}
-	for int(slot)*exHead >= len(p.heads) {
-		p.heads = append(p.heads, make([]uint64, exHead)...)
+	hw := headSize(na)
+	for int(slot)*hw >= len(p.heads) {
+		p.heads = append(p.heads, make([]uint64, hw)...)
 	}
 	for int(slot)*na >= len(p.exLists) {
 		p.exLists = append(p.exLists, make([][]uint64, na)...)
 	}
-	h := p.heads[int(slot)*exHead : int(slot+1)*exHead]
+	h := p.head(slot)
 	clear(h)
 	lists := p.exLists[int(slot)*na : int(slot+1)*na]
 	clear(lists)
@@ -312,7 +330,7 @@ func (p *Pool) headFilters(slotA, slotC int32, env *envelope, now time.Time) rea
 // of its head and no arithmetic on the anchor's side.
 type headJudge struct {
 	a     int32
-	ha    *[exHead]uint64
+	ha    []uint64
 	rules []headRule
 }
 
@@ -345,9 +363,11 @@ func (p *Pool) headJudgeFor(j *headJudge, a int32, env *envelope) bool {
 	return len(j.rules) > 0
 }
 
-// head is a slot's head as an array.
-func (p *Pool) head(slot int32) *[exHead]uint64 {
-	return (*[exHead]uint64)(p.heads[int(slot)*exHead : int(slot+1)*exHead])
+// head is a slot's head.
+func (p *Pool) head(slot int32) []uint64 {
+	hw := headSize(len(p.r.exclAttrs))
+	h := int(slot) * hw
+	return p.heads[h : h+hw : h+hw]
 }
 
 // headPass judges candidate c against the anchor of j, as headFilters.
@@ -356,8 +376,8 @@ func (p *Pool) headPass(j *headJudge, c int32, now time.Time) reason {
 	w := headBloom(len(p.r.exclAttrs))
 	for n := range j.rules {
 		r := &j.rules[n]
-		v := (hc[r.words[0]&(exHead-1)] >> r.shift[0]) & (hc[r.words[1]&(exHead-1)] >> r.shift[1]) &
-			(hc[r.words[2]&(exHead-1)] >> r.shift[2]) & (hc[r.words[3]&(exHead-1)] >> r.shift[3])
+		v := (hc[r.words[0]] >> r.shift[0]) & (hc[r.words[1]] >> r.shift[1]) &
+			(hc[r.words[2]] >> r.shift[2]) & (hc[r.words[3]] >> r.shift[3])
 		cMay := v&1 != 0
 		aMay := bloomHas(j.ha[r.lo:r.lo+w], hc[0])
 		if !aMay && !cMay {
@@ -382,7 +402,7 @@ func (p *Pool) headHit(i, k int, slotA, slotC int32, aMay, cMay bool, now time.T
 		if la == nil {
 			return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
 		}
-		if has(la, p.heads[int(slotC)*exHead]) {
+		if has(la, p.heads[int(slotC)*headSize(na)]) {
 			return false
 		}
 	}
@@ -393,7 +413,7 @@ func (p *Pool) headHit(i, k int, slotA, slotC int32, aMay, cMay bool, now time.T
 	if lc == nil {
 		return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
 	}
-	return !has(lc, p.heads[int(slotA)*exHead])
+	return !has(lc, p.heads[int(slotA)*headSize(na)])
 }
 
 // readAheadLists is readAhead's part for block lists: the next anchor's
@@ -408,8 +428,9 @@ func (p *Pool) readAheadLists(r int32) float64 {
 		if !p.entries[s].alive {
 			continue
 		}
-		if h := int(s) * exHead; h < len(p.heads) {
-			return float64(p.heads[h] + p.heads[h+exHead/2])
+		hw := headSize(len(p.r.exclAttrs))
+		if h := int(s) * hw; h < len(p.heads) {
+			return float64(p.heads[h] + p.heads[h+hw-1])
 		}
 		break
 	}

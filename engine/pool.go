@@ -87,7 +87,7 @@ type Pool struct {
 	stride int
 	free   []int32
 	ids    idTable
-	// heads holds exHead words per slot for block lists in a pool of
+	// heads holds headSize words per slot for block lists in a pool of
 	// solo tickets (excludes.go).
 	heads []uint64
 	// exLists holds, beside the heads, each slot's block lists (slices of
