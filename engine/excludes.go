@@ -213,13 +213,13 @@ func has(list []uint64, h uint64) bool {
 //
 // With one list attribute (the history's "met" alone) the head is one
 // cache line, the hash and one filter; with two (with "blocked") two
-// lines. A pass reads a head for every candidate it judges and for every
-// anchor, each from a place in memory no other read of the pass is near,
-// and on a shared machine those reads cost about as much whether or not
-// they were issued ahead (reading them ahead was tried and was slower):
-// the second line of a one-list head held only more bits of the same
-// filter, which let a few pairs in a thousand fewer through to the lists
-// and cost a line for every pair.
+// lines. The second line of a one-list head held only more bits of the
+// same filter (for 52 ids 0.14 % of the others through instead of 1.9 %):
+// without it the pass measured no slower, and a ticket costs 64 bytes
+// less. A pass reads a head for every candidate it judges and for every
+// anchor, each from a place in memory no other read of the pass is near;
+// reading them ahead of the walks was tried and was slower
+// (docs/PERFORMANCE.md, the fourth round).
 const exHead = 16
 
 // headSize is how many words a slot's head takes with na list
@@ -314,7 +314,7 @@ func bloomHas(bloom []uint64, x uint64) bool {
 // the few pairs its filter lets through, not for every anchor: reading it
 // ahead for each of them cost about as much as all the rest of the rules'
 // work in a pass. A walk judging many candidates against one anchor sets
-// up a headJudge once instead (headJudgeFor, headJudge.pass).
+// up a headJudge once instead (headJudgeFor, then headPass for each).
 func (p *Pool) headFilters(slotA, slotC int32, env *envelope, now time.Time) reason {
 	j := &p.sc.pairJudge
 	if !p.headJudgeFor(j, slotA, env) {
@@ -402,7 +402,7 @@ func (p *Pool) headHit(i, k int, slotA, slotC int32, aMay, cMay bool, now time.T
 		if la == nil {
 			return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
 		}
-		if has(la, p.heads[int(slotC)*headSize(na)]) {
+		if has(la, p.head(slotC)[0]) {
 			return false
 		}
 	}
@@ -413,7 +413,7 @@ func (p *Pool) headHit(i, k int, slotA, slotC int32, aMay, cMay bool, now time.T
 	if lc == nil {
 		return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
 	}
-	return !has(lc, p.heads[int(slotA)*headSize(na)])
+	return !has(lc, p.head(slotA)[0])
 }
 
 // readAheadLists is readAhead's part for block lists: the next anchor's
