@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // The solo pass: a Step over the whole order for the plainest rulesets —
@@ -398,6 +399,9 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 		if i%soloAhead == 0 {
 			p.sc.touched += p.soloAheadAnchors(i + soloAhead)
 		}
+		if len(p.heads) > 0 {
+			p.soloPrefetchHeads(i + soloAhead/2)
+		}
 		// Not waiting, or taken earlier in the pass (after a compaction
 		// the place of a ticket taken is stale: another ticket's, or
 		// beyond the array).
@@ -490,6 +494,54 @@ func (p *Pool) soloAheadAnchors(r int) float64 {
 		}
 	}
 	return sum
+}
+
+// soloPrefetchHeads asks for the heads (excludes.go) the walk of the anchor
+// at rank r will read first: its own and those of the nearest waiting
+// tickets on either side of its place in the array, whose lines
+// soloAheadAnchors loaded. Each head is a place in memory of its own — the
+// slots are in arrival order, the array in skill order — and the walk
+// would otherwise wait for each in turn. Hints, not loads (prefetch): the
+// anchors in between go on while the lines arrive.
+func (p *Pool) soloPrefetchHeads(r int) {
+	sp := &p.solo
+	if r >= len(sp.pos) {
+		return
+	}
+	j := int(sp.pos[r])
+	if j < 0 || j >= len(sp.flat) || sp.flat[j].rank < 0 {
+		return
+	}
+	p.prefetchHead(sp.flat[j].slot)
+	for d := j - 1; d >= max(j-soloNear, 0); d-- {
+		if sp.flat[d].rank >= 0 {
+			p.prefetchHead(sp.flat[d].slot)
+			break
+		}
+	}
+	for u := j + 1; u <= min(j+soloNear, len(sp.flat)-1); u++ {
+		if sp.flat[u].rank >= 0 {
+			p.prefetchHead(sp.flat[u].slot)
+			break
+		}
+	}
+}
+
+// soloNear is how far from an anchor's place soloPrefetchHeads looks on
+// each side for a waiting ticket: as far as the lines soloAheadAnchors
+// loaded reach.
+const soloNear = 2
+
+// prefetchHead asks for every cache line of a slot's head.
+func (p *Pool) prefetchHead(slot int32) {
+	hw := headSize(len(p.r.exclAttrs))
+	h := int(slot) * hw
+	if slot < 0 || h+hw > len(p.heads) {
+		return
+	}
+	for w := 0; w < hw; w += 8 {
+		prefetch(unsafe.Pointer(&p.heads[h+w]))
+	}
 }
 
 // soloAheadPartners loads the entries of the soloAhead partners from
