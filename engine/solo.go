@@ -395,11 +395,17 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	ps := &p.pass
 	sp.pairPasses++
 	pairs := sp.pairs[:0]
+	// judging says whether the anchors from here on judge block lists,
+	// whose heads are then asked for ahead. Waits only shorten along the
+	// age order, and a filter off at one level (disable_after) is off at
+	// every level above it, so once an anchor's level judges the lists
+	// every later anchor's does; before that the heads are not read.
+	judging := false
 	for i, s := range p.order {
 		if i%soloAhead == 0 {
 			p.sc.touched += p.soloAheadAnchors(i + soloAhead)
 		}
-		if len(p.heads) > 0 {
+		if judging {
 			p.soloPrefetchHeads(i + soloAhead/2)
 		}
 		// Not waiting, or taken earlier in the pass (after a compaction
@@ -415,6 +421,7 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 		lv := p.r.level(p.waitOf(e, now))
 		sp.anchor = int(j)
 		cands, _ := p.soloWalk(&p.r.envs[lv], now, p.opts.Candidates)
+		judging = judging || (len(p.heads) > 0 && len(p.sc.judge.rules) > 0)
 		if len(cands) == 0 {
 			ps.failed = append(ps.failed, s)
 			continue
