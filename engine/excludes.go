@@ -218,8 +218,9 @@ func has(list []uint64, h uint64) bool {
 // without it the pass measured no slower, and a ticket costs 64 bytes
 // less. A pass reads a head for every candidate it judges and for every
 // anchor, each from a place in memory no other read of the pass is near;
-// reading them ahead of the walks was tried and was slower
-// (docs/PERFORMANCE.md, the fourth round).
+// read ahead as plain loads they made the pass slower, so the pair pass
+// asks for them with a prefetch hint instead (soloPrefetchHeads;
+// docs/PERFORMANCE.md, the fourth round).
 const exHead = 16
 
 // headSize is how many words a slot's head takes with na list
