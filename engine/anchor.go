@@ -602,6 +602,9 @@ type scratch struct {
 	// (solo.go), as the quality score reads them.
 	pairSlots [2]int32
 	pairTeams [2][]int32
+	// judge is the solo walk's anchor for the block lists, pairJudge
+	// headFilters' (excludes.go).
+	judge, pairJudge headJudge
 }
 
 // tryAnchor tries to build a match around slot a.
@@ -840,9 +843,10 @@ func (p *Pool) readAhead(r int32) float64 {
 				if j >= 0 && j < len(ch.slots) {
 					if s := ch.slots[j]; s >= 0 && int(s) < len(p.entries) {
 						sum += float64(p.entries[s].created)
-						if h := int(s) * exHead; h < len(p.heads) {
-							// Both lines of the head (excludes.go).
-							sum += float64(p.heads[h] + p.heads[h+exHead/2])
+						hw := headSize(len(p.r.exclAttrs))
+						if h := int(s) * hw; h < len(p.heads) {
+							// Every line of the head (excludes.go).
+							sum += float64(p.heads[h] + p.heads[h+hw-1])
 						}
 					}
 				}

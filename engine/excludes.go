@@ -197,27 +197,45 @@ func has(list []uint64, h uint64) bool {
 // A pass judges a candidate's block lists before it has read anything of
 // the candidate but its index key, and the summary is three reads away
 // (the entry, its extra, the array), then a search of the candidate's
-// list. For a pool of solo tickets each slot therefore also has a head of
-// two cache lines (exHead words, in Pool.heads, which a pass reads ahead
-// together): the hash of its player's id, and per list attribute a Bloom
-// filter of the hashes it lists. The plain path (headFilters) judges a
-// pair on the anchor's own list (read ahead with the anchor) and the
-// candidate's head: whether the anchor lists the candidate is exact there;
-// whether the candidate lists the anchor is certain when the filter says
-// no, and looked up in the candidate's list otherwise (a real block, or a
-// false positive of the filter). With the history's two lists each filter
-// has 448 bits and four bits per id: of the anchors a list does not name,
-// 0.3 % pass a list of 31 ids, 1.9 % of 52, 3.6 % of 64 — where a head of one
-// line (192 bits, three per id) let 6, 17 and 25 % through, and each of
-// those cost the three dependent reads to the candidate's summary. A
-// value that is not a list fills its filter with ones, which sends every
-// pair to the summary, as does a filter that happens to be full.
+// list. For a pool of solo tickets each slot therefore also has a head
+// (headSize words, in Pool.heads, aligned to cache lines): the hash of its
+// player's id, and per list attribute a Bloom filter of the hashes it
+// lists, 448 bits (7 words) each for one or two attributes. The plain path
+// (headFilters) judges a pair on the two heads: whether the anchor may list
+// the candidate, and whether the candidate may list the anchor; either
+// hit is looked up in that side's list (a real block, or a false positive
+// of the filter). With four bits per id, of the players a list does not
+// name 0.3 % pass a filter of 31 ids, 1.9 % of 52, 3.6 % of 64 — where 192
+// bits with three per id let 6, 17 and 25 % through, and each of those
+// cost the reads to the list. A value that is not a list fills its filter
+// with ones, which sends every pair to the summary, as does a filter that
+// happens to be full.
+//
+// With one list attribute (the history's "met" alone) the head is one
+// cache line, the hash and one filter; with two (with "blocked") two
+// lines. The second line of a one-list head held only more bits of the
+// same filter (for 52 ids 0.14 % of the others through instead of 1.9 %):
+// without it the pass measured no slower, and a ticket costs 64 bytes
+// less. A pass reads a head for every candidate it judges and for every
+// anchor, each from a place in memory no other read of the pass is near;
+// read ahead as plain loads they made the pass slower, so the pair pass
+// asks for them with a prefetch hint instead (soloPrefetchHeads;
+// docs/PERFORMANCE.md, the fourth round).
 const exHead = 16
 
+// headSize is how many words a slot's head takes with na list
+// attributes: one cache line for one attribute, two for more.
+func headSize(na int) int {
+	if na == 1 {
+		return exHead / 2
+	}
+	return exHead
+}
+
 // headBloom is how many words of a head each list attribute's Bloom
-// filter takes, after the player's hash: 7 (448 bits) for the history's
-// two lists, 15 for one.
-func headBloom(na int) (words int) { return (exHead - 1) / na }
+// filter takes, after the player's hash: 7 (448 bits) for one list
+// attribute or two, fewer for more.
+func headBloom(na int) (words int) { return (headSize(na) - 1) / na }
 
 // setHead writes the head of a slot from its entry's summary. A ticket of
 // several players, or a pool with more list attributes than a head has
@@ -228,11 +246,17 @@ func (p *Pool) setHead(slot int32, e *entry) {
 	if na == 0 || na >= exHead {
 		return
 	}
-	for int(slot)*exHead >= len(p.heads) {
-		p.heads = append(p.heads, make([]uint64, exHead)...)
+	hw := headSize(na)
+	for int(slot)*hw >= len(p.heads) {
+		p.heads = append(p.heads, make([]uint64, hw)...)
 	}
-	h := p.heads[int(slot)*exHead : int(slot+1)*exHead]
+	for int(slot)*na >= len(p.exLists) {
+		p.exLists = append(p.exLists, make([][]uint64, na)...)
+	}
+	h := p.head(slot)
 	clear(h)
+	lists := p.exLists[int(slot)*na : int(slot+1)*na]
+	clear(lists)
 	ex := e.x.ex
 	if e.size != 1 {
 		return
@@ -242,6 +266,9 @@ func (p *Pool) setHead(slot int32, e *entry) {
 	for k := range na {
 		bloom := h[1+k*w : 1+(k+1)*w]
 		list, native := exList(ex, k, na)
+		if native {
+			lists[k] = list
+		}
 		if !native {
 			for i := range bloom {
 				bloom[i] = ^uint64(0)
@@ -267,69 +294,127 @@ func bloomBits(x uint64, w int) [4]uint64 {
 }
 
 // bloomHas reports whether a filter may hold the hash x. A full filter
-// (a value that is not a list) answers yes to every hash.
+// (a value that is not a list) answers yes to every hash. The four bits
+// are read and combined without a branch between them: a pass asks this
+// of heads still arriving from memory, and a branch on each bit, taken
+// or not at random, was mispredicted often enough to cost more than the
+// reads.
 func bloomHas(bloom []uint64, x uint64) bool {
-	for _, b := range bloomBits(x, len(bloom)) {
-		if bloom[b/64]&(1<<(b%64)) == 0 {
-			return false
-		}
-	}
-	return true
+	b := bloomBits(x, len(bloom))
+	v := (bloom[b[0]/64] >> (b[0] % 64)) & (bloom[b[1]/64] >> (b[1] % 64)) &
+		(bloom[b[2]/64] >> (b[2] % 64)) & (bloom[b[3]/64] >> (b[3] % 64))
+	return v&1 != 0
 }
 
 // headFilters is pairFilters for the plain path of a pool of solo tickets
 // with a head per slot. The two heads decide most pairs: neither filter
 // holding the other's player, neither lists the other. A hit on a side is
-// looked up in that side's summary (a real block, or a false positive),
-// and a value that is not a list (a full filter) goes to the rule's
-// expression as before. The anchor's own summary is then read only for the
-// few pairs its filter lets through, not for every anchor: reading it
+// looked up in that side's list (a real block, or a false positive), and
+// a value that is not a list (a full filter) goes to the rule's
+// expression as before. The anchor's own summary is then read only for
+// the few pairs its filter lets through, not for every anchor: reading it
 // ahead for each of them cost about as much as all the rest of the rules'
-// work in a pass.
+// work in a pass. A walk judging many candidates against one anchor sets
+// up a headJudge once instead (headJudgeFor, then headPass for each).
 func (p *Pool) headFilters(slotA, slotC int32, env *envelope, now time.Time) reason {
-	na := len(p.r.exclAttrs)
-	ha := p.heads[int(slotA)*exHead : int(slotA+1)*exHead]
-	hc := p.heads[int(slotC)*exHead : int(slotC+1)*exHead]
-	w := headBloom(na)
+	j := &p.sc.pairJudge
+	if !p.headJudgeFor(j, slotA, env) {
+		return reason{}
+	}
+	return p.headPass(j, slotC, now)
+}
+
+// headJudge is what judging candidates against one anchor on the heads
+// needs of the anchor, worked out once per anchor: which filters apply at
+// its level, and for each where its player's hash sits in a candidate's
+// filter (the four words and bits), so that a candidate costs four reads
+// of its head and no arithmetic on the anchor's side.
+type headJudge struct {
+	a     int32
+	ha    []uint64
+	rules []headRule
+}
+
+// headRule is one block-list filter in a headJudge.
+type headRule struct {
+	i, k  int       // the filter, and its attribute in exclAttrs
+	lo    int       // where attribute k's filter starts in a head
+	words [4]int    // the words of a head holding the anchor's four bits
+	shift [4]uint64 // and where in them
+}
+
+// headJudgeFor sets j up for anchor a at level env and reports whether any
+// block-list filter applies there (none: every candidate passes).
+func (p *Pool) headJudgeFor(j *headJudge, a int32, env *envelope) bool {
+	j.a = a
+	j.ha = p.head(a)
+	j.rules = j.rules[:0]
+	w := headBloom(len(p.r.exclAttrs))
 	for i := range p.r.filters {
 		if !env.filterOn[i] {
 			continue
 		}
 		k := p.r.exclOf[i]
-		aMay := bloomHas(ha[1+k*w:1+(k+1)*w], hc[0])
-		cMay := bloomHas(hc[1+k*w:1+(k+1)*w], ha[0])
+		r := headRule{i: i, k: k, lo: 1 + k*w}
+		for n, b := range bloomBits(j.ha[0], w) {
+			r.words[n], r.shift[n] = r.lo+int(b/64), b%64
+		}
+		j.rules = append(j.rules, r)
+	}
+	return len(j.rules) > 0
+}
+
+// head is a slot's head.
+func (p *Pool) head(slot int32) []uint64 {
+	hw := headSize(len(p.r.exclAttrs))
+	h := int(slot) * hw
+	return p.heads[h : h+hw : h+hw]
+}
+
+// headPass judges candidate c against the anchor of j, as headFilters.
+func (p *Pool) headPass(j *headJudge, c int32, now time.Time) reason {
+	hc := p.head(c)
+	w := headBloom(len(p.r.exclAttrs))
+	for n := range j.rules {
+		r := &j.rules[n]
+		v := (hc[r.words[0]] >> r.shift[0]) & (hc[r.words[1]] >> r.shift[1]) &
+			(hc[r.words[2]] >> r.shift[2]) & (hc[r.words[3]] >> r.shift[3])
+		cMay := v&1 != 0
+		aMay := bloomHas(j.ha[r.lo:r.lo+w], hc[0])
 		if !aMay && !cMay {
 			continue
 		}
-		if !p.headHit(i, k, slotA, slotC, aMay, cMay, now) {
-			return reason{rFilter, i}
+		if !p.headHit(r.i, r.k, j.a, c, aMay, cMay, now) {
+			return reason{rFilter, r.i}
 		}
 	}
 	return reason{}
 }
 
 // headHit settles a pair that a head's filter let through on filter i
-// (block-list attribute k): in the summaries of the sides whose filter
-// hit, or by the rule's expression when a side's value is not a list.
+// (block-list attribute k): in the lists of the sides whose filter hit,
+// reached from the slot (Pool.exLists) rather than through the entry and
+// its extra, or by the rule's expression when a side's value is not a list
+// (its filter is full, so it always hits).
 func (p *Pool) headHit(i, k int, slotA, slotC int32, aMay, cMay bool, now time.Time) bool {
 	na := len(p.r.exclAttrs)
-	ea, ec := &p.entries[slotA], &p.entries[slotC]
-	xa := ea.x.ex
-	la, nativeA := exList(xa, k, na)
-	if !nativeA {
-		return p.pairFilter(i, ea, ec, now)
-	}
-	if aMay && has(la, p.heads[int(slotC)*exHead]) {
-		return false
+	if aMay {
+		la := p.exLists[int(slotA)*na+k]
+		if la == nil {
+			return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
+		}
+		if has(la, p.head(slotC)[0]) {
+			return false
+		}
 	}
 	if !cMay {
 		return true
 	}
-	lc, nativeC := exList(ec.x.ex, k, na)
-	if !nativeC {
-		return p.pairFilter(i, ea, ec, now)
+	lc := p.exLists[int(slotC)*na+k]
+	if lc == nil {
+		return p.pairFilter(i, &p.entries[slotA], &p.entries[slotC], now)
 	}
-	return !has(lc, xa[na+1])
+	return !has(lc, p.head(slotA)[0])
 }
 
 // readAheadLists is readAhead's part for block lists: the next anchor's
@@ -344,8 +429,9 @@ func (p *Pool) readAheadLists(r int32) float64 {
 		if !p.entries[s].alive {
 			continue
 		}
-		if h := int(s) * exHead; h < len(p.heads) {
-			return float64(p.heads[h] + p.heads[h+exHead/2])
+		hw := headSize(len(p.r.exclAttrs))
+		if h := int(s) * hw; h < len(p.heads) {
+			return float64(p.heads[h] + p.heads[h+hw-1])
 		}
 		break
 	}

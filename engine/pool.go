@@ -87,10 +87,14 @@ type Pool struct {
 	stride int
 	free   []int32
 	ids    idTable
-	// heads holds exHead words per slot for block lists in a pool of
+	// heads holds headSize words per slot for block lists in a pool of
 	// solo tickets (excludes.go).
 	heads []uint64
-	seq   uint64
+	// exLists holds, beside the heads, each slot's block lists (slices of
+	// its summary, nil for a value that is not a list), na per slot, so
+	// that a hit on a head reaches the list in one read (excludes.go).
+	exLists [][]uint64
+	seq     uint64
 
 	// countBase is where a slot's count-limit columns start in nums: the
 	// players of the ticket holding each limit's value (group.go).
@@ -694,5 +698,9 @@ func (p *Pool) pruneIDs() {
 
 func (p *Pool) freeSlot(s int32) {
 	p.entries[s] = entry{}
+	if na := len(p.r.exclAttrs); na > 0 && int(s+1)*na <= len(p.exLists) {
+		// The removed ticket's lists are not kept alive by its slot.
+		clear(p.exLists[int(s)*na : int(s+1)*na])
+	}
 	p.free = append(p.free, s)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // The solo pass: a Step over the whole order for the plainest rulesets —
@@ -244,8 +245,10 @@ func (p *Pool) soloWalk(env *envelope, now time.Time, want int) (cands []cand, m
 		return out, false
 	}
 	ref := env.ref[0]
-	blocks := len(p.r.filters) > 0
 	key, a := flat[j].key, flat[j].slot
+	// The block lists that apply at the anchor's level, set up once for
+	// its candidates (excludes.go); none at a level past disable_after.
+	blocks := len(p.r.filters) > 0 && p.headJudgeFor(&p.sc.judge, a, env)
 	got, scanned, stopped := 0, 0, false
 	limit := p.opts.ScanLimit
 	d, u := j-1, j+1
@@ -272,7 +275,7 @@ func (p *Pool) soloWalk(env *envelope, now time.Time, want int) (cands []cand, m
 			}
 		}
 		scanned++
-		if blocks && p.headFilters(a, flat[at].slot, env, now).kind != rOK {
+		if blocks && p.headPass(&p.sc.judge, flat[at].slot, now).kind != rOK {
 			if scanned >= limit {
 				break
 			}
@@ -392,9 +395,18 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 	ps := &p.pass
 	sp.pairPasses++
 	pairs := sp.pairs[:0]
+	// judging says whether the anchors from here on judge block lists,
+	// whose heads are then asked for ahead. Waits only shorten along the
+	// age order, and a filter off at one level (disable_after) is off at
+	// every level above it, so once an anchor's level judges the lists
+	// every later anchor's does; before that the heads are not read.
+	judging := false
 	for i, s := range p.order {
 		if i%soloAhead == 0 {
 			p.sc.touched += p.soloAheadAnchors(i + soloAhead)
+		}
+		if judging {
+			p.soloPrefetchHeads(i + soloAhead/2)
 		}
 		// Not waiting, or taken earlier in the pass (after a compaction
 		// the place of a ticket taken is stale: another ticket's, or
@@ -409,6 +421,7 @@ func (p *Pool) soloPairs(now time.Time, out []Proposal) []Proposal {
 		lv := p.r.level(p.waitOf(e, now))
 		sp.anchor = int(j)
 		cands, _ := p.soloWalk(&p.r.envs[lv], now, p.opts.Candidates)
+		judging = judging || (len(p.heads) > 0 && len(p.sc.judge.rules) > 0)
 		if len(cands) == 0 {
 			ps.failed = append(ps.failed, s)
 			continue
@@ -488,6 +501,54 @@ func (p *Pool) soloAheadAnchors(r int) float64 {
 		}
 	}
 	return sum
+}
+
+// soloPrefetchHeads asks for the heads (excludes.go) the walk of the anchor
+// at rank r will read first: its own and those of the nearest waiting
+// tickets on either side of its place in the array, whose lines
+// soloAheadAnchors loaded. Each head is a place in memory of its own — the
+// slots are in arrival order, the array in skill order — and the walk
+// would otherwise wait for each in turn. Hints, not loads (prefetch): the
+// anchors in between go on while the lines arrive.
+func (p *Pool) soloPrefetchHeads(r int) {
+	sp := &p.solo
+	if r >= len(sp.pos) {
+		return
+	}
+	j := int(sp.pos[r])
+	if j < 0 || j >= len(sp.flat) || sp.flat[j].rank < 0 {
+		return
+	}
+	p.prefetchHead(sp.flat[j].slot)
+	for d := j - 1; d >= max(j-soloNear, 0); d-- {
+		if sp.flat[d].rank >= 0 {
+			p.prefetchHead(sp.flat[d].slot)
+			break
+		}
+	}
+	for u := j + 1; u <= min(j+soloNear, len(sp.flat)-1); u++ {
+		if sp.flat[u].rank >= 0 {
+			p.prefetchHead(sp.flat[u].slot)
+			break
+		}
+	}
+}
+
+// soloNear is how far from an anchor's place soloPrefetchHeads looks on
+// each side for a waiting ticket: as far as the lines soloAheadAnchors
+// loaded reach.
+const soloNear = 2
+
+// prefetchHead asks for every cache line of a slot's head.
+func (p *Pool) prefetchHead(slot int32) {
+	hw := headSize(len(p.r.exclAttrs))
+	h := int(slot) * hw
+	if slot < 0 || h+hw > len(p.heads) {
+		return
+	}
+	for w := 0; w < hw; w += 8 {
+		prefetch(unsafe.Pointer(&p.heads[h+w]))
+	}
 }
 
 // soloAheadPartners loads the entries of the soloAhead partners from
