@@ -183,3 +183,17 @@ func sameAttributes(a, b Attributes) bool {
 			maps.Equal(x.Value.Map, y.Value.Map)
 	})
 }
+
+// ListLimit checks the limit of a listing of tickets or matches: 100 when
+// unset, 1,000 at most, so that no call reads or answers without bound.
+func ListLimit(n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, Invalid("limit", "must not be negative")
+	case n == 0:
+		return 100, nil
+	case n > 1000:
+		return 0, Invalid("limit", "at most 1000, got %d", n)
+	}
+	return n, nil
+}

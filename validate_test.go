@@ -143,3 +143,21 @@ func TestResolvePaths(t *testing.T) {
 		}
 	}
 }
+
+func TestListLimit(t *testing.T) {
+	for _, c := range []struct {
+		in, want int
+		err      string
+	}{{0, 100, ""}, {1, 1, ""}, {1000, 1000, ""}, {1001, 0, "limit: at most 1000, got 1001"}, {-1, 0, "limit: must not be negative"}} {
+		got, err := ListLimit(c.in)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("ListLimit(%d): %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("ListLimit(%d) = %d, %v, want %d", c.in, got, err, c.want)
+		}
+	}
+}

@@ -750,26 +750,13 @@ func (s *Service) ListTickets(ctx context.Context, f cupid.TicketFilter) ([]*cup
 	if f.Queue != "" && s.queue(f.Queue) == nil {
 		return nil, cupid.NotFound("queue", "no queue %q", f.Queue)
 	}
-	limit, err := listLimit(f.Limit)
+	limit, err := cupid.ListLimit(f.Limit)
 	if err != nil {
 		return nil, err
 	}
 	f.Limit = limit
 	ts, err := s.store.Tickets(ctx, f)
 	return ts, storeerr.Domain(s.log, err)
-}
-
-// listLimit checks a listing's limit: 100 when unset, 1,000 at most.
-func listLimit(n int) (int, error) {
-	switch {
-	case n < 0:
-		return 0, cupid.Invalid("limit", "must not be negative")
-	case n == 0:
-		return 100, nil
-	case n > 1000:
-		return 0, cupid.Invalid("limit", "at most 1000, got %d", n)
-	}
-	return n, nil
 }
 
 // PoolStats describes one pool.

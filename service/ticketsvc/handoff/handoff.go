@@ -229,17 +229,3 @@ func (s *Service) checkQueue(name string) error {
 	}
 	return nil
 }
-
-// listLimit checks a listing's limit: 100 when unset, 1,000 at most (as
-// for listing tickets).
-func listLimit(n int) (int, error) {
-	switch {
-	case n < 0:
-		return 0, cupid.Invalid("limit", "must not be negative")
-	case n == 0:
-		return 100, nil
-	case n > 1000:
-		return 0, cupid.Invalid("limit", "at most 1000, got %d", n)
-	}
-	return n, nil
-}

@@ -152,7 +152,7 @@ func (s *Service) ListMatches(ctx context.Context, f cupid.MatchFilter) ([]*cupi
 	default:
 		return nil, cupid.Invalid("state", "must be pending, formed, assigned, released or ended, not %q", f.State)
 	}
-	limit, err := listLimit(f.Limit)
+	limit, err := cupid.ListLimit(f.Limit)
 	if err != nil {
 		return nil, err
 	}
