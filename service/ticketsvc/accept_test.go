@@ -10,6 +10,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -76,9 +77,9 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	if log := h.matchLog(t); log != "" {
 		t.Fatalf("a pending match reached the backends' log: %s", log)
 	}
-	evs, done := collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
-	next(t, evs)
-	if p := next(t, evs); p.Kind != cupid.EventProposed || p.Match == nil || p.Match.ID != mid || p.Match.AcceptBy.IsZero() {
+	evs, done := watchtest.Collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
+	watchtest.Next(t, evs)
+	if p := watchtest.Next(t, evs); p.Kind != cupid.EventProposed || p.Match == nil || p.Match.ID != mid || p.Match.AcceptBy.IsZero() {
 		t.Fatalf("second event %+v", p)
 	}
 	h.clock.advance(5 * time.Second)
@@ -89,7 +90,7 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	if out.Formed == nil || out.Match.State != cupid.MatchFormed {
 		t.Fatalf("after both %+v", out)
 	}
-	if m := next(t, evs); m.Kind != cupid.EventMatched || m.Match.ID != mid {
+	if m := watchtest.Next(t, evs); m.Kind != cupid.EventMatched || m.Match.ID != mid {
 		t.Fatalf("then %+v", m)
 	}
 	if err := <-done; err != nil {

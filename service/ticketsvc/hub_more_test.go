@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -98,8 +99,8 @@ func TestWatchersGauge(t *testing.T) {
 	}
 	a := h.create(t, ticket("big", 1, "a"))
 	ctx, cancel := context.WithCancel(context.Background())
-	evs, done := collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
-	next(t, evs) // subscribed
+	evs, done := watchtest.Collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
+	watchtest.Next(t, evs) // subscribed
 	if g := gauge(); g != 1 {
 		t.Fatalf("%v watchers with one watch open", g)
 	}

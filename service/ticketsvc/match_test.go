@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -30,32 +31,6 @@ func (h *harness) matched(t *testing.T, p1, p2 string) (a, b *cupid.Ticket, matc
 	return a, b, a.MatchID
 }
 
-// collect runs watch in a goroutine; the events arrive on the channel, which
-// is closed when the watch returns, and the error after it.
-func collect[E any](watch func(send func(E) error) error) (<-chan E, <-chan error) {
-	evs, done := make(chan E, 64), make(chan error, 1)
-	go func() {
-		err := watch(func(e E) error { evs <- e; return nil })
-		close(evs)
-		done <- err
-	}()
-	return evs, done
-}
-
-func next[E any](t *testing.T, evs <-chan E) E {
-	t.Helper()
-	select {
-	case e, ok := <-evs:
-		if !ok {
-			t.Fatal("the watch ended early")
-		}
-		return e
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10s")
-	}
-	panic("unreachable")
-}
-
 func kinds(evs []cupid.Event) string {
 	var out []string
 	for _, e := range evs {
@@ -70,9 +45,9 @@ func TestAssignmentReachesTicketWatchers(t *testing.T) {
 	a, _, mid := h.matched(t, "alice", "bob")
 	ctx := context.Background()
 
-	evs, done := collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, a.ID, 0, send) })
+	evs, done := watchtest.Collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, a.ID, 0, send) })
 	var got []cupid.Event
-	got = append(got, next(t, evs), next(t, evs)) // created, matched: the watch goes on
+	got = append(got, watchtest.Next(t, evs), watchtest.Next(t, evs)) // created, matched: the watch goes on
 	rec, err := h.Handoff().AssignMatch(ctx, mid, cupid.Assignment{Server: "10.0.0.7:7777", SessionID: "s1", Connection: map[string]string{"token": "t"}})
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +55,7 @@ func TestAssignmentReachesTicketWatchers(t *testing.T) {
 	if rec.State != cupid.MatchAssigned || !rec.Assignment.At.Equal(h.clock.now()) {
 		t.Fatalf("assigned %+v", rec)
 	}
-	got = append(got, next(t, evs))
+	got = append(got, watchtest.Next(t, evs))
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -116,8 +91,8 @@ func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	defer cancel()
 	_, _, m1 := h.matched(t, "a1", "b1")
 
-	evs, done := collect(func(send func(cupid.MatchEvent) error) error { return h.Handoff().WatchMatches(ctx, "duel", 0, send) })
-	first := next(t, evs)
+	evs, done := watchtest.Collect(func(send func(cupid.MatchEvent) error) error { return h.Handoff().WatchMatches(ctx, "duel", 0, send) })
+	first := watchtest.Next(t, evs)
 	if first.Kind != cupid.MatchEventFormed || first.MatchID != m1 || first.Match == nil {
 		t.Fatalf("first %+v", first)
 	}
@@ -125,7 +100,7 @@ func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	if _, err := h.Handoff().AssignMatch(ctx, m1, cupid.Assignment{Server: "s:1"}); err != nil {
 		t.Fatal(err)
 	}
-	second, third := next(t, evs), next(t, evs)
+	second, third := watchtest.Next(t, evs), watchtest.Next(t, evs)
 	if second.MatchID != m2 || second.Kind != cupid.MatchEventFormed || third.MatchID != m1 || third.Kind != cupid.MatchEventAssigned ||
 		third.Assignment == nil || third.Assignment.Server != "s:1" || !(first.Seq < second.Seq && second.Seq < third.Seq) {
 		t.Fatalf("then %+v, %+v", second, third)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -317,8 +318,8 @@ func TestWatchEndsWithItsCallOrTheServer(t *testing.T) {
 	a := h.create(t, ticket("big", 1, "a"))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	evs, done := collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
-	if ev := next(t, evs); ev.Kind != cupid.EventCreated {
+	evs, done := watchtest.Collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
+	if ev := watchtest.Next(t, evs); ev.Kind != cupid.EventCreated {
 		t.Fatalf("first event %s", ev.Kind)
 	}
 	cancel()
@@ -326,8 +327,8 @@ func TestWatchEndsWithItsCallOrTheServer(t *testing.T) {
 		t.Fatalf("watch whose caller went: %v", err)
 	}
 
-	evs, done = collect(func(send func(cupid.Event) error) error { return h.Watch(context.Background(), a.ID, 0, send) })
-	created := next(t, evs)
+	evs, done = watchtest.Collect(func(send func(cupid.Event) error) error { return h.Watch(context.Background(), a.ID, 0, send) })
+	created := watchtest.Next(t, evs)
 	h.Close()
 	err := <-done
 	wantErr(t, err, cupid.CodeUnavailable, "", "shutting down", "after_seq=")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/lifecycle"
 	"github.com/cupid-match/cupid/memstore"
 )
@@ -83,9 +84,9 @@ func TestAutoBackfillFillsTheSessionBeforeNewMatches(t *testing.T) {
 	}
 	// A player who joins a running game hears where it is played.
 	c := h.create(t, ticket("squad", 1520, "cat"))
-	evs, done := collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, c.ID, 0, send) })
+	evs, done := watchtest.Collect(func(send func(cupid.Event) error) error { return h.WatchAssignment(ctx, c.ID, 0, send) })
 	h.wait(0)
-	got := []cupid.Event{next(t, evs), next(t, evs), next(t, evs)}
+	got := []cupid.Event{watchtest.Next(t, evs), watchtest.Next(t, evs), watchtest.Next(t, evs)}
 	<-done
 	if kinds(got) != "created matched assigned" || got[2].Assignment == nil || got[2].Assignment.Server != "10.0.0.9:7777" || got[1].Match.ID != s.Match.ID {
 		t.Fatalf("cat heard %s (%+v)", kinds(got), got[2])

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -37,10 +38,10 @@ func TestSpansFollowATicket(t *testing.T) {
 
 	ctx := context.Background()
 	a := h.create(t, ticket("duel", 1500, "ann"))
-	evs, _ := collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
+	evs, _ := watchtest.Collect(func(send func(cupid.Event) error) error { return h.Watch(ctx, a.ID, 0, send) })
 	b := h.create(t, ticket("duel", 1510, "ben"))
 	h.wait(time.Second)
-	heard := []cupid.Event{next(t, evs), next(t, evs)}
+	heard := []cupid.Event{watchtest.Next(t, evs), watchtest.Next(t, evs)}
 	if got := kinds(heard); got != "created matched" {
 		t.Fatalf("ann heard %q", got)
 	}

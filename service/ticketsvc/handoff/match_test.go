@@ -9,6 +9,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/watchtest"
 )
 
 func TestAssignRefusalsChangeNothing(t *testing.T) {
@@ -97,51 +98,25 @@ func TestGetListAndPlayersOfMatches(t *testing.T) {
 	wantErr(t, err, cupid.CodeUnavailable, "")
 }
 
-// collect runs watch in a goroutine; the events arrive on the channel,
-// which is closed when the watch returns, and the error after it.
-func collect[E any](watch func(send func(E) error) error) (<-chan E, <-chan error) {
-	evs, done := make(chan E, 64), make(chan error, 1)
-	go func() {
-		err := watch(func(e E) error { evs <- e; return nil })
-		close(evs)
-		done <- err
-	}()
-	return evs, done
-}
-
-func next[E any](t *testing.T, evs <-chan E) E {
-	t.Helper()
-	select {
-	case e, ok := <-evs:
-		if !ok {
-			t.Fatal("the watch ended early")
-		}
-		return e
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10s")
-	}
-	panic("unreachable")
-}
-
 func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 	h := newHarness(t, Policy{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m1 := h.formed(t, false, "a1", "b1")
 
-	evs, done := collect(func(send func(cupid.MatchEvent) error) error { return h.WatchMatches(ctx, "duel", 0, send) })
-	first := next(t, evs)
+	evs, done := watchtest.Collect(func(send func(cupid.MatchEvent) error) error { return h.WatchMatches(ctx, "duel", 0, send) })
+	first := watchtest.Next(t, evs)
 	if first.Kind != cupid.MatchEventFormed || first.MatchID != m1.ID {
 		t.Fatalf("replayed %+v", first)
 	}
 	m2 := h.formed(t, false, "a2", "b2") // wakes the watcher (MatchesFormed)
-	if ev := next(t, evs); ev.MatchID != m2.ID || ev.Seq <= first.Seq {
+	if ev := watchtest.Next(t, evs); ev.MatchID != m2.ID || ev.Seq <= first.Seq {
 		t.Fatalf("followed %+v", ev)
 	}
 	if _, err := h.AssignMatch(ctx, m1.ID, cupid.Assignment{Server: "s:1"}); err != nil {
 		t.Fatal(err)
 	}
-	if ev := next(t, evs); ev.Kind != cupid.MatchEventAssigned || ev.MatchID != m1.ID {
+	if ev := watchtest.Next(t, evs); ev.Kind != cupid.MatchEventAssigned || ev.MatchID != m1.ID {
 		t.Fatalf("followed %+v", ev)
 	}
 	cancel()
@@ -151,13 +126,13 @@ func TestWatchMatchesReplaysThenFollows(t *testing.T) {
 
 	// A resume after the first event starts after it; the service's end
 	// ends the watch with unavailable and where to resume.
-	evs, done = collect(func(send func(cupid.MatchEvent) error) error {
+	evs, done = watchtest.Collect(func(send func(cupid.MatchEvent) error) error {
 		return h.WatchMatches(context.Background(), "duel", first.Seq, send)
 	})
-	if ev := next(t, evs); ev.MatchID != m2.ID {
+	if ev := watchtest.Next(t, evs); ev.MatchID != m2.ID {
 		t.Fatalf("resumed with %+v", ev)
 	}
-	next(t, evs)
+	watchtest.Next(t, evs)
 	h.Wake("duel") // nothing new: the watcher reads and waits again
 	h.Close()
 	wantErr(t, <-done, cupid.CodeUnavailable, "", "after_seq=")
