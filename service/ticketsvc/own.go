@@ -1,6 +1,7 @@
 package ticketsvc
 
 import (
+	"cmp"
 	"slices"
 	"sync"
 
@@ -82,14 +83,6 @@ func bySeq(own []cupid.Event, read []cupid.TicketChange) []cupid.Event {
 	for _, c := range read {
 		evs = append(evs, c.Event)
 	}
-	slices.SortFunc(evs, func(a, b cupid.Event) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(evs, func(a, b cupid.Event) int { return cmp.Compare(a.Seq, b.Seq) })
 	return evs
 }

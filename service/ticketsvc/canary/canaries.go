@@ -7,7 +7,6 @@ import (
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/internal/storeerr"
 	"github.com/cupid-match/cupid/rollout"
-	"github.com/cupid-match/cupid/ruleset"
 )
 
 // A canary sends a share of a queue's new tickets to a candidate ruleset
@@ -120,14 +119,8 @@ const MaxCanaryShare = 0.5
 // StartCanary sends a share of a queue's new tickets to a candidate
 // ruleset. A queue has one running canary at a time.
 func (s *Service) StartCanary(ctx context.Context, o CanaryOptions) (*CanaryStatus, error) {
-	if !s.pools.Configured(o.Queue) {
-		return nil, cupid.NotFound("queue", "no queue %q", o.Queue)
-	}
-	if len(o.Ruleset) == 0 {
-		return nil, cupid.Invalid("ruleset", "required: the candidate ruleset document")
-	}
-	if len(o.Ruleset) > ruleset.MaxSourceBytes {
-		return nil, cupid.Invalid("ruleset", "%d bytes, more than the limit of %d", len(o.Ruleset), ruleset.MaxSourceBytes)
+	if err := s.checkCandidate(o.Queue, o.Ruleset); err != nil {
+		return nil, err
 	}
 	if !(o.Share > 0 && o.Share <= MaxCanaryShare) {
 		return nil, cupid.Invalid("share", "must be more than 0 and at most %v (a fraction: 0.1 is 10 %%), got %v", MaxCanaryShare, o.Share)

@@ -291,17 +291,26 @@ type ShadowOptions struct {
 	Reason string
 }
 
+// checkCandidate refuses a shadow or canary for a queue this server does
+// not have, or with a candidate ruleset document that is empty or too long.
+func (s *Service) checkCandidate(queue string, doc []byte) error {
+	if !s.pools.Configured(queue) {
+		return cupid.NotFound("queue", "no queue %q", queue)
+	}
+	if len(doc) == 0 {
+		return cupid.Invalid("ruleset", "required: the candidate ruleset document")
+	}
+	if len(doc) > ruleset.MaxSourceBytes {
+		return cupid.Invalid("ruleset", "%d bytes, more than the limit of %d", len(doc), ruleset.MaxSourceBytes)
+	}
+	return nil
+}
+
 // StartShadow starts running a candidate ruleset beside a queue's live one.
 // A queue has at most one shadow at a time.
 func (s *Service) StartShadow(ctx context.Context, o ShadowOptions) (*ShadowReport, error) {
-	if !s.pools.Configured(o.Queue) {
-		return nil, cupid.NotFound("queue", "no queue %q", o.Queue)
-	}
-	if len(o.Ruleset) == 0 {
-		return nil, cupid.Invalid("ruleset", "required: the candidate ruleset document")
-	}
-	if len(o.Ruleset) > ruleset.MaxSourceBytes {
-		return nil, cupid.Invalid("ruleset", "%d bytes, more than the limit of %d", len(o.Ruleset), ruleset.MaxSourceBytes)
+	if err := s.checkCandidate(o.Queue, o.Ruleset); err != nil {
+		return nil, err
 	}
 	if err := checkReason(o.Reason); err != nil {
 		return nil, err
