@@ -69,6 +69,10 @@ type CommitPlan struct {
 	// Events are the tickets' events in the order their sequence numbers
 	// follow: each stored match's tickets, then those it cancelled.
 	Events []cupid.Event
+	// copies are the stored matches as the events (and Formed's match
+	// events) carry them: a copy of the caller's, once per match, so that
+	// watchers and the pool that proposed the match share no memory.
+	copies []*cupid.Match
 }
 
 // Cancel is a live ticket a stored match cancels.
@@ -89,7 +93,8 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 	for _, t := range ids {
 		n += len(t)
 	}
-	p := &CommitPlan{Out: make([]cupid.Committed, len(ms)), Matched: make(map[string]int, n), Events: make([]cupid.Event, 0, n)}
+	p := &CommitPlan{Out: make([]cupid.Committed, len(ms)), Matched: make(map[string]int, n), Events: make([]cupid.Event, 0, n),
+		copies: make([]*cupid.Match, len(ms))}
 	byMine := make(map[string][]Other, len(others))
 	for _, o := range others {
 		byMine[o.Mine] = append(byMine[o.Mine], o)
@@ -121,13 +126,15 @@ func PlanCommit(ms []*cupid.Match, ids [][]string, waiting func(id string) bool,
 			continue
 		}
 		p.Out[i].OK = true
+		c := m.Clone()
+		p.copies[i] = c
 		kind := cupid.EventMatched
 		if !m.AcceptBy.IsZero() {
 			kind = cupid.EventProposed // it waits for its players' answers
 		}
 		for _, id := range ids[i] {
 			p.Matched[id] = i
-			p.Events = append(p.Events, cupid.Event{TicketID: id, Kind: kind, At: m.CreatedAt, Match: m})
+			p.Events = append(p.Events, cupid.Event{TicketID: id, Kind: kind, At: m.CreatedAt, Match: c})
 		}
 		var why map[string]Other // most matches cancel nothing: made when needed
 		for _, id := range ids[i] {
@@ -170,7 +177,7 @@ func (p *CommitPlan) Formed(ms []*cupid.Match) []*cupid.MatchEvent {
 	var evs []*cupid.MatchEvent
 	for i, m := range ms {
 		if p.Out[i].OK && m.AcceptBy.IsZero() {
-			p.Out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: m}
+			p.Out[i].Formed = cupid.MatchEvent{MatchID: m.ID, Queue: m.Key.Queue, Kind: cupid.MatchEventFormed, At: m.CreatedAt.UTC(), Match: p.copies[i]}
 			evs = append(evs, &p.Out[i].Formed)
 		}
 	}

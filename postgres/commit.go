@@ -40,7 +40,6 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 		return []cupid.Committed{}, nil, nil
 	}
 	bodies := make([][]byte, len(ms))
-	copies := make([]*cupid.Match, len(ms))
 	for i, m := range ms {
 		if !storable(m.ID) {
 			return nil, nil, cupid.Invalid(fmt.Sprintf("matches[%d].id", i), "must be UTF-8 without NUL bytes: PostgreSQL cannot store it")
@@ -50,15 +49,12 @@ func (s *Store) CommitMatches(ctx context.Context, fence cupid.Fence, ms []*cupi
 			return nil, nil, fmt.Errorf("postgres: encode match %s: %w", m.ID, err)
 		}
 		bodies[i] = b
-		// The events carry a copy, so the caller's match and the
-		// events' do not share memory.
-		copies[i] = m.Clone()
 	}
 	var out []cupid.Committed
 	var evs []cupid.Event
 	err := retry(ctx, func() error {
 		var err error
-		out, evs, err = s.commitOnce(ctx, fence, ms, bodies, copies)
+		out, evs, err = s.commitOnce(ctx, fence, ms, bodies)
 		if pgCode(err) == codeUniqueViolation {
 			// A concurrent transaction stored a match with one of
 			// these ids: the next attempt reads it as taken.
@@ -119,7 +115,7 @@ const busySQL = `SELECT l.ticket_id, mp.player_id, mp.match_id FROM unnest($1::t
 JOIN live_players l ON l.ticket_id = x.id
 JOIN match_players mp ON mp.player_id = l.player_id`
 
-func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.Match, bodies [][]byte, copies []*cupid.Match) ([]cupid.Committed, []cupid.Event, error) {
+func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.Match, bodies [][]byte) ([]cupid.Committed, []cupid.Event, error) {
 	var ids, mids []string
 	seen := map[string]bool{}
 	for _, m := range ms {
@@ -190,7 +186,7 @@ func (s *Store) commitOnce(ctx context.Context, fence cupid.Fence, ms []*cupid.M
 		if err := send(ctx, conn, b); err != nil {
 			return err
 		}
-		p = lifecycle.PlanCommit(copies, tids, func(id string) bool { return state[id] == cupid.StateWaiting }, others, busy)
+		p = lifecycle.PlanCommit(ms, tids, func(id string) bool { return state[id] == cupid.StateWaiting }, others, busy)
 
 		var fin []finishRow
 		var stored []int
