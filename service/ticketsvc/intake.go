@@ -82,8 +82,7 @@ func (s *Service) runIntake() {
 			gathered = len(batch) > n
 		}
 		s.window.waited(gathered)
-		s.commitIntake(batch)
-		stored = time.Now()
+		stored = s.commitIntake(batch)
 	}
 }
 
@@ -138,7 +137,12 @@ func (w *commitWindow) wait(queued bool, n int) bool {
 // did not wait).
 func (w *commitWindow) waited(gathered bool) { w.company = gathered }
 
-func (s *Service) commitIntake(batch []*createReq) {
+// commitIntake stores a batch and answers its callers. It returns when
+// the store was done with it, taken before any caller is answered: a
+// caller's next request is then always sent after it, so the commit window
+// does not read a lone caller's next create as company (it would wait the
+// whole window for nobody).
+func (s *Service) commitIntake(batch []*createReq) (durable time.Time) {
 	nts := make([]cupid.NewTicket, len(batch))
 	var links []trace.Link
 	for i, r := range batch {
@@ -152,6 +156,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 	results, events, err := s.store.CreateTickets(ctx, nts)
 	cancel()
+	durable = time.Now()
 	if err != nil {
 		s.log.Error("storing tickets failed", "tickets", len(batch), "err", err)
 		span.SetStatus(codes.Error, err.Error())
@@ -223,6 +228,7 @@ func (s *Service) commitIntake(batch []*createReq) {
 	for _, r := range batch {
 		close(r.done)
 	}
+	return durable
 }
 
 // newID returns a UUIDv7: sortable by creation time, which keeps the
