@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,6 +21,7 @@ import (
 	"github.com/cupid-match/cupid/dashboard"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -49,28 +49,11 @@ const ttl = time.Minute
 
 var epoch = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // env is one server under test.
 type env struct {
 	t     *testing.T
 	store *memstore.Store
-	clock *clock
+	clock *testclock.Clock
 	svc   *ticketsvc.Service
 	reg   *prometheus.Registry
 	ready *atomic.Bool
@@ -94,13 +77,13 @@ type envOptions struct {
 
 func newEnv(t *testing.T, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, store: o.store, clock: &clock{t: epoch}, reg: prometheus.NewRegistry(), ready: new(atomic.Bool)}
+	e := &env{t: t, store: o.store, clock: testclock.At(epoch), reg: prometheus.NewRegistry(), ready: new(atomic.Bool)}
 	if e.store == nil {
 		e.store = memstore.New()
 	}
 	log := slog.New(slog.DiscardHandler)
 	svc, err := ticketsvc.New(ticketsvc.Options{
-		Store: e.store, Documents: e.store, Logger: log, Now: e.clock.now, Registry: e.reg, Seed: 1,
+		Store: e.store, Documents: e.store, Logger: log, Now: e.clock.Now, Registry: e.reg, Seed: 1,
 		Queues: append([]ticketsvc.Queue{
 			{Name: "duel", TTL: ttl, Ruleset: []byte(duelRules)},
 			{Name: "squad", TTL: ttl, Ruleset: []byte(squadRules)},
@@ -114,7 +97,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	e.svc = svc
 	e.ready.Store(true)
-	opts := Options{Matchmaker: svc, Logger: log, Now: e.clock.now, Ready: e.ready}
+	opts := Options{Matchmaker: svc, Logger: log, Now: e.clock.Now, Ready: e.ready}
 	if !o.noGatherer {
 		opts.Gatherer = e.reg
 	}
@@ -160,7 +143,7 @@ func (e *env) with(t *testing.T) *env {
 
 // wait moves the clock and returns once every pool has looked at it.
 func (e *env) wait(d time.Duration) {
-	e.clock.advance(d)
+	e.clock.Advance(d)
 	e.svc.Wake()
 }
 

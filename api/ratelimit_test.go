@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 // wantRefused fails unless err refuses a call for its rate: resource
@@ -35,8 +36,8 @@ func wantRefused(t *testing.T, err error, retryAfter string, mention ...string) 
 }
 
 func TestBucketRefusesPastBurstAndRecovers(t *testing.T) {
-	c := &clock{t: epoch}
-	b := newBuckets("player", RateLimit{Rate: 2, Burst: 4}, 100, c.now)
+	c := testclock.At(epoch)
+	b := newBuckets("player", RateLimit{Rate: 2, Burst: 4}, 100, c.Now)
 	for i := range 4 {
 		if err := b.take("alice", 1); err != nil {
 			t.Fatalf("call %d within the burst: %v", i, err)
@@ -44,16 +45,16 @@ func TestBucketRefusesPastBurstAndRecovers(t *testing.T) {
 	}
 	// Empty: the next token comes in half a second.
 	wantRefused(t, b.take("alice", 1), "1", "player alice", "2 calls a second", "4 at once", "retry in 500ms")
-	c.advance(499 * time.Millisecond)
+	c.Advance(499 * time.Millisecond)
 	wantRefused(t, b.take("alice", 1), "1", "retry in 1ms")
-	c.advance(time.Millisecond)
+	c.Advance(time.Millisecond)
 	if err := b.take("alice", 1); err != nil {
 		t.Fatalf("after the time the refusal said: %v", err)
 	}
 	// A refused call takes nothing: after 3 s the bucket is full again
 	// (4, not more), whatever was refused meanwhile.
 	wantRefused(t, b.take("alice", 1), "1")
-	c.advance(3 * time.Second)
+	c.Advance(3 * time.Second)
 	for i := range 4 {
 		if err := b.take("alice", 1); err != nil {
 			t.Fatalf("refilled, call %d: %v", i, err)
@@ -64,8 +65,8 @@ func TestBucketRefusesPastBurstAndRecovers(t *testing.T) {
 }
 
 func TestBucketsOfCallersAreIndependent(t *testing.T) {
-	c := &clock{t: epoch}
-	b := newBuckets("server key", RateLimit{Rate: 1, Burst: 2}, 100, c.now)
+	c := testclock.At(epoch)
+	b := newBuckets("server key", RateLimit{Rate: 1, Burst: 2}, 100, c.Now)
 	for range 2 {
 		if err := b.take("backend", 1); err != nil {
 			t.Fatal(err)
@@ -79,7 +80,7 @@ func TestBucketsOfCallersAreIndependent(t *testing.T) {
 	}
 	// And the kinds: a key, a player and an address have their own buckets
 	// even under one name.
-	r := newRateLimiter(RateLimits{ServerKeys: RateLimit{Rate: 1, Burst: 1}, Players: RateLimit{Rate: 1, Burst: 1}, Now: c.now}, true)
+	r := newRateLimiter(RateLimits{ServerKeys: RateLimit{Rate: 1, Burst: 1}, Players: RateLimit{Rate: 1, Burst: 1}, Now: c.Now}, true)
 	key := &Caller{Key: &ServerKey{Name: "bob"}}
 	bob := &Caller{Player: "bob"}
 	if err := r.allow(key, "127.0.0.1:1", 1); err != nil {
@@ -91,7 +92,7 @@ func TestBucketsOfCallersAreIndependent(t *testing.T) {
 	wantRefused(t, r.allow(key, "127.0.0.1:1", 1), "1", "server key bob")
 	wantRefused(t, r.allow(bob, "127.0.0.1:1", 1), "1", "player bob")
 	// Without auth, a client is its address, whatever its port.
-	anon := newRateLimiter(RateLimits{Anonymous: RateLimit{Rate: 1, Burst: 1}, Now: c.now}, false)
+	anon := newRateLimiter(RateLimits{Anonymous: RateLimit{Rate: 1, Burst: 1}, Now: c.Now}, false)
 	if err := anon.allow(nil, "10.0.0.1:5000", 1); err != nil {
 		t.Fatal(err)
 	}
@@ -115,8 +116,8 @@ func TestBulkCountsItsTickets(t *testing.T) {
 	if n := callCost(&cupidv1.CreateTicketRequest{}); n != 1 {
 		t.Errorf("CreateTicket counts %d", n)
 	}
-	c := &clock{t: epoch}
-	b := newBuckets("player", RateLimit{Rate: 1, Burst: 5}, 100, c.now)
+	c := testclock.At(epoch)
+	b := newBuckets("player", RateLimit{Rate: 1, Burst: 5}, 100, c.Now)
 	if err := b.take("p", 3); err != nil {
 		t.Fatal(err)
 	}
@@ -129,9 +130,9 @@ func TestBulkCountsItsTickets(t *testing.T) {
 }
 
 func TestBucketsStayBounded(t *testing.T) {
-	c := &clock{t: epoch}
+	c := testclock.At(epoch)
 	const maxBuckets = 256
-	b := newBuckets("address", RateLimit{Rate: 10, Burst: 20}, maxBuckets, c.now)
+	b := newBuckets("address", RateLimit{Rate: 10, Burst: 20}, maxBuckets, c.Now)
 	// A flood of distinct callers, each making one call, all at one instant:
 	// none is idle, so the cap evicts the least recently seen.
 	for i := range 100_000 {
@@ -150,7 +151,7 @@ func TestBucketsStayBounded(t *testing.T) {
 	}
 	// Once they are idle (full again, after burst/rate = 2 s), new callers
 	// drop them instead of evicting live buckets.
-	c.advance(2 * time.Second)
+	c.Advance(2 * time.Second)
 	before := b.evicted.Load()
 	for i := range 64 {
 		if err := b.take(fmt.Sprintf("new-%d", i), 1); err != nil {
@@ -162,7 +163,7 @@ func TestBucketsStayBounded(t *testing.T) {
 	}
 	// A caller that keeps calling keeps his bucket, and its emptiness,
 	// through a flood of a few new callers between his calls.
-	hot := newBuckets("player", RateLimit{Rate: 1, Burst: 3}, 1024, c.now)
+	hot := newBuckets("player", RateLimit{Rate: 1, Burst: 3}, 1024, c.Now)
 	for i := range 3 {
 		if err := hot.take("hot", 1); err != nil {
 			t.Fatal(err)
@@ -181,7 +182,7 @@ func TestBucketsStayBounded(t *testing.T) {
 func TestRateLimitsThroughTheHandler(t *testing.T) {
 	var e *env
 	e = newEnv(t, envOptions{options: func(o *Options) {
-		o.RateLimits = RateLimits{Anonymous: RateLimit{Rate: 1, Burst: 3}, Now: func() time.Time { return e.clock.now() }}
+		o.RateLimits = RateLimits{Anonymous: RateLimit{Rate: 1, Burst: 3}, Now: func() time.Time { return e.clock.Now() }}
 	}})
 	ctx := context.Background()
 	c := e.client()
@@ -217,20 +218,20 @@ func TestRateLimitsThroughTheHandler(t *testing.T) {
 		t.Fatalf("socket past the limit: %v, %v", res, err)
 	}
 	// The time the refusal said: one call again.
-	e.clock.advance(time.Second)
+	e.clock.Advance(time.Second)
 	if _, err := c.CreateTicket(ctx, connect.NewRequest(mk("p3"))); err != nil {
 		t.Fatalf("after the wait: %v", err)
 	}
 	// A bulk of three after three seconds takes the whole bucket; one of
 	// four can never pass.
-	e.clock.advance(3 * time.Second)
+	e.clock.Advance(3 * time.Second)
 	bulk := &cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{mk("b0"), mk("b1"), mk("b2")}}
 	if _, err := c.CreateTickets(ctx, connect.NewRequest(bulk)); err != nil {
 		t.Fatalf("bulk of 3: %v", err)
 	}
 	_, err = c.QueueStats(ctx, connect.NewRequest(&cupidv1.QueueStatsRequest{Queue: "duel"}))
 	wantRefused(t, err, "1")
-	e.clock.advance(3 * time.Second)
+	e.clock.Advance(3 * time.Second)
 	bulk.Tickets = append(bulk.Tickets, mk("b3"))
 	_, err = c.CreateTickets(ctx, connect.NewRequest(bulk))
 	wantRefused(t, err, "", "counts 4", "send fewer")

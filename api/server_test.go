@@ -36,17 +36,17 @@ func TestReadyzFollowsTheStore(t *testing.T) {
 		t.Fatalf("readyz: %d %q", r.status, r.raw)
 	}
 	e.store.Fail("Ping", errors.New("disk full"))
-	e.clock.advance(2 * time.Second) // past the cached answer
+	e.clock.Advance(2 * time.Second) // past the cached answer
 	r := e.get("/readyz")
 	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.raw, "not ready") || !strings.Contains(r.raw, "disk full") {
 		t.Fatalf("readyz with a failing store: %d %q", r.status, r.raw)
 	}
-	e.clock.advance(2 * time.Second)
+	e.clock.Advance(2 * time.Second)
 	if r := e.get("/readyz"); r.status != http.StatusServiceUnavailable {
 		t.Fatalf("readyz with a store still failing: %d %q", r.status, r.raw)
 	}
 	e.store.Fail("Ping", nil)
-	e.clock.advance(2 * time.Second)
+	e.clock.Advance(2 * time.Second)
 	if r := e.get("/readyz"); r.status != http.StatusOK || r.raw != "ready\n" {
 		t.Fatalf("readyz after the store recovered: %d %q", r.status, r.raw)
 	}

@@ -56,7 +56,7 @@ func firstOf[T any, P interface {
 func TestStreamsAreAuthorizedAndRateLimited(t *testing.T) {
 	var e *svcEnv
 	e = newSvcEnv(t, svcOptions{auth: true, options: func(o *Options) {
-		o.RateLimits = RateLimits{Players: RateLimit{Rate: 1, Burst: 3}, Now: func() time.Time { return e.clock.now() }}
+		o.RateLimits = RateLimits{Players: RateLimit{Rate: 1, Burst: 3}, Now: func() time.Time { return e.clock.Now() }}
 	}})
 	ann, bob := playerToken(t, "ann"), playerToken(t, "bob")
 	annTicket := e.rpc("TicketService/CreateTicket", keyTickets, `{"queue":"squad","players":[{"id":"ann","attributes":{"mmr":1}}]}`).ok(t).str("ticket.id")

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/websocket"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 // These tests run the ready check over the whole server: the players'
@@ -101,7 +102,7 @@ func TestReadyCheckAcceptedFormsTheMatch(t *testing.T) {
 	nextKind(t, wb, "created")
 	p := nextKind(t, wa, "proposed")
 	mid := p.GetMatch().GetId()
-	if mid == "" || !p.GetMatch().GetAcceptBy().AsTime().Equal(s.clock.now().Add(20*time.Second)) || len(p.GetMatch().GetTeams()) != 2 {
+	if mid == "" || !p.GetMatch().GetAcceptBy().AsTime().Equal(s.clock.Now().Add(20*time.Second)) || len(p.GetMatch().GetTeams()) != 2 {
 		t.Fatalf("proposed %v", p)
 	}
 	nextKind(t, wb, "proposed")
@@ -233,14 +234,14 @@ func TestReadyCheckDeadlineSurvivesARestartOnPostgres(t *testing.T) {
 // "" for SQLite or a PostgreSQL URL.
 func readyCheckAcrossARestart(t *testing.T, store string) {
 	data := t.TempDir()
-	s := startConfigServerOn(t, data, readyQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
+	s := startConfigServerOn(t, data, readyQueues, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), store)
 	a, b := duelPair(t, s.c, "last", "to-a", "to-b")
 	wa := ticketWatch(t, s, a.GetId(), 0)
 	nextKind(t, wa, "created")
 	p := nextKind(t, wa, "proposed")
 	mid, deadline := p.GetMatch().GetId(), p.GetMatch().GetAcceptBy().AsTime()
 	mustAccept(t, s, mid, "to-a", true)
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	s.stop()
 
 	s = startConfigServerOn(t, data, readyQueues, s.clock, store)
@@ -254,7 +255,7 @@ func readyCheckAcrossARestart(t *testing.T, store string) {
 	}
 	wa = ticketWatch(t, s, a.GetId(), p.GetSeq())
 	s.mm.Handoff().AcceptDue(context.Background()) // not due yet: nothing happens
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	s.mm.Handoff().AcceptDue(context.Background())
 	if ev := nextKind(t, wa, "requeued"); ev.GetReason() != "not accepted in time by to-b" {
 		t.Fatalf("to-a heard %v", ev)
@@ -265,7 +266,7 @@ func readyCheckAcrossARestart(t *testing.T, store string) {
 	}
 	// to-b did not answer: back to waiting, but as if he had just come.
 	gb := getTicket(t, s.c, b.GetId())
-	if gb.GetReason() != "" || !gb.GetCreatedAt().AsTime().Equal(s.clock.now()) {
+	if gb.GetReason() != "" || !gb.GetCreatedAt().AsTime().Equal(s.clock.Now()) {
 		t.Fatalf("to-b %v", gb)
 	}
 	// Both are back in their pool and are proposed a new match.

@@ -13,6 +13,7 @@ import (
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 // These tests follow a match from formed to players on a server, over the
@@ -260,12 +261,12 @@ func TestUnassignedMatchIsRequeuedWithItsAgeThenMatchesAgain(t *testing.T) {
 	formed := nextMatchEvent(t, evs)
 	m1 := formed.GetMatch().GetId()
 	// Not yet due: nothing happens.
-	s.clock.advance(29 * time.Second)
+	s.clock.Advance(29 * time.Second)
 	s.mm.Handoff().ReleaseDue(context.Background())
 	if got := getTicket(t, s.c, a.GetId()); got.GetState() != cupidv1.TicketState_TICKET_STATE_MATCHED {
 		t.Fatalf("released early: %v", got.GetState())
 	}
-	s.clock.advance(2 * time.Second)
+	s.clock.Advance(2 * time.Second)
 	s.mm.Handoff().ReleaseDue(context.Background())
 	released := nextMatchEvent(t, evs)
 	if released.GetKind() != "released" || released.GetMatch().GetId() != m1 || !strings.Contains(released.GetReason(), "30s") {
@@ -322,7 +323,7 @@ func TestUnassignedMatchIsCancelledWithAReason(t *testing.T) {
 		json.Unmarshal(msg, &last)
 		kinds = append(kinds, last["kind"].(string))
 	}
-	s.clock.advance(31 * time.Second)
+	s.clock.Advance(31 * time.Second)
 	s.mm.Handoff().ReleaseDue(context.Background())
 	_, msg, err := ws.Read(ctx)
 	if err != nil {
@@ -358,11 +359,11 @@ func TestUnassignedMatchIsCancelledWithAReason(t *testing.T) {
 // assignment survives it and a release requeues, on PostgreSQL.
 func TestHandoffOnPostgres(t *testing.T) {
 	dbURL := postgresURL(t)
-	s := startConfigServerOn(t, t.TempDir(), handoffQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, dbURL)
+	s := startConfigServerOn(t, t.TempDir(), handoffQueues, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), dbURL)
 	evs := backend(t, s.testServer, "requeue", 0)
 	a, _ := duelPair(t, s.c, "requeue", "pgm-a", "pgm-b")
 	formed := nextMatchEvent(t, evs)
-	s.clock.advance(31 * time.Second)
+	s.clock.Advance(31 * time.Second)
 	s.mm.Handoff().ReleaseDue(context.Background())
 	if ev := nextMatchEvent(t, evs); ev.GetKind() != "released" || ev.GetMatch().GetId() != formed.GetMatch().GetId() {
 		t.Fatalf("after the timeout %v", ev)

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -41,10 +42,10 @@ func TestOfferAcceptedKeepsItsAgeAndMatches(t *testing.T) {
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	clock := &fakeClock{t: time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)}
+	clock := testclock.At(time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC))
 	started := make(chan *ticketsvc.Service, 1)
 	s := startServer(t, serveFlags{config: cfg, hooks: &serveHooks{
-		now: clock.now, started: func(mm *ticketsvc.Service) { started <- mm },
+		now: clock.Now, started: func(mm *ticketsvc.Service) { started <- mm },
 	}})
 	mm := <-started
 	c := s.connectClient()
@@ -59,7 +60,7 @@ func TestOfferAcceptedKeepsItsAgeAndMatches(t *testing.T) {
 	}
 	ann := mk("ann", 1500, map[string]int32{"eu-west": 30})
 	bob := mk("bob", 1520, map[string]int32{"us-east": 50, "eu-west": 100})
-	clock.advance(7 * time.Second)
+	clock.Advance(7 * time.Second)
 	mm.Wake()
 
 	got, err := c.GetTicket(ctx, connect.NewRequest(&cupidv1.GetTicketRequest{Id: bob.GetId()}))
@@ -72,7 +73,7 @@ func TestOfferAcceptedKeepsItsAgeAndMatches(t *testing.T) {
 	}
 	o := offers[0]
 	if o.GetId() != "latency:eu-west" || o.GetExtraMs() != 40 || o.GetCandidates() != 1 || !o.GetFormsMatch() ||
-		o.GetEstimate().AsDuration() != 0 || !o.GetReached().AsTime().Equal(clock.t.Add(-7*time.Second).Add(20*time.Minute)) {
+		o.GetEstimate().AsDuration() != 0 || !o.GetReached().AsTime().Equal(clock.Now().Add(-7*time.Second).Add(20*time.Minute)) {
 		t.Errorf("offer %v", o)
 	}
 

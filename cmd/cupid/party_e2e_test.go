@@ -12,6 +12,7 @@ import (
 
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/partysvc"
 )
 
@@ -21,7 +22,7 @@ import (
 type partyServer struct {
 	t     *testing.T
 	flags serveFlags
-	clock *fakeClock
+	clock *testclock.Clock
 	s     *testServer
 }
 
@@ -43,7 +44,7 @@ auth:
   server_keys:
 `+keyLine("backend", "cupid_sk_backend", "tickets")+`  player_tokens: {audience: cupid, hs256_secret_file: hs.secret}
 `)
-	p := &partyServer{t: t, clock: &fakeClock{t: time.Now()}}
+	p := &partyServer{t: t, clock: testclock.At(time.Now())}
 	p.flags = serveFlags{config: filepath.Join(dir, "cupid.yaml"), data: t.TempDir(), store: store}
 	p.start()
 	return p
@@ -54,7 +55,7 @@ auth:
 func (p *partyServer) start() {
 	p.t.Helper()
 	running := make(chan (<-chan struct{}), 1)
-	p.flags.hooks = &serveHooks{now: p.clock.now, parties: func(s *partysvc.Service) { running <- s.Running() }}
+	p.flags.hooks = &serveHooks{now: p.clock.Now, parties: func(s *partysvc.Service) { running <- s.Running() }}
 	p.s = startServer(p.t, p.flags)
 	select {
 	case <-<-running:
@@ -180,7 +181,7 @@ func partiesEndToEnd(t *testing.T, store string) {
 	okParty(member("bob").Answer(ctx, true, map[string]any{"mmr": 1540}, map[string]int32{"eu": 50}))
 	okParty(p.as("dan").Party(id, "dan").Answer(ctx, false, nil, nil))
 	okParty(member("ann").Invite(ctx, "eve"))
-	p.clock.advance(6 * time.Minute)
+	p.clock.Advance(6 * time.Minute)
 	_, err = p.as("eve").Party(id, "eve").Answer(ctx, true, nil, nil)
 	wantAuthCode(t, err, connect.CodeNotFound, "eve has no pending invite")
 	p.restart() // before cid joins

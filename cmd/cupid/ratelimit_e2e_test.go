@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 func wantRateRefusal(t *testing.T, err error, retryAfter string, mention ...string) {
@@ -62,8 +63,8 @@ auth:
   server_keys:
 `+keyLine("backend", "cupid_sk_backend", "tickets")+keyLine("other", "cupid_sk_other", "tickets")+`  player_tokens: {audience: cupid, hs256_secret_file: hs.secret}
 `)
-	clk := &fakeClock{t: time.Now()}
-	s := startServer(t, serveFlags{config: filepath.Join(dir, "cupid.yaml"), hooks: &serveHooks{now: clk.now}})
+	clk := testclock.At(time.Now())
+	s := startServer(t, serveFlags{config: filepath.Join(dir, "cupid.yaml"), hooks: &serveHooks{now: clk.Now}})
 	ctx := context.Background()
 	mmr := 0.0
 	mk := func(id string) *cupidv1.CreateTicketRequest {
@@ -105,15 +106,15 @@ auth:
 
 	// After the half second backend was told, one call again; a bulk of
 	// three needs three tokens, which 1.5 s more bring.
-	clk.advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	if _, err := backend.CreateTicket(ctx, connect.NewRequest(mk("k3"))); err != nil {
 		t.Fatalf("after the wait: %v", err)
 	}
 	bulk := &cupidv1.CreateTicketsRequest{Tickets: []*cupidv1.CreateTicketRequest{mk("b0"), mk("b1"), mk("b2")}}
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	_, err = backend.CreateTickets(ctx, connect.NewRequest(bulk))
 	wantRateRefusal(t, err, "1", "counts 3", "retry in 500ms")
-	clk.advance(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	out, err := backend.CreateTickets(ctx, connect.NewRequest(bulk))
 	if err != nil {
 		t.Fatalf("bulk after the wait: %v", err)

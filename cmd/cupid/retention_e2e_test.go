@@ -17,6 +17,7 @@ import (
 	"github.com/cupid-match/cupid/api"
 	"github.com/cupid-match/cupid/client"
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/retentionsvc"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 	"github.com/cupid-match/cupid/sim"
@@ -53,11 +54,11 @@ func retentionScenario(t *testing.T, store string) {
 	if err := os.WriteFile(cfg, []byte(retentionQueues), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs := &clockServer{clock: &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}}
+	cs := &clockServer{clock: testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))}
 	started := make(chan *ticketsvc.Service, 1)
 	var ret *retentionsvc.Service
 	cs.testServer = startServer(t, serveFlags{config: cfg, data: t.TempDir(), store: store, hooks: &serveHooks{
-		now:       cs.clock.now,
+		now:       cs.clock.Now,
 		started:   func(mm *ticketsvc.Service) { started <- mm },
 		retention: func(r *retentionsvc.Service) { ret = r },
 	}})
@@ -82,7 +83,7 @@ func retentionScenario(t *testing.T, store string) {
 	}
 	dan := create(t, cs.c, "duel", player("dan", 2900)) // waits: nobody near his skill
 
-	cs.clock.advance(2 * time.Hour)
+	cs.clock.Advance(2 * time.Hour)
 	rep, err := ret.Pass(ctx, cupid.Fence{})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +91,7 @@ func retentionScenario(t *testing.T, store string) {
 	if rep.Kinds[0].Removed != 3 || rep.Kinds[1].Removed != 1 || rep.Kinds[0].Exported != 3 || rep.Kinds[1].Exported != 1 {
 		t.Fatalf("the pass removed %+v", rep.Kinds)
 	}
-	tr, err := sim.ReadExport(filepath.Join(filepath.Dir(cfg), "export"), "duel", cs.clock.now().Add(-3*time.Hour), cs.clock.now())
+	tr, err := sim.ReadExport(filepath.Join(filepath.Dir(cfg), "export"), "duel", cs.clock.Now().Add(-3*time.Hour), cs.clock.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

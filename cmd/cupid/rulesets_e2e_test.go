@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,33 +15,15 @@ import (
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
-
-// fakeClock is the server's clock in tests that need minutes of waiting
-// to pass at once.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // clockServer runs a server whose queues come from AccelByte's example rulesets in
 // ruleset/testdata, on a clock the test moves.
 type clockServer struct {
 	*testServer
-	clock *fakeClock
+	clock *testclock.Clock
 	mm    *ticketsvc.Service
 	c     cupidv1connect.TicketServiceClient
 }
@@ -62,10 +43,10 @@ func startClockServer(t *testing.T, queues map[string]string) *clockServer {
 	if err := os.WriteFile(cfg, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs := &clockServer{clock: &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}}
+	cs := &clockServer{clock: testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC))}
 	started := make(chan *ticketsvc.Service, 1)
 	cs.testServer = startServer(t, serveFlags{config: cfg, hooks: &serveHooks{
-		now:     cs.clock.now,
+		now:     cs.clock.Now,
 		started: func(mm *ticketsvc.Service) { started <- mm },
 	}})
 	cs.mm = <-started
@@ -75,7 +56,7 @@ func startClockServer(t *testing.T, queues map[string]string) *clockServer {
 
 // wait moves the clock and lets every pool look at the new time.
 func (cs *clockServer) wait(d time.Duration) {
-	cs.clock.advance(d)
+	cs.clock.Advance(d)
 	cs.mm.Wake()
 }
 
@@ -218,7 +199,7 @@ func TestAccelByteFreeForAllWithMMRFlexing(t *testing.T) {
 		t.Fatalf("matched before the 45 s flexing step (state %v)", st)
 	}
 	why := tkt.GetWhy()
-	if why.GetNextRelaxation() == nil || !why.GetNextRelaxation().AsTime().Equal(cs.clock.now().Add(time.Second)) {
+	if why.GetNextRelaxation() == nil || !why.GetNextRelaxation().AsTime().Equal(cs.clock.Now().Add(time.Second)) {
 		t.Fatalf("at 44 s the next relaxation should be in 1 s, got %v (%s)", why.GetNextRelaxation(), why.GetSummary())
 	}
 	cs.wait(time.Second)

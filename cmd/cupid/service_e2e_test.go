@@ -15,6 +15,7 @@ import (
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -48,12 +49,12 @@ queues:
 // test moves.
 func startConfigServer(t *testing.T, data, yaml string) *clockServer {
 	t.Helper()
-	return startConfigServerOn(t, data, yaml, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, "")
+	return startConfigServerOn(t, data, yaml, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), "")
 }
 
 // startConfigServerOn is startConfigServer on a given clock, so that a
 // restarted server carries on the time of the one before.
-func startConfigServerOn(t *testing.T, data, yaml string, clock *fakeClock, store string) *clockServer {
+func startConfigServerOn(t *testing.T, data, yaml string, clock *testclock.Clock, store string) *clockServer {
 	t.Helper()
 	cfg := filepath.Join(t.TempDir(), "cupid.yaml")
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
@@ -62,7 +63,7 @@ func startConfigServerOn(t *testing.T, data, yaml string, clock *fakeClock, stor
 	cs := &clockServer{clock: clock}
 	started := make(chan *ticketsvc.Service, 1)
 	cs.testServer = startServer(t, serveFlags{config: cfg, data: data, store: store, hooks: &serveHooks{
-		now:     cs.clock.now,
+		now:     cs.clock.Now,
 		started: func(mm *ticketsvc.Service) { started <- mm },
 	}})
 	cs.mm = <-started
@@ -383,7 +384,7 @@ func TestNoPlayerInTwoMatchesUnderConcurrency(t *testing.T) {
 }
 
 func raceTwoQueues(t *testing.T, store string) {
-	cs := startConfigServerOn(t, "", raceQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
+	cs := startConfigServerOn(t, "", raceQueues, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), store)
 	const players = 200
 	type sent struct {
 		player, queue, id string
@@ -549,18 +550,18 @@ queues:
 `
 	data := t.TempDir()
 	cs := startConfigServer(t, data, apart)
-	start := cs.clock.now()
+	start := cs.clock.Now()
 	ids := map[string]string{}
 	for _, c := range []struct {
 		name string
 		at   time.Duration
 		mmr  float64
 	}{{"A", 0, 1000}, {"B", 12 * time.Second, 1300}, {"C1", 19 * time.Second, 1000.2}, {"C2", 19500 * time.Millisecond, 1000.4}} {
-		cs.clock.advance(start.Add(c.at).Sub(cs.clock.now()))
+		cs.clock.Advance(start.Add(c.at).Sub(cs.clock.Now()))
 		ids[c.name] = create(t, cs.c, "q", player(c.name, c.mmr)).GetId()
 	}
 	cs.stop()
-	cs.clock.advance(start.Add(20 * time.Second).Sub(cs.clock.now()))
+	cs.clock.Advance(start.Add(20 * time.Second).Sub(cs.clock.Now()))
 	cs = startConfigServerOn(t, data, relaxing, cs.clock, "")
 	cs.wait(0)
 	partner := func(name string) string {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 // These tests follow a game session through the whole server: a match that
@@ -77,7 +78,7 @@ func TestSessionBackfillLeaversAndRestart(t *testing.T) {
 
 func sessionScenario(t *testing.T, store string) {
 	data := t.TempDir()
-	s := startConfigServerOn(t, data, sessionQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
+	s := startConfigServerOn(t, data, sessionQueues, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), store)
 	ctx := context.Background()
 	evs := backend(t, s.testServer, "squad", 0)
 
@@ -127,7 +128,7 @@ func sessionScenario(t *testing.T, store string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	left, err := mc.ReportLeavers(ctx, connect.NewRequest(&cupidv1.ReportLeaversRequest{Id: id, PlayerIds: []string{"ann"}}))
 	if err != nil {
 		t.Fatal(err)
@@ -157,7 +158,7 @@ func sessionScenario(t *testing.T, store string) {
 	s = startConfigServerOn(t, data, sessionQueues, s.clock, store)
 	mc = s.matchClient()
 	evs = backend(t, s.testServer, "squad", ev.GetSeq())
-	s.clock.advance(10 * time.Second)
+	s.clock.Advance(10 * time.Second)
 	if _, err := mc.ReportLeavers(ctx, connect.NewRequest(&cupidv1.ReportLeaversRequest{Id: id, PlayerIds: []string{"ben"}})); err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +171,7 @@ func sessionScenario(t *testing.T, store string) {
 	}
 
 	// After the window, a leaver's seat closes with him.
-	s.clock.advance(time.Minute)
+	s.clock.Advance(time.Minute)
 	left, err = mc.ReportLeavers(ctx, connect.NewRequest(&cupidv1.ReportLeaversRequest{Id: id, PlayerIds: []string{"cat"}}))
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +223,7 @@ func TestOpenBackfillWithTheGameServersTeams(t *testing.T) {
 
 func backfillTeamsScenario(t *testing.T, store string) {
 	data := t.TempDir()
-	s := startConfigServerOn(t, data, sessionQueues, &fakeClock{t: time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)}, store)
+	s := startConfigServerOn(t, data, sessionQueues, testclock.At(time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)), store)
 	ctx := context.Background()
 	evs := backend(t, s.testServer, "squad", 0)
 	mc := s.matchClient()

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
 
@@ -54,10 +55,10 @@ func TestSimReplayOfAServersWindow(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Date(2026, 5, 4, 9, 0, 0, 0, time.UTC)
-	clock := &fakeClock{t: start}
+	clock := testclock.At(start)
 	started := make(chan *ticketsvc.Service, 1)
 	s := startServer(t, serveFlags{config: cfg, data: filepath.Join(dir, "data"), hooks: &serveHooks{
-		now: clock.now, started: func(mm *ticketsvc.Service) { started <- mm },
+		now: clock.Now, started: func(mm *ticketsvc.Service) { started <- mm },
 	}})
 	mm := <-started
 	c := s.connectClient()
@@ -72,7 +73,7 @@ func TestSimReplayOfAServersWindow(t *testing.T) {
 	cancelAt := map[int][]string{}
 	const seconds = 300
 	for sec := 1; sec <= seconds+1; sec++ {
-		clock.advance(time.Second)
+		clock.Advance(time.Second)
 		switch {
 		case sec%2 == 0 && sec < seconds && rng.IntN(3) > 0:
 			attrs, _ := structpb.NewStruct(map[string]any{"mmr": float64(1000 + rng.IntN(1000))})
@@ -109,7 +110,7 @@ func TestSimReplayOfAServersWindow(t *testing.T) {
 
 	out := filepath.Join(dir, "replay.json")
 	text, err := run("sim", "replay", "--data", filepath.Join(dir, "data"), "--queue", "duel",
-		"--from", start.Format(time.RFC3339), "--to", clock.now().Add(time.Second).Format(time.RFC3339),
+		"--from", start.Format(time.RFC3339), "--to", clock.Now().Add(time.Second).Format(time.RFC3339),
 		"--ruleset", rules, "--compare", filepath.Join(simExamples, "1v1.json"), "--ttl", "1h", "--json", out)
 	if err != nil {
 		t.Fatalf("replay: %v\n%s", err, text)

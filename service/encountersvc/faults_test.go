@@ -11,6 +11,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -127,15 +128,15 @@ func (f formerFunc) CommitFormed(ctx context.Context, fm ticketsvc.FormedMatch) 
 // attacked a at raids; a met e in the "fridays" series.
 type faultRig struct {
 	st  *faulty
-	c   *clock
+	c   *testclock.Clock
 	svc *Service
 }
 
 func newFaultRig(t *testing.T) *faultRig {
 	t.Helper()
 	st := newFaulty()
-	c := &clock{t: t0}
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+	c := testclock.At(t0)
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler),
 		Queues: []Queue{{Name: "duel", MetWithin: time.Hour}},
 		Matches: formerFunc(func(context.Context, ticketsvc.FormedMatch) (*cupid.MatchRecord, error) {
 			return &cupid.MatchRecord{}, nil

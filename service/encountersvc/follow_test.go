@@ -13,6 +13,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 )
 
 // heard is a log handler that hands every message to a channel, so a test
@@ -50,7 +51,7 @@ func (h heard) waitFor(t *testing.T, want string) {
 
 func followerOn(t *testing.T, st *faulty, docs bool, log *matchLog, logger *slog.Logger) *Service {
 	t.Helper()
-	o := Options{Store: st, Now: (&clock{t: t0}).now, Follow: []string{"duel"}, Watch: log.watch, Logger: logger,
+	o := Options{Store: st, Now: testclock.At(t0).Now, Follow: []string{"duel"}, Watch: log.watch, Logger: logger,
 		Window: encounter.Window{Recent: 100, Horizon: 24 * time.Hour}}
 	if docs {
 		o.Docs = st
@@ -235,7 +236,7 @@ func TestFollowPendingGauge(t *testing.T) {
 		})
 	}
 	reg := prometheus.NewRegistry()
-	s, err := New(Options{Store: st, Docs: st, Now: (&clock{t: t0}).now, Follow: []string{"duel"}, Watch: watch,
+	s, err := New(Options{Store: st, Docs: st, Now: testclock.At(t0).Now, Follow: []string{"duel"}, Watch: watch,
 		Registry: reg, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

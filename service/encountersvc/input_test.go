@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -141,8 +142,8 @@ func TestRecordMeetings(t *testing.T) {
 func TestBarred(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	c := &clock{t: t0}
-	s, err := New(Options{Store: st, Now: c.now, Window: encounter.Window{Recent: 50, Horizon: 30 * 24 * time.Hour}})
+	c := testclock.At(t0)
+	s, err := New(Options{Store: st, Now: c.Now, Window: encounter.Window{Recent: 50, Horizon: 30 * 24 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,8 +202,8 @@ func TestBarred(t *testing.T) {
 func TestExclusionsRevengeAndMet(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	c := &clock{t: t0}
-	s, err := New(Options{Store: st, Now: c.now, Logger: slog.New(slog.DiscardHandler)})
+	c := testclock.At(t0)
+	s, err := New(Options{Store: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

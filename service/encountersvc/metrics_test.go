@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -20,7 +21,7 @@ func TestMetricsCount(t *testing.T) {
 	st := memstore.New()
 	reg := prometheus.NewRegistry()
 	var marked []string
-	s, err := New(Options{Store: st, Docs: st, Registry: reg, Now: (&clock{t: t0}).now, Logger: slog.New(slog.DiscardHandler),
+	s, err := New(Options{Store: st, Docs: st, Registry: reg, Now: testclock.At(t0).Now, Logger: slog.New(slog.DiscardHandler),
 		Queues:  []Queue{{Name: "duel"}},
 		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 1}, Within: time.Hour},
 		MarkLowPriority: func(_ context.Context, player, _ string) error {

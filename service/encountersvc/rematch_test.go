@@ -8,6 +8,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc"
 )
@@ -15,16 +16,16 @@ import (
 // rematchRig is the history and a real ticket service on one store.
 type rematchRig struct {
 	store *memstore.Store
-	clock *clock
+	clock *testclock.Clock
 	svc   *Service
 }
 
 func newRematchRig(t *testing.T) *rematchRig {
 	t.Helper()
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	log := slog.New(slog.DiscardHandler)
-	mm, err := ticketsvc.New(ticketsvc.Options{Store: st, Documents: st, Now: c.now, Logger: log,
+	mm, err := ticketsvc.New(ticketsvc.Options{Store: st, Documents: st, Now: c.Now, Logger: log,
 		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(`{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 1}}`)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +34,7 @@ func newRematchRig(t *testing.T) *rematchRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(mm.Close)
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: log, Matches: mm, RematchWindow: time.Minute})
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: log, Matches: mm, RematchWindow: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func newRematchRig(t *testing.T) *rematchRig {
 // played records a duel between a and b now.
 func (r *rematchRig) played(t *testing.T, ref, a, b string) {
 	t.Helper()
-	m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: ref, At: r.clock.now(), Teams: [][]string{{a}, {b}}}
+	m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: ref, At: r.clock.Now(), Teams: [][]string{{a}, {b}}}
 	if err := r.svc.Record(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestRematchAcceptedByBothForms(t *testing.T) {
 	r := newRematchRig(t)
 	ctx := context.Background()
 	r.played(t, "m1", "ann", "bob")
-	r.clock.add(10 * time.Second)
+	r.clock.Advance(10 * time.Second)
 	v, err := r.svc.RequestRematch(ctx, "ann", "bob", "m1")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +81,7 @@ func TestRematchAcceptedByBothForms(t *testing.T) {
 	if _, err := r.svc.AnswerRematch(ctx, "cat", v.ID, true); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("a stranger answering: %v", err)
 	}
-	r.clock.add(10 * time.Second)
+	r.clock.Advance(10 * time.Second)
 	done, err := r.svc.AnswerRematch(ctx, "bob", v.ID, true)
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func TestRematchDeclinedOrExpiredFormsNothing(t *testing.T) {
 	if _, err := r.svc.AnswerRematch(ctx, "ann", dec.ID, true); cupid.ErrorCode(err) != cupid.CodeConflict {
 		t.Fatalf("accepting a declined rematch: %v", err)
 	}
-	r.clock.add(time.Minute)
+	r.clock.Advance(time.Minute)
 	if _, err := r.svc.AnswerRematch(ctx, "dan", exp.ID, true); cupid.ErrorCode(err) != cupid.CodeConflict {
 		t.Fatalf("accepting an expired rematch: %v", err)
 	}
@@ -204,9 +205,9 @@ func TestRematchFormingFailedIsFinishedByAnsweringAgain(t *testing.T) {
 func TestRematchesNeedTheirParts(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	log := slog.New(slog.DiscardHandler)
-	noForm, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: log})
+	noForm, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +215,7 @@ func TestRematchesNeedTheirParts(t *testing.T) {
 		t.Error("a match formed without a rematch")
 		return nil, nil
 	})
-	noDocs, err := New(Options{Store: st, Now: c.now, Logger: log, Matches: former})
+	noDocs, err := New(Options{Store: st, Now: c.Now, Logger: log, Matches: former})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -34,9 +35,9 @@ func (m *marks) list() []string {
 
 func TestReportsOverTheThresholdMarkLowPriority(t *testing.T) {
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	var mk marks
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler),
 		Reports:         encounter.ReportRules{Thresholds: map[string]int{"cheating": 3, "griefing": 2}, Within: 24 * time.Hour},
 		MarkLowPriority: mk.mark})
 	if err != nil {
@@ -45,11 +46,11 @@ func TestReportsOverTheThresholdMarkLowPriority(t *testing.T) {
 	ctx := context.Background()
 	// zed plays four matches, against ann, bob, cat and dan.
 	for i, p := range []string{"ann", "bob", "cat", "dan"} {
-		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.now(), Teams: [][]string{{p}, {"zed"}}}
+		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.Now(), Teams: [][]string{{p}, {"zed"}}}
 		if err := svc.Record(ctx, m); err != nil {
 			t.Fatal(err)
 		}
-		c.add(time.Duration(i+1) * time.Minute)
+		c.Advance(time.Duration(i+1) * time.Minute)
 	}
 	report := func(who, reason string) {
 		t.Helper()
@@ -81,7 +82,7 @@ func TestReportsOverTheThresholdMarkLowPriority(t *testing.T) {
 	}
 	// A day later the reports have aged out: they count for nothing and
 	// are deleted on the next read that prunes.
-	c.add(25 * time.Hour)
+	c.Advance(25 * time.Hour)
 	if rs, err := svc.Reports(ctx, "zed"); err != nil || len(rs) != 0 {
 		t.Fatalf("zed's reports a day later: %+v %v", rs, err)
 	}
@@ -102,8 +103,8 @@ func TestReportsOffWithoutReasons(t *testing.T) {
 // the counts per reason and the players over a threshold.
 func TestAllReportsPages(t *testing.T) {
 	st := memstore.New()
-	c := &clock{t: t0}
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+	c := testclock.At(t0)
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler),
 		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 2, "griefing": 5}, Within: 24 * time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestAllReportsPages(t *testing.T) {
 	ctx := context.Background()
 	for _, p := range []string{"ann", "bob", "cat"} {
 		for _, o := range []string{"yan", "zed"} {
-			m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p + o, At: c.now(), Teams: [][]string{{p}, {o}}}
+			m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p + o, At: c.Now(), Teams: [][]string{{p}, {o}}}
 			if err := svc.Record(ctx, m); err != nil {
 				t.Fatal(err)
 			}
@@ -147,7 +148,7 @@ func TestAllReportsPages(t *testing.T) {
 	if len(paged) != 4 {
 		t.Fatalf("pages of 3 gave %d reports, want 4", len(paged))
 	}
-	c.add(25 * time.Hour) // out of the window: nothing counts
+	c.Advance(25 * time.Hour) // out of the window: nothing counts
 	if all, _ := svc.AllReports(ctx, "", 0); len(all.Reports) != 0 || len(all.Summary.Over) != 0 {
 		t.Fatalf("after the window: %+v", all)
 	}
@@ -159,7 +160,7 @@ func TestAllReportsPages(t *testing.T) {
 // over the threshold); once marked, further reports do not mark again.
 func TestReportMarkRetriedAfterAFailure(t *testing.T) {
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	var calls []string
 	fail := true
 	mark := func(_ context.Context, player, reason string) error {
@@ -169,7 +170,7 @@ func TestReportMarkRetriedAfterAFailure(t *testing.T) {
 		}
 		return nil
 	}
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler),
 		Reports:         encounter.ReportRules{Thresholds: map[string]int{"cheating": 2, "griefing": 1}, Within: 24 * time.Hour},
 		MarkLowPriority: mark})
 	if err != nil {
@@ -177,7 +178,7 @@ func TestReportMarkRetriedAfterAFailure(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, p := range []string{"ann", "bob", "cat", "dan", "eve"} {
-		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.now(), Teams: [][]string{{p}, {"zed"}}}
+		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.Now(), Teams: [][]string{{p}, {"zed"}}}
 		if err := svc.Record(ctx, m); err != nil {
 			t.Fatal(err)
 		}
@@ -216,8 +217,8 @@ func TestReportMarkRetriedAfterAFailure(t *testing.T) {
 // cannot be deleted is left for a later read, and the report still taken.
 func TestReportsStoredBadlyOrOld(t *testing.T) {
 	st := memstore.New()
-	c := &clock{t: t0}
-	svc, err := New(Options{Store: st, Docs: st, Now: c.now, Logger: slog.New(slog.DiscardHandler),
+	c := testclock.At(t0)
+	svc, err := New(Options{Store: st, Docs: st, Now: c.Now, Logger: slog.New(slog.DiscardHandler),
 		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 5}, Within: time.Hour}})
 	if err != nil {
 		t.Fatal(err)
@@ -225,7 +226,7 @@ func TestReportsStoredBadlyOrOld(t *testing.T) {
 	ctx := context.Background()
 	played := func(p string) {
 		t.Helper()
-		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.now(), Teams: [][]string{{p}, {"zed"}}}
+		m := encounter.Meeting{Mode: encounter.ModeQueue, Place: "duel", Ref: "m" + p, At: c.Now(), Teams: [][]string{{p}, {"zed"}}}
 		if err := svc.Record(ctx, m); err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +254,7 @@ func TestReportsStoredBadlyOrOld(t *testing.T) {
 	}
 	// ann's report is now older than the window; bob's report prunes it,
 	// but the delete fails: the report is taken all the same.
-	c.add(70 * time.Minute)
+	c.Advance(70 * time.Minute)
 	played("bob")
 	st.FailNext("DeleteDocument", errDown)
 	if _, err := svc.ReportPlayer(ctx, "bob", "zed", "mbob", "cheating", ""); err != nil {
@@ -278,7 +279,7 @@ func TestReportsStoredBadlyOrOld(t *testing.T) {
 // document store they are refused as unavailable, never a panic.
 func TestReportsNeedDocuments(t *testing.T) {
 	st := memstore.New()
-	svc, err := New(Options{Store: st, Logger: slog.New(slog.DiscardHandler), Now: (&clock{t: t0}).now,
+	svc, err := New(Options{Store: st, Logger: slog.New(slog.DiscardHandler), Now: testclock.At(t0).Now,
 		Reports: encounter.ReportRules{Thresholds: map[string]int{"cheating": 1}, Within: time.Hour}})
 	if err != nil {
 		t.Fatal(err)

@@ -10,23 +10,11 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
 var t0 = time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC)
-
-// clock is a settable clock.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // matchLog is a queue's match log the followers watch: events are sent
 // in order to every watch, stored ones first.
@@ -74,9 +62,9 @@ func match(id string, at time.Time, teams ...[]string) *cupid.Match {
 	return m
 }
 
-func newService(t *testing.T, st *memstore.Store, c *clock, log *matchLog) *Service {
+func newService(t *testing.T, st *memstore.Store, c *testclock.Clock, log *matchLog) *Service {
 	t.Helper()
-	s, err := New(Options{Store: st, Docs: st, Now: c.now, Follow: []string{"duel"}, Watch: log.watch,
+	s, err := New(Options{Store: st, Docs: st, Now: c.Now, Follow: []string{"duel"}, Watch: log.watch,
 		Queues: []Queue{{Name: "duel", MetWithin: time.Hour}}})
 	if err != nil {
 		t.Fatal(err)
@@ -113,7 +101,7 @@ func others(t *testing.T, s *Service, player string) []string {
 // reads on from its cursor and stores nothing twice.
 func TestFollowerRecordsMatchesAcrossARestart(t *testing.T) {
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	log := newLog()
 	s := newService(t, st, c, log)
 	if err := s.RunFollowers(context.Background(), cupid.Fence{}); err != nil {
@@ -147,7 +135,7 @@ func TestFollowerRecordsMatchesAcrossARestart(t *testing.T) {
 func TestPrepareTicket(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	c := &clock{t: t0}
+	c := testclock.At(t0)
 	s := newService(t, st, c, newLog())
 	must := func(_ cupid.ListEntry, err error) {
 		t.Helper()
@@ -206,7 +194,7 @@ func TestPrepareTicket(t *testing.T) {
 func TestListsAndErase(t *testing.T) {
 	ctx := context.Background()
 	st := memstore.New()
-	s := newService(t, st, &clock{t: t0}, newLog())
+	s := newService(t, st, testclock.At(t0), newLog())
 	if _, err := s.Put(ctx, "a", encounter.KindBlock, "b", 0); err != nil {
 		t.Fatal(err)
 	}

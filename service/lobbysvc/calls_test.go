@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/storetest"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,7 +25,7 @@ import (
 
 func newFixtureWith(t *testing.T, setup func(*Options)) *fixture {
 	t.Helper()
-	f := &fixture{store: memstore.New(), clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	f := &fixture{store: memstore.New(), clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	f.bootWith(t, nil, setup)
 	return f
 }
@@ -413,12 +414,12 @@ func TestSweep(t *testing.T) {
 	a := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: duel(1)}))
 	b := ok(f.svc.CreateLobby(ctx, NewLobby{Host: "bob", Settings: duel(1)}))
 	ok(f.svc.CloseLobby(ctx, a.ID, "ann"))
-	f.clock.add(59 * time.Second)
+	f.clock.Advance(59 * time.Second)
 	f.svc.Sweep(ctx)
 	if _, err := f.svc.GetLobby(ctx, a.ID); err != nil {
 		t.Fatalf("a lobby closed within the retention: %v", err)
 	}
-	f.clock.add(time.Second)
+	f.clock.Advance(time.Second)
 	f.store.FailNext("DeleteDocument", errors.New("disk full"))
 	f.svc.Sweep(ctx)
 	if _, err := f.svc.GetLobby(ctx, a.ID); err != nil {
@@ -525,7 +526,7 @@ func TestLease(t *testing.T) {
 	ok := must[*View](t)
 	f.svc.Close()
 	docs := &storetest.FenceLog{DocumentStore: f.store}
-	svc, err := New(Options{Docs: docs, Matches: FromTickets(f.mm), Now: f.clock.now, Logger: slog.New(slog.DiscardHandler), Seed: 7})
+	svc, err := New(Options{Docs: docs, Matches: FromTickets(f.mm), Now: f.clock.Now, Logger: slog.New(slog.DiscardHandler), Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -598,7 +599,7 @@ func TestLoad(t *testing.T) {
 		"bad-none":    `{"version": 1}`,
 	}
 	for id, body := range bad {
-		if err := f.store.PutDocument(ctx, cupid.Fence{}, DocumentKind, id, []byte(body), f.clock.now()); err != nil {
+		if err := f.store.PutDocument(ctx, cupid.Fence{}, DocumentKind, id, []byte(body), f.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

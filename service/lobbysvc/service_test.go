@@ -5,11 +5,11 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/lobby"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc"
@@ -21,24 +21,16 @@ const duelRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_n
 // queue fills.
 const pairsRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 1, "player_max_number": 2}}`
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-
 type fixture struct {
 	store *memstore.Store
 	mm    *ticketsvc.Service
 	svc   *Service
-	clock *clock
+	clock *testclock.Clock
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{store: memstore.New(), clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	f := &fixture{store: memstore.New(), clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	f.boot(t, nil)
 	return f
 }
@@ -55,7 +47,7 @@ func (f *fixture) boot(t *testing.T, matches Matches) {
 func (f *fixture) bootWith(t *testing.T, matches Matches, setup func(*Options)) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	mm, err := ticketsvc.New(ticketsvc.Options{Store: f.store, Documents: f.store, Now: f.clock.now, Logger: log,
+	mm, err := ticketsvc.New(ticketsvc.Options{Store: f.store, Documents: f.store, Now: f.clock.Now, Logger: log,
 		Queues: []ticketsvc.Queue{{Name: "duel", TTL: time.Hour, Ruleset: []byte(duelRules)}, {Name: "squad", TTL: time.Hour, Ruleset: []byte(duelRules)},
 			{Name: "pairs", TTL: time.Hour, Ruleset: []byte(pairsRules)}}})
 	if err != nil {
@@ -67,7 +59,7 @@ func (f *fixture) bootWith(t *testing.T, matches Matches, setup func(*Options)) 
 	if matches == nil {
 		matches = FromTickets(mm)
 	}
-	o := Options{Docs: f.store, Matches: matches, Now: f.clock.now, Logger: log, Seed: 7}
+	o := Options{Docs: f.store, Matches: matches, Now: f.clock.Now, Logger: log, Seed: 7}
 	if setup != nil {
 		setup(&o)
 	}
@@ -189,7 +181,7 @@ func TestLobbyToMatch(t *testing.T) {
 	ok(f.svc.CreateLobby(ctx, NewLobby{Host: "ann", Settings: lobby.Settings{Queue: "duel", Teams: 2, TeamSize: 1}}))
 
 	// Finished lobbies are forgotten after the retention.
-	f.clock.add(11 * time.Minute)
+	f.clock.Advance(11 * time.Minute)
 	f.svc.Sweep(ctx)
 	if _, err := f.svc.GetLobby(ctx, l.ID); code(err) != cupid.CodeNotFound {
 		t.Fatalf("swept: %v", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/opponent"
 	"github.com/cupid-match/cupid/service/encountersvc"
@@ -19,15 +20,15 @@ import (
 // offers for its window.
 func TestHistoryKeepsBlockedApartAndDefendersFresh(t *testing.T) {
 	ctx := context.Background()
-	clk := &fakeClock{t: t0}
+	clk := testclock.At(t0)
 	st := memstore.New()
-	enc, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Now: clk.now})
+	enc, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := holdFinder()
 	f.Opponent.Shield = 0 // only the history keeps a defender away
-	s, err := New(Options{Docs: newMemDocs(), Finders: []Finder{f}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clk.now,
+	s, err := New(Options{Docs: newMemDocs(), Finders: []Finder{f}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clk.Now,
 		History: enc, HistoryFinders: map[string]HistoryRules{"arena": {NotSameDefenderWithin: time.Hour}}})
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +72,7 @@ func TestHistoryKeepsBlockedApartAndDefendersFresh(t *testing.T) {
 	if res, err := reserveFor(s, "x"); err != nil || res.Type != opponent.ResultSuccess {
 		t.Fatalf("another attacker: %+v, %v", res, err)
 	}
-	clk.advance(2 * time.Hour)
+	clk.Advance(2 * time.Hour)
 	if got := attack(); got != "d2" {
 		t.Fatalf("two hours later the attack found %s, want d2 again", got)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/opponent"
 )
 
@@ -172,10 +173,10 @@ var t0 = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // newService builds a service on docs whose background work the test
 // drives by hand (step, scanOnce), on a clock that stands at t0 unless the
 // test moves it.
-func newService(t testing.TB, docs cupid.DocumentStore, cfg ...Finder) (*Service, *fakeClock) {
+func newService(t testing.TB, docs cupid.DocumentStore, cfg ...Finder) (*Service, *testclock.Clock) {
 	t.Helper()
-	clk := &fakeClock{t: t0}
-	s, err := New(Options{Docs: docs, Finders: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clk.now})
+	clk := testclock.At(t0)
+	s, err := New(Options{Docs: docs, Finders: cfg, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: clk.Now})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -185,23 +186,6 @@ func newService(t testing.TB, docs cupid.DocumentStore, cfg ...Finder) (*Service
 	}
 	t.Cleanup(s.Close)
 	return s, clk
-}
-
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 func defender(id string, mmr float64, league, guild string) opponent.Model {

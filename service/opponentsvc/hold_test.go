@@ -105,10 +105,10 @@ func TestReservationsShieldsAndOnlineSurviveARestart(t *testing.T) {
 		t.Fatalf("%d stored states, want 3 (held, shielded, online)", n)
 	}
 	// The server dies (no Close): the states were stored as they changed.
-	clk.advance(10 * time.Second)
+	clk.Advance(10 * time.Second)
 
 	r, clk2 := newService(t, docs, holdFinder())
-	clk2.advance(10 * time.Second)
+	clk2.Advance(10 * time.Second)
 	// The scan is off in this finder, so the players come back by update;
 	// their states were loaded before.
 	for _, m := range []opponent.Model{defender("held", 1500, "gold", "wolves"), defender("hit", 1600, "gold", "wolves"), defender("playing", 1400, "gold", "wolves")} {
@@ -127,7 +127,7 @@ func TestReservationsShieldsAndOnlineSurviveARestart(t *testing.T) {
 		t.Fatalf("Confirm after the restart = %+v, %v", c, err)
 	}
 	// Shields lapse; the sweep deletes their documents.
-	clk2.advance(2 * time.Hour)
+	clk2.Advance(2 * time.Hour)
 	r.sweep(context.Background(), r.finders["arena"])
 	if n := docs.count(StateKindPrefix + "arena"); n != 1 {
 		t.Fatalf("%d stored states after the shields lapsed, want 1 (online)", n)
@@ -178,7 +178,7 @@ func TestReservationErrorsThroughTheService(t *testing.T) {
 	q.Reserve = true
 	_, err = s.FindOpponent(ctx, "plain", q)
 	wantErr(t, err, cupid.CodeConflict, "reserve")
-	clk.advance(time.Minute)
+	clk.Advance(time.Minute)
 	_, err = s.ReleaseReservation(ctx, "arena", res.Reservation.ID, "bob")
 	wantErr(t, err, cupid.CodeConflict, "reservation_id")
 	_, err = s.SetPlayerOnline(ctx, "arena", "fake:x:1", true)

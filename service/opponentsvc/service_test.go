@@ -208,7 +208,7 @@ func TestScanRefillsTheCacheAfterARestart(t *testing.T) {
 		t.Fatalf("%d batches, want 1: the second fetch was not due", st.ScanBatches)
 	}
 	for range 3 {
-		clk.advance(time.Second)
+		clk.Advance(time.Second)
 		s.scanOnce(context.Background(), s.finders["arena"])
 	}
 	st := stats(t, s, "arena")
@@ -342,11 +342,11 @@ func TestBackgroundRebalanceFollowsTheInterval(t *testing.T) {
 	for i := range 5 {
 		mustUpdate(t, s, "battles", opponent.Single(fmt.Sprint(i), float64(i), nil))
 	}
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if wait := s.step(context.Background(), fd); wait != 30*time.Second || stats(t, s, "battles").Rebalances != 0 {
 		t.Fatalf("step before the interval: wait %v, rebalances %d", wait, stats(t, s, "battles").Rebalances)
 	}
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	s.step(context.Background(), fd)
 	if st := stats(t, s, "battles"); st.Rebalances != 1 || !st.HasModel {
 		t.Fatalf("after the interval: %+v, want one rebalance", st)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 	"github.com/cupid-match/cupid/sqlite"
 )
@@ -77,8 +78,8 @@ func BenchmarkServiceRound(b *testing.B) {
 					defer st.Close()
 					docs = st
 				}
-				clk := &clock{t: snap.Deadline}
-				s, err := New(Options{Docs: docs, Now: clk.now, Logger: testLogger()})
+				clk := testclock.At(snap.Deadline)
+				s, err := New(Options{Docs: docs, Now: clk.Now, Logger: testLogger()})
 				if err != nil {
 					b.Fatal(err)
 				}

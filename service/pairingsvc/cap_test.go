@@ -6,6 +6,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestExposureCap(t *testing.T) {
 	ctx := context.Background()
 	docs := newMemDocs()
-	clk := &clock{t: t0}
+	clk := testclock.At(t0)
 	h := start(t, docs, clk, Limits{})
 
 	_, err := h.s.CreateEvent(ctx, NewEvent{ID: "bad", Config: pairing.Config{Rooms: 1, Round: time.Minute, MinLobby: 2, MaxDates: pairing.MaxDatesCap + 1}})
@@ -47,7 +48,7 @@ func TestExposureCap(t *testing.T) {
 	}
 	w := startWatch(t, h.s, "e", "a")
 	h.arrive(t, "e", "a", "b", "c", "d")
-	clk.add(time.Second) // the countdown ends: round 1 at t0+1s
+	clk.Advance(time.Second) // the countdown ends: round 1 at t0+1s
 	if v := h.get(t, "e"); len(v.Pairs) != 2 {
 		t.Fatalf("round 1: %d pairs, want 2", len(v.Pairs))
 	}
@@ -58,9 +59,9 @@ func TestExposureCap(t *testing.T) {
 
 	h = start(t, docs, clk, Limits{})
 	w = startWatch(t, h.s, "e", "a")
-	clk.add(time.Minute) // round 1 ends at t0+1m+1s, a countdown starts
+	clk.Advance(time.Minute) // round 1 ends at t0+1m+1s, a countdown starts
 	h.get(t, "e")
-	clk.add(time.Second) // the countdown ends: nobody may be seated
+	clk.Advance(time.Second) // the countdown ends: nobody may be seated
 	v := h.get(t, "e")
 	if len(v.Pairs) != 0 || v.Phase != pairing.PhaseIdle || !v.Stale {
 		t.Fatalf("everyone capped: want no pair, idle, nobody can pair; got %+v", v)
@@ -71,11 +72,11 @@ func TestExposureCap(t *testing.T) {
 
 	// At t0+3m+1s the window lets them back: a countdown starts without
 	// a call that changes anything, and round 2 follows.
-	clk.add(2*time.Minute - time.Second)
+	clk.Advance(2*time.Minute - time.Second)
 	if v := h.get(t, "e"); v.Phase != pairing.PhaseCountdown || v.Stale {
 		t.Fatalf("when the window ends: phase %s, stale %v; want a countdown", v.Phase, v.Stale)
 	}
-	clk.add(time.Second)
+	clk.Advance(time.Second)
 	if v := h.get(t, "e"); len(v.Pairs) != 2 || v.Round != 2 {
 		t.Fatalf("after the window: %d pairs in round %d, want 2 in round 2", len(v.Pairs), v.Round)
 	}

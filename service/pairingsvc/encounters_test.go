@@ -10,6 +10,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/encounter"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/pairing"
 	"github.com/cupid-match/cupid/service/encountersvc"
@@ -19,7 +20,7 @@ import (
 // historyRig is a pairing service and an encounter history on one real
 // in-memory store, on a test clock.
 type historyRig struct {
-	clock *clock
+	clock *testclock.Clock
 	hist  *encountersvc.Service
 	svc   *Service
 }
@@ -27,12 +28,12 @@ type historyRig struct {
 func newHistoryRig(t *testing.T) *historyRig {
 	t.Helper()
 	st := memstore.New()
-	c := &clock{t: t0}
-	hist, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Logger: testLogger(), Now: c.now})
+	c := testclock.At(t0)
+	hist, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Logger: testLogger(), Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(Options{Docs: st, Logger: testLogger(), Now: c.now, Encounters: hist})
+	svc, err := New(Options{Docs: st, Logger: testLogger(), Now: c.Now, Encounters: hist})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func (r *historyRig) night(t *testing.T, id, series string, people []string) map
 		if _, err := r.svc.EndRound(ctx, id); err != nil {
 			t.Fatal(err)
 		}
-		r.clock.add(time.Minute)
+		r.clock.Advance(time.Minute)
 	}
 	return pairs
 }
@@ -152,7 +153,7 @@ func TestSeriesNeverRepeatsAPair(t *testing.T) {
 		if _, err := r.svc.EndRound(ctx, "week1"); err != nil {
 			t.Fatal(err)
 		}
-		r.clock.add(time.Minute)
+		r.clock.Advance(time.Minute)
 	}
 	if len(first) != 6 {
 		t.Fatalf("two rounds of six seated %d pairs, want 6", len(first))
@@ -222,10 +223,10 @@ func BenchmarkJoinAndEnter(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer st.Close()
-			c := &clock{t: t0}
-			o := Options{Docs: st, Logger: testLogger(), Now: c.now}
+			c := testclock.At(t0)
+			o := Options{Docs: st, Logger: testLogger(), Now: c.Now}
 			if withHistory {
-				hist, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Logger: testLogger(), Now: c.now})
+				hist, err := encountersvc.New(encountersvc.Options{Store: st, Docs: st, Logger: testLogger(), Now: c.Now})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestNewStateSurvivesRestart(t *testing.T) {
 	ctx := context.Background()
 	docs := newMemDocs()
-	clk := &clock{t: t0}
+	clk := testclock.At(t0)
 	h := start(t, docs, clk, Limits{})
 	h.event(t, "e", pairing.Config{Rooms: 3, Round: time.Minute, Countdown: time.Second, MinLobby: 3, Trios: true})
 	must := func(_ any, err error) {
@@ -31,7 +32,7 @@ func TestNewStateSurvivesRestart(t *testing.T) {
 	must(h.s.ImportHistory(ctx, "e", []pairing.MetEdge{{From: "a", To: "old"}, {From: "a", To: "older"}}))
 	h.arrive(t, "e", "a", "b", "c")
 	must(h.s.SetNever(ctx, "e", "b", "zed", true))
-	clk.add(time.Second)
+	clk.Advance(time.Second)
 	v := h.get(t, "e")
 	if len(v.Pairs) != 1 || v.Pairs[0].C == "" || v.Seq != 1 {
 		t.Fatalf("want a trio in round 1: %+v", v)
@@ -50,7 +51,7 @@ func TestNewStateSurvivesRestart(t *testing.T) {
 	must(h.s.Pause(ctx, "e"))
 	h.s.Close()
 
-	clk.add(time.Hour) // paused: nothing is due
+	clk.Advance(time.Hour) // paused: nothing is due
 	h2 := start(t, docs, clk, Limits{})
 	v = h2.get(t, "e")
 	if !v.Paused || len(v.Pairs) != 1 || v.Pairs[0].C == "" {
@@ -88,11 +89,11 @@ func TestWatchReplaysRounds(t *testing.T) {
 	h := newHarness(t)
 	h.event(t, "e", pairing.Config{Rooms: 1, Round: time.Minute, Countdown: time.Second, MinLobby: 2})
 	h.arrive(t, "e", "a", "b")
-	h.clk.add(time.Second)
+	h.clk.Advance(time.Second)
 	h.get(t, "e") // round 1
-	h.clk.add(time.Minute)
+	h.clk.Advance(time.Minute)
 	h.get(t, "e") // round 1 ends
-	h.clk.add(time.Second)
+	h.clk.Advance(time.Second)
 	h.get(t, "e") // round 2 finds nobody to pair
 	if v := h.get(t, "e"); !v.Stale || v.Seq != 2 {
 		t.Fatalf("want a stale event after 2 computed rounds: %+v", v)
@@ -121,7 +122,7 @@ func TestWatchReplaysRounds(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.s.ClearRecord(ctx, "e", "b")
-	h.clk.add(time.Second)
+	h.clk.Advance(time.Second)
 	h.get(t, "e")
 	for {
 		if n := next(); n.Kind == pairing.KindRoundRecorded {
@@ -142,7 +143,7 @@ func TestWatchReplaysRounds(t *testing.T) {
 func TestRoundRecordsInTheStore(t *testing.T) {
 	ctx := context.Background()
 	docs := newMemDocs()
-	h := startWith(t, docs, &clock{t: t0}, Options{History: pairing.HistoryLimits{Rounds: 2}})
+	h := startWith(t, docs, testclock.At(t0), Options{History: pairing.HistoryLimits{Rounds: 2}})
 	h.event(t, "e", pairing.Config{Rooms: 2, Round: time.Hour, Countdown: time.Hour, MinLobby: 9})
 	h.event(t, "e2", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Hour, MinLobby: 9}) // sorts after "e/…"
 	h.arrive(t, "e", "a", "b", "c", "d")
@@ -221,10 +222,10 @@ func TestRoundRecordFailureChangesNothing(t *testing.T) {
 
 // startWith is start with more options (Docs, Now, Logger and Registry are
 // set here).
-func startWith(t testing.TB, docs *memDocs, clk *clock, o Options) *harness {
+func startWith(t testing.TB, docs *memDocs, clk *testclock.Clock, o Options) *harness {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	o.Docs, o.Registry, o.Now, o.Logger = docs, reg, clk.now, testLogger()
+	o.Docs, o.Registry, o.Now, o.Logger = docs, reg, clk.Now, testLogger()
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)

@@ -14,30 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 )
 
 var t0 = time.Date(2025, 6, 1, 20, 0, 0, 0, time.UTC)
-
-// clock is a test clock that moves only when told. Events then make
-// progress only through calls (every call first processes the deadlines
-// that have passed), so tests are exact.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // testLogger shows the service's logs only with -v.
 func testLogger() *slog.Logger {
@@ -132,14 +113,14 @@ func (m *memDocs) stored(t testing.TB, id string) (document, bool) {
 type harness struct {
 	s    *Service
 	docs *memDocs
-	clk  *clock
+	clk  *testclock.Clock
 	reg  *prometheus.Registry
 }
 
-func start(t testing.TB, docs *memDocs, clk *clock, limits Limits) *harness {
+func start(t testing.TB, docs *memDocs, clk *testclock.Clock, limits Limits) *harness {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	s, err := New(Options{Docs: docs, Limits: limits, Registry: reg, Now: clk.now, Logger: testLogger()})
+	s, err := New(Options{Docs: docs, Limits: limits, Registry: reg, Now: clk.Now, Logger: testLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +132,7 @@ func start(t testing.TB, docs *memDocs, clk *clock, limits Limits) *harness {
 }
 
 func newHarness(t testing.TB) *harness {
-	return start(t, newMemDocs(), &clock{t: t0}, Limits{})
+	return start(t, newMemDocs(), testclock.At(t0), Limits{})
 }
 
 // event creates an event with the given settings.

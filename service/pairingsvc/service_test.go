@@ -13,11 +13,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 )
 
 func TestCreateEventRefusesBadInput(t *testing.T) {
-	h := start(t, newMemDocs(), &clock{t: t0}, Limits{MaxEvents: 2})
+	h := start(t, newMemDocs(), testclock.At(t0), Limits{MaxEvents: 2})
 	h.event(t, "taken", cfg4)
 	ctx := context.Background()
 	cases := []struct {
@@ -54,7 +55,7 @@ func TestCreateEventRefusesBadInput(t *testing.T) {
 }
 
 func TestDefaultsFillLeftOutSettings(t *testing.T) {
-	h := start(t, newMemDocs(), &clock{t: t0}, Limits{Defaults: Defaults{Round: 7 * time.Minute}})
+	h := start(t, newMemDocs(), testclock.At(t0), Limits{Defaults: Defaults{Round: 7 * time.Minute}})
 	v := h.event(t, "e", pairing.Config{Rooms: 3})
 	want := pairing.Config{Rooms: 3, Round: 7 * time.Minute, Countdown: DefaultCountdown, MinLobby: DefaultMinLobby}
 	if !reflect.DeepEqual(v.Config, want) {
@@ -104,7 +105,7 @@ func TestRoundThroughTheService(t *testing.T) {
 		t.Fatalf("ann told %+v", n)
 	}
 
-	h.clk.add(10 * time.Second)
+	h.clk.Advance(10 * time.Second)
 	v = h.get(t, "e")
 	if v.Phase != pairing.PhaseRound || v.Round != 1 || len(v.Pairs) != 2 || len(v.Lobby) != 0 {
 		t.Fatalf("after the countdown: %+v", v)
@@ -165,7 +166,7 @@ func TestStoreFailureChangesNothing(t *testing.T) {
 	wantCode(t, err, cupid.CodeUnavailable, "")
 	_, _, err = h.s.ClearRecord(ctx, "e", "a")
 	wantCode(t, err, cupid.CodeUnavailable, "")
-	h.clk.add(10 * time.Second) // the countdown ends, but the round cannot be stored
+	h.clk.Advance(10 * time.Second) // the countdown ends, but the round cannot be stored
 	if v := h.get(t, "e"); !reflect.DeepEqual(v, before) {
 		t.Fatalf("event changed while the store failed:\n%+v\n%+v", v, before)
 	}
@@ -182,7 +183,7 @@ func TestStoreFailureChangesNothing(t *testing.T) {
 	}
 
 	h.docs.setFail(false)
-	h.clk.add(retryAfter)
+	h.clk.Advance(retryAfter)
 	if v := h.get(t, "e"); v.Round != 1 || len(v.Pairs) != 1 {
 		t.Fatalf("after the store came back: %+v", v)
 	}
@@ -198,15 +199,15 @@ func TestRestartReloadsEvents(t *testing.T) {
 	ctx := context.Background()
 	// Both services see the same calls at the same times; one restarts.
 	var twins [2]*harness
-	var clocks [2]*clock
+	var clocks [2]*testclock.Clock
 	var docs [2]*memDocs
 	for i := range twins {
-		docs[i], clocks[i] = newMemDocs(), &clock{t: t0}
+		docs[i], clocks[i] = newMemDocs(), testclock.At(t0)
 		h := start(t, docs[i], clocks[i], Limits{})
 		h.event(t, "e", cfg4)
 		h.event(t, "other", cfg4)
 		h.arrive(t, "e", "a", "b", "c", "d", "e")
-		clocks[i].add(10 * time.Second)
+		clocks[i].Advance(10 * time.Second)
 		h.get(t, "e")
 		if _, _, err := h.s.LeaveLobby(ctx, "e", "e"); err != nil {
 			t.Fatal(err)
@@ -236,14 +237,14 @@ func TestRestartReloadsEvents(t *testing.T) {
 	for i, h := range twins {
 		// Time passed while the server was down: the round ends on the
 		// first look, as of now, and the next countdown starts from now.
-		clocks[i].add(time.Hour)
-		if v := h.get(t, "e"); v.Phase != pairing.PhaseCountdown || v.Round != 1 || !v.Deadline.Equal(clocks[i].now().Add(10*time.Second)) {
+		clocks[i].Advance(time.Hour)
+		if v := h.get(t, "e"); v.Phase != pairing.PhaseCountdown || v.Round != 1 || !v.Deadline.Equal(clocks[i].Now().Add(10*time.Second)) {
 			t.Fatalf("after a long stop: %+v", v)
 		}
 		if _, _, err := h.s.EnterLobby(ctx, "e", "e"); err != nil {
 			t.Fatal(err)
 		}
-		clocks[i].add(10 * time.Second)
+		clocks[i].Advance(10 * time.Second)
 	}
 	r0, r1 := twins[0].get(t, "e"), twins[1].get(t, "e")
 	if r0.Round != 2 || !reflect.DeepEqual(r0, r1) {
@@ -327,7 +328,7 @@ func TestSlowWatcherIsDropped(t *testing.T) {
 }
 
 func TestParticipantLimit(t *testing.T) {
-	h := start(t, newMemDocs(), &clock{t: t0}, Limits{MaxParticipants: 2})
+	h := start(t, newMemDocs(), testclock.At(t0), Limits{MaxParticipants: 2})
 	h.event(t, "e", cfg4)
 	ctx := context.Background()
 	h.arrive(t, "e", "a", "b")
@@ -483,7 +484,7 @@ func TestLimitsDefaults(t *testing.T) {
 		t.Fatal("a default differs from docs/pairing.md")
 	}
 
-	h := start(t, newMemDocs(), &clock{t: t0}, Limits{MaxEvents: 1,
+	h := start(t, newMemDocs(), testclock.At(t0), Limits{MaxEvents: 1,
 		Defaults: Defaults{Round: 90 * time.Second, Countdown: 5 * time.Second, MinLobby: 6}})
 	v := h.event(t, "e", pairing.Config{Rooms: 4})
 	if !reflect.DeepEqual(v.Config, pairing.Config{Rooms: 4, Round: 90 * time.Second, Countdown: 5 * time.Second, MinLobby: 6}) {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/pairing"
 )
 
@@ -33,7 +34,7 @@ func (b *blockingDocs) Documents(ctx context.Context, kind, after string, limit 
 // hears conflict once the stored one is read. A caller who will not
 // wait hears unavailable (try again).
 func TestCallsWhileTakingEventsOverWait(t *testing.T) {
-	clk := &clock{t: t0}
+	clk := testclock.At(t0)
 	h := start(t, newMemDocs(), clk, Limits{})
 	h.event(t, "ball", pairing.Config{Rooms: 1, Round: time.Hour, Countdown: time.Minute, MinLobby: 2})
 	h.s.StopEvents()

@@ -181,7 +181,7 @@ func TestSweepExpiresInvites(t *testing.T) {
 	w := e.watch(p.ID, "ann", 0)
 	w.until(t, party.EventCreated) // the watch is open
 	e.must(e.svc.Invite(ctx, p.ID, "ann", "bob"))
-	e.clock.add(party.DefaultInviteTTL)
+	e.clock.Advance(party.DefaultInviteTTL)
 	// Another party's invite wakes the sweeper, which finds ann's due.
 	q := e.must(e.svc.Create(ctx, party.Member{ID: "cid"}))
 	e.must(e.svc.Invite(ctx, q.ID, "cid", "dan"))
@@ -220,7 +220,7 @@ func TestWatchEnds(t *testing.T) {
 		{"he was removed", "bob", func(e *env, p *party.Party) { e.must(e.svc.Remove(ctx, p.ID, "ann", "bob")) }, party.EventRemoved},
 		{"he declined", "cid", func(e *env, p *party.Party) { e.must(e.svc.Answer(ctx, p.ID, party.Member{ID: "cid"}, false)) }, party.EventDeclined},
 		{"his invite expired", "cid", func(e *env, p *party.Party) {
-			e.clock.add(party.DefaultInviteTTL)
+			e.clock.Advance(party.DefaultInviteTTL)
 			e.must(e.svc.Get(ctx, p.ID, ""))
 		}, party.EventInviteExpired},
 		{"the party ended", "", func(e *env, p *party.Party) {
@@ -386,7 +386,7 @@ func TestLease(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	e := newEnv(t, store, nil) // the ticket service, and a node of its own to stop
 	e.svc.Close()
-	svc, err := New(Options{Docs: docs, Tickets: e.mm, Now: e.clock.now, Registry: reg, Logger: slog.New(slog.DiscardHandler), Queues: map[string]party.QueueRules{"trios": {MaxParty: 3}}})
+	svc, err := New(Options{Docs: docs, Tickets: e.mm, Now: e.clock.Now, Registry: reg, Logger: slog.New(slog.DiscardHandler), Queues: map[string]party.QueueRules{"trios": {MaxParty: 3}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -470,7 +470,7 @@ func TestLoad(t *testing.T) {
 		"bad-none":    `{"version": 1}`,
 	}
 	for id, body := range bad {
-		if err := e.store.PutDocument(ctx, cupid.Fence{}, DocumentKind, id, []byte(body), e.clock.now()); err != nil {
+		if err := e.store.PutDocument(ctx, cupid.Fence{}, DocumentKind, id, []byte(body), e.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -3,11 +3,11 @@ package partysvc
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/party"
 	"github.com/cupid-match/cupid/service/ticketsvc"
@@ -16,50 +16,33 @@ import (
 // trios: two teams of three, so two parties of three make a match.
 const trios = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 3, "player_max_number": 3}}`
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type env struct {
 	t     *testing.T
 	store *memstore.Store
-	clock *clock
+	clock *testclock.Clock
 	mm    *ticketsvc.Service
 	svc   *Service
 }
 
 // newEnv runs the ticket service and the party service on store (a new
 // one when nil), as a restarted server would.
-func newEnv(t *testing.T, store *memstore.Store, c *clock) *env {
+func newEnv(t *testing.T, store *memstore.Store, c *testclock.Clock) *env {
 	t.Helper()
 	return newEnvWith(t, store, c, nil)
 }
 
 // newEnvWith is newEnv with setup changing the party service's options
 // first (a stand-in for the ticket service, limits, a registry).
-func newEnvWith(t *testing.T, store *memstore.Store, c *clock, setup func(*Options)) *env {
+func newEnvWith(t *testing.T, store *memstore.Store, c *testclock.Clock, setup func(*Options)) *env {
 	t.Helper()
 	if store == nil {
 		store = memstore.New()
 	}
 	if c == nil {
-		c = &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+		c = testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	}
 	log := slog.New(slog.DiscardHandler)
-	mm, err := ticketsvc.New(ticketsvc.Options{Store: store, Documents: store, Logger: log, Now: c.now, Seed: 1,
+	mm, err := ticketsvc.New(ticketsvc.Options{Store: store, Documents: store, Logger: log, Now: c.Now, Seed: 1,
 		Queues: []ticketsvc.Queue{{Name: "trios", TTL: time.Hour, Ruleset: []byte(trios)}, {Name: "ready-trios", TTL: time.Hour, Ruleset: []byte(trios)}}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +50,7 @@ func newEnvWith(t *testing.T, store *memstore.Store, c *clock, setup func(*Optio
 	if err := mm.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	o := Options{Docs: store, Tickets: mm, Logger: log, Now: c.now,
+	o := Options{Docs: store, Tickets: mm, Logger: log, Now: c.Now,
 		Queues: map[string]party.QueueRules{"trios": {MaxParty: 3}, "ready-trios": {MaxParty: 3, AllReady: true}}}
 	if setup != nil {
 		setup(&o)
@@ -229,7 +212,7 @@ func TestInviteExpires(t *testing.T) {
 		t.Fatalf("bob's invites: %+v %v", got, err)
 	}
 	e.must(e.svc.Answer(ctx, q.ID, party.Member{ID: "bob"}, false))
-	e.clock.add(party.DefaultInviteTTL)
+	e.clock.Advance(party.DefaultInviteTTL)
 	if _, err := e.svc.Answer(ctx, p.ID, party.Member{ID: "bob"}, true); cupid.ErrorCode(err) != cupid.CodeNotFound {
 		t.Fatalf("bob accepts an expired invite: %v", err)
 	}

@@ -4,12 +4,13 @@ import (
 	"context"
 
 	"encoding/json"
-	cupid "github.com/cupid-match/cupid"
 	"log/slog"
 	"math"
 	"reflect"
 	"testing"
 	"time"
+
+	cupid "github.com/cupid-match/cupid"
 
 	"github.com/cupid-match/cupid/rating"
 )
@@ -202,7 +203,7 @@ func TestStoreWithJSONRowsGoesOn(t *testing.T) {
 func TestJSONRowsWritesWhatTheReleaseBeforeReads(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t, ranked, rankedQueue)
-	svc, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.now,
+	svc, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.Now,
 		Logger: slog.New(slog.DiscardHandler), JSONRows: true})
 	if err != nil {
 		t.Fatal(err)

@@ -157,7 +157,7 @@ func TestConcurrentReportsThroughTwoServices(t *testing.T) {
 			clk := newClock()
 			var svcs [2]*Service
 			for i := range svcs {
-				svc, err := New(Options{Store: stores[i], Matches: fm, Ratings: ranked, Queues: rankedQueue, Now: clk.now,
+				svc, err := New(Options{Store: stores[i], Matches: fm, Ratings: ranked, Queues: rankedQueue, Now: clk.Now,
 					Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 				if err != nil {
 					t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/rating"
 )
@@ -45,15 +46,8 @@ func (f *fakeMatches) add(id, queue string, st cupid.MatchState, teams ...[]stri
 	f.m[id] = &cupid.MatchRecord{Match: m, State: st}
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time      { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
-func newClock() *clock               { return &clock{t: t0} }
-func eq(a, b float64) bool           { return math.Abs(a-b) < 1e-9 }
+func newClock() *testclock.Clock { return testclock.At(t0) }
+func eq(a, b float64) bool       { return math.Abs(a-b) < 1e-9 }
 func ladder() rating.League {
 	return rating.League{Margin: 1, Divisions: []rating.Division{{Name: "bronze"}, {Name: "silver", Min: 5}, {Name: "gold", Min: 15}}}
 }
@@ -62,7 +56,7 @@ type fixture struct {
 	svc     *Service
 	store   *memstore.Store
 	matches *fakeMatches
-	clock   *clock
+	clock   *testclock.Clock
 	n       int
 }
 
@@ -77,7 +71,7 @@ func newFixture(t *testing.T, rs []Rating, qs []QueueRating) *fixture {
 // restart builds a new service over the same store, as a server restart.
 func (f *fixture) restart(t *testing.T, rs []Rating, qs []QueueRating) {
 	t.Helper()
-	svc, err := New(Options{Store: f.store, Matches: f.matches, Ratings: rs, Queues: qs, Now: f.clock.now,
+	svc, err := New(Options{Store: f.store, Matches: f.matches, Ratings: rs, Queues: qs, Now: f.clock.Now,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -295,7 +289,7 @@ func TestLowPriorityByOperator(t *testing.T) {
 	if err := f.svc.PrepareTicket(ctx, tk); err != nil || tk.Key.Custom != "eu/"+LowPrioritySuffix {
 		t.Fatalf("a party with a low-priority player: %+v, %v", tk.Key, err)
 	}
-	f.clock.add(time.Hour)
+	f.clock.Advance(time.Hour)
 	tk = &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "a"}}}
 	if err := f.svc.PrepareTicket(ctx, tk); err != nil || tk.Key.Custom != "" {
 		t.Fatalf("after the hour: %+v, %v", tk.Key, err)
@@ -382,7 +376,7 @@ func TestTankingIsFlaggedAndRaised(t *testing.T) {
 		t.Fatalf("flagged ticket mmr %v (value %v), key %+v", mmr.Number, tank.Value, tk.Key)
 	}
 	// A new day: the next game clears the flag.
-	f.clock.add(24 * time.Hour)
+	f.clock.Advance(24 * time.Hour)
 	f.play(t, "duel", []int{1, 2}, []string{"tank"}, []string{"p1"})
 	if tank := f.rating(t, "tank"); tank.Flags.Tanking {
 		t.Fatalf("still flagged the next day: %+v", tank.Flags)
@@ -442,7 +436,7 @@ func TestGlickoInstantAndPeriods(t *testing.T) {
 	if a := f.rating(t, "a"); a.Glicko.R != 1500 || len(a.Pending) != 2 {
 		t.Fatalf("within the period: %+v, %d pending", a.Glicko, len(a.Pending))
 	}
-	f.clock.add(24 * time.Hour)
+	f.clock.Advance(24 * time.Hour)
 	want, _ = rating.Glicko2Config{}.Period(rating.NewGlicko2(), []rating.Game{{Opponent: rating.NewGlicko2(), Score: 1}, {Opponent: rating.NewGlicko2(), Score: 0}})
 	if a := f.rating(t, "a"); *a.Glicko != want || len(a.Pending) != 0 {
 		t.Fatalf("after the period: %+v, want %+v", a.Glicko, want)
@@ -540,7 +534,7 @@ func TestSessionLeaversAndEndedSessions(t *testing.T) {
 // row changed, is worked out again, and both games count.
 func TestTwoServersLoseNoUpdate(t *testing.T) {
 	f := newFixture(t, ranked, rankedQueue)
-	other, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.now,
+	other, err := New(Options{Store: f.store, Matches: f.matches, Ratings: ranked, Queues: rankedQueue, Now: f.clock.Now,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -583,7 +577,7 @@ func TestLowPriorityWaitHoldsTheTicket(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk := &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel", Custom: "eu"}, Players: []cupid.Player{{ID: "a"}, {ID: "x"}}}
-	if err := f.svc.PrepareTicket(ctx, tk); err != nil || tk.Key.Custom != "eu" || !tk.HeldUntil.Equal(f.clock.now().Add(90*time.Second)) {
+	if err := f.svc.PrepareTicket(ctx, tk); err != nil || tk.Key.Custom != "eu" || !tk.HeldUntil.Equal(f.clock.Now().Add(90*time.Second)) {
 		t.Fatalf("a party with a low-priority player: %+v held until %v, %v", tk.Key, tk.HeldUntil, err)
 	}
 	tk = &cupid.Ticket{Key: cupid.QueueKey{Queue: "duel"}, Players: []cupid.Player{{ID: "x"}}}

@@ -33,7 +33,7 @@ func acceptQueues(on OnDecline) []Queue {
 func (h *harness) restart(t *testing.T, qs []Queue) *harness {
 	t.Helper()
 	h.Close()
-	svc, err := New(Options{Store: h.store, Documents: h.store, Queues: qs, Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := New(Options{Store: h.store, Documents: h.store, Queues: qs, Now: h.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
 	r, err := h.Handoff().GetMatch(ctx, mid)
-	if err != nil || r.State != cupid.MatchPending || !r.Match.AcceptBy.Equal(h.clock.now().Add(20*time.Second)) {
+	if err != nil || r.State != cupid.MatchPending || !r.Match.AcceptBy.Equal(h.clock.Now().Add(20*time.Second)) {
 		t.Fatalf("proposed match %+v (%v)", r, err)
 	}
 	if log := h.matchLog(t); log != "" {
@@ -82,7 +82,7 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	if p := watchtest.Next(t, evs); p.Kind != cupid.EventProposed || p.Match == nil || p.Match.ID != mid || p.Match.AcceptBy.IsZero() {
 		t.Fatalf("second event %+v", p)
 	}
-	h.clock.advance(5 * time.Second)
+	h.clock.Advance(5 * time.Second)
 	if out := h.answer(t, mid, "alice", true); out.Formed != nil || len(out.Match.Answers) != 1 {
 		t.Fatalf("after one acceptance %+v", out)
 	}
@@ -106,7 +106,7 @@ func TestReadyCheckEveryoneAccepts(t *testing.T) {
 		t.Fatalf("answers %+v", r.Answers)
 	}
 	// The deadline passing later changes nothing.
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	h.Handoff().AcceptDue(ctx)
 	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("after the deadline %s", r.State)
@@ -153,14 +153,14 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	ctx := context.Background()
 	a, b, mid := h.matched(t, "alice", "bob")
 	h.answer(t, mid, "alice", true)
-	h.clock.advance(10 * time.Second)
+	h.clock.Advance(10 * time.Second)
 	h.Handoff().AcceptDue(ctx) // not due yet
 	h = h.restart(t, acceptQueues(DeclineRequeueLast))
 	r, err := h.Handoff().GetMatch(ctx, mid)
 	if err != nil || r.State != cupid.MatchPending || len(r.Answers) != 1 {
 		t.Fatalf("after a restart %+v (%v)", r, err)
 	}
-	h.clock.advance(10 * time.Second)
+	h.clock.Advance(10 * time.Second)
 	h.Handoff().AcceptDue(ctx)
 	r, _ = h.Handoff().GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || r.Reason != "not accepted in time by bob" {
@@ -177,7 +177,7 @@ func TestReadyCheckTimeoutSurvivesARestart(t *testing.T) {
 	if got := h.state(t, a.ID); !back(got) || !got.CreatedAt.Equal(a.CreatedAt) {
 		t.Fatalf("alice %+v", got)
 	}
-	if got := h.state(t, b.ID); !back(got) || !got.CreatedAt.Equal(h.clock.now()) || got.Reason != "" {
+	if got := h.state(t, b.ID); !back(got) || !got.CreatedAt.Equal(h.clock.Now()) || got.Reason != "" {
 		t.Fatalf("bob is not at the back of the queue: %+v", got)
 	}
 	evs, _ := h.store.Events(ctx, b.ID, 0)

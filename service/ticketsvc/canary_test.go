@@ -106,7 +106,7 @@ func TestCanaryThatWorsensWaitIsRolledBackAcrossARestart(t *testing.T) {
 	// pool.
 	h.Close()
 	h2 := start(t, store, queues(0))
-	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
+	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
 	h2.Rollouts().CheckCanaries(ctx)
 	st, _ = h2.Rollouts().CanaryStatus(ctx, "duel")
 	same := func(a, b rollout.Figures) bool { // qualities are saved to a thousandth

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
 )
@@ -62,7 +63,7 @@ func (m sharedMem) WaitingTicketsOf(ctx context.Context, queue string) ([]*cupid
 // cluster is several nodes on one store and one clock.
 type cluster struct {
 	store *memstore.Store
-	clock *clock
+	clock *testclock.Clock
 	nodes []*harness
 	// ticketSeen and matchSeen are the last events notify handed out.
 	ticketSeen int64
@@ -71,11 +72,11 @@ type cluster struct {
 
 func newCluster(t *testing.T, n int, qs []Queue) *cluster {
 	t.Helper()
-	c := &cluster{store: memstore.New(), clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}, matchSeen: map[string]int64{}}
+	c := &cluster{store: memstore.New(), clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), matchSeen: map[string]int64{}}
 	for range n {
 		read := new(atomic.Int64)
 		svc, err := New(Options{Store: c.store, Documents: c.store, Shared: sharedMem{c.store, read}, Queues: qs,
-			Now: c.clock.now, Logger: slog.New(slog.DiscardHandler)})
+			Now: c.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +138,7 @@ func (c *cluster) notify(t *testing.T) {
 
 // wake steps every node's pools.
 func (c *cluster) wake(d time.Duration) {
-	c.clock.advance(d)
+	c.clock.Advance(d)
 	for _, n := range c.nodes {
 		n.Wake()
 	}
@@ -262,7 +263,7 @@ func TestClusterTakeOverKeepsTheTicketsAge(t *testing.T) {
 	c := newCluster(t, 2, queues(0))
 	a, b := c.nodes[0], c.nodes[1]
 	old := b.create(t, ticket("duel", 1000, "old"))
-	c.clock.advance(40 * time.Second)
+	c.clock.Advance(40 * time.Second)
 	young := b.create(t, ticket("duel", 3000, "young"))
 	c.notify(t) // nobody runs duel: nobody pools them
 
@@ -457,7 +458,7 @@ func TestClusterRulesetReplacedThroughAnotherNode(t *testing.T) {
 		t.Fatalf("solo ticket %s, want waiting", s)
 	}
 	// A stored ruleset that does not parse is reported, not installed.
-	if err := c.store.PutDocument(context.Background(), cupid.Fence{}, rulesets.Kind, "big", []byte(`{"version": 3, "ruleset": {"alliance": 7}}`), c.clock.now()); err != nil {
+	if err := c.store.PutDocument(context.Background(), cupid.Fence{}, rulesets.Kind, "big", []byte(`{"version": 3, "ruleset": {"alliance": 7}}`), c.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.RulesetChanged(context.Background(), "big"); err == nil {

@@ -27,7 +27,7 @@ func TestReplacedRulesetKeepsTheQueueSettings(t *testing.T) {
 	check := func(when string, s *Service) {
 		t.Helper()
 		q := s.queue("duel")
-		now := h.clock.now()
+		now := h.clock.Now()
 		if q.version != 2 || q.ttl != time.Minute || !s.Handoff().AcceptBy("duel", now).Equal(now.Add(20*time.Second)) {
 			t.Fatalf("%s: version %d, ttl %v, ready check until %v", when, q.version, q.ttl, s.Handoff().AcceptBy("duel", now))
 		}
@@ -48,7 +48,7 @@ func TestReplacedRulesetKeepsMaxSession(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _, mid := h.matched(t, "alice", "bob")
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	h.Handoff().ReleaseDue(ctx)
 	if r, err := h.Handoff().GetMatch(ctx, mid); err != nil || r.State != cupid.MatchEnded {
 		t.Fatalf("a session past max_session after a replacement: %+v (%v)", r, err)

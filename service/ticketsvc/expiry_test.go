@@ -41,7 +41,7 @@ func TestReturnedTicketStillExpires(t *testing.T) {
 			t.Fatalf("ticket %d: %v", i, c.Err)
 		}
 	}
-	h.clock.advance(time.Second) // x1 and x2 are the youngest: their match is the step's last
+	h.clock.Advance(time.Second) // x1 and x2 are the youngest: their match is the step's last
 	x1 := h.create(t, ticket("flood", 9e6, "x1"))
 	x2 := h.create(t, ticket("flood", 9e6, "x2"))
 
@@ -50,7 +50,7 @@ func TestReturnedTicketStillExpires(t *testing.T) {
 	arrived, release := store.Block("CommitMatches")
 	releaseFirst()
 	<-arrived
-	if _, _, err := lifecycle.Finish(ctx, store, cupid.Fence{}, x2.ID, cupid.StateCancelled, "", h.clock.now()); err != nil {
+	if _, _, err := lifecycle.Finish(ctx, store, cupid.Fence{}, x2.ID, cupid.StateCancelled, "", h.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	release()

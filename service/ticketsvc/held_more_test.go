@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -16,12 +17,12 @@ import (
 func startHeld(t *testing.T, players ...string) *harness {
 	t.Helper()
 	store := memstore.New()
-	h := &harness{store: store, clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
-	held := heldIntake{players: map[string]bool{}, wait: 30 * time.Second, now: h.clock.now}
+	h := &harness{store: store, clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	held := heldIntake{players: map[string]bool{}, wait: 30 * time.Second, now: h.clock.Now}
 	for _, p := range players {
 		held.players[p] = true
 	}
-	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Intake: held,
+	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.Now, Intake: held,
 		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

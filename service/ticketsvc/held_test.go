@@ -7,6 +7,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -32,10 +33,10 @@ func (h heldIntake) PrepareTicket(_ context.Context, t *cupid.Ticket) error {
 // restart keeps the hold; once the hold ends it matches.
 func TestHeldTicketWaitsItsHoldOut(t *testing.T) {
 	store := memstore.New()
-	h := &harness{store: store, clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	h := &harness{store: store, clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	open := func() {
-		svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now,
-			Intake: heldIntake{players: map[string]bool{"leaver": true}, wait: 30 * time.Second, now: h.clock.now}})
+		svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.Now,
+			Intake: heldIntake{players: map[string]bool{"leaver": true}, wait: 30 * time.Second, now: h.clock.Now}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
@@ -73,8 +75,8 @@ func TestSharedHubTellsOnlyTheCreatedEventAtOnce(t *testing.T) {
 func TestWatchersGauge(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	store := memstore.New()
-	h := &harness{store: store, clock: &clock{}}
-	svc, err := New(Options{Store: store, Queues: queues(0), Now: h.clock.now, Registry: reg})
+	h := &harness{store: store, clock: testclock.At(time.Time{})}
+	svc, err := New(Options{Store: store, Queues: queues(0), Now: h.clock.Now, Registry: reg})
 	if err != nil {
 		t.Fatal(err)
 	}

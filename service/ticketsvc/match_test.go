@@ -52,7 +52,7 @@ func TestAssignmentReachesTicketWatchers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rec.State != cupid.MatchAssigned || !rec.Assignment.At.Equal(h.clock.now()) {
+	if rec.State != cupid.MatchAssigned || !rec.Assignment.At.Equal(h.clock.Now()) {
 		t.Fatalf("assigned %+v", rec)
 	}
 	got = append(got, watchtest.Next(t, evs))
@@ -137,12 +137,12 @@ func TestReleaseOnTimeoutRequeuesWithOriginalAge(t *testing.T) {
 	h := start(t, memstore.New(), handoffQueues(Requeue))
 	ctx := context.Background()
 	a, b, mid := h.matched(t, "alice", "bob")
-	h.clock.advance(29 * time.Second)
+	h.clock.Advance(29 * time.Second)
 	h.Handoff().ReleaseDue(ctx)
 	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {
 		t.Fatalf("released early: %s", r.State)
 	}
-	h.clock.advance(time.Second)
+	h.clock.Advance(time.Second)
 	h.Handoff().ReleaseDue(ctx)
 	r, _ := h.Handoff().GetMatch(ctx, mid)
 	if r.State != cupid.MatchReleased || !strings.Contains(r.Reason, "30s") {
@@ -179,7 +179,7 @@ func TestReleaseOnTimeoutCancels(t *testing.T) {
 	h := start(t, memstore.New(), handoffQueues(CancelTickets))
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
-	h.clock.advance(31 * time.Second)
+	h.clock.Advance(31 * time.Second)
 	h.Handoff().ReleaseDue(ctx)
 	got := h.state(t, a.ID)
 	if got.State != cupid.StateCancelled || !strings.Contains(got.Reason, "assign_timeout") {
@@ -200,7 +200,7 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 	h := start(t, store, handoffQueues(Requeue))
 	ctx := context.Background()
 	a, _, mid := h.matched(t, "alice", "bob")
-	h.clock.advance(31 * time.Second)
+	h.clock.Advance(31 * time.Second)
 	store.FailNext("ReleaseMatch", errors.New("disk full"))
 	h.Handoff().ReleaseDue(ctx)
 	if r, _ := h.Handoff().GetMatch(ctx, mid); r.State != cupid.MatchFormed {

@@ -46,7 +46,7 @@ func TestOneLiveMatchPerPlayer(t *testing.T) {
 	if d := h.state(t, dave.ID); d.State != cupid.StateWaiting {
 		t.Fatalf("carol was matched again while in %s", m2)
 	}
-	h.clock.advance(10 * time.Minute)
+	h.clock.Advance(10 * time.Minute)
 	h.Handoff().ReleaseDue(ctx)
 	if r := h.record(t, m2); r.State != cupid.MatchEnded {
 		t.Fatalf("%s past max_session: %s", m2, r.State)

@@ -105,7 +105,7 @@ func TestRestartWithAStoredRulesetThatNoLongerLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logged strings.Builder
-	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.now, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: h.clock.Now, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

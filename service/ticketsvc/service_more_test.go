@@ -140,7 +140,7 @@ func TestListTickets(t *testing.T) {
 	var ids []string
 	for _, p := range []string{"a", "b", "c"} {
 		ids = append(ids, h.create(t, ticket("big", 1, p)).ID)
-		h.clock.advance(time.Second)
+		h.clock.Advance(time.Second)
 	}
 	h.create(t, ticket("duel", 1000, "d"))
 	if _, err := h.CancelTicket(ctx, ids[1]); err != nil {
@@ -237,7 +237,7 @@ func TestReleaseDueKeepsEveryQueuesDeadlines(t *testing.T) {
 			t.Fatalf("queue %s formed no match", q)
 		}
 	}
-	h.clock.advance(31 * time.Second)
+	h.clock.Advance(31 * time.Second)
 	h.Handoff().ReleaseDue(ctx)
 	for q, want := range map[string]cupid.MatchState{"duel": cupid.MatchReleased, "ready": cupid.MatchReleased, "plain": cupid.MatchFormed} {
 		if r, err := h.Handoff().GetMatch(ctx, formed[q]); err != nil || r.State != want {

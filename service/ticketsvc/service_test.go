@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 )
 
@@ -33,27 +33,10 @@ const duelRules = `{
 // bigRules need ten players: a test fills it only when it means to.
 const bigRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_number": 5, "player_max_number": 5}}`
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type harness struct {
 	*Service
 	store *memstore.Store
-	clock *clock
+	clock *testclock.Clock
 	read  *atomic.Int64 // in a cluster: the events this node read back
 }
 
@@ -66,8 +49,8 @@ func queues(maxKeys int) []Queue {
 
 func start(t *testing.T, store *memstore.Store, qs []Queue) *harness {
 	t.Helper()
-	h := &harness{store: store, clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
-	svc, err := New(Options{Store: store, Documents: store, Queues: qs, Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	h := &harness{store: store, clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
+	svc, err := New(Options{Store: store, Documents: store, Queues: qs, Now: h.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +64,7 @@ func start(t *testing.T, store *memstore.Store, qs []Queue) *harness {
 
 // wait moves the clock and returns once every pool has looked at it.
 func (h *harness) wait(d time.Duration) {
-	h.clock.advance(d)
+	h.clock.Advance(d)
 	h.Wake()
 }
 
@@ -297,12 +280,12 @@ func TestStoreFailures(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.store.Fail("Ping", full)
-		h.clock.advance(2 * time.Second)
+		h.clock.Advance(2 * time.Second)
 		if err := h.Ready(context.Background()); err == nil {
 			t.Fatal("ready while the store refuses writes")
 		}
 		h.store.Fail("Ping", nil)
-		h.clock.advance(2 * time.Second)
+		h.clock.Advance(2 * time.Second)
 		if err := h.Ready(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -311,7 +294,7 @@ func TestStoreFailures(t *testing.T) {
 		// for readyFresh, so a flood of probes costs one write each
 		// 100 ms at most.
 		h.store.Fail("Ping", full)
-		h.clock.advance(readyFresh)
+		h.clock.Advance(readyFresh)
 		if err := h.Ready(context.Background()); err == nil {
 			t.Fatalf("ready %v after the store stopped taking writes", readyFresh)
 		}

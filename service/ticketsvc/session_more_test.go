@@ -48,7 +48,7 @@ func TestLeaverWindow(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			h.clock.advance(tc.after)
+			h.clock.Advance(tc.after)
 			rec, err := h.Handoff().ReportLeavers(ctx, id, []string{"ann"})
 			if err != nil {
 				t.Fatal(err)

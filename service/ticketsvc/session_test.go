@@ -353,7 +353,7 @@ func TestNoPlayerInTwoLiveMatchesUnderBackfill(t *testing.T) {
 func (h *harness) restarted(t *testing.T, qs []Queue) *harness {
 	t.Helper()
 	h.Close()
-	svc, err := New(Options{Store: h.store, Documents: h.store, Queues: qs, Now: h.clock.now, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := New(Options{Store: h.store, Documents: h.store, Queues: qs, Now: h.clock.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/service/ticketsvc/canary"
 	"github.com/cupid-match/cupid/service/ticketsvc/rulesets"
@@ -27,9 +28,9 @@ const neverRules = `{"alliance": {"min_number": 2, "max_number": 2, "player_min_
 func startOn(t *testing.T, store interface {
 	cupid.Store
 	cupid.DocumentStore
-}, qs []Queue, c *clock) *Service {
+}, qs []Queue, c *testclock.Clock) *Service {
 	t.Helper()
-	svc, err := New(Options{Store: store, Documents: store, Queues: qs, Now: c.now, Logger: slog.New(slog.DiscardHandler)})
+	svc, err := New(Options{Store: store, Documents: store, Queues: qs, Now: c.Now, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,14 +52,14 @@ func TestShadowEqualsTheSimulator(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)}
+	c := testclock.At(time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC))
 	ttl := time.Minute
 	svc := startOn(t, st, []Queue{{Name: "duel", TTL: ttl, Ruleset: []byte(neverRules)}}, c)
-	from := c.now()
+	from := c.Now()
 	if _, err := svc.Rollouts().StartShadow(ctx, canary.ShadowOptions{Queue: "duel", Ruleset: []byte(duelRules)}); err != nil {
 		t.Fatal(err)
 	}
-	tick := func() { c.advance(time.Second); svc.Wake() }
+	tick := func() { c.Advance(time.Second); svc.Wake() }
 	// Three minutes of arrivals, a few a second apart, with skills that
 	// sometimes need the flex to meet; some players cancel.
 	var ids []string
@@ -93,7 +94,7 @@ func TestShadowEqualsTheSimulator(t *testing.T) {
 	got := rep.Keys[0]
 
 	var traffic bytes.Buffer
-	if _, err := sim.Record(ctx, st, "duel", from, c.now().Add(time.Second), &traffic); err != nil {
+	if _, err := sim.Record(ctx, st, "duel", from, c.Now().Add(time.Second), &traffic); err != nil {
 		t.Fatal(err)
 	}
 	tr, err := sim.ParseTraffic(&traffic)
@@ -190,7 +191,7 @@ func TestShadowFollowsTheLivePool(t *testing.T) {
 	// A restart resumes the shadow (its figures start again).
 	h.Close()
 	h2 := start(t, store, queues(0))
-	h2.clock.advance(h.clock.now().Sub(h2.clock.now()))
+	h2.clock.Advance(h.clock.Now().Sub(h2.clock.Now()))
 	rep, err = h2.Rollouts().ShadowReport(ctx, "duel")
 	if err != nil || rep.Ruleset != strict {
 		t.Fatalf("after a restart: %v %+v", err, rep)

@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	cupid "github.com/cupid-match/cupid"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/internal/watchtest"
 	"github.com/cupid-match/cupid/memstore"
 )
@@ -24,8 +25,8 @@ func TestSpansFollowATicket(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
 	defer tp.Shutdown(context.Background())
 	store := memstore.New()
-	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
-	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: clk.now,
+	clk := testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	svc, err := New(Options{Store: store, Documents: store, Queues: queues(0), Now: clk.Now,
 		Logger: slog.New(slog.DiscardHandler), Tracer: tp.Tracer("cupid")})
 	if err != nil {
 		t.Fatal(err)

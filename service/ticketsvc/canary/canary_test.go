@@ -12,6 +12,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/rollout"
 	"github.com/cupid-match/cupid/ruleset"
@@ -141,37 +142,19 @@ func (f *fakeRulesets) NoteDecision(_ context.Context, queue, via string, _ []by
 	f.decisions = append(f.decisions, queue+" "+via+": "+reason)
 }
 
-// clock is a settable test clock.
-type clock struct {
-	mu sync.Mutex
-	at time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.at
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.at = c.at.Add(d)
-	c.mu.Unlock()
-}
-
 type node struct {
 	*Service
 	pools    *fakePools
 	rulesets *fakeRulesets
-	clock    *clock
+	clock    *testclock.Clock
 }
 
 // newNode builds a node's service over docs (nil: none).
 func newNode(t *testing.T, docs cupid.DocumentStore) *node {
 	t.Helper()
-	n := &node{pools: newFakePools(), rulesets: &fakeRulesets{}, clock: &clock{at: t0}}
+	n := &node{pools: newFakePools(), rulesets: &fakeRulesets{}, clock: testclock.At(t0)}
 	s, err := New(Options{Pools: n.pools, Rulesets: n.rulesets, Documents: docs, Seed: 1,
-		Logger: slog.New(slog.DiscardHandler), Now: n.clock.now})
+		Logger: slog.New(slog.DiscardHandler), Now: n.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,8 +305,8 @@ func TestShadowFiguresBesideLive(t *testing.T) {
 		t.Fatal("a live pool got no shadow pool of the queue's shadow")
 	}
 
-	n.clock.advance(10 * time.Second)
-	now := n.clock.now()
+	n.clock.Advance(10 * time.Second)
+	now := n.clock.Now()
 	sp.Add(player("old", 1500, t0.Add(-time.Second))) // before the shadow: never enters it
 	sp.Add(player("a", 1500, now.Add(-4*time.Second)))
 	sp.Add(player("b", 1600, now.Add(-2*time.Second)))
@@ -418,7 +401,7 @@ func routeUntil(t *testing.T, n *node, canary bool, next *int) *cupid.Ticket {
 	t.Helper()
 	for range 1000 {
 		*next++
-		tk := player(fmt.Sprintf("p%d", *next), 1500, n.clock.now())
+		tk := player(fmt.Sprintf("p%d", *next), 1500, n.clock.Now())
 		tk.Key.Side = "forged"
 		n.Route(tk)
 		if (tk.Key.Side == rollout.Canary) == canary {
@@ -466,22 +449,22 @@ func TestCanaryGuardRollsBack(t *testing.T) {
 	}
 
 	// Within the guards: the same waits on both sides.
-	n.clock.advance(time.Second)
+	n.clock.Advance(time.Second)
 	m := &cupid.Match{Quality: cupid.Quality{Score: 1}}
-	n.LiveMatched(liveKey, m, nil, []time.Duration{time.Second, time.Second}, n.clock.now())
-	n.LiveMatched(canaryKey, m, nil, []time.Duration{time.Second, time.Second}, n.clock.now())
+	n.LiveMatched(liveKey, m, nil, []time.Duration{time.Second, time.Second}, n.clock.Now())
+	n.LiveMatched(canaryKey, m, nil, []time.Duration{time.Second, time.Second}, n.clock.Now())
 	n.CheckCanaries(ctx)
 	if st, _ := n.CanaryStatus(ctx, "duel"); st.State != "running" || !strings.Contains(st.Reason, "within the guards") {
 		t.Fatalf("status %s %q, want running within the guards", st.State, st.Reason)
 	}
 	// The canary's waits grow past the margin.
-	n.LiveMatched(canaryKey, m, nil, []time.Duration{20 * time.Second, 20 * time.Second}, n.clock.now())
+	n.LiveMatched(canaryKey, m, nil, []time.Duration{20 * time.Second, 20 * time.Second}, n.clock.Now())
 	n.CheckCanaries(ctx)
 	st, err = n.CanaryStatus(ctx, "duel")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.State != "rolled_back" || !strings.HasPrefix(st.Reason, "guard: wait p90") || !st.Decided.Equal(n.clock.now()) {
+	if st.State != "rolled_back" || !strings.HasPrefix(st.Reason, "guard: wait p90") || !st.Decided.Equal(n.clock.Now()) {
 		t.Fatalf("status %s %q at %s, want rolled back by the wait guard", st.State, st.Reason, st.Decided)
 	}
 	if n.Candidate(canaryKey) != nil || n.pools.canaryWith["duel"] != nil {
@@ -489,14 +472,14 @@ func TestCanaryGuardRollsBack(t *testing.T) {
 	}
 	routeUntil(t, n, false, &next)
 	for range 20 {
-		tk := player(fmt.Sprintf("after%d", next), 1500, n.clock.now())
+		tk := player(fmt.Sprintf("after%d", next), 1500, n.clock.Now())
 		next++
 		if n.Route(tk); tk.Key.Side != "" {
 			t.Fatal("a ticket went to a rolled-back canary")
 		}
 	}
 	// Matches after the decision feed nothing.
-	n.LiveMatched(canaryKey, m, nil, []time.Duration{time.Second}, n.clock.now())
+	n.LiveMatched(canaryKey, m, nil, []time.Duration{time.Second}, n.clock.Now())
 	if got, _ := n.CanaryStatus(ctx, "duel"); got.Canary.Samples != st.Canary.Samples {
 		t.Fatalf("a decided canary took samples: %d, then %d", st.Canary.Samples, got.Canary.Samples)
 	}
@@ -526,7 +509,7 @@ func TestCanaryPromoteAndRollback(t *testing.T) {
 		t.Fatalf("after a refused promotion: %+v, want running as before", st)
 	}
 	n.rulesets.putErr = nil
-	n.clock.advance(time.Minute)
+	n.clock.Advance(time.Minute)
 	st, err := n.PromoteCanary(ctx, "duel", "")
 	if err != nil {
 		t.Fatal(err)
@@ -627,7 +610,7 @@ func TestSyncFollowsAnotherNode(t *testing.T) {
 			if err := a.StopShadow(ctx, "duel", ""); err != nil {
 				return err
 			}
-			a.clock.advance(time.Second)
+			a.clock.Advance(time.Second)
 			_, err := a.StartShadow(ctx, ShadowOptions{Queue: "duel", Ruleset: []byte(trioRules)})
 			return err
 		}, true, "", false, 0},
@@ -674,7 +657,7 @@ func TestSyncFollowsAnotherNode(t *testing.T) {
 	}
 	// A roll-back through the first node reaches the second too. (A
 	// canary is known by its start: a new one starts later.)
-	a.clock.advance(time.Second)
+	a.clock.Advance(time.Second)
 	if _, err := a.StartCanary(ctx, CanaryOptions{Queue: "duel", Ruleset: []byte(duelRules), Share: 0.5}); err != nil {
 		t.Fatal(err)
 	}
@@ -742,10 +725,10 @@ func TestGuardWindowMovesWithTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.CheckCanaries(ctx) // a runs the queue from here on
-	a.clock.advance(time.Second)
+	a.clock.Advance(time.Second)
 	m := &cupid.Match{Quality: cupid.Quality{Score: 1}}
 	for _, side := range []string{"", rollout.Canary} {
-		a.LiveMatched(cupid.QueueKey{Queue: "duel", Side: side}, m, nil, []time.Duration{time.Second, 2 * time.Second}, a.clock.now())
+		a.LiveMatched(cupid.QueueKey{Queue: "duel", Side: side}, m, nil, []time.Duration{time.Second, 2 * time.Second}, a.clock.Now())
 	}
 	a.SaveWindow(ctx, "duel", cupid.Fence{Lease: "queue/duel", Token: 6}) // another fence: not saved
 	if d, _ := a.windowDocument(ctx, "duel"); d != nil {
@@ -760,7 +743,7 @@ func TestGuardWindowMovesWithTheQueue(t *testing.T) {
 	}
 
 	b := newNode(t, store)
-	b.clock.advance(time.Second)
+	b.clock.Advance(time.Second)
 	b.pools.elsewhere["duel"] = true
 	b.CheckCanaries(ctx)
 	if st, _ := b.CanaryStatus(ctx, "duel"); st.Live.Samples != 0 {

@@ -26,7 +26,7 @@ func (h *harness) answer(t *testing.T, id, player string, accept bool) *cupid.An
 func TestReadyCheckEveryoneAccepts(t *testing.T) {
 	h := newHarness(t, readyCheck(""))
 	m := h.formed(t, true, "alice", "bob")
-	if !m.AcceptBy.Equal(h.clock.now().Add(20 * time.Second)) {
+	if !m.AcceptBy.Equal(h.clock.Now().Add(20 * time.Second)) {
 		t.Fatalf("accept by %v", m.AcceptBy)
 	}
 	if r := h.match(t, m.ID); r.State != cupid.MatchPending {
@@ -62,7 +62,7 @@ func TestReadyCheckDecline(t *testing.T) {
 			h := newHarness(t, readyCheck(c.on))
 			m := h.formed(t, false, "alice", "bob")
 			h.answer(t, m.ID, "alice", true)
-			h.clock.advance(5 * time.Second)
+			h.clock.Advance(5 * time.Second)
 			out := h.answer(t, m.ID, "bob", false)
 			if out.Released == nil || out.Released.Match.Reason != cupid.DeclinedReason("bob") {
 				t.Fatalf("a decline: %+v", out)
@@ -71,7 +71,7 @@ func TestReadyCheckDecline(t *testing.T) {
 			if alice.State != cupid.StateWaiting || !alice.CreatedAt.Equal(m.CreatedAt) {
 				t.Fatalf("alice, who accepted: %+v", alice)
 			}
-			if bob.State != c.bob || (c.bob == cupid.StateWaiting && !bob.CreatedAt.Equal(h.clock.now())) {
+			if bob.State != c.bob || (c.bob == cupid.StateWaiting && !bob.CreatedAt.Equal(h.clock.Now())) {
 				t.Fatalf("bob, who declined: %+v", bob)
 			}
 			if got := h.pools.requeuedIDs(); len(got) != c.requeued || got[0] != alice.ID {
@@ -113,8 +113,8 @@ func TestAcceptRefusalsChangeNothing(t *testing.T) {
 	_, err = h.AcceptMatch(ctx, m.ID, "alice", false)
 	wantErr(t, err, cupid.CodeConflict, "accept", "already accepted")
 	h.store.FailNext("ReleaseMatch", errDiskFull)
-	h.clock.advance(20 * time.Second)
-	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+	h.clock.Advance(20 * time.Second)
+	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Second)) {
 		t.Fatalf("after a failed release next look at %v", next)
 	}
 	if r := h.match(t, m.ID); r.State != cupid.MatchPending {
@@ -135,15 +135,15 @@ func TestReadyCheckTimeoutThroughAFailingStore(t *testing.T) {
 			ctx := context.Background()
 			m := h.formed(t, false, "alice", "bob")
 			h.answer(t, m.ID, "alice", true)
-			h.clock.advance(21 * time.Second)
+			h.clock.Advance(21 * time.Second)
 			h.store.FailNext(op, errDiskFull)
-			if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+			if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Second)) {
 				t.Fatalf("with the store failing the next look is at %v, want in a second", next)
 			}
 			if r := h.match(t, m.ID); r.State != cupid.MatchPending {
 				t.Fatalf("with the store failing the match is %s, want still pending", r.State)
 			}
-			h.clock.advance(time.Second)
+			h.clock.Advance(time.Second)
 			h.AcceptDue(ctx)
 			r := h.match(t, m.ID)
 			if r.State != cupid.MatchReleased || r.Reason != cupid.NotAcceptedReason([]string{"bob"}) {
@@ -169,10 +169,10 @@ func TestReadyCheckDeadlinesOfSeveralMatches(t *testing.T) {
 	h := newHarness(t, readyCheck(DeclineCancel))
 	ctx := context.Background()
 	first := h.formed(t, false, "a1", "a2")
-	h.clock.advance(5 * time.Second)
+	h.clock.Advance(5 * time.Second)
 	second := h.formed(t, false, "b1", "b2")
-	h.clock.advance(16 * time.Second) // first's deadline passed, second's 4 s ahead
-	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(4 * time.Second)) {
+	h.clock.Advance(16 * time.Second) // first's deadline passed, second's 4 s ahead
+	if next := h.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(4 * time.Second)) {
 		t.Fatalf("next look at %v, want the second match's deadline", next)
 	}
 	for id, want := range map[string]cupid.MatchState{first.ID: cupid.MatchReleased, second.ID: cupid.MatchPending} {
@@ -183,7 +183,7 @@ func TestReadyCheckDeadlinesOfSeveralMatches(t *testing.T) {
 	// Everyone accepted the second in time: its deadline releases nothing.
 	h.answer(t, second.ID, "b1", true)
 	h.answer(t, second.ID, "b2", true)
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	if err := h.expireReadyCheck(ctx, cupid.Fence{}, second); err != nil {
 		t.Fatal(err)
 	}
@@ -192,10 +192,10 @@ func TestReadyCheckDeadlinesOfSeveralMatches(t *testing.T) {
 	}
 	// A queue without a ready check has nothing to look at for an hour.
 	h2 := newHarness(t, Policy{})
-	if next := h2.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h2.clock.now().Add(time.Hour)) {
+	if next := h2.acceptDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h2.clock.Now().Add(time.Hour)) {
 		t.Fatalf("a queue without ready checks looks again at %v", next)
 	}
-	if !h2.AcceptBy("duel", h2.clock.now()).IsZero() || !h2.AcceptBy("solo", h2.clock.now()).IsZero() {
+	if !h2.AcceptBy("duel", h2.clock.Now()).IsZero() || !h2.AcceptBy("solo", h2.clock.Now()).IsZero() {
 		t.Fatal("a deadline without a ready check")
 	}
 }
@@ -208,17 +208,17 @@ func TestAssignTimeoutCountsFromTheReadyCheck(t *testing.T) {
 	h := newHarness(t, p)
 	ctx := context.Background()
 	m := h.formed(t, false, "alice", "bob")
-	h.clock.advance(15 * time.Second)
+	h.clock.Advance(15 * time.Second)
 	h.answer(t, m.ID, "alice", true)
 	h.answer(t, m.ID, "bob", true)
-	h.clock.advance(30 * time.Second) // 45s after the proposal, 25s after its deadline
-	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(5 * time.Second)) {
+	h.clock.Advance(30 * time.Second) // 45s after the proposal, 25s after its deadline
+	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(5 * time.Second)) {
 		t.Fatalf("next look at %v, want 50s after the proposal", next)
 	}
 	if r := h.match(t, m.ID); r.State != cupid.MatchFormed {
 		t.Fatalf("released before its time: %s", r.State)
 	}
-	h.clock.advance(5 * time.Second)
+	h.clock.Advance(5 * time.Second)
 	h.ReleaseDue(ctx)
 	if r := h.match(t, m.ID); r.State != cupid.MatchReleased {
 		t.Fatalf("not released at its time: %s", r.State)

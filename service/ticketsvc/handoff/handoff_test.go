@@ -14,6 +14,7 @@ import (
 
 	cupid "github.com/cupid-match/cupid"
 	"github.com/cupid-match/cupid/engine"
+	"github.com/cupid-match/cupid/internal/testclock"
 	"github.com/cupid-match/cupid/memstore"
 	"github.com/cupid-match/cupid/ruleset"
 )
@@ -29,23 +30,6 @@ const duelRules = `{
   "matching_rule": [{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 3000}],
   "match_options": {"options": [{"name": "mode", "type": "all"}]}
 }`
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // setCall is one SetSession the pools were given.
 type setCall struct {
@@ -152,7 +136,7 @@ type harness struct {
 	store  *memstore.Store
 	pools  *fakePools
 	events *published
-	clock  *clock
+	clock  *testclock.Clock
 	n      int // tickets made, for their ids
 }
 
@@ -167,9 +151,9 @@ func newHarness(t *testing.T, p Policy) *harness {
 		t.Fatal(err)
 	}
 	h := &harness{store: memstore.New(), pools: &fakePools{elsewhere: map[string]bool{}, rules: rules, check: check},
-		events: &published{}, clock: &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+		events: &published{}, clock: testclock.At(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))}
 	s, err := New(Options{Store: h.store, Pools: h.pools, Events: h.events, Queues: map[string]Policy{"duel": p},
-		Logger: slog.New(slog.DiscardHandler), Now: h.clock.now})
+		Logger: slog.New(slog.DiscardHandler), Now: h.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +168,7 @@ func newHarness(t *testing.T, p Policy) *harness {
 func (h *harness) formed(t *testing.T, backfill bool, players ...string) *cupid.Match {
 	t.Helper()
 	ctx := context.Background()
-	now := h.clock.now()
+	now := h.clock.Now()
 	var nts []cupid.NewTicket
 	for _, p := range players {
 		h.n++
@@ -317,7 +301,7 @@ func TestNewRefuses(t *testing.T) {
 func TestStartAndCloseKeepTheDeadlines(t *testing.T) {
 	h := newHarness(t, Policy{AssignTimeout: 30 * time.Second, OnAssignTimeout: CancelTickets})
 	m := h.formed(t, false, "alice", "bob")
-	h.clock.advance(31 * time.Second)
+	h.clock.Advance(31 * time.Second)
 	h.Start()
 	// The goroutine's first look is at once; the match's deadline passed.
 	for i := 0; h.match(t, m.ID).State != cupid.MatchReleased; i++ {

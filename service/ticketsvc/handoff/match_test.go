@@ -34,7 +34,7 @@ func TestAssignRefusalsChangeNothing(t *testing.T) {
 		t.Fatalf("refusals told the watchers %s", h.events.kinds())
 	}
 	r, err := h.AssignMatch(ctx, m.ID, srv)
-	if err != nil || r.State != cupid.MatchAssigned || !r.Assignment.At.Equal(h.clock.now()) {
+	if err != nil || r.State != cupid.MatchAssigned || !r.Assignment.At.Equal(h.clock.Now()) {
 		t.Fatalf("assigned %+v (%v)", r, err)
 	}
 	if h.events.kinds() != "assigned assigned" {
@@ -164,7 +164,7 @@ func TestWatchMatchesStopsWhereRetentionRemovedEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Retention removes the ended match and its events.
-	if _, err := h.store.Prune(ctx, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainMatches, Before: h.clock.now().Add(time.Hour), Limit: 100}); err != nil {
+	if _, err := h.store.Prune(ctx, cupid.Fence{}, cupid.PruneRequest{Kind: cupid.RetainMatches, Before: h.clock.Now().Add(time.Hour), Limit: 100}); err != nil {
 		t.Fatal(err)
 	}
 	err := h.WatchMatches(ctx, "duel", 0, func(cupid.MatchEvent) error { return nil })
@@ -194,15 +194,15 @@ func TestReleaseOnTimeout(t *testing.T) {
 			h := newHarness(t, Policy{AssignTimeout: 30 * time.Second, OnAssignTimeout: c.on})
 			ctx := context.Background()
 			m := h.formed(t, false, "alice", "bob")
-			h.clock.advance(29 * time.Second)
-			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+			h.clock.Advance(29 * time.Second)
+			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Second)) {
 				t.Fatalf("next look at %v, want the match's deadline", next)
 			}
 			if r := h.match(t, m.ID); r.State != cupid.MatchFormed {
 				t.Fatalf("released early: %s", r.State)
 			}
-			h.clock.advance(time.Second)
-			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(30 * time.Second)) {
+			h.clock.Advance(time.Second)
+			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(30 * time.Second)) {
 				t.Fatalf("with nothing left the next look is at %v, want a timeout away", next)
 			}
 			r := h.match(t, m.ID)
@@ -233,9 +233,9 @@ func TestReleaseStoreFailureChangesNothing(t *testing.T) {
 			h := newHarness(t, Policy{AssignTimeout: 30 * time.Second})
 			ctx := context.Background()
 			m := h.formed(t, false, "alice", "bob")
-			h.clock.advance(31 * time.Second)
+			h.clock.Advance(31 * time.Second)
 			h.store.FailNext(op, errDiskFull)
-			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+			if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Second)) {
 				t.Fatalf("after a failure next look at %v, want in a second", next)
 			}
 			if r := h.match(t, m.ID); r.State != cupid.MatchFormed || len(h.pools.requeuedIDs()) != 0 {
@@ -262,7 +262,7 @@ func TestReleaseByHand(t *testing.T) {
 	_, err = h.ReleaseMatch(ctx, m.ID, false, "")
 	wantErr(t, err, cupid.CodeConflict, "match_id")
 	// A queue without an assign timeout has nothing to release for an hour.
-	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Hour)) {
+	if next := h.releaseDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Hour)) {
 		t.Fatalf("next look at %v", next)
 	}
 }
@@ -274,7 +274,7 @@ func TestDeadlinesOfQueuesRunElsewhere(t *testing.T) {
 	ctx := context.Background()
 	m := h.formed(t, false, "alice", "bob")
 	h.pools.elsewhere["duel"] = true
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	h.ReleaseDue(ctx)
 	h.AcceptDue(ctx)
 	if r := h.match(t, m.ID); r.State != cupid.MatchPending {

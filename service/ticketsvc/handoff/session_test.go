@@ -157,14 +157,14 @@ func TestReportLeavers(t *testing.T) {
 	if _, err := h.AssignMatch(ctx, m.ID, cupid.Assignment{Server: "s:1"}); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(time.Minute)
+	h.clock.Advance(time.Minute)
 	if rec, err = h.ReportLeavers(ctx, m.ID, []string{"a2"}); err != nil || !rec.Match.Backfill {
 		t.Fatalf("a leaver at the window's end: %+v (%v)", rec, err)
 	}
 	if _, err := h.CloseBackfill(ctx, m.ID); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(time.Second)
+	h.clock.Advance(time.Second)
 	if rec, err = h.ReportLeavers(ctx, m.ID, []string{"a3"}); err != nil || rec.Match.Backfill {
 		t.Fatalf("a leaver after the window: %+v (%v)", rec, err)
 	}
@@ -180,13 +180,13 @@ func TestEndDue(t *testing.T) {
 	if _, err := h.AssignMatch(ctx, assigned.ID, cupid.Assignment{Server: "s:1"}); err != nil {
 		t.Fatal(err)
 	}
-	h.clock.advance(30 * time.Minute)
+	h.clock.Advance(30 * time.Minute)
 	late := h.formed(t, false, "c1", "c2")
-	if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(30 * time.Minute)) {
+	if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(30 * time.Minute)) {
 		t.Fatalf("next look at %v, want the oldest session's end", next)
 	}
-	h.clock.advance(30 * time.Minute)
-	if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(30 * time.Minute)) {
+	h.clock.Advance(30 * time.Minute)
+	if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(30 * time.Minute)) {
 		t.Fatalf("next look at %v, want the late session's end", next)
 	}
 	for id, want := range map[string]cupid.MatchState{formed.ID: cupid.MatchEnded, assigned.ID: cupid.MatchEnded, late.ID: cupid.MatchFormed} {
@@ -195,9 +195,9 @@ func TestEndDue(t *testing.T) {
 		}
 	}
 	for _, op := range []string{"Matches", "ChangeSession"} {
-		h.clock.advance(time.Hour)
+		h.clock.Advance(time.Hour)
 		h.store.FailNext(op, errDiskFull)
-		if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.now().Add(time.Second)) {
+		if next := h.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h.clock.Now().Add(time.Second)) {
 			t.Fatalf("with %s failing the next look is at %v, want in a second", op, next)
 		}
 	}
@@ -206,7 +206,7 @@ func TestEndDue(t *testing.T) {
 		t.Fatalf("once the store works the late session is %s", r.State)
 	}
 	h2 := newHarness(t, Policy{})
-	if next := h2.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h2.clock.now().Add(time.Hour)) {
+	if next := h2.endDue(ctx, cupid.Fence{}, "duel"); !next.Equal(h2.clock.Now().Add(time.Hour)) {
 		t.Fatalf("a queue without max_session looks again at %v", next)
 	}
 }
