@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -477,6 +478,23 @@ func parseChange(p string) (Change, error) {
 	return Change{}, fmt.Errorf("unknown payload %q", p)
 }
 
+// eventsAtSQL reads events by number with their tickets and matches. The
+// events are found by a probe of the primary key per number (a LATERAL
+// subquery the planner cannot merge into a join, OFFSET 0), and the
+// tickets and matches they name by their primary keys. Written as
+// "seq = ANY($1)", the first plans of each connection (custom plans, with no
+// statistics) read every event ever stored, in parallel workers, for each
+// batch of notifications. The numbers must not repeat (EventsAt sees to it).
+const eventsAtSQL = `SELECT e.seq, e.ticket_id, e.kind, e.at, COALESCE(e.match_id, ''), e.reason,
+	t.state, (t.body -> 'key')::text,
+	CASE WHEN e.kind IN ('created', 'requeued') AND t.state = 'waiting' THEN t.body END,
+	m.body, m.assignment
+FROM unnest($1::bigint[]) AS x(seq)
+CROSS JOIN LATERAL (SELECT * FROM events WHERE seq = x.seq OFFSET 0) AS e
+JOIN tickets t ON t.id = e.ticket_id
+LEFT JOIN matches m ON m.id = e.match_id
+ORDER BY e.seq`
+
 // EventsAt reads the ticket events with the given sequence numbers (from a
 // Change), in sequence order, each with its ticket and, for matched and
 // assigned events, its match and assignment. The whole ticket is read only
@@ -488,12 +506,9 @@ func (s *Store) EventsAt(ctx context.Context, seqs []int64) ([]cupid.TicketChang
 	if len(seqs) == 0 {
 		return nil, nil
 	}
-	rows, err := s.pool.Query(ctx, `SELECT e.seq, e.ticket_id, e.kind, e.at, COALESCE(e.match_id, ''), e.reason,
-			t.state, (t.body -> 'key')::text,
-			CASE WHEN e.kind IN ('created', 'requeued') AND t.state = 'waiting' THEN t.body END,
-			m.body, m.assignment
-		FROM events e JOIN tickets t ON t.id = e.ticket_id LEFT JOIN matches m ON m.id = e.match_id
-		WHERE e.seq = ANY($1) ORDER BY e.seq`, seqs)
+	// A number given twice is read once.
+	seqs = slices.Compact(slices.Sorted(slices.Values(seqs)))
+	rows, err := s.pool.Query(ctx, eventsAtSQL, seqs)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: read events by number: %w", err)
 	}

@@ -210,6 +210,22 @@ func TestListenHearsEveryCommit(t *testing.T) {
 	if last := read[len(read)-1]; last.Event.Kind != cupid.EventCancelled || last.Ticket.State != cupid.StateCancelled {
 		t.Fatalf("last change: %+v", last)
 	}
+	// Numbers given out of order and twice come back once each, in order;
+	// the caller's slice is left as it was.
+	twice := append(slices.Clone(got), got...)
+	slices.Reverse(twice)
+	given := slices.Clone(twice)
+	again, err := s.EventsAt(ctx, twice)
+	if err != nil || !slices.Equal(twice, given) {
+		t.Fatalf("EventsAt of %v: %v, and the slice became %v", given, err, twice)
+	}
+	var seqs []int64
+	for _, c := range again {
+		seqs = append(seqs, c.Event.Seq)
+	}
+	if !slices.Equal(seqs, want) {
+		t.Fatalf("EventsAt of %v read %v, want %v", given, seqs, want)
+	}
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Listen ended with %v", err)
