@@ -22,7 +22,9 @@ import (
 // end of each day, and prints the file's size per day. Retention keeps
 // tickets 2 days and matches 4, so the level shows within a short run;
 // CUPID_MEASURE_KEEP=default keeps them as the configuration's defaults
-// do (7 and 30 days). CUPID_MEASURE_NOSYNC=1 turns the writer's fsyncs off
+// do (7 and 30 days); CUPID_MEASURE_KEEP_MATCHES (a duration) then keeps
+// the matches as long as it says, as the configuration's
+// retention.matches would. CUPID_MEASURE_NOSYNC=1 turns the writer's fsyncs off
 // (synchronous=OFF): the rows and pages written are the same, and a run at
 // the scale of millions of tickets a day takes minutes a day instead of
 // hours. docs/PERFORMANCE.md has the commands and the figures.
@@ -46,6 +48,13 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 	if os.Getenv("CUPID_MEASURE_KEEP") == "default" {
 		keep = map[cupid.RetentionKind]time.Duration{cupid.RetainTickets: config.DefaultKeepTickets, cupid.RetainMatches: config.DefaultKeepMatches}
 	}
+	if v := os.Getenv("CUPID_MEASURE_KEEP_MATCHES"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("CUPID_MEASURE_KEEP_MATCHES: want a positive duration such as 168h, got %q", v)
+		}
+		keep[cupid.RetainMatches] = d
+	}
 	if os.Getenv("CUPID_MEASURE_NOSYNC") == "1" {
 		if _, err := s.w.Exec("PRAGMA synchronous=OFF"); err != nil {
 			t.Fatal(err)
@@ -59,7 +68,10 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 		dayStart := start.Add(time.Duration(day) * 24 * time.Hour)
 		const batch = 500
 		for lo := 0; lo < perDay; lo += batch {
-			at := dayStart.Add(time.Duration(lo) * 24 * time.Hour / time.Duration(perDay))
+			// The batch's place in the day, spread evenly over it: the
+			// day's nanoseconds divided first, as lo times them would
+			// overflow from 106,752 tickets a day.
+			at := dayStart.Add(time.Duration(lo) * (24 * time.Hour / time.Duration(perDay)))
 			var nts []cupid.NewTicket
 			for i := 0; i < batch && lo+i < perDay; i++ {
 				tk := ticket(fmt.Sprintf("t%08d", n), "", 0)
