@@ -63,7 +63,7 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 	began := time.Now()
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	n := 0
-	fmt.Printf("day | tickets stored | matches stored | file MB | WAL MB | bytes per kept ticket | removed (tickets, matches) | minutes\n")
+	fmt.Printf("day | tickets stored | matches stored | file MB | WAL MB | bytes per kept ticket | removed (tickets, matches) | minutes | tickets MB | matches MB | free pages\n")
 	for day := range days {
 		dayStart := start.Add(time.Duration(day) * 24 * time.Hour)
 		const batch = 500
@@ -146,8 +146,13 @@ func TestMeasureRetentionLevelsOff(t *testing.T) {
 		if fi, err := os.Stat(path + "-wal"); err == nil {
 			wal = fi.Size()
 		}
-		fmt.Printf("%d | %d | %d | %.1f | %.1f | %d | %d, %d | %.1f\n", day+1, ret[0].Rows, ret[1].Rows, float64(file)/1e6, float64(wal)/1e6,
-			file/max(ret[0].Rows, 1), removed[cupid.RetainTickets], removed[cupid.RetainMatches], time.Since(began).Minutes())
+		var free int64
+		if err := s.w.QueryRow("PRAGMA freelist_count").Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Printf("%d | %d | %d | %.1f | %.1f | %d | %d, %d | %.1f | %.1f | %.1f | %d\n", day+1, ret[0].Rows, ret[1].Rows, float64(file)/1e6, float64(wal)/1e6,
+			file/max(ret[0].Rows, 1), removed[cupid.RetainTickets], removed[cupid.RetainMatches], time.Since(began).Minutes(),
+			float64(ret[0].Bytes)/1e6, float64(ret[1].Bytes)/1e6, free)
 	}
 }
 
