@@ -154,32 +154,15 @@ func lists(list, ids []uint64) bool {
 	return false
 }
 
-// has reports whether a sorted list of hashes holds h. The answer is the
-// binary search's.
-//
-// A list of at most hasScan hashes (a player's own list: the server cuts
-// each to 64 ids) is read in order up to h's place. A list has rarely been
-// read lately, so each of its cache lines is a miss; in a walk in order
-// no read waits for the one before, and the processor has all the lines
-// up to h's place in flight together. A search waits for each of its
-// reads before it knows the next: from h's expected place (below), two or
-// three misses one after the other, which cost more than reading up to 64
-// words in order (docs/PERFORMANCE.md, the fifth round). The lists hold
-// the same hashes either way, so the answer is the same.
-//
-// A longer list (a party's) is searched. The hashes are uniform over 64
-// bits, so h's place in a list of n is close to n·h/2^64 (within √n/2
-// places for most lists): the search looks there first and widens by
-// doubling steps only as far as it must, which costs one or two cache
-// lines where a binary search from the middle touches more.
+// has reports whether a sorted list of hashes holds h. The hashes are
+// uniform over 64 bits, so h's place in a list of n is close to n·h/2^64
+// (within √n/2 places for most lists): the search looks there first and
+// widens by doubling steps only as far as it must, so a list of 64 costs
+// one or two cache lines instead of the four or five a binary search from
+// the middle touches. The answer is the binary search's.
 func has(list []uint64, h uint64) bool {
 	n := len(list)
-	if n <= hasScan {
-		for _, v := range list {
-			if v >= h {
-				return v == h
-			}
-		}
+	if n == 0 {
 		return false
 	}
 	g, _ := bits.Mul64(h, uint64(n))
@@ -210,10 +193,6 @@ func has(list []uint64, h uint64) bool {
 	_, found := slices.BinarySearch(list[lo:hi], h)
 	return found
 }
-
-// hasScan is the longest list has reads in order rather than searches:
-// cupid.MaxListItems, the most a player's list holds.
-const hasScan = cupid.MaxListItems
 
 // A pass judges a candidate's block lists before it has read anything of
 // the candidate but its index key, and the summary is three reads away

@@ -520,7 +520,6 @@ func (p *Pool) soloPrefetchHeads(r int) {
 		return
 	}
 	p.prefetchHead(sp.flat[j].slot)
-	p.prefetchLists(sp.flat[j].slot)
 	for d := j - 1; d >= max(j-soloNear, 0); d-- {
 		if sp.flat[d].rank >= 0 {
 			p.prefetchHead(sp.flat[d].slot)
@@ -549,20 +548,6 @@ func (p *Pool) prefetchHead(slot int32) {
 	}
 	for w := 0; w < hw; w += 8 {
 		prefetch(unsafe.Pointer(&p.heads[h+w]))
-	}
-}
-
-// prefetchLists asks for a slot's entries in Pool.exLists, the way to its
-// lists. The pass asks for the anchor's: the pairs its own filter lets
-// through are looked up there first, and most of them are real blocks
-// (those it met lately are near it in skill). Its lists' lines themselves
-// are not asked for: a hint for each of them, for every anchor, held up
-// the pass more than the lookups they served (docs/PERFORMANCE.md, the
-// fifth round).
-func (p *Pool) prefetchLists(slot int32) {
-	na := len(p.r.exclAttrs)
-	if i := int(slot) * na; slot >= 0 && i+na <= len(p.exLists) {
-		prefetch(unsafe.Pointer(&p.exLists[i]))
 	}
 }
 
