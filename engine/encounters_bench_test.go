@@ -144,8 +144,9 @@ func BenchmarkPassEncountersMetPaired1v1_100k(b *testing.B) {
 // Each pass is timed by its own thread's CPU clock (threadCPU): after the
 // pool's loading and the collection that follows it, the runtime's
 // scavenger returns the freed memory to the system on another thread, and
-// billed to the pass by the process's clock it moved the ratio by up to
-// ±0.4 from run to run, mostly against the pool loaded second. The two
+// billed to the pass by the process's clock it added up to 0.3 to the
+// ratio, most of it during the rules' pass, whose pool's loading frees
+// more (docs/PERFORMANCE.md, the history rule's fifth round). The two
 // pools take turns being loaded first, so that neither always finds the
 // memory the other left.
 func benchPaired(b *testing.B, withRules string) {
