@@ -14,6 +14,7 @@ import (
 	cupidv1 "github.com/cupid-match/cupid/gen/cupid/v1"
 	"github.com/cupid-match/cupid/gen/cupid/v1/cupidv1connect"
 	"github.com/cupid-match/cupid/internal/testclock"
+	"github.com/cupid-match/cupid/internal/watchtest"
 )
 
 // These tests follow a match from formed to players on a server, over the
@@ -64,18 +65,10 @@ func backend(t *testing.T, s *testServer, queue string, after int64) <-chan *cup
 	return out
 }
 
+// nextMatchEvent is the next event of a match stream, within 30 s.
 func nextMatchEvent(t *testing.T, evs <-chan *cupidv1.MatchEvent) *cupidv1.MatchEvent {
 	t.Helper()
-	select {
-	case ev, ok := <-evs:
-		if !ok {
-			t.Fatal("the match stream ended")
-		}
-		return ev
-	case <-time.After(30 * time.Second):
-		t.Fatal("no match event within 30s")
-	}
-	return nil
+	return watchtest.Within(t, evs, 30*time.Second)
 }
 
 // noMatchEvent checks that nothing more is on the stream once a later

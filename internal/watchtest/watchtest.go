@@ -25,14 +25,22 @@ func Collect[E any](watch func(send func(E) error) error) (<-chan E, <-chan erro
 // came within 10 s.
 func Next[E any](t testing.TB, evs <-chan E) E {
 	t.Helper()
+	return Within(t, evs, 10*time.Second)
+}
+
+// Within is the next event, failing the test when the watch ended or none
+// came within d: a test through a whole server, whose events cross the
+// store and the network, waits longer than one over a service.
+func Within[E any](t testing.TB, evs <-chan E, d time.Duration) E {
+	t.Helper()
 	select {
 	case e, ok := <-evs:
 		if !ok {
 			t.Fatal("the watch ended early")
 		}
 		return e
-	case <-time.After(10 * time.Second):
-		t.Fatal("no event within 10s")
+	case <-time.After(d):
+		t.Fatalf("no event within %v", d)
 	}
 	panic("unreachable")
 }
